@@ -1,0 +1,3 @@
+"""pi's default compaction strategy and branch summarization."""
+
+from __future__ import annotations

@@ -1,0 +1,83 @@
+"""The tool interface shared by the agent loop, the built-in tools plugin and third-party plugins.
+
+A tool is a plain ``AgentTool`` record: what the model is told (name, description, JSON schema),
+what the system prompt says about it, and an async ``execute``. Plugins build these and hand them to
+``register_tools``; the loop validates arguments against ``parameters`` before calling ``execute``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, Field
+
+from pi_core._model import PiModel
+from pi_core.ai.abort import AbortSignal
+from pi_core.ai.messages import ToolResultContentBlock
+
+
+class AgentToolResult(PiModel):
+    """What ``execute`` returns (and what ``on_update`` receives as a partial result).
+
+    ``content`` is what the model sees; ``details`` is structured data stored with the result in
+    the session and used by renderers, never sent to the model. ``terminate`` asks to end the run
+    after this batch (honoured only when every result of the batch asks for it).
+    """
+
+    content: list[ToolResultContentBlock] = Field(default_factory=list)
+    details: Any = None
+    terminate: bool | None = None
+
+
+ToolUpdate = Callable[[AgentToolResult], None]
+
+
+class ToolExecute(Protocol):
+    def __call__(
+        self,
+        tool_call_id: str,
+        params: Any,
+        signal: AbortSignal | None,
+        on_update: ToolUpdate | None,
+        ctx: Any,
+    ) -> Awaitable[AgentToolResult]: ...
+
+
+class ToolError(Exception):
+    """Raise from ``execute`` to fail a tool call; the message goes to the model verbatim."""
+
+
+@dataclass
+class AgentTool:
+    """A tool the model can call.
+
+    ``parameters`` is either a pydantic model class (``execute`` then receives a validated instance)
+    or a JSON-schema dict (``execute`` receives the validated dict). Raising from ``execute`` is the
+    only way to report failure: the loop turns the exception into an ``isError`` tool result.
+    """
+
+    name: str
+    label: str
+    description: str
+    parameters: type[BaseModel] | dict[str, Any]
+    execute: ToolExecute
+    #: One line for the system prompt's "Available tools" section; without it the tool is not listed.
+    prompt_snippet: str | None = None
+    #: Bullets added to the system prompt's "Guidelines" while the tool is active; each names the tool.
+    prompt_guidelines: list[str] = field(default_factory=list)
+    #: "sequential" makes any batch containing this tool run one call at a time.
+    execution_mode: Literal["sequential", "parallel"] | None = None
+    #: Compatibility shim run on raw arguments before validation (e.g. old stored shapes).
+    prepare_arguments: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    #: Optional REPL renderers returning rich renderables: ``render_call(args, ctx)``,
+    #: ``render_result(result, options, ctx)``. Only the interactive mode calls them.
+    render_call: Callable[..., Any] | None = None
+    render_result: Callable[..., Any] | None = None
+
+    def json_schema(self) -> dict[str, Any]:
+        """The parameters as the JSON schema sent to the provider."""
+        if isinstance(self.parameters, dict):
+            return self.parameters
+        return self.parameters.model_json_schema()
