@@ -128,3 +128,39 @@ def fake_distribution(
                 init.write_text("")
         (directory / f"{parts[-1]}.py").write_text(textwrap.dedent(source))
     return FakeDistribution(name, version, site, list(source_roots or []))
+
+
+def make_plugin(**hooks: Any) -> object:
+    """A plugin object whose attributes are the given hook implementations (marked if not yet)."""
+    import types
+
+    from pi_core import hookimpl
+
+    marked = {name: fn if hasattr(fn, "pi_impl") else hookimpl(fn) for name, fn in hooks.items()}
+    return types.SimpleNamespace(**marked)
+
+
+class PluginHarness:
+    """An isolated plugin manager + dispatcher + facade, with ad-hoc plugins added in load order.
+
+    ``strict`` (default on, as everywhere in ``pi_core.testing``) makes a raising handler fail the
+    test; pass ``strict=False`` to test isolation, then read ``errors``.
+    """
+
+    def __init__(self, *, strict: bool = True, ctx: Any = None) -> None:
+        from pi_core.plugins.dispatch import Dispatcher, HookErrorRecord, Hooks
+        from pi_core.plugins.manager import PiPluginManager
+
+        self.pm = PiPluginManager()
+        self.errors: list[HookErrorRecord] = []
+        self.dispatcher = Dispatcher(self.pm, on_error=self.errors.append, strict=strict)
+        self.hooks = Hooks(self.dispatcher)
+        self.ctx = ctx
+
+    def add(self, name: str, **hooks: Any) -> object:
+        """Register a plugin called ``name`` implementing ``hooks`` (validated like a loaded one)."""
+        from pi_core.plugins.manager import PluginRecord
+
+        plugin = make_plugin(**hooks)
+        self.pm.add_plugin(plugin, PluginRecord(name, "flag", f"<test plugin {name}>"))
+        return plugin
