@@ -5,7 +5,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from pi_core.errors import PluginLoadError, PluginValidationError
 from pi_core.plugins.manager import LoadOptions, PiPluginManager, load_plugins, pi_entry_points
 from pi_core.plugins.trust import trust_project
@@ -184,7 +183,8 @@ def test_wrapper_implementations_are_refused(dirs: tuple[Path, Path]) -> None:
     project, agent = dirs
     write(
         project / ".pi" / "extensions" / "wrap.py",
-        "from pi_core import hookimpl\n\n@hookimpl(wrapper=True)\ndef tool_call(event, ctx):\n    return (yield)\n",
+        "from pi_core import hookimpl\n\n@hookimpl(wrapper=True)\n"
+        "def tool_call(event, ctx):\n    return (yield)\n",
     )
     pm = load(project, agent)
     [error] = pm.load_errors

@@ -155,7 +155,7 @@ class PiPluginManager(pluggy.PluginManager):
 
     def _validate(self, plugin: object) -> str | None:
         """pluggy's ``check_pending`` for one plugin, with a did-you-mean; wrappers are refused."""
-        known = [name for name, caller in vars(self.hook).items() if getattr(caller, "spec", None) is not None]
+        known = [name for name, caller in vars(self.hook).items() if getattr(caller, "spec", None)]
         for caller in self.get_hookcallers(plugin) or ():
             for impl in caller.get_hookimpls():
                 if impl.plugin is not plugin:
