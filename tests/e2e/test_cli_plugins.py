@@ -177,3 +177,11 @@ async def test_trace_hooks_prints_one_line_per_handler(project: Path, tmp_path: 
     await hooks.agent_start(AgentStartEvent(), None)  # type: ignore[arg-type]
     assert stream.getvalue().startswith("[pi hook] agent_start plugin=traced ")
     assert stream.getvalue().rstrip().endswith(" ms")
+
+
+def test_broken_settings_file_is_a_clear_error(project: Path) -> None:
+    write(project / ".pi" / "settings.json", '{"extensions": [}')
+    for args in (("plugins",), ("hello",)):
+        result = pi(*args)
+        assert result.exit_code == 1
+        assert f"Error: {project / '.pi' / 'settings.json'} is not valid JSON (line 1" in result.stderr
