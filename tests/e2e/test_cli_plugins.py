@@ -185,3 +185,16 @@ def test_broken_settings_file_is_a_clear_error(project: Path) -> None:
         result = pi(*args)
         assert result.exit_code == 1
         assert f"Error: {project / '.pi' / 'settings.json'} is not valid JSON (line 1" in result.stderr
+
+
+def test_plugins_lists_refused_duplicates_and_missing_paths(project: Path, tmp_path: Path) -> None:
+    write(project / ".pi" / "extensions" / "twin.py", GATE)
+    other = write(tmp_path / "elsewhere" / "twin.py", GATE)
+    result = pi("plugins", "--json", "--trust-project", "-e", str(other), "-e", "missing.py")
+    rows = [r for r in json.loads(result.stdout) if r["name"] in {"twin", "missing"}]
+    assert [(r["name"], r["status"]) for r in rows] == [
+        ("twin", "active"),
+        ("twin", "failed"),
+        ("missing", "failed"),
+    ]
+    assert "already loaded from flag" in rows[1]["error"] and "does not exist" in rows[2]["error"]
