@@ -191,10 +191,10 @@ def test_plugins_lists_refused_duplicates_and_missing_paths(project: Path, tmp_p
     write(project / ".pi" / "extensions" / "twin.py", GATE)
     other = write(tmp_path / "elsewhere" / "twin.py", GATE)
     result = pi("plugins", "--json", "--trust-project", "-e", str(other), "-e", "missing.py")
-    rows = [r for r in json.loads(result.stdout) if r["name"] in {"twin", "missing"}]
-    assert [(r["name"], r["status"]) for r in rows] == [
-        ("twin", "active"),
-        ("twin", "failed"),
-        ("missing", "failed"),
-    ]
-    assert "already loaded from flag" in rows[1]["error"] and "does not exist" in rows[2]["error"]
+    rows = {
+        (r["name"], r["status"]): r for r in json.loads(result.stdout) if r["name"] in {"twin", "missing"}
+    }
+    assert set(rows) == {("twin", "active"), ("twin", "failed"), ("missing", "failed")}
+    assert rows["twin", "active"]["source"] == "flag"
+    assert "already loaded from flag" in rows["twin", "failed"]["error"]
+    assert "does not exist" in rows["missing", "failed"]["error"]
