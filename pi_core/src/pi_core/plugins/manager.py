@@ -146,6 +146,11 @@ class PiPluginManager(pluggy.PluginManager):
                 plugin=record.name, source=record.source, location=record.where, problem=str(exc)
             ) from exc
         problem = self._validate(plugin)
+        if problem is None:
+            try:
+                self.check_pending()  # pluggy's own check, now that this plugin is known to be clean
+            except pluggy.PluginValidationError as exc:
+                problem = str(exc)
         if problem is not None:
             self.unregister(plugin)
             raise PluginValidationError(
