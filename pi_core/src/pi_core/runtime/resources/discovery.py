@@ -71,7 +71,10 @@ def _rel(path: str, root: str) -> str:
 
 
 def collect_skill_entries(
-    directory: str, mode: Literal["pi", "agents"], matcher: IgnoreMatcher | None = None, root: str | None = None
+    directory: str,
+    mode: Literal["pi", "agents"],
+    matcher: IgnoreMatcher | None = None,
+    root: str | None = None,
 ) -> list[str]:
     """Skill files under ``directory``: a dir holding ``SKILL.md`` is a skill root (no deeper search);
     in ``pi`` mode top-level ``.md`` files are skills too; dot-entries and node_modules are skipped."""
@@ -82,7 +85,11 @@ def collect_skill_entries(
     matcher.add_rules_from(directory, root)
     entries = _list_dir(directory)
     for entry in entries:
-        if os.path.basename(entry.path) == "SKILL.md" and entry.is_file and not matcher.ignores(_rel(entry.path, root)):
+        if (
+            os.path.basename(entry.path) == "SKILL.md"
+            and entry.is_file
+            and not matcher.ignores(_rel(entry.path, root))
+        ):
             return [entry.path]
     found: list[str] = []
     for entry in entries:
@@ -213,7 +220,10 @@ def _is_pattern(entry: str) -> bool:
 
 
 def apply_patterns(paths: Sequence[str], patterns: Sequence[str], base_dir: str) -> set[str]:
-    """Enabled subset of ``paths``: globs include, ``!`` excludes, ``+`` force-includes, ``-`` force-excludes."""
+    """Enabled subset of ``paths``.
+
+    Globs include, ``!`` excludes, ``+`` force-includes and ``-`` force-excludes an exact path.
+    """
     includes = [p for p in patterns if not p.startswith(("!", "+", "-"))]
     excludes = [p[1:] for p in patterns if p.startswith("!")]
     force_in = [p[1:] for p in patterns if p.startswith("+")]
@@ -290,7 +300,10 @@ def resolve_resources(
             found[path] = ResolvedResource(path, scope, source, enabled)
 
     project_base = os.path.join(cwd, CONFIG_DIR_NAME)
-    for entries, scope, base in ((project_entries, "project", project_base), (global_entries, "user", agent_dir)):
+    for entries, scope, base in (
+        (project_entries, "project", project_base),
+        (global_entries, "user", agent_dir),
+    ):
         plain = [resolve_path(e, base) for e in entries if not _is_pattern(e)]
         patterns = [e for e in entries if _is_pattern(e)]
         files = _collect_from_paths(plain, resource_type)
@@ -324,8 +337,22 @@ def resolve_resources(
         )
     else:
         suffix = _FILE_SUFFIX[resource_type]
-        auto.append(("project", project_base, collect_flat_entries(os.path.join(project_base, resource_type), suffix), project_entries))
-        auto.append(("user", agent_dir, collect_flat_entries(os.path.join(agent_dir, resource_type), suffix), global_entries))
+        auto.append(
+            (
+                "project",
+                project_base,
+                collect_flat_entries(os.path.join(project_base, resource_type), suffix),
+                project_entries,
+            )
+        )
+        auto.append(
+            (
+                "user",
+                agent_dir,
+                collect_flat_entries(os.path.join(agent_dir, resource_type), suffix),
+                global_entries,
+            )
+        )
     for scope, base, paths, overrides in auto:
         for path in paths:
             add(path, scope, "auto", enabled_by_overrides(path, overrides, base))
@@ -341,7 +368,9 @@ def resolve_resources(
     return unique
 
 
-def merge_paths(primary: Sequence[str], additional: Sequence[str], resolve: Callable[[str], str]) -> list[str]:
+def merge_paths(
+    primary: Sequence[str], additional: Sequence[str], resolve: Callable[[str], str]
+) -> list[str]:
     """Concatenate path lists, resolving each and dropping later duplicates of the same real file."""
     merged: list[str] = []
     seen: set[str] = set()

@@ -83,7 +83,7 @@ def parse_frontmatter(content: str) -> Frontmatter:
     if not yaml_text:
         return Frontmatter({}, body)
     try:
-        parsed = yaml.load(yaml_text, Loader=_Yaml12Loader)  # noqa: S506 - a SafeLoader subclass
+        parsed = yaml.load(yaml_text, Loader=_Yaml12Loader)
     except yaml.YAMLError as error:
         raise FrontmatterError(_describe_yaml_error(error)) from error
     if parsed is None:

@@ -31,9 +31,7 @@ JsonObject = dict[str, Any]
 class SettingsError(ValueError):
     """A settings file could not be used. The message names the file, and the line/column if known."""
 
-    def __init__(
-        self, path: str, reason: str, *, line: int | None = None, column: int | None = None
-    ) -> None:
+    def __init__(self, path: str, reason: str, *, line: int | None = None, column: int | None = None) -> None:
         self.path = path
         self.reason = reason
         self.line = line
@@ -115,7 +113,9 @@ def parse_settings_text(text: str, path: str) -> JsonObject:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        raise SettingsError(path, f"invalid JSON: {error.msg}", line=error.lineno, column=error.colno) from None
+        raise SettingsError(
+            path, f"invalid JSON: {error.msg}", line=error.lineno, column=error.colno
+        ) from None
     if not isinstance(data, dict):
         raise SettingsError(path, "settings must be a JSON object", line=1, column=1)
     migrated = migrate_settings(data)
@@ -126,7 +126,9 @@ def parse_settings_text(text: str, path: str) -> JsonObject:
         loc = tuple(first["loc"])
         line, column = _key_position(text, loc)
         dotted = ".".join(str(p) for p in loc if not str(p).startswith("function-"))
-        raise SettingsError(path, f"invalid value for {dotted}: {first['msg']}", line=line, column=column) from None
+        raise SettingsError(
+            path, f"invalid value for {dotted}: {first['msg']}", line=line, column=column
+        ) from None
     return migrated
 
 
@@ -171,7 +173,9 @@ class SettingsManager:
         self.reload()
 
     @classmethod
-    def create(cls, cwd: str | os.PathLike[str], agent_dir: str | os.PathLike[str] | None = None) -> SettingsManager:
+    def create(
+        cls, cwd: str | os.PathLike[str], agent_dir: str | os.PathLike[str] | None = None
+    ) -> SettingsManager:
         """Settings from ``<agent_dir>/settings.json`` and ``<cwd>/.pi/settings.json``."""
         agent = Path(agent_dir) if agent_dir is not None else get_agent_dir()
         return cls(agent / "settings.json", Path(cwd) / CONFIG_DIR_NAME / "settings.json")
@@ -290,7 +294,9 @@ class SettingsManager:
             self._errors.append(ScopedSettingsError(scope, error))
         except OSError as error:
             self._errors.append(
-                ScopedSettingsError(scope, SettingsError(str(path), f"cannot write settings: {error.strerror}"))
+                ScopedSettingsError(
+                    scope, SettingsError(str(path), f"cannot write settings: {error.strerror}")
+                )
             )
 
 

@@ -75,7 +75,9 @@ def load_skill_file(file_path: str) -> tuple[Skill | None, list[ResourceDiagnost
     elif len(description) > MAX_DESCRIPTION_LENGTH:
         diagnostics.append(
             ResourceDiagnostic(
-                "warning", f"description exceeds {MAX_DESCRIPTION_LENGTH} characters ({len(description)})", file_path
+                "warning",
+                f"description exceeds {MAX_DESCRIPTION_LENGTH} characters ({len(description)})",
+                file_path,
             )
         )
     name = _as_text(frontmatter.get("name")) or parent_name

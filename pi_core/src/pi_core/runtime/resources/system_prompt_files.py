@@ -23,7 +23,9 @@ def resolve_prompt_input(
         except (OSError, UnicodeDecodeError) as error:
             if diagnostics is not None:
                 diagnostics.append(
-                    ResourceDiagnostic("warning", f"Could not read {description} file {value}: {error}", value)
+                    ResourceDiagnostic(
+                        "warning", f"Could not read {description} file {value}: {error}", value
+                    )
                 )
             return value
     return value
