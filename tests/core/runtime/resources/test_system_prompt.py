@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 from _pi_resources_testkit import make_tool, pi_tools, write
-
 from pi_core.runtime.resources import (
     DocsPaths,
     ResourceOptions,
