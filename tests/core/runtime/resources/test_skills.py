@@ -162,5 +162,5 @@ def test_expand_skill_command_passes_other_text_through(tmp_path: Path) -> None:
 
 def test_expand_skill_command_unreadable_file_raises(tmp_path: Path) -> None:
     skill = Skill("gone", "d", str(tmp_path / "gone.md"), str(tmp_path))
-    with pytest.raises(SkillExpansionError, match="gone.md"):
+    with pytest.raises(SkillExpansionError, match=r"gone\.md"):
         expand_skill_command("/skill:gone", [skill])
