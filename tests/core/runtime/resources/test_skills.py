@@ -164,3 +164,18 @@ def test_expand_skill_command_unreadable_file_raises(tmp_path: Path) -> None:
     skill = Skill("gone", "d", str(tmp_path / "gone.md"), str(tmp_path))
     with pytest.raises(SkillExpansionError, match=r"gone\.md"):
         expand_skill_command("/skill:gone", [skill])
+
+
+@pytest.mark.parametrize(
+    ("frontmatter", "message"),
+    [
+        ("description: 42", "description must be a string"),
+        ("description: [a, b]", "description must be a string"),
+        ("name: true\ndescription: d", "name must be a string"),
+    ],
+)
+def test_non_string_fields_stop_the_skill(tmp_path: Path, frontmatter: str, message: str) -> None:
+    path = skill_file(tmp_path, "s/SKILL.md", frontmatter)
+    skill, diagnostics = load_skill_file(str(path))
+    assert skill is None
+    assert [d.message for d in diagnostics] == [message]

@@ -31,6 +31,8 @@ class ResolvedResource:
     scope: Scope
     source: Source
     enabled: bool = True
+    #: The directory auto-discovery searched from (``<agentDir>`` or ``<cwd>/.pi``); ``None`` otherwise.
+    base_dir: str | None = None
 
     @property
     def rank(self) -> int:
@@ -295,9 +297,9 @@ def resolve_resources(
     """All candidate files of one type from settings entries and auto-discovery, best first."""
     found: dict[str, ResolvedResource] = {}
 
-    def add(path: str, scope: Scope, source: Source, enabled: bool) -> None:
+    def add(path: str, scope: Scope, source: Source, enabled: bool, base: str | None = None) -> None:
         if path and path not in found:
-            found[path] = ResolvedResource(path, scope, source, enabled)
+            found[path] = ResolvedResource(path, scope, source, enabled, base)
 
     project_base = os.path.join(cwd, CONFIG_DIR_NAME)
     for entries, scope, base in (
@@ -355,7 +357,7 @@ def resolve_resources(
         )
     for scope, base, paths, overrides in auto:
         for path in paths:
-            add(path, scope, "auto", enabled_by_overrides(path, overrides, base))
+            add(path, scope, "auto", enabled_by_overrides(path, overrides, base), base)
 
     ordered = sorted(found.values(), key=lambda r: r.rank)
     seen: set[str] = set()

@@ -11,6 +11,7 @@ from pi_core.runtime.resources.diagnostics import Collision, ResourceDiagnostic
 from pi_core.runtime.resources.discovery import collect_flat_entries
 from pi_core.runtime.resources.frontmatter import FrontmatterError, parse_frontmatter
 from pi_core.runtime.resources.paths import resolve_path
+from pi_core.runtime.resources.source_info import SourceInfo
 
 _DESCRIPTION_FALLBACK_LENGTH = 60
 
@@ -24,6 +25,8 @@ class PromptTemplate:
     content: str
     file_path: str
     argument_hint: str | None = None
+    #: Where it came from (filled in by the resource loader).
+    source_info: SourceInfo | None = None
 
 
 @dataclass
