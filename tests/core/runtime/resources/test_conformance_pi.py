@@ -20,7 +20,6 @@ from typing import Any
 
 import pytest
 from _pi_resources_testkit import pi_tools, write
-
 from pi_core.runtime.resources import (
     DocsPaths,
     ResourceOptions,
