@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from pi_core.runtime.resources.ignore_rules import IgnoreMatcher
-from pi_core.runtime.resources.paths import CONFIG_DIR_NAME, canonical, home_dir, resolve_path
+from pi_core.runtime.resources.paths import CONFIG_DIR_NAME, file_identity, home_dir, resolve_path
 
 ResourceType = Literal["skills", "prompts", "themes"]
 Scope = Literal["user", "project", "temporary"]
@@ -360,10 +360,10 @@ def resolve_resources(
             add(path, scope, "auto", enabled_by_overrides(path, overrides, base), base)
 
     ordered = sorted(found.values(), key=lambda r: r.rank)
-    seen: set[str] = set()
+    seen: set[tuple[int, int] | str] = set()
     unique: list[ResolvedResource] = []
     for resource in ordered:
-        real = canonical(resource.path)
+        real = file_identity(resource.path)
         if real not in seen:
             seen.add(real)
             unique.append(resource)
@@ -375,10 +375,10 @@ def merge_paths(
 ) -> list[str]:
     """Concatenate path lists, resolving each and dropping later duplicates of the same real file."""
     merged: list[str] = []
-    seen: set[str] = set()
+    seen: set[tuple[int, int] | str] = set()
     for raw in [*primary, *additional]:
         resolved = resolve(raw)
-        real = canonical(resolved)
+        real = file_identity(resolved)
         if real in seen:
             continue
         seen.add(real)

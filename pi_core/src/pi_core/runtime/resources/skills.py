@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pi_core.runtime.resources.diagnostics import Collision, ResourceDiagnostic
 from pi_core.runtime.resources.discovery import collect_skill_entries
 from pi_core.runtime.resources.frontmatter import FrontmatterError, parse_frontmatter, strip_frontmatter
-from pi_core.runtime.resources.paths import canonical, resolve_path
+from pi_core.runtime.resources.paths import file_identity, resolve_path
 from pi_core.runtime.resources.source_info import SourceInfo
 
 MAX_NAME_LENGTH = 64
@@ -103,13 +103,13 @@ def load_skills(paths: Sequence[str], cwd: str) -> SkillLoadResult:
     Directories are searched as pi searches a skills directory (SKILL.md roots, top-level ``.md``).
     """
     by_name: dict[str, Skill] = {}
-    real_paths: set[str] = set()
+    real_paths: set[tuple[int, int] | str] = set()
     diagnostics: list[ResourceDiagnostic] = []
     collisions: list[ResourceDiagnostic] = []
 
     def add(skills: Iterable[Skill]) -> None:
         for skill in skills:
-            real = canonical(skill.file_path)
+            real = file_identity(skill.file_path)
             if real in real_paths:
                 continue  # the same file reached through a symlink
             existing = by_name.get(skill.name)
