@@ -237,3 +237,26 @@ def test_settings_path_that_is_a_directory_is_reported(project: Path, agent_dir:
     assert error.error.path == str(agent_dir / "settings.json")
     assert error.error.reason.startswith("cannot read settings")
     assert settings_manager.settings == Settings()
+
+
+def test_set_rejects_invalid_values_and_changes_nothing(project: Path, agent_dir: Path) -> None:
+    path = write(agent_dir / "settings.json", '{"theme": "dark"}')
+    settings_manager = manager(project, agent_dir)
+    with pytest.raises(SettingsError, match=r"invalid value for steeringMode"):
+        settings_manager.set("steeringMode", "sometimes")
+    with pytest.raises(SettingsError, match=r"invalid value for compaction\.enabled"):
+        settings_manager.set("compaction.enabled", "maybe")
+    assert path.read_text() == '{"theme": "dark"}'
+    assert settings_manager.settings.steering_mode == "one-at-a-time"
+
+
+def test_typed_view_is_cached_until_a_change(project: Path, agent_dir: Path) -> None:
+    settings_manager = manager(project, agent_dir)
+    first = settings_manager.settings
+    assert settings_manager.settings is first
+    settings_manager.set("theme", "t")
+    assert settings_manager.settings is not first
+    assert settings_manager.settings.theme == "t"
+    with pytest.raises(ValueError, match="hideThinkingBlock"):
+        settings_manager.apply_overrides({"hideThinkingBlock": "nope"})
+    assert settings_manager.settings.hide_thinking_block is False
