@@ -260,3 +260,58 @@ def test_typed_view_is_cached_until_a_change(project: Path, agent_dir: Path) -> 
     with pytest.raises(ValueError, match="hideThinkingBlock"):
         settings_manager.apply_overrides({"hideThinkingBlock": "nope"})
     assert settings_manager.settings.hide_thinking_block is False
+
+
+def test_every_documented_key_is_a_field_not_an_extra() -> None:
+    """Every key of pi's settings.md lands in a typed field (a wrong alias would make it an extra)."""
+    data = {
+        "defaultProvider": "p",
+        "defaultModel": "m",
+        "defaultThinkingLevel": "high",
+        "hideThinkingBlock": True,
+        "thinkingBudgets": {"minimal": 1, "low": 2, "medium": 3, "high": 4},
+        "transport": "sse",
+        "steeringMode": "all",
+        "followUpMode": "all",
+        "theme": "light",
+        "quietStartup": True,
+        "collapseChangelog": True,
+        "enableInstallTelemetry": False,
+        "doubleEscapeAction": "fork",
+        "treeFilterMode": "no-tools",
+        "editorPaddingX": 3,
+        "autocompleteMaxVisible": 20,
+        "showHardwareCursor": True,
+        "warnings": {"anthropicExtraUsage": False},
+        "compaction": {"enabled": False, "reserveTokens": 1, "keepRecentTokens": 2},
+        "branchSummary": {"reserveTokens": 3, "skipPrompt": True},
+        "retry": {
+            "enabled": False,
+            "maxRetries": 1,
+            "baseDelayMs": 2,
+            "provider": {"timeoutMs": 3, "maxRetries": 4, "maxRetryDelayMs": 5},
+        },
+        "terminal": {
+            "showImages": False,
+            "imageWidthCells": 9,
+            "clearOnShrink": True,
+            "showTerminalProgress": True,
+        },
+        "images": {"autoResize": False, "blockImages": True},
+        "shellPath": "/bin/zsh",
+        "shellCommandPrefix": "set -e",
+        "npmCommand": ["pnpm"],
+        "sessionDir": "~/s",
+        "enabledModels": ["a*"],
+        "markdown": {"codeBlockIndent": "    "},
+        "packages": ["npm:x", {"source": "git:h/o/r", "skills": []}],
+        "extensions": ["e"],
+        "skills": ["s"],
+        "prompts": ["p"],
+        "themes": ["t"],
+        "enableSkillCommands": False,
+        "lastChangelogVersion": "0.73.1",
+    }
+    settings = Settings.model_validate(data)
+    assert settings.extra_keys() == {}
+    assert settings.model_dump(mode="json", by_alias=True, exclude_none=True) == data
