@@ -11,6 +11,7 @@ import datetime
 import http.server
 import json
 import os
+import re
 import shutil
 import subprocess
 import threading
@@ -164,3 +165,52 @@ def test_system_prompt_and_expansions_match_pi(
             expand_skill_command(text, resources.skills), resources.prompt_templates
         )
         assert expanded == expected
+
+
+def test_settings_patterns_match_pi(
+    tmp_path: Path, server: tuple[str, list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Globs, ``!`` excludes and ``+``/``-`` overrides in both settings files select the same skills."""
+    base_url, requests = server
+    home = tmp_path / "home"
+    agent = home / ".pi/agent"
+    proj = tmp_path / "proj"
+    (proj / ".git").mkdir(parents=True)
+
+    def skill(path: Path, name: str) -> None:
+        write(path / "SKILL.md", f"---\nname: {name}\ndescription: {name} skill\n---\nbody\n")
+
+    for name in ("keep-a", "keep-b", "drop-a", "drop-b", "forced"):
+        skill(agent / "skills" / name, name)
+    for name in ("p-one", "p-two", "p-three"):
+        skill(proj / ".pi/skills" / name, name)
+    for name in ("lib-x", "lib-y", "other"):
+        skill(tmp_path / "lib" / name, name)
+    write(tmp_path / "lib/nested/deep/SKILL.md", "---\nname: deep\ndescription: deep skill\n---\n")
+    write(
+        agent / "settings.json",
+        json.dumps(
+            {
+                "skills": [
+                    "!drop-*",
+                    "+skills/drop-b",
+                    "-skills/keep-b/SKILL.md",
+                    str(tmp_path / "lib"),
+                    "lib-*",
+                    "**/deep",
+                ]
+            }
+        ),
+    )
+    write(proj / ".pi/settings.json", json.dumps({"skills": ["!p-t*", "+skills/p-three"]}))
+    result = run_pi(home, proj, base_url, "hi")
+    assert result.returncode == 0, result.stderr
+
+    monkeypatch.setenv("HOME", str(home))
+    resources = load_resources(ResourceOptions(cwd=str(proj), agent_dir=str(agent)))
+    sent = requests[0]["messages"][0]["content"]
+    index = sent[sent.index("<available_skills>") :]
+    ours = build_system_prompt(pi_tools("read", "bash", "edit", "write"), resources)
+    assert ours[ours.index("<available_skills>") :] == index
+    names = re.findall(r"<name>(.*?)</name>", index)
+    assert names == ["p-one", "p-three", "lib-x", "lib-y", "deep", "drop-b", "forced", "keep-a"]
