@@ -163,8 +163,10 @@ def test_expand_skill_command_passes_other_text_through(tmp_path: Path) -> None:
 
 def test_expand_skill_command_unreadable_file_raises(tmp_path: Path) -> None:
     skill = Skill("gone", "d", str(tmp_path / "gone.md"), str(tmp_path))
-    with pytest.raises(SkillExpansionError, match=r"gone\.md"):
+    with pytest.raises(SkillExpansionError, match=r"gone\.md") as raised:
         expand_skill_command("/skill:gone", [skill])
+    assert raised.value.skill is skill
+    assert "No such file" in raised.value.reason
 
 
 @pytest.mark.parametrize(

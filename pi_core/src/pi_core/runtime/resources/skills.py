@@ -179,10 +179,15 @@ def format_skills_for_prompt(skills: Sequence[Skill]) -> str:
 
 
 class SkillExpansionError(RuntimeError):
-    """The skill file could not be read; the caller reports it and keeps the text as typed."""
+    """The skill file could not be read; the caller reports it and keeps the text as typed.
+
+    pi reports it as an extension error with ``extensionPath = skill.file_path``,
+    ``event = "skill_expansion"`` and ``error = reason``.
+    """
 
     def __init__(self, skill: Skill, reason: str) -> None:
         self.skill = skill
+        self.reason = reason
         super().__init__(f"{skill.file_path}: {reason}")
 
 
