@@ -315,3 +315,12 @@ def test_every_documented_key_is_a_field_not_an_extra() -> None:
     settings = Settings.model_validate(data)
     assert settings.extra_keys() == {}
     assert settings.model_dump(mode="json", by_alias=True, exclude_none=True) == data
+
+
+def test_env_fallbacks_for_terminal_flags() -> None:
+    assert Settings().hardware_cursor_enabled({"PI_HARDWARE_CURSOR": "1"}) is True
+    assert Settings().hardware_cursor_enabled({}) is False
+    assert Settings(show_hardware_cursor=False).hardware_cursor_enabled({"PI_HARDWARE_CURSOR": "1"}) is False
+    assert Settings().clear_on_shrink_enabled({"PI_CLEAR_ON_SHRINK": "1"}) is True
+    explicit = Settings.model_validate({"terminal": {"clearOnShrink": False}})
+    assert explicit.clear_on_shrink_enabled({"PI_CLEAR_ON_SHRINK": "1"}) is False
