@@ -7,7 +7,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from pi_core.session.entries import (
     BranchSummaryEntry,
     CompactionEntry,
