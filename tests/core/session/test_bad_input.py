@@ -184,3 +184,10 @@ def test_v1_file_is_migrated_and_rewritten(tmp_path: Path) -> None:
     assert rewritten[2]["message"]["role"] == "custom"
     assert rewritten[3]["firstKeptEntryId"] == ids[1] and "firstKeptEntryIndex" not in rewritten[3]
     assert [m.role for m in sm.build_session_context().messages] == ["compactionSummary", "custom"]
+
+
+def test_parent_cycle_does_not_hang(tmp_path: Path) -> None:
+    path = write(tmp_path, "\n".join([HEADER, entry("u1", "u2"), entry("u2", "u1")]) + "\n")
+    sm = SessionManager.open(path)
+    assert [e.id for e in sm.get_branch()] == ["u1", "u2"]
+    assert len(sm.build_session_context().messages) == 2

@@ -376,7 +376,7 @@ class SessionManager:
             return meta.entry
         assert meta.line is not None
         try:
-            return parse_entry(meta.line)
+            return parse_entry(meta.line, meta.type)
         except ValidationError as exc:
             where = f"{self._session_file}:{meta.line_no}" if meta.line_no else f"entry {meta.id}"
             raise SessionFileError(f"{where}: invalid {meta.type or 'entry'} entry: {exc}") from exc
@@ -410,12 +410,18 @@ class SessionManager:
 
     def _path_metas(self, from_id: str | None) -> list[EntryMeta]:
         path: list[EntryMeta] = []
-        seen: set[str] = set()
-        current = self._by_id.get(from_id) if from_id is not None else None
-        while current is not None and current.id not in seen:
-            seen.add(current.id)
+        by_id = self._by_id
+        current = by_id.get(from_id) if from_id is not None else None
+        limit = len(by_id)  # a parent cycle (damaged file) cannot make the walk endless
+        while current is not None and len(path) <= limit:
             path.append(current)
-            current = self._by_id.get(current.parent_id) if current.parent_id is not None else None
+            parent = current.parent_id
+            current = by_id.get(parent) if parent is not None else None
+        if len(path) > limit:  # parent cycle: keep each entry once, stop where it closes
+            unique: dict[str, EntryMeta] = {}
+            for meta in path:
+                unique.setdefault(meta.id, meta)
+            path = list(unique.values())
         path.reverse()
         return path
 
