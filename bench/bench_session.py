@@ -38,6 +38,7 @@ def make_file(path: Path, count: int, compacted: bool) -> None:
         "totalTokens": 1280,
         "cost": {"input": 0.0036, "output": 0.0012, "cacheRead": 0, "cacheWrite": 0, "total": 0.0048},
     }
+    out = path.open("w")
     lines = [
         dumps(
             {
@@ -49,6 +50,7 @@ def make_file(path: Path, count: int, compacted: bool) -> None:
             }
         )
     ]
+    out.write(lines[0] + "\n")
     parent = None
     for i in range(count):
         kind = i % 3
@@ -90,7 +92,7 @@ def make_file(path: Path, count: int, compacted: bool) -> None:
                 "timestamp": ts,
             }
         entry_id = f"{i:08x}"
-        lines.append(
+        out.write(
             dumps(
                 {
                     "type": "message",
@@ -100,11 +102,12 @@ def make_file(path: Path, count: int, compacted: bool) -> None:
                     "message": message,
                 }
             )
+            + "\n"
         )
         parent = entry_id
         if compacted and i == count - 50:
             comp_id = "c0mpact0"
-            lines.append(
+            out.write(
                 dumps(
                     {
                         "type": "compaction",
@@ -118,22 +121,23 @@ def make_file(path: Path, count: int, compacted: bool) -> None:
                         "fromHook": False,
                     }
                 )
+                + "\n"
             )
             parent = comp_id
-    path.write_text("\n".join(lines) + "\n")
+    out.close()
 
 
 def measure_open(path: str) -> None:
     """(child) open + build context; print seconds and memory as JSON."""
     from pi_core.session.manager import SessionManager
 
-    baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    baseline = peak_rss_mb()
     start = time.perf_counter()
     sm = SessionManager.open(path)
     opened = time.perf_counter()
     ctx = sm.build_session_context()
     done = time.perf_counter()
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    peak = peak_rss_mb()
     print(
         json.dumps(
             {
@@ -141,21 +145,34 @@ def measure_open(path: str) -> None:
                 "context_s": done - opened,
                 "total_s": done - start,
                 "messages": len(ctx.messages),
-                "peak_mb": peak / 1024,
-                "growth_mb": (peak - baseline) / 1024,
+                "peak_mb": peak,
+                "growth_mb": peak - baseline,
             }
         )
     )
 
 
+def peak_rss_mb() -> float:
+    """Peak RSS of this process image (VmHWM; unlike ru_maxrss it is not inherited across exec)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 TS_SCRIPT = r"""
 import { SessionManager } from "%s";
+import { readFileSync } from "fs";
 const start = performance.now();
 const sm = SessionManager.open(process.argv[1]);
 const opened = performance.now();
 const ctx = sm.buildSessionContext();
 const done = performance.now();
-const rss = process.resourceUsage().maxRSS / 1024;
+const hwm = readFileSync("/proc/self/status", "utf8").split("\n").find((l) => l.startsWith("VmHWM:"));
+const rss = hwm ? parseInt(hwm.split(/\s+/)[1]) / 1024 : process.resourceUsage().maxRSS / 1024;
 console.log(JSON.stringify({open_s: (opened - start) / 1000, context_s: (done - opened) / 1000,
   total_s: (done - start) / 1000, messages: ctx.messages.length, peak_mb: rss}));
 """

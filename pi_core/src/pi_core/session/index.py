@@ -45,12 +45,20 @@ def _str_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+#: One shared string object per entry type / message role instead of one per entry.
+_SHARED: dict[str, str] = {}
+
+
+def _shared(value: str | None) -> str | None:
+    return _SHARED.setdefault(value, value) if value is not None and len(value) < 32 else value
+
+
 def meta_from_dict(data: dict[str, Any], line: str | None = None, line_no: int = 0) -> EntryMeta:
     """Build the record from a parsed JSON entry (assumes ``id`` is a string)."""
     kind = data.get("type")
     kind = kind if isinstance(kind, str) else ""
     meta = EntryMeta(
-        type=kind,
+        type=_shared(kind) or "",
         id=data["id"],
         parent_id=_str_or_none(data.get("parentId")),
         timestamp=str(data.get("timestamp", "")),
@@ -60,7 +68,7 @@ def meta_from_dict(data: dict[str, Any], line: str | None = None, line_no: int =
     if kind == "message":
         message = data.get("message")
         if isinstance(message, dict):
-            meta.key = _str_or_none(message.get("role"))
+            meta.key = _shared(_str_or_none(message.get("role")))
             if meta.key == "assistant":
                 meta.extra = (message.get("provider"), message.get("model"))
     elif kind == "thinking_level_change":
