@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from pi_core.ai.messages import AgentMessage, UserContentBlock
+from pi_core.session._gc import gc_paused
 from pi_core.session.context import SessionContext, context_from_path
 from pi_core.session.entries import (
     CURRENT_SESSION_VERSION,
@@ -406,7 +407,8 @@ class SessionManager:
 
     def get_entries(self) -> list[SessionEntry]:
         """All entries in file order (header excluded)."""
-        return [self._load(meta) for meta in self._metas]
+        with gc_paused():
+            return [self._load(meta) for meta in self._metas]
 
     def _path_metas(self, from_id: str | None) -> list[EntryMeta]:
         path: list[EntryMeta] = []
@@ -453,7 +455,8 @@ class SessionManager:
         """What the model sees from the current leaf."""
         if self._leaf_id is None:
             return SessionContext()
-        return context_from_path(self._path_metas(self._leaf_id), self._load)
+        with gc_paused():
+            return context_from_path(self._path_metas(self._leaf_id), self._load)
 
     # --- branching ---------------------------------------------------------------------------
 

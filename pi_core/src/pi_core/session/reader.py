@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pi_core.session._gc import gc_paused
 from pi_core.session.entries import CURRENT_SESSION_VERSION
 from pi_core.session.index import EntryMeta, meta_from_dict
 from pi_core.session.jsonl import dumps
@@ -68,6 +69,12 @@ def _is_header(obj: Any) -> bool:
 
 
 def read_session_file(path: Path) -> LoadedFile | None:
+    """Parse ``path`` (see :func:`_read`) with the cyclic collector paused."""
+    with gc_paused():
+        return _read(path)
+
+
+def _read(path: Path) -> LoadedFile | None:
     """Parse ``path``. ``None`` for an empty (or whitespace-only) file; raises
     :class:`SessionFileError` when the first JSON object is not a session header.
 
