@@ -251,6 +251,14 @@ def main() -> None:
                     f"{py['peak_mb']:10.1f} {py['growth_mb']:7.1f} {py['messages']:>6} | {ts_total} {ts_peak}"
                     f"   (file {path.stat().st_size / 1e6:.1f} MB)"
                 )
+        from pi_core.session.listing import read_session_info
+
+        for path in sorted(root.glob("s*.jsonl")):
+            start = time.perf_counter()
+            info = read_session_info(path)
+            elapsed = time.perf_counter() - start
+            assert info is not None
+            print(f"listing {path.name}: {elapsed * 1000:.1f} ms ({info.message_count} messages)")
         for fsync in (False, True):
             result = bench_append(root / f"append{fsync}", fsync)
             print(
