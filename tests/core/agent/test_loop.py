@@ -3,8 +3,6 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from pydantic import BaseModel
-
 from pi_core.agent.events import AgentEvent
 from pi_core.agent.loop import (
     AgentContext,
@@ -17,6 +15,7 @@ from pi_core.agent.tools import AgentTool, AgentToolResult, ToolError
 from pi_core.ai.abort import AbortController, AbortSignal
 from pi_core.ai.messages import AgentMessage, TextContent, ToolResultMessage, UserMessage
 from pi_core.testing.faux import FauxProvider, faux_model, text_message, tool_call_message
+from pydantic import BaseModel
 
 
 class SleepArgs(BaseModel):
@@ -207,7 +206,7 @@ async def test_loop_steering_after_tool_batch_and_follow_up_when_stopping() -> N
 async def test_loop_abort_during_running_tool() -> None:
     controller = AbortController()
     calls = tool_call_message(("c1", "sleep", {"seconds": 5, "label": "long"}))
-    provider, config = setup([calls, text_message("never")])
+    _, config = setup([calls, text_message("never")])
 
     async def emit(event: AgentEvent) -> None:
         if event.type == "tool_execution_start":
