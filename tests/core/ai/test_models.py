@@ -168,7 +168,7 @@ def test_resolve_cli_model_rules(pi_agent_dir: Path) -> None:
     )
     with pytest.raises(ModelNotFoundError, match='Unknown provider "nope"'):
         resolve_cli_model("x", models, cli_provider="nope")
-    with pytest.raises(ModelNotFoundError, match='Model "zzz-nothing" not found. Use --list-models'):
+    with pytest.raises(ModelNotFoundError, match=r'Model "zzz-nothing" not found\. Use --list-models'):
         resolve_cli_model("zzz-nothing", models)
 
 
