@@ -45,9 +45,9 @@ async def test_agent_refuses_concurrent_prompt_and_bad_continue() -> None:
     agent, _ = make_agent([text_message("slow reply " * 5)], delay=0.01)
     task = asyncio.create_task(agent.prompt("hi"))
     await asyncio.sleep(0.02)
-    with pytest.raises(RuntimeError, match="Agent is already processing a prompt. Use steer"):
+    with pytest.raises(RuntimeError, match=r"Agent is already processing a prompt\. Use steer"):
         await agent.prompt("again")
-    with pytest.raises(RuntimeError, match="Agent is already processing. Wait for completion"):
+    with pytest.raises(RuntimeError, match=r"Agent is already processing\. Wait for completion"):
         await agent.continue_()
     await task
     with pytest.raises(RuntimeError, match="Cannot continue from message role: assistant"):
