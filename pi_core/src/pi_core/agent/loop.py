@@ -31,6 +31,7 @@ from pi_core.agent.events import (
 )
 from pi_core.agent.tools import AgentTool, AgentToolResult, ToolError
 from pi_core.agent.validation import validate_tool_arguments
+from pi_core.ai._fast import construct
 from pi_core.ai.abort import AbortSignal
 from pi_core.ai.messages import (
     AgentMessage,
@@ -346,7 +347,7 @@ async def _stream_assistant_response(
     response = config.stream_fn(config.model, llm_context, options)
 
     added_partial = False
-    construct_update = MessageUpdateEvent.model_construct
+    update_type = "message_update"
     async for event in response:
         kind = event.type
         if kind == "start":
@@ -357,7 +358,8 @@ async def _stream_assistant_response(
         elif kind == "done" or kind == "error":
             break
         elif added_partial:
-            await emit(construct_update(message=event.partial, assistant_message_event=event))  # type: ignore[union-attr]
+            update = {"type": update_type, "message": event.partial, "assistant_message_event": event}  # type: ignore[union-attr]
+            await emit(construct(MessageUpdateEvent, update))
     final = await response.result()
     if added_partial:
         current.messages[-1] = final
