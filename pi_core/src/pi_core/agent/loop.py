@@ -43,6 +43,7 @@ from pi_core.ai.messages import (
 )
 from pi_core.ai.provider import (
     AssistantMessageStream,
+    CacheRetention,
     Context,
     Model,
     OnPayload,
@@ -140,6 +141,7 @@ class AgentLoopConfig:
     max_retries: int | None = None
     timeout_ms: int | None = None
     headers: dict[str, str] | None = None
+    cache_retention: CacheRetention | None = None
     #: Rewrite the agent messages before each provider call (the ``context`` hook).
     transform_context: Callable[[list[AgentMessage], AbortSignal | None], Any] | None = None
     #: Resolve the API key per call (expiring tokens); falls back to ``api_key``.
@@ -338,6 +340,7 @@ async def _stream_assistant_response(
         on_payload=config.on_payload,
         on_response=config.on_response,
         headers=config.headers,
+        cache_retention=config.cache_retention,
         timeout_ms=config.timeout_ms,
         max_retries=config.max_retries,
         max_retry_delay_ms=config.max_retry_delay_ms,
