@@ -131,6 +131,34 @@ def finish_tool_call(call: ToolCall, raw: str) -> None:
     call.arguments = value
 
 
+_signature_cache: dict[Any, frozenset[str]] = {}
+
+
+def split_body(create: Any, params: dict[str, Any]) -> dict[str, Any]:
+    """Keyword arguments for an SDK ``create``: the body fields it knows, the rest via ``extra_body``.
+
+    pi's request bodies carry fields a given SDK version may not declare (compat fields such as
+    ``enable_thinking``, a plugin's ``on_payload`` additions, or fields an SDK dropped); they must
+    reach the server untouched rather than fail as unexpected keyword arguments.
+    """
+    import inspect
+
+    key = getattr(create, "__func__", create)
+    known = _signature_cache.get(key)
+    if known is None:
+        known = frozenset(inspect.signature(create).parameters) - {
+            "extra_body",
+            "extra_headers",
+            "extra_query",
+        }
+        _signature_cache[key] = known
+    kwargs = {k: v for k, v in params.items() if k in known}
+    extra = {k: v for k, v in params.items() if k not in known}
+    if extra:
+        kwargs["extra_body"] = extra
+    return kwargs
+
+
 def request_options(options: StreamOptions) -> dict[str, Any]:
     """Per-request SDK options (timeout, retries) when the caller set them."""
     extra: dict[str, Any] = {}

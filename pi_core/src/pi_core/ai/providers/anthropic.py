@@ -48,6 +48,7 @@ from pi_core.ai.providers._base import (
     request_options,
     resolve_cache_retention,
     run_stream,
+    split_body,
 )
 from pi_core.ai.thinking import adjust_max_tokens_for_thinking, default_max_tokens
 from pi_core.ai.transform import transform_messages
@@ -337,7 +338,8 @@ async def _run(
             replaced = await options.on_payload(params, model)
             if replaced is not None:
                 params = replaced
-        response = await client.messages.create(**params, stream=True, **request_options(options))
+        create = client.messages.create
+        response = await create(**split_body(create, {**params, "stream": True}), **request_options(options))
         if options.on_response is not None:
             http = response.response
             await options.on_response(

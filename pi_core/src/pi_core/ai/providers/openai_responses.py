@@ -44,6 +44,7 @@ from pi_core.ai.providers._base import (
     request_options,
     resolve_cache_retention,
     run_stream,
+    split_body,
 )
 from pi_core.ai.thinking import clamp_thinking_level, default_max_tokens
 from pi_core.ai.transform import transform_messages
@@ -267,7 +268,8 @@ async def _run(
             replaced = await options.on_payload(params, model)
             if replaced is not None:
                 params = replaced
-        response = await client.responses.create(**params, **request_options(options))
+        create = client.responses.create
+        response = await create(**split_body(create, params), **request_options(options))
         if options.on_response is not None:
             http = response.response
             await options.on_response(
