@@ -341,8 +341,12 @@ async def _run(
                 ProviderResponseInfo(status=http.status_code, headers=dict(http.headers)), model
             )
         yield StartEvent(partial=output)
-        async for event in _consume(response, model, context, oauth, output):
-            yield event
+        try:
+            async for event in _consume(response, model, context, oauth, output):
+                yield event
+        finally:
+            # Close the SDK stream explicitly: a failure inside our mapping must not leave it open.
+            await response.close()
     finally:
         await client.close()
 
