@@ -29,7 +29,10 @@ def dirs(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def load(project: Path, agent: Path, **kwargs: object) -> PiPluginManager:
-    options = LoadOptions(cwd=project, agent_dir=agent, entry_points=False, env={}, trust_project=True)
+    # pi-core's own built-ins are left out so each test sees only the plugins it wrote.
+    options = LoadOptions(
+        cwd=project, agent_dir=agent, entry_points=False, env={}, trust_project=True, builtin_modules=()
+    )
     for key, value in kwargs.items():
         setattr(options, key, value)
     return load_plugins(options)
@@ -284,3 +287,11 @@ def test_no_extensions_skips_third_party_entry_points_but_keeps_builtins(
     assert "third" not in names
     assert {"tools", "compaction"} <= set(names)  # pi's own distributions are built-ins
     assert pm.records["tools"].builtin and pm.records["tools"].source == "builtin"
+
+
+def test_core_registers_its_builtin_providers_by_default(dirs: tuple[Path, Path]) -> None:
+    project, agent = dirs
+    pm = load_plugins(LoadOptions(cwd=project, agent_dir=agent, entry_points=False, env={}))
+    assert [name for name, _ in pm.plugins_in_load_order()] == ["providers"]
+    assert pm.records["providers"].source == "builtin"
+    assert "register_providers" in pm.hooks_of("providers")

@@ -33,8 +33,8 @@ from pi_core.plugins import hookspecs
 from pi_core.plugins.sources import PROJECT_SCOPES, LocalPlugin, agent_dir, blocked_names, discover_local
 from pi_core.plugins.trust import TrustCheck, check_project_trust
 
-#: pi-core's own plugin modules, registered last (e.g. ``pi_core.ai.builtin_providers``).
-CORE_PLUGIN_MODULES: tuple[str, ...] = ()
+#: pi-core's own plugin modules, registered last: the three built-in wire APIs.
+CORE_PLUGIN_MODULES: tuple[str, ...] = ("pi_core.ai.builtin_providers",)
 
 #: Distributions of this workspace whose entry points count as built-ins (kept by ``--no-extensions``,
 #: listed by ``pi plugins`` only with ``--all``).
