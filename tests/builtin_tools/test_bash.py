@@ -1,3 +1,4 @@
+# ruff: noqa: ASYNC240 - tests inspect files synchronously on purpose
 from __future__ import annotations
 
 import asyncio
@@ -43,7 +44,9 @@ async def test_exit_code_without_output(run: RunTool) -> None:
 async def test_tail_truncation_and_full_output_file(run: RunTool) -> None:
     result = await run("bash", {"command": "seq 1 3000"})
     text = text_of(result)
-    match = re.search(r"\n\n\[Showing lines 1002-3001 of 3001\. Full output: (.*pi-bash-[0-9a-f]{16}\.log)\]$", text)
+    match = re.search(
+        r"\n\n\[Showing lines 1002-3001 of 3001\. Full output: (.*pi-bash-[0-9a-f]{16}\.log)\]$", text
+    )
     assert match, text[-200:]
     assert text.startswith("1001\n") is False and text.startswith("1002\n")
     full = Path(match.group(1))
@@ -56,7 +59,9 @@ async def test_tail_truncation_and_full_output_file(run: RunTool) -> None:
 async def test_byte_truncation_notice(run: RunTool) -> None:
     result = await run("bash", {"command": "for i in $(seq 1 700); do printf '%099d\\n' $i; done"})
     text = text_of(result)
-    assert re.search(r"\[Showing lines 189-701 of 701 \(50\.0KB limit\)\. Full output: .*\]$", text), text[-120:]
+    assert re.search(r"\[Showing lines 189-701 of 701 \(50\.0KB limit\)\. Full output: .*\]$", text), text[
+        -120:
+    ]
     Path(result.details["fullOutputPath"]).unlink()
 
 
@@ -71,7 +76,9 @@ async def test_streams_partial_tail(run: RunTool) -> None:
 async def test_timeout_kills_the_process_group(run: RunTool, tmp_path: Path) -> None:
     started = time.monotonic()
     with pytest.raises(ToolError) as info:
-        await run("bash", {"command": "echo start; (sleep 30; echo late > late.txt) & sleep 30", "timeout": 0.5})
+        await run(
+            "bash", {"command": "echo start; (sleep 30; echo late > late.txt) & sleep 30", "timeout": 0.5}
+        )
     assert str(info.value) == "start\n\n\nCommand timed out after 0.5 seconds"
     assert time.monotonic() - started < 5
     await asyncio.sleep(0.2)
@@ -96,7 +103,9 @@ async def test_grandchild_holding_pipes_does_not_hang(run: RunTool) -> None:
 
 async def test_missing_working_directory(run: RunTool, tmp_path: Path) -> None:
     gone = SimpleNamespace(cwd=str(tmp_path / "gone"))
-    with pytest.raises(ToolError, match="^Working directory does not exist: .*gone\nCannot execute bash commands.$"):
+    with pytest.raises(
+        ToolError, match=r"^Working directory does not exist: .*gone\nCannot execute bash commands\.$"
+    ):
         await run("bash", {"command": "true"}, context=gone)
 
 

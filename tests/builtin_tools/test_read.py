@@ -141,5 +141,5 @@ async def test_already_aborted(run: RunTool, tmp_path: Path) -> None:
     (tmp_path / "a").write_text("x")
     controller = AbortController()
     controller.abort()
-    with pytest.raises(ToolError, match="^Operation aborted$"):
+    with pytest.raises(ToolError, match=r"^Operation aborted$"):
         await run("read", {"path": "a"}, signal=controller.signal)

@@ -136,7 +136,7 @@ async def _execute(
     try:
         # Popen rather than asyncio's subprocess: asyncio's wait() also waits for the pipes to close,
         # which a daemonised grandchild can postpone forever.
-        process = subprocess.Popen(
+        process = subprocess.Popen(  # noqa: ASYNC220 - spawning returns at once; waiting is in a thread
             [*shell_command(shell_path), command],
             cwd=cwd,
             env=shell_env(bin_dirs),
