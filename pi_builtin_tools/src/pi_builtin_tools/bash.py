@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import subprocess
 import time
@@ -157,8 +158,9 @@ async def _execute(
     for stream in (process.stdout, process.stderr):
         assert stream is not None
         closed: asyncio.Future[None] = loop.create_future()
-        transport, _ = await loop.connect_read_pipe(lambda c=closed: _PipeReader(output, on_data, c), stream)
-        pipes.append((transport, closed))
+        reader = _PipeReader(output, on_data, closed)
+        read_transport, _ = await loop.connect_read_pipe(functools.partial(_same, reader), stream)
+        pipes.append((read_transport, closed))
     timer: asyncio.TimerHandle | None = None
     if timeout_seconds is not None and timeout_seconds > 0:
 
@@ -187,11 +189,15 @@ async def _execute(
         if timer is not None:
             timer.cancel()
         remove_listener()
-        for transport, _ in pipes:
-            transport.close()
+        for pipe_transport, _ in pipes:
+            pipe_transport.close()
     if signal is not None and signal.aborted:
         status.aborted = True
     return status
+
+
+def _same(reader: _PipeReader) -> _PipeReader:
+    return reader
 
 
 class _PipeReader(asyncio.Protocol):
