@@ -7,7 +7,6 @@ whole file is edited in that space. Uniqueness is always counted in the normalis
 
 from __future__ import annotations
 
-import difflib
 import itertools
 import re
 import unicodedata
@@ -229,36 +228,120 @@ def _display(line: str) -> str:
     return line.removesuffix(_NO_EOL)
 
 
-def _line_parts(old: list[str], new: list[str]) -> list[tuple[str, list[str]]]:
-    """Runs of equal / removed / added lines. Common head and tail are peeled off first, so a small
-    edit of a huge file only diffs the changed middle."""
-    head = 0
-    limit = min(len(old), len(new))
-    while head < limit and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and old[len(old) - 1 - tail] == new[len(new) - 1 - tail]:
-        tail += 1
-    parts: list[tuple[str, list[str]]] = []
-    if head:
-        parts.append(("=", old[:head]))
-    old_mid = old[head : len(old) - tail]
-    new_mid = new[head : len(new) - tail]
-    matcher = difflib.SequenceMatcher(None, old_mid, new_mid, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            parts.append(("=", old_mid[i1:i2]))
-            continue
-        if i2 > i1:
-            parts.append(("-", old_mid[i1:i2]))
-        if j2 > j1:
-            parts.append(("+", new_mid[j1:j2]))
-    if tail:
-        parts.append(("=", old[len(old) - tail :]))
-    merged: list[tuple[str, list[str]]] = []
-    for kind, lines in parts:
-        if merged and merged[-1][0] == kind == "=":
-            merged[-1] = ("=", merged[-1][1] + lines)
+class _Component:
+    __slots__ = ("added", "count", "previous", "removed")
+
+    def __init__(self, count: int, added: bool, removed: bool, previous: _Component | None) -> None:
+        self.count = count
+        self.added = added
+        self.removed = removed
+        self.previous = previous
+
+
+class _Path:
+    __slots__ = ("last", "old_pos")
+
+    def __init__(self, old_pos: int, last: _Component | None) -> None:
+        self.old_pos = old_pos
+        self.last = last
+
+
+def _common_run(a: list[str], b: list[str], i: int, j: int) -> int:
+    """How many items ``a[i:]`` and ``b[j:]`` share at their start; compares growing slices in C so a
+    long unchanged stretch of a big file costs little."""
+    n = min(len(a) - i, len(b) - j)
+    same = 0
+    step = 1
+    while same < n:
+        k = min(step, n - same)
+        if a[i + same : i + same + k] == b[j + same : j + same + k]:
+            same += k
+            step *= 2
+        elif k == 1:
+            break
         else:
-            merged.append((kind, lines))
-    return merged
+            step = k // 2
+    return same
+
+
+def _line_parts(old: list[str], new: list[str]) -> list[tuple[str, list[str]]]:
+    """Runs of equal / removed / added lines, by Myers' algorithm with jsdiff's tie-breaking, so
+    the hunks are the ones pi shows."""
+    old_len, new_len = len(old), len(new)
+
+    def extract(path: _Path, diagonal: int) -> int:
+        old_pos = path.old_pos
+        new_pos = old_pos - diagonal
+        common = _common_run(old, new, old_pos + 1, new_pos + 1)
+        if common:
+            path.last = _Component(common, False, False, path.last)
+        path.old_pos = old_pos + common
+        return new_pos + common
+
+    def extend(path: _Path, added: bool, removed: bool, old_inc: int) -> _Path:
+        last = path.last
+        if last is not None and last.added == added and last.removed == removed:
+            return _Path(path.old_pos + old_inc, _Component(last.count + 1, added, removed, last.previous))
+        return _Path(path.old_pos + old_inc, _Component(1, added, removed, last))
+
+    best: dict[int, _Path | None] = {0: _Path(-1, None)}
+    start = best[0]
+    assert start is not None
+    first_new_pos = extract(start, 0)
+    if start.old_pos + 1 >= old_len and first_new_pos + 1 >= new_len:
+        return _build(start.last, old, new)
+    lowest, highest = -(old_len + new_len + 1), old_len + new_len + 1
+    edit_length = 1
+    while True:
+        for diagonal in range(max(lowest, -edit_length), min(highest, edit_length) + 1, 2):
+            remove_path = best.get(diagonal - 1)
+            add_path = best.get(diagonal + 1)
+            if remove_path is not None:
+                best[diagonal - 1] = None
+            can_add = add_path is not None and 0 <= add_path.old_pos - diagonal < new_len
+            can_remove = remove_path is not None and remove_path.old_pos + 1 < old_len
+            if not can_add and not can_remove:
+                best[diagonal] = None
+                continue
+            if not can_remove or (
+                can_add
+                and remove_path is not None
+                and add_path is not None
+                and remove_path.old_pos < add_path.old_pos
+            ):
+                assert add_path is not None
+                path = extend(add_path, True, False, 0)
+            else:
+                assert remove_path is not None
+                path = extend(remove_path, False, True, 1)
+            new_pos = extract(path, diagonal)
+            if path.old_pos + 1 >= old_len and new_pos + 1 >= new_len:
+                return _build(path.last, old, new)
+            best[diagonal] = path
+            if path.old_pos + 1 >= old_len:
+                highest = min(highest, diagonal - 1)
+            if new_pos + 1 >= new_len:
+                lowest = max(lowest, diagonal + 1)
+        edit_length += 1
+
+
+def _build(last: _Component | None, old: list[str], new: list[str]) -> list[tuple[str, list[str]]]:
+    components: list[_Component] = []
+    while last is not None:
+        components.append(last)
+        last = last.previous
+    components.reverse()
+    parts: list[tuple[str, list[str]]] = []
+    old_pos = new_pos = 0
+    for component in components:
+        if component.removed:
+            parts.append(("-", old[old_pos : old_pos + component.count]))
+            old_pos += component.count
+        elif component.added:
+            parts.append(("+", new[new_pos : new_pos + component.count]))
+            new_pos += component.count
+        else:
+            parts.append(("=", new[new_pos : new_pos + component.count]))
+            new_pos += component.count
+            old_pos += component.count
+    return parts
