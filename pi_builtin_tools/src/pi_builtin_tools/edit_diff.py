@@ -87,6 +87,22 @@ def _find(content: str, old_text: str) -> tuple[int, int, bool]:
     return index, len(fuzzy_old), True
 
 
+def _plain_exact(content: str, edits: list[Edit]) -> bool:
+    """True when counting in fuzzy space must give the same answers as counting in ``content``.
+
+    For ASCII text the fuzzy space only strips trailing blanks of lines. An ASCII ``oldText`` with no
+    newline that ends in a non-blank cannot overlap stripped blanks, so its occurrences are the same
+    in both spaces.
+    """
+    if not content.isascii():
+        return False
+    for edit in edits:
+        old = edit.old_text
+        if not old.isascii() or "\n" in old or old[-1] in _ASCII_WS or content.find(old) == -1:
+            return False
+    return True
+
+
 def apply_edits(content: str, edits: list[Edit], path: str) -> tuple[str, str]:
     """(base_content, new_content) for LF-normalised ``content``; raises pi's error texts."""
     count = len(edits)
@@ -98,7 +114,8 @@ def apply_edits(content: str, edits: list[Edit], path: str) -> tuple[str, str]:
                 if count == 1
                 else f"edits[{i}].oldText must not be empty in {path}."
             )
-    fuzzy_content = normalize_for_fuzzy_match(content)
+    # When fuzzy space cannot change the counts (see _plain_exact), skip normalising a huge file.
+    fuzzy_content = content if _plain_exact(content, normalized) else normalize_for_fuzzy_match(content)
     used_fuzzy = any(
         content.find(e.old_text) == -1 and fuzzy_content.find(normalize_for_fuzzy_match(e.old_text)) != -1
         for e in normalized
@@ -154,24 +171,24 @@ def apply_edits(content: str, edits: list[Edit], path: str) -> tuple[str, str]:
 
 
 def generate_diff(old: str, new: str, context_lines: int = 4) -> tuple[str, int | None]:
-    """pi's numbered line diff and the first changed line (1-based, in the new file)."""
-    old_lines = old.split("\n")
-    new_lines = new.split("\n")
-    width = len(str(max(len(old_lines), len(new_lines))))
-    parts = [
-        (kind, [_display(line) for line in lines]) for kind, lines in _line_parts(_tokens(old), _tokens(new))
-    ]
+    """pi's numbered line diff and the first changed line (1-based, in the new file).
+
+    Only the changed middle is split into lines: the common head and tail are found with C-speed
+    slice comparisons and contribute just their context lines, so editing a 50 MB file stays cheap.
+    """
+    width = len(str(max(old.count("\n"), new.count("\n")) + 1))
+    parts = _runs(old, new, 2 * context_lines)
     out: list[str] = []
     old_no = new_no = 1
     first_changed: int | None = None
     last_was_change = False
     gap = f" {'':>{width}} ..."
-    for i, (kind, lines) in enumerate(parts):
-        if kind != "=":
+    for i, run in enumerate(parts):
+        if run.kind != "=":
             if first_changed is None:
                 first_changed = new_no
-            for line in lines:
-                if kind == "+":
+            for line in run.head:
+                if run.kind == "+":
                     out.append(f"+{new_no:>{width}} {line}")
                     new_no += 1
                 else:
@@ -179,35 +196,151 @@ def generate_diff(old: str, new: str, context_lines: int = 4) -> tuple[str, int 
                     old_no += 1
             last_was_change = True
             continue
-        next_is_change = i < len(parts) - 1 and parts[i + 1][0] != "="
-        shown: list[tuple[bool, list[str]]] = []  # (is_gap, lines)
-        if last_was_change and next_is_change:
-            if len(lines) <= context_lines * 2:
-                shown = [(False, lines)]
-            else:
-                shown = [(False, lines[:context_lines]), (True, lines[context_lines:-context_lines])]
-                shown.append((False, lines[-context_lines:]))
+        next_is_change = i < len(parts) - 1 and parts[i + 1].kind != "="
+        count = run.count
+        if last_was_change and next_is_change and count <= context_lines * 2:
+            shown = [(0, run.head)]
+        elif last_was_change and next_is_change:
+            skipped = count - 2 * context_lines
+            shown = [(0, run.head[:context_lines]), (skipped, run.tail[-context_lines:])]
         elif last_was_change:
-            shown = [(False, lines[:context_lines]), (True, lines[context_lines:])]
+            head = run.head[:context_lines]
+            shown = [(0, head), (count - len(head), [])]
         elif next_is_change:
-            skipped = max(0, len(lines) - context_lines)
-            shown = [(True, lines[:skipped]), (False, lines[skipped:])]
+            skipped = max(0, count - context_lines)
+            shown = [(skipped, run.tail[len(run.tail) - (count - skipped) :])]
         else:
-            shown = [(True, lines)]
-        only_skip = not last_was_change and not next_is_change
-        for is_gap, chunk in shown:
-            if is_gap:
-                if chunk and not only_skip:
-                    out.append(gap)
-                old_no += len(chunk)
-                new_no += len(chunk)
-            else:
-                for line in chunk:
-                    out.append(f" {old_no:>{width}} {line}")
-                    old_no += 1
-                    new_no += 1
+            old_no += count
+            new_no += count
+            last_was_change = False
+            continue
+        for skipped, lines in shown:
+            if skipped:
+                out.append(gap)
+                old_no += skipped
+                new_no += skipped
+            for line in lines:
+                out.append(f" {old_no:>{width}} {line}")
+                old_no += 1
+                new_no += 1
         last_was_change = False
     return "\n".join(out), first_changed
+
+
+_SUFFIX_MARGIN = 1000
+
+
+@dataclass
+class _Run:
+    """A run of equal, removed or added lines. Changed runs keep every line in ``head``; equal runs
+    keep only their first and last ``keep`` lines (all they can show as context) and a count."""
+
+    kind: str
+    count: int
+    head: list[str]
+    tail: list[str]
+
+
+def _runs(old: str, new: str, keep: int) -> list[_Run]:
+    prefix = _common_prefix(old, new)
+    prefix = old.rfind("\n", 0, prefix) + 1  # back to the start of the first differing line
+    old_end, new_end = len(old), len(new)
+    suffix = _common_suffix(old, new, prefix)
+    if suffix:
+        cut = old_end - suffix
+        if old[cut - 1] != "\n":  # forward to the start of a line shared by both tails
+            next_line = old.find("\n", cut)
+            cut = old_end if next_line == -1 else next_line + 1
+        # jsdiff extends equal runs greedily forwards, which decides where an ambiguous change sits;
+        # a margin of shared lines lets the line diff make that same choice near the tail.
+        for _ in range(_SUFFIX_MARGIN):
+            if cut >= old_end:
+                break
+            next_line = old.find("\n", cut)
+            cut = old_end if next_line == -1 else next_line + 1
+        old_end, new_end = cut, new_end - (old_end - cut)
+    runs: list[_Run] = []
+    if prefix:
+        count = old.count("\n", 0, prefix)
+        head = [_display(x) for x in old[:prefix].split("\n", keep)[:keep]] if count else []
+        tail = old[: prefix - 1].rsplit("\n", keep)[-keep:]
+        runs.append(_Run("=", count, head[:count], tail))
+    for kind, lines in _line_parts(_tokens(old[prefix:old_end]), _tokens(new[prefix:new_end])):
+        shown = [_display(x) for x in lines] if kind != "=" else [_display(x) for x in lines[:keep]]
+        tail = [_display(x) for x in lines[-keep:]] if kind == "=" else []
+        runs.append(_Run(kind, len(lines), shown, tail))
+    if old_end < len(old):
+        suffix_text = old[old_end:]
+        count = len(_tokens(suffix_text)) if len(suffix_text) < 1 << 16 else _token_count(suffix_text)
+        head = [_display(x) for x in _tokens(suffix_text[: _nth_line_end(suffix_text, keep)])]
+        tail = [_display(x) for x in _last_tokens(suffix_text, keep)]
+        runs.append(_Run("=", count, head, tail))
+    merged: list[_Run] = []
+    for run in runs:
+        if merged and run.kind == "=" == merged[-1].kind:
+            previous = merged[-1]
+            joined_head = (previous.head + run.head)[:keep] if previous.count < keep else previous.head
+            joined_tail = (previous.tail + run.tail)[-keep:] if run.count < keep else run.tail
+            merged[-1] = _Run("=", previous.count + run.count, joined_head, joined_tail)
+        elif run.count:
+            merged.append(run)
+    return merged
+
+
+def _token_count(text: str) -> int:
+    count = text.count("\n")
+    return count if text.endswith("\n") else count + 1
+
+
+def _nth_line_end(text: str, n: int) -> int:
+    position = 0
+    for _ in range(n):
+        found = text.find("\n", position)
+        if found == -1:
+            return len(text)
+        position = found + 1
+    return position
+
+
+def _last_tokens(text: str, n: int) -> list[str]:
+    position = len(text) - 1 if text.endswith("\n") else len(text)
+    for _ in range(n):
+        found = text.rfind("\n", 0, position)
+        if found == -1:
+            return _tokens(text)
+        position = found
+    return _tokens(text[position + 1 :])
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = min(len(a), len(b))
+    same, step = 0, 1 << 12
+    while same < n:
+        k = min(step, n - same)
+        if a[same : same + k] == b[same : same + k]:
+            same += k
+            step *= 2
+        elif k == 1:
+            break
+        else:
+            step = k // 2
+    return same
+
+
+def _common_suffix(a: str, b: str, floor: int) -> int:
+    """Length of the common tail, never reaching back past ``floor`` in either string."""
+    n = min(len(a), len(b)) - floor
+    same, step = 0, 1 << 12
+    while same < n:
+        k = min(step, n - same)
+        if a[len(a) - same - k : len(a) - same] == b[len(b) - same - k : len(b) - same]:
+            same += k
+            step *= 2
+        elif k == 1:
+            break
+        else:
+            step = k // 2
+    return same
 
 
 # Marks a last line without a final newline, so that it differs from the same text with one, as
