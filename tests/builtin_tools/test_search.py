@@ -144,3 +144,10 @@ async def test_ls_errors(run: RunTool, tmp_path: Path) -> None:
         await run("ls", {"path": "file"})
     with pytest.raises(ToolError, match=r"^Path not found: .*nope$"):
         await run("ls", {"path": "nope"})
+
+
+async def test_find_lists_directories_too(run: RunTool, tree: Path, backend: str) -> None:
+    text = text_of(await run("find", {"pattern": "*", "path": "src"}))
+    assert sorted(text.split("\n")) == ["main.py", "pkg/", "pkg/notes.md", "pkg/util.py"]
+    lines = text.split("\n")
+    assert lines.index("pkg/") < lines.index("pkg/util.py")

@@ -126,15 +126,6 @@ class _Collector:
         if not self.full and self.matcher(path, os.path.basename(path)):
             self.results.append(self.relative(path))
 
-    def any_directory_matches(self, files: list[str]) -> bool:
-        directories: set[str] = set()
-        for path in files:
-            parent = os.path.dirname(path)
-            while parent != self.root and parent not in directories and parent.startswith(self.root):
-                directories.add(parent)
-                parent = os.path.dirname(parent)
-        return any(self.matcher(d, os.path.basename(d)) for d in directories)
-
     def relative(self, path: str) -> str:
         prefix = self.root if self.root.endswith(os.sep) else self.root + os.sep
         rel = path[len(prefix) :] if path.startswith(prefix) else os.path.relpath(path, self.root)
@@ -144,7 +135,6 @@ class _Collector:
 async def _find_rg(
     rg: str, search_path: str, matcher: _Matcher, limit: int, signal: AbortSignal | None
 ) -> list[str]:
-    # Listing is cheap for ripgrep (tens of ms for 20k files); matching happens afterwards in bulk.
     process = await asyncio.create_subprocess_exec(
         rg,
         "--files",
@@ -158,34 +148,81 @@ async def _find_rg(
         stderr=asyncio.subprocess.PIPE,
     )
     remove = signal.add_listener(process.kill) if signal is not None else (lambda: None)
+    listing = _Listing(search_path, matcher, limit)
+    stderr_task = asyncio.ensure_future(process.stderr.read() if process.stderr else asyncio.sleep(0, b""))
     try:
-        stdout, stderr = await process.communicate()
+        assert process.stdout is not None
+        pending = b""
+        while chunk := await process.stdout.read(1 << 16):
+            *lines, pending = (pending + chunk).split(b"\n")
+            if listing.feed(lines):
+                process.kill()  # enough files and no directory among the results: stop early, like fd
+                break
+        else:
+            if pending:
+                listing.feed([pending])
+        await process.wait()
+        stderr = await stderr_task
     except BaseException:
         if process.returncode is None:
             process.kill()
+        stderr_task.cancel()
         raise
     finally:
         remove()
     if signal is not None and signal.aborted:
         raise ToolError(ABORTED)
-    if process.returncode not in (0, 1) and not stdout:
-        message = stderr.decode("utf-8", "replace").strip()
+    if process.returncode not in (0, 1) and not listing.files and not listing.stopped:
+        message = (stderr or b"").decode("utf-8", "replace").strip()
         raise ToolError(message or f"ripgrep exited with code {process.returncode}")
-    files = [line.rstrip("\r") for line in os.fsdecode(stdout).split("\n") if line]
-    return await asyncio.to_thread(_match_listing, files, search_path, matcher, limit)
+    return listing.results()
 
 
-def _match_listing(files: list[str], search_path: str, matcher: _Matcher, limit: int) -> list[str]:
-    collector = _Collector(search_path, matcher, limit)
-    if collector.any_directory_matches(files):
-        for path in files:
-            collector.add_file(path)
-            if collector.full:
-                break
-        return collector.results
-    # The usual case: only files match, so filter them in one sweep without walking parents.
-    matched = [path for path in files if matcher.full.match(path)][:limit]
-    return [collector.relative(path) for path in matched]
+class _Listing:
+    """Matches ``rg --files`` output chunk by chunk. While no directory matches the pattern, matching
+    files are collected in bulk and the listing can stop at the limit; once a directory matches, the
+    whole listing is kept and ordered by ``_Collector`` (directories before their files)."""
+
+    def __init__(self, root: str, matcher: _Matcher, limit: int) -> None:
+        self.root = root.rstrip(os.sep) or os.sep
+        self.matcher = matcher
+        self.limit = limit
+        self.files: list[str] = []
+        self.matched: list[str] = []
+        self.directory_matched = False
+        self.stopped = False
+        self._seen: set[str] = {self.root}
+
+    def feed(self, raw_lines: list[bytes]) -> bool:
+        """Take more lines; True when enough results are known and the listing may stop."""
+        lines = [os.fsdecode(line.rstrip(b"\r")) for line in raw_lines if line]
+        self.files += lines
+        if self.directory_matched:
+            return False
+        full = self.matcher.full.match
+        new = {path.rpartition(os.sep)[0] for path in lines} - self._seen
+        for directory in list(new):
+            parent = os.path.dirname(directory)
+            while parent not in self._seen and parent not in new and len(parent) > len(self.root):
+                new.add(parent)
+                parent = os.path.dirname(parent)
+        self._seen |= new
+        if any(full(d) for d in new if len(d) > len(self.root)):
+            self.directory_matched = True
+            return False
+        self.matched += [path for path in lines if full(path)]
+        self.stopped = len(self.matched) >= self.limit
+        return self.stopped
+
+    def results(self) -> list[str]:
+        collector = _Collector(self.root, self.matcher, self.limit)
+        if self.directory_matched:
+            for path in self.files:
+                collector.add_file(path)
+                if collector.full:
+                    break
+            return collector.results
+        return [collector.relative(path) for path in self.matched[: self.limit]]
 
 
 def _find_python(search_path: str, matcher: _Matcher, limit: int) -> list[str]:
