@@ -224,14 +224,19 @@ def main() -> None:
         ),
     ]
     for tool, args in cases:
-        target.write_text(body)
-        py_times, py_text = asyncio.run(run_py(tool, args, big, 1))
-        ts_note = ""
-        if have_ts:
+        py_all: list[float] = []
+        ts_all: list[float] = []
+        for _ in range(options.rounds):
             target.write_text(body)
-            ts = run_ts([{"cwd": str(big), "tool": tool, "args": args}], env)[0]
-            ts_note = f"{ts['ms'][0]:10.1f}"
-        print(f"{tool + ' ' + json.dumps(args)[:60]:70} python {py_times[0]:8.1f} ms   ts {ts_note} ms")
+            py_all += asyncio.run(run_py(tool, args, big, 1))[0]
+            if have_ts:
+                target.write_text(body)
+                ts_all += run_ts([{"cwd": str(big), "tool": tool, "args": args}], env)[0]["ms"]
+        ts_note = f"{statistics.median(ts_all):8.1f}" if ts_all else "-"
+        label = tool + " " + json.dumps(args)[:60]
+        print(
+            f"{label:70} python {statistics.median(py_all):8.1f} ms   ts {ts_note} ms  (median of {options.rounds})"
+        )
     print(f"\npython {sys.version.split()[0]}, rg {find_rg()}")
 
 

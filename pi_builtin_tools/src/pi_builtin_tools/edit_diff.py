@@ -176,8 +176,10 @@ def generate_diff(old: str, new: str, context_lines: int = 4) -> tuple[str, int 
     Only the changed middle is split into lines: the common head and tail are found with C-speed
     slice comparisons and contribute just their context lines, so editing a 50 MB file stays cheap.
     """
-    width = len(str(max(old.count("\n"), new.count("\n")) + 1))
     parts = _runs(old, new, 2 * context_lines)
+    old_tokens = sum(run.count for run in parts if run.kind != "+")
+    new_tokens = sum(run.count for run in parts if run.kind != "-")
+    width = len(str(max(_split_length(old, old_tokens), _split_length(new, new_tokens))))
     out: list[str] = []
     old_no = new_no = 1
     first_changed: int | None = None
@@ -230,6 +232,11 @@ def generate_diff(old: str, new: str, context_lines: int = 4) -> tuple[str, int 
 _SUFFIX_MARGIN = 1000
 
 
+def _split_length(text: str, tokens: int) -> int:
+    """``len(text.split("\\n"))`` from the jsdiff token count, without another pass over the text."""
+    return tokens + 1 if not text or text.endswith("\n") else tokens
+
+
 @dataclass
 class _Run:
     """A run of equal, removed or added lines. Changed runs keep every line in ``head``; equal runs
@@ -261,20 +268,20 @@ def _runs(old: str, new: str, keep: int) -> list[_Run]:
         old_end, new_end = cut, new_end - (old_end - cut)
     runs: list[_Run] = []
     if prefix:
+        # Index arithmetic only: slicing a 50 MB head or tail would copy it.
         count = old.count("\n", 0, prefix)
-        head = [_display(x) for x in old[:prefix].split("\n", keep)[:keep]] if count else []
-        tail = old[: prefix - 1].rsplit("\n", keep)[-keep:]
-        runs.append(_Run("=", count, head[:count], tail))
+        head = _tokens(old[: _line_end_after(old, 0, keep)])[:count]
+        tail = _tokens(old[_line_start_before(old, prefix, keep) : prefix])
+        runs.append(_Run("=", count, [_display(x) for x in head], [_display(x) for x in tail]))
     for kind, lines in _line_parts(_tokens(old[prefix:old_end]), _tokens(new[prefix:new_end])):
         shown = [_display(x) for x in lines] if kind != "=" else [_display(x) for x in lines[:keep]]
         tail = [_display(x) for x in lines[-keep:]] if kind == "=" else []
         runs.append(_Run(kind, len(lines), shown, tail))
     if old_end < len(old):
-        suffix_text = old[old_end:]
-        count = len(_tokens(suffix_text)) if len(suffix_text) < 1 << 16 else _token_count(suffix_text)
-        head = [_display(x) for x in _tokens(suffix_text[: _nth_line_end(suffix_text, keep)])]
-        tail = [_display(x) for x in _last_tokens(suffix_text, keep)]
-        runs.append(_Run("=", count, head, tail))
+        count = old.count("\n", old_end) + (0 if old.endswith("\n") else 1)
+        head = _tokens(old[old_end : _line_end_after(old, old_end, keep)])
+        tail = _tokens(old[_line_start_before(old, len(old), keep) :])[-keep:]
+        runs.append(_Run("=", count, [_display(x) for x in head], [_display(x) for x in tail]))
     merged: list[_Run] = []
     for run in runs:
         if merged and run.kind == "=" == merged[-1].kind:
@@ -287,13 +294,9 @@ def _runs(old: str, new: str, keep: int) -> list[_Run]:
     return merged
 
 
-def _token_count(text: str) -> int:
-    count = text.count("\n")
-    return count if text.endswith("\n") else count + 1
-
-
-def _nth_line_end(text: str, n: int) -> int:
-    position = 0
+def _line_end_after(text: str, start: int, n: int) -> int:
+    """Index just past the ``n``-th newline at or after ``start`` (or the end of ``text``)."""
+    position = start
     for _ in range(n):
         found = text.find("\n", position)
         if found == -1:
@@ -302,14 +305,15 @@ def _nth_line_end(text: str, n: int) -> int:
     return position
 
 
-def _last_tokens(text: str, n: int) -> list[str]:
-    position = len(text) - 1 if text.endswith("\n") else len(text)
+def _line_start_before(text: str, end: int, n: int) -> int:
+    """Start of the ``n``-th last line of ``text[:end]`` (lines there counted as jsdiff tokens)."""
+    position = end - 1 if end and text[end - 1] == "\n" else end
     for _ in range(n):
         found = text.rfind("\n", 0, position)
         if found == -1:
-            return _tokens(text)
+            return 0
         position = found
-    return _tokens(text[position + 1 :])
+    return position + 1
 
 
 def _common_prefix(a: str, b: str) -> int:

@@ -134,7 +134,7 @@ def _text_output(params: ReadParams, text: str) -> tuple[str, dict[str, Any] | N
     start = max(0, offset - 1) if offset else 0
     if start >= total:
         raise ToolError(f"Offset {_js_number(params.offset)} is beyond end of file ({total} lines total)")
-    rest = text.split("\n", start)[-1] if start else text
+    rest = text[_line_start(text, start) :] if start else text
     user_limited: int | None = None
     if params.limit is not None:
         limit = max(0, int(params.limit))
@@ -167,6 +167,19 @@ def _text_output(params: ReadParams, text: str) -> tuple[str, dict[str, Any] | N
         notice = f"[{remaining} more lines in file. Use offset={next_offset} to continue.]"
         return f"{truncation.content}\n\n{notice}", None
     return truncation.content, None
+
+
+def _line_start(text: str, line: int) -> int:
+    """Index where 0-based ``line`` starts: newlines are counted a megabyte at a time in C, and only
+    the chunk holding the line is split."""
+    position, remaining, chunk = 0, line, 1 << 20
+    while True:
+        end = min(len(text), position + chunk)
+        found = text.count("\n", position, end)
+        if found >= remaining or end == len(text):
+            return end - len(text[position:end].split("\n", remaining)[-1])
+        remaining -= found
+        position = end
 
 
 def _js_number(value: float | None) -> str:
