@@ -143,3 +143,11 @@ async def test_already_aborted(run: RunTool, tmp_path: Path) -> None:
     controller.abort()
     with pytest.raises(ToolError, match=r"^Operation aborted$"):
         await run("read", {"path": "a"}, signal=controller.signal)
+
+
+def test_line_start_across_megabyte_chunks() -> None:
+    from pi_builtin_tools.read import _line_start
+
+    text = "\n".join("x" * (i % 97) for i in range(60000))  # about 2.9 MB
+    for line in (1, 5, 21000, 21001, 59999):
+        assert text[_line_start(text, line) :] == "\n".join(text.split("\n")[line:])
