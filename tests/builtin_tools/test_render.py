@@ -3,10 +3,11 @@ from __future__ import annotations
 from io import StringIO
 from typing import Any
 
-from pi_builtin_tools import create_all_tools
 from pi_core.agent.tools import AgentToolResult
 from pi_core.ai.messages import TextContent
 from rich.console import Console
+
+from pi_builtin_tools import create_all_tools
 
 
 def render(renderable: Any) -> Console:

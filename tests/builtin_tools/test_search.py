@@ -161,9 +161,9 @@ async def test_stopping_at_the_limit_with_lots_of_output_pending(
 
     deep = tmp_path / ("d" * 100)
     deep.mkdir()
-    for i in range(2500):
-        (deep / f"file_{i:05d}_{'x' * 60}.txt").write_text("")
-    (tmp_path / "many.txt").write_text("match\n" * 100000)
+    for i in range(1000):
+        (deep / f"file_{i:05d}_{'x' * 120}.txt").write_text("")
+    (tmp_path / "many.txt").write_text("match\n" * 30000)
     found = await asyncio.wait_for(run("find", {"pattern": "*.txt", "limit": 5}), 20)
     assert found.details == {"resultLimitReached": 5}
     matched = await asyncio.wait_for(run("grep", {"pattern": "match", "limit": 2}), 20)
