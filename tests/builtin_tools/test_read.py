@@ -150,4 +150,6 @@ def test_line_start_across_megabyte_chunks() -> None:
 
     text = "\n".join("x" * (i % 97) for i in range(60000))  # about 2.9 MB
     for line in (1, 5, 21000, 21001, 59999):
-        assert text[_line_start(text, line) :] == "\n".join(text.split("\n")[line:])
+        assert text[_line_start(text, line, "\n") :] == "\n".join(text.split("\n")[line:])
+        data = text.encode()
+        assert data[_line_start(data, line, b"\n") :] == b"\n".join(data.split(b"\n")[line:])
