@@ -103,8 +103,19 @@ def _plain_exact(content: str, edits: list[Edit]) -> bool:
     return True
 
 
-def apply_edits(content: str, edits: list[Edit], path: str) -> tuple[str, str]:
-    """(base_content, new_content) for LF-normalised ``content``; raises pi's error texts."""
+@dataclass(frozen=True)
+class Applied:
+    """The content edits were matched in (``base``), the result, and where the changes lie: ``base``
+    and ``new`` agree on their first ``head`` and last ``tail`` characters."""
+
+    base: str
+    new: str
+    head: int
+    tail: int
+
+
+def apply_edits(content: str, edits: list[Edit], path: str) -> Applied:
+    """Apply edits to LF-normalised ``content``; raises pi's error texts."""
     count = len(edits)
     normalized = [Edit(normalize_to_lf(e.old_text), normalize_to_lf(e.new_text)) for e in edits]
     for i, edit in enumerate(normalized):
@@ -167,16 +178,18 @@ def apply_edits(content: str, edits: list[Edit], path: str) -> tuple[str, str]:
             if count == 1
             else f"No changes made to {path}. The replacements produced identical content."
         )
-    return base, new_content
+    return Applied(base, new_content, matches[0].index, len(base) - (matches[-1].index + matches[-1].length))
 
 
-def generate_diff(old: str, new: str, context_lines: int = 4) -> tuple[str, int | None]:
+def generate_diff(
+    old: str, new: str, context_lines: int = 4, *, known_head: int = 0, known_tail: int = 0
+) -> tuple[str, int | None]:
     """pi's numbered line diff and the first changed line (1-based, in the new file).
 
     Only the changed middle is split into lines: the common head and tail are found with C-speed
     slice comparisons and contribute just their context lines, so editing a 50 MB file stays cheap.
     """
-    parts = _runs(old, new, 2 * context_lines)
+    parts = _runs(old, new, 2 * context_lines, known_head, known_tail)
     old_tokens = sum(run.count for run in parts if run.kind != "+")
     new_tokens = sum(run.count for run in parts if run.kind != "-")
     width = len(str(max(_split_length(old, old_tokens), _split_length(new, new_tokens))))
@@ -248,11 +261,11 @@ class _Run:
     tail: list[str]
 
 
-def _runs(old: str, new: str, keep: int) -> list[_Run]:
-    prefix = _common_prefix(old, new)
+def _runs(old: str, new: str, keep: int, known_head: int = 0, known_tail: int = 0) -> list[_Run]:
+    prefix = _common_prefix(old, new, known_head)
     prefix = old.rfind("\n", 0, prefix) + 1  # back to the start of the first differing line
     old_end, new_end = len(old), len(new)
-    suffix = _common_suffix(old, new, prefix)
+    suffix = _common_suffix(old, new, prefix, known_tail)
     if suffix:
         cut = old_end - suffix
         if old[cut - 1] != "\n":  # forward to the start of a line shared by both tails
@@ -316,9 +329,10 @@ def _line_start_before(text: str, end: int, n: int) -> int:
     return position + 1
 
 
-def _common_prefix(a: str, b: str) -> int:
+def _common_prefix(a: str, b: str, known: int = 0) -> int:
+    """Length of the common head; the first ``known`` characters are known to agree."""
     n = min(len(a), len(b))
-    same, step = 0, 1 << 12
+    same, step = min(known, n), 1 << 12
     while same < n:
         k = min(step, n - same)
         if a[same : same + k] == b[same : same + k]:
@@ -331,10 +345,10 @@ def _common_prefix(a: str, b: str) -> int:
     return same
 
 
-def _common_suffix(a: str, b: str, floor: int) -> int:
+def _common_suffix(a: str, b: str, floor: int, known: int = 0) -> int:
     """Length of the common tail, never reaching back past ``floor`` in either string."""
     n = min(len(a), len(b)) - floor
-    same, step = 0, 1 << 12
+    same, step = max(0, min(known, n)), 1 << 12
     while same < n:
         k = min(step, n - same)
         if a[len(a) - same - k : len(a) - same] == b[len(b) - same - k : len(b) - same]:
