@@ -1,0 +1,238 @@
+"""What a hook handler, tool ``execute`` or shortcut receives as ``ctx`` (spec §5), as Protocols.
+
+The runtime implements these; plugins only rely on the members listed here. Properties are resolved
+when read, so they reflect the current state, and raise once the runtime they belong to was torn down
+(session replacement, ``/reload``): never keep a ``ctx`` beyond the call that received it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from pi_core.ai.abort import AbortSignal
+
+
+@runtime_checkable
+class ExtensionUI(Protocol):
+    """Dialogs and decorations (spec §5.2). Without a UI dialogs resolve to ``None``/``False`` at once.
+
+    ``timeout`` (ms) is part of pi's dialog API: the dialog resolves to its empty value when it expires.
+    """
+
+    async def select(
+        self,
+        title: str,
+        options: Sequence[str],
+        *,
+        signal: AbortSignal | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109
+    ) -> str | None: ...
+
+    async def confirm(
+        self,
+        title: str,
+        message: str,
+        *,
+        signal: AbortSignal | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 (pi's dialog API)
+    ) -> bool: ...
+
+    async def input(
+        self,
+        title: str,
+        placeholder: str | None = None,
+        *,
+        signal: AbortSignal | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109
+    ) -> str | None: ...
+
+    async def editor(self, title: str, prefill: str | None = None) -> str | None: ...
+
+    def notify(self, message: str, type: str = "info") -> None: ...
+
+    def set_status(self, key: str, text: str | None) -> None: ...
+
+    def set_widget(self, key: str, content: Any, *, placement: str = "aboveEditor") -> None: ...
+
+    def set_title(self, text: str) -> None: ...
+
+    def set_editor_text(self, text: str) -> None: ...
+
+    def get_editor_text(self) -> str: ...
+
+
+DeliverAs = Literal["steer", "followUp", "nextTurn"]
+
+
+class ExecResult(Protocol):
+    stdout: str
+    stderr: str
+    code: int
+    killed: bool
+
+
+class ContextUsage(Protocol):
+    tokens: int | None
+    context_window: int
+    percent: float | None
+
+
+@runtime_checkable
+class ExtensionContext(Protocol):
+    """The context given to every event handler, tool ``execute`` and shortcut handler."""
+
+    @property
+    def ui(self) -> ExtensionUI: ...
+
+    @property
+    def has_ui(self) -> bool:
+        """True in interactive and RPC mode; false in print and JSON mode."""
+        ...
+
+    @property
+    def cwd(self) -> str:
+        """Working directory of the session runtime."""
+        ...
+
+    @property
+    def session_manager(self) -> Any:
+        """Read-only view of the session (``get_branch()``, ``get_entries()``, ``get_leaf_id()``, …)."""
+        ...
+
+    @property
+    def model_registry(self) -> Any: ...
+
+    @property
+    def model(self) -> Any:
+        """The selected model, or ``None``."""
+        ...
+
+    @property
+    def signal(self) -> AbortSignal | None:
+        """Abort signal of the active agent run; ``None`` outside runs."""
+        ...
+
+    def is_idle(self) -> bool: ...
+
+    def abort(self) -> None: ...
+
+    def has_pending_messages(self) -> bool: ...
+
+    def shutdown(self) -> None: ...
+
+    def get_context_usage(self) -> ContextUsage | None: ...
+
+    def compact(
+        self,
+        *,
+        custom_instructions: str | None = None,
+        on_complete: Callable[[Any], None] | None = None,
+        on_error: Callable[[BaseException], None] | None = None,
+    ) -> None: ...
+
+    def get_system_prompt(self) -> str:
+        """The system prompt on the agent; inside ``before_agent_start`` the value chained so far."""
+        ...
+
+    # --- actions (pi's extension API methods; they raise while the runtime is not bound) -----------
+
+    def send_message(
+        self, message: Any, *, trigger_turn: bool = False, deliver_as: DeliverAs | None = None
+    ) -> None:
+        """Inject a custom message (``InjectedMessage`` or a dict of its shape); spec §4.3.1."""
+        ...
+
+    def send_user_message(
+        self, content: str | Sequence[Any], *, deliver_as: Literal["steer", "followUp"] | None = None
+    ) -> None:
+        """Send a real user message through the prompt pipeline (``input`` source ``extension``)."""
+        ...
+
+    def append_entry(self, custom_type: str, data: Any = None) -> None:
+        """Append a custom entry to the session (state persistence; never sent to the model)."""
+        ...
+
+    def set_session_name(self, name: str) -> None: ...
+
+    def get_session_name(self) -> str | None: ...
+
+    def set_label(self, entry_id: str, label: str | None) -> None: ...
+
+    async def exec(
+        self,
+        command: str,
+        args: Sequence[str] = (),
+        *,
+        signal: AbortSignal | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 (pi's API: milliseconds, kills the process)
+        cwd: str | None = None,
+    ) -> ExecResult:
+        """Run a program without a shell; never raises for the program's failure (code 1 on spawn errors)."""
+        ...
+
+    def get_active_tools(self) -> list[str]: ...
+
+    def get_all_tools(self) -> list[Any]: ...
+
+    def set_active_tools(self, names: Sequence[str]) -> None: ...
+
+    def get_commands(self) -> list[Any]: ...
+
+    async def set_model(self, model: Any) -> bool:
+        """Switch model; ``False`` when no credentials are configured for it."""
+        ...
+
+    def get_thinking_level(self) -> str: ...
+
+    def set_thinking_level(self, level: str) -> None: ...
+
+    def get_flag(self, name: str) -> Any:
+        """Value of a flag registered through ``register_flags`` (name without ``--``), or ``None``."""
+        ...
+
+
+class SessionChangeResult(Protocol):
+    cancelled: bool
+
+
+@runtime_checkable
+class CommandContext(ExtensionContext, Protocol):
+    """What a command handler receives: the extension context plus session control (spec §4.4).
+
+    Only commands get these, because they wait for the agent and would deadlock inside the loop.
+    """
+
+    async def wait_for_idle(self) -> None: ...
+
+    async def new_session(
+        self,
+        *,
+        parent_session: str | None = None,
+        setup: Callable[[Any], Awaitable[None] | None] | None = None,
+        with_session: Callable[[Any], Awaitable[None] | None] | None = None,
+    ) -> SessionChangeResult: ...
+
+    async def fork(
+        self,
+        entry_id: str,
+        *,
+        position: str = "before",
+        with_session: Callable[[Any], Awaitable[None] | None] | None = None,
+    ) -> SessionChangeResult: ...
+
+    async def navigate_tree(
+        self,
+        target_id: str,
+        *,
+        summarize: bool | None = None,
+        custom_instructions: str | None = None,
+        replace_instructions: bool | None = None,
+        label: str | None = None,
+    ) -> SessionChangeResult: ...
+
+    async def switch_session(
+        self, path: str, *, with_session: Callable[[Any], Awaitable[None] | None] | None = None
+    ) -> SessionChangeResult: ...
+
+    async def reload(self) -> None: ...
