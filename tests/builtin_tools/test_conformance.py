@@ -91,6 +91,7 @@ FILES = {
     "code.py": "".join(f"def f{i}():\n    return {i}\n\n" for i in range(30)),
     "noeol.txt": "a\nb\nc",
     "dir/sub/x.md": "hello\n",
+    "trail.txt": "foo bar\nfoo\nx  \ny\nz\n",
 }
 
 CASES: list[tuple[str, dict[str, Any]]] = [
@@ -122,6 +123,15 @@ CASES: list[tuple[str, dict[str, Any]]] = [
         },
     ),
     ("edit", {"path": "a.txt", "oldText": "gamma", "newText": "G"}),
+    ("edit", {"path": "trail.txt", "edits": [{"oldText": "foo ", "newText": "F"}]}),
+    ("edit", {"path": "trail.txt", "edits": [{"oldText": "x\ny", "newText": "XY"}]}),
+    (
+        "edit",
+        {
+            "path": "trail.txt",
+            "edits": [{"oldText": "y\nz", "newText": "YZ"}, {"oldText": "bar", "newText": "B"}],
+        },
+    ),
     ("write", {"path": "new/dir/h.txt", "content": "h\u00e9llo\U0001f600"}),
     ("ls", {}),
     ("ls", {"path": "dir", "limit": 1}),

@@ -11,6 +11,7 @@ import itertools
 import re
 import unicodedata
 from dataclasses import dataclass
+from typing import NoReturn
 
 from pi_core.agent.tools import ToolError
 
@@ -87,20 +88,28 @@ def _find(content: str, old_text: str) -> tuple[int, int, bool]:
     return index, len(fuzzy_old), True
 
 
-def _plain_exact(content: str, edits: list[Edit]) -> bool:
+def _has_trailing_blanks(text: str) -> bool:
+    """Whether an ASCII text has a blank at the end of a line (one-character scans run at memchr speed)."""
+    return any(ws in text and (f"{ws}\n" in text or text.endswith(ws)) for ws in _ASCII_WS)
+
+
+def _plain_exact(content: str, edits: list[Edit], exact: list[int]) -> bool:
     """True when counting in fuzzy space must give the same answers as counting in ``content``.
 
-    For ASCII text the fuzzy space only strips trailing blanks of lines. An ASCII ``oldText`` with no
-    newline that ends in a non-blank cannot overlap stripped blanks, so its occurrences are the same
-    in both spaces.
+    For ASCII text the fuzzy space only strips blanks at line ends. Every ``oldText`` must be found
+    as is and be its own normal form (ASCII, no blank at a line end). One without a newline cannot
+    overlap stripped blanks, so its occurrences are the same in both spaces; one with a newline is safe
+    when the file has no blanks at line ends either.
     """
-    if not content.isascii():
+    if not content.isascii() or -1 in exact:
         return False
+    multiline = False
     for edit in edits:
         old = edit.old_text
-        if not old.isascii() or "\n" in old or old[-1] in _ASCII_WS or content.find(old) == -1:
+        if not old.isascii() or _has_trailing_blanks(old):
             return False
-    return True
+        multiline |= "\n" in old
+    return not (multiline and _has_trailing_blanks(content))
 
 
 @dataclass(frozen=True)
@@ -125,11 +134,22 @@ def apply_edits(content: str, edits: list[Edit], path: str) -> Applied:
                 if count == 1
                 else f"edits[{i}].oldText must not be empty in {path}."
             )
-    # When fuzzy space cannot change the counts (see _plain_exact), skip normalising a huge file.
-    fuzzy_content = content if _plain_exact(content, normalized) else normalize_for_fuzzy_match(content)
+    exact = [content.find(e.old_text) for e in normalized]
+    if _plain_exact(content, normalized, exact):
+        # Fuzzy space cannot change the answers: match and count in the file as it is, and stop
+        # counting at the second occurrence (a 50 MB file is then scanned about once).
+        base = content
+        plain_matches: list[_Match] = []
+        for i, edit in enumerate(normalized):
+            first = exact[i]
+            if content.find(edit.old_text, first + len(edit.old_text)) != -1:
+                _raise_duplicate(path, i, count, content.count(edit.old_text))
+            plain_matches.append(_Match(i, first, len(edit.old_text), edit.new_text))
+        return _replace(base, plain_matches, path, count)
+    fuzzy_content = normalize_for_fuzzy_match(content)
     used_fuzzy = any(
-        content.find(e.old_text) == -1 and fuzzy_content.find(normalize_for_fuzzy_match(e.old_text)) != -1
-        for e in normalized
+        exact[i] == -1 and fuzzy_content.find(normalize_for_fuzzy_match(e.old_text)) != -1
+        for i, e in enumerate(normalized)
     )
     base = fuzzy_content if used_fuzzy else content
     fuzzy_base = fuzzy_content if base is content else base  # normalising twice is a no-op
@@ -147,15 +167,22 @@ def apply_edits(content: str, edits: list[Edit], path: str) -> Applied:
             )
         occurrences = fuzzy_base.count(normalize_for_fuzzy_match(edit.old_text))
         if occurrences > 1:
-            raise ToolError(
-                f"Found {occurrences} occurrences of the text in {path}. The text must be unique. "
-                "Please provide more context to make it unique."
-                if count == 1
-                else f"Found {occurrences} occurrences of edits[{i}] in {path}. Each oldText must be unique. "
-                "Please provide more context to make it unique."
-            )
+            _raise_duplicate(path, i, count, occurrences)
         matches.append(_Match(i, index, length, edit.new_text))
+    return _replace(base, matches, path, count)
 
+
+def _raise_duplicate(path: str, i: int, count: int, occurrences: int) -> NoReturn:
+    raise ToolError(
+        f"Found {occurrences} occurrences of the text in {path}. The text must be unique. "
+        "Please provide more context to make it unique."
+        if count == 1
+        else f"Found {occurrences} occurrences of edits[{i}] in {path}. Each oldText must be unique. "
+        "Please provide more context to make it unique."
+    )
+
+
+def _replace(base: str, matches: list[_Match], path: str, count: int) -> Applied:
     matches.sort(key=lambda m: m.index)
     for previous, current in itertools.pairwise(matches):
         if previous.index + previous.length > current.index:
