@@ -92,6 +92,7 @@ FILES = {
     "noeol.txt": "a\nb\nc",
     "dir/sub/x.md": "hello\n",
     "trail.txt": "foo bar\nfoo\nx  \ny\nz\n",
+    "wide-utf8.txt": "\n".join("é" * 150 for _ in range(300)),
 }
 
 CASES: list[tuple[str, dict[str, Any]]] = [
@@ -105,6 +106,8 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ("read", {"path": "crlf.txt", "limit": 2}),
     ("read", {"path": "@noeol.txt", "offset": 3}),
     ("read", {"path": "dir"}),
+    ("read", {"path": "smart.txt"}),
+    ("read", {"path": "wide-utf8.txt", "offset": 7}),
     ("edit", {"path": "a.txt", "edits": [{"oldText": "alpha", "newText": "ALPHA"}]}),
     ("edit", {"path": "a.txt", "edits": [{"oldText": "beta", "newText": "B"}]}),
     ("edit", {"path": "a.txt", "edits": [{"oldText": "nothing", "newText": "B"}]}),
