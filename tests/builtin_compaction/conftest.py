@@ -97,8 +97,12 @@ class Branch:
         )
         return self._add(MessageEntry, entry_id, parent, message=message)
 
-    def tool_result(self, entry_id: str, text: str, parent: str | None | bool = True, name: str = "read") -> str:
-        message = ToolResultMessage(tool_call_id=f"{entry_id}-call", tool_name=name, content=[TextContent(text=text)])
+    def tool_result(
+        self, entry_id: str, text: str, parent: str | None | bool = True, name: str = "read"
+    ) -> str:
+        message = ToolResultMessage(
+            tool_call_id=f"{entry_id}-call", tool_name=name, content=[TextContent(text=text)]
+        )
         return self._add(MessageEntry, entry_id, parent, message=message)
 
     def branch_summary(
@@ -106,7 +110,12 @@ class Branch:
     ) -> str:
         parent_id = self.last if parent is True else parent
         return self._add(
-            BranchSummaryEntry, entry_id, parent_id, from_id=parent_id or "root", summary=summary, details=details
+            BranchSummaryEntry,
+            entry_id,
+            parent_id,
+            from_id=parent_id or "root",
+            summary=summary,
+            details=details,
         )
 
     def custom_message(self, entry_id: str, text: str, parent: str | None | bool = True) -> str:
@@ -147,6 +156,37 @@ class Branch:
 @pytest.fixture
 def branch() -> Branch:
     return Branch()
+
+
+PYTEST_CONTENT = "c" * 1202  # makes A3 = write(...) estimate exactly 312 tokens
+
+
+def build_starting_tree(branch: Any) -> None:
+    """§11.1: the pytest attempt (U2..R2) and, after /tree back to A2, the unittest branch."""
+    branch.model_change("M", parent=None)
+    branch.thinking("T")
+    branch.user("U1", "Add a --verbose flag to cli.py".ljust(200, "."))
+    branch.assistant("A1", calls=[("read", {"path": "cli.py"})])
+    branch.tool_result("R1", "x" * 8000)
+    branch.assistant("A2", "Added the flag".ljust(400, "."))
+    branch.user("U2", "Now write pytest tests".ljust(80, "."))
+    branch.assistant("A3", calls=[("write", {"path": "tests/test_cli.py", "content": PYTEST_CONTENT})])
+    branch.tool_result("R2", "ok", name="write")
+    branch.branch_summary(
+        "B",
+        "The user tried pytest tests.",
+        parent="A2",
+        details={"readFiles": [], "modifiedFiles": ["tests/test_cli.py"]},
+    )
+    branch.user("U3", "Use unittest instead".ljust(120, "."))
+    branch.assistant("A4", "Here is a unittest version".ljust(1600, "."), total_tokens=5800)
+
+
+@pytest.fixture
+def tree(branch: Branch) -> Branch:
+    """The starting tree of spec §11.1, leaf A4."""
+    build_starting_tree(branch)
+    return branch
 
 
 def reply(text: str, stop_reason: str = "stop", error: str | None = None) -> AssistantMessage:

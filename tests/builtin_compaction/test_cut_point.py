@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_builtin_compaction.cut_point import CutPoint, find_cut_point, find_turn_start_index, is_valid_cut_point
+from pi_builtin_compaction.cut_point import (
+    CutPoint,
+    find_cut_point,
+    find_turn_start_index,
+    is_valid_cut_point,
+)
 
 
 def cut(branch: Any, keep: int, start: int = 0) -> tuple[str, str | None, bool]:

@@ -47,7 +47,9 @@ async def test_request_holds_the_serialized_conversation_and_the_prompt(branch: 
     branch._add(MessageEntry, "A1", True, message=thinking_call)
     branch.tool_result("R1", "é" * 2500)
     branch.custom_message("N", "plugin note")
-    branch._add(MessageEntry, "X", True, message=BashExecutionMessage(command="ls", output="a\nb", exit_code=1))
+    branch._add(
+        MessageEntry, "X", True, message=BashExecutionMessage(command="ls", output="a\nb", exit_code=1)
+    )
     branch.user("U2", "u" * 400000)  # keeps everything above out of the kept part
 
     preparation = prepare_compaction(branch.path(), CompactionSettings(keep_recent_tokens=1000))
