@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-
 from pi_core.ai.abort import AbortSignal
 from pi_core.ai.messages import (
     AssistantMessage,
@@ -53,7 +52,7 @@ class Branch:
     order: list[str] = field(default_factory=list)
     last: str | None = None
 
-    def _add(self, entry_cls: type, entry_id: str, parent: str | None | bool, **fields: Any) -> str:
+    def _add(self, entry_cls: type, entry_id: str, parent: str | bool | None, **fields: Any) -> str:
         parent_id = self.last if parent is True else parent
         ms = BASE_MS + 1000 * len(self.order)
         entry = entry_cls(id=entry_id, parent_id=parent_id, timestamp=iso(ms), **fields)
@@ -64,15 +63,15 @@ class Branch:
         self.last = entry_id
         return entry_id
 
-    def model_change(self, entry_id: str = "M", parent: str | None | bool = True) -> str:
+    def model_change(self, entry_id: str = "M", parent: str | bool | None = True) -> str:
         return self._add(
             ModelChangeEntry, entry_id, parent, provider="anthropic", model_id="claude-sonnet-4-5"
         )
 
-    def thinking(self, entry_id: str = "T", parent: str | None | bool = True) -> str:
+    def thinking(self, entry_id: str = "T", parent: str | bool | None = True) -> str:
         return self._add(ThinkingLevelChangeEntry, entry_id, parent, thinking_level="medium")
 
-    def user(self, entry_id: str, text: str, parent: str | None | bool = True) -> str:
+    def user(self, entry_id: str, text: str, parent: str | bool | None = True) -> str:
         return self._add(MessageEntry, entry_id, parent, message=UserMessage(content=text))
 
     def assistant(
@@ -82,7 +81,7 @@ class Branch:
         *,
         calls: list[tuple[str, dict[str, Any]]] | None = None,
         total_tokens: int = 0,
-        parent: str | None | bool = True,
+        parent: str | bool | None = True,
     ) -> str:
         content: list[Any] = [TextContent(text=text)] if text else []
         for index, (name, arguments) in enumerate(calls or []):
@@ -98,7 +97,7 @@ class Branch:
         return self._add(MessageEntry, entry_id, parent, message=message)
 
     def tool_result(
-        self, entry_id: str, text: str, parent: str | None | bool = True, name: str = "read"
+        self, entry_id: str, text: str, parent: str | bool | None = True, name: str = "read"
     ) -> str:
         message = ToolResultMessage(
             tool_call_id=f"{entry_id}-call", tool_name=name, content=[TextContent(text=text)]
@@ -106,7 +105,7 @@ class Branch:
         return self._add(MessageEntry, entry_id, parent, message=message)
 
     def branch_summary(
-        self, entry_id: str, summary: str, parent: str | None | bool = True, details: Any = None
+        self, entry_id: str, summary: str, parent: str | bool | None = True, details: Any = None
     ) -> str:
         parent_id = self.last if parent is True else parent
         return self._add(
@@ -118,7 +117,7 @@ class Branch:
             details=details,
         )
 
-    def custom_message(self, entry_id: str, text: str, parent: str | None | bool = True) -> str:
+    def custom_message(self, entry_id: str, text: str, parent: str | bool | None = True) -> str:
         return self._add(CustomMessageEntry, entry_id, parent, custom_type="note", content=text, display=True)
 
     def compaction(
@@ -128,7 +127,7 @@ class Branch:
         first_kept: str,
         tokens_before: int = 0,
         details: Any = None,
-        parent: str | None | bool = True,
+        parent: str | bool | None = True,
         from_hook: bool = False,
     ) -> str:
         return self._add(

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from pi_builtin_compaction.prepare import prepare_compaction
 from pi_core.runtime.compaction import CompactionSettings, serialize_conversation
 from pi_core.session.convert import convert_to_llm

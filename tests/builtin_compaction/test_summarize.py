@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from pi_builtin_compaction.prepare import prepare_compaction
 from pi_builtin_compaction.prompts import SUMMARIZATION_PROMPT, SUMMARIZATION_SYSTEM_PROMPT
 from pi_builtin_compaction.summarize import compact
@@ -66,7 +65,8 @@ async def test_request_holds_the_serialized_conversation_and_the_prompt(branch: 
             "[User]: Look at this",
             "[Assistant thinking]: hmm",
             "[Assistant]: First.\nSecond.",
-            '[Assistant tool calls]: read(path="src/a.ts", offset=3); bash(command="echo \\"hi\\"\\n", timeout=1)',
+            '[Assistant tool calls]: read(path="src/a.ts", offset=3); '
+            'bash(command="echo \\"hi\\"\\n", timeout=1)',
             "[Tool result]: " + "é" * 2000 + "\n\n[... 500 more characters truncated]",
             "[User]: plugin note",
             "[User]: Ran `ls`\n```\na\nb\n```\n\nCommand exited with code 1",

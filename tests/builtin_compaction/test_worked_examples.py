@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from pi_builtin_compaction.branch import generate_branch_summary
 from pi_builtin_compaction.prepare import prepare_compaction
 from pi_builtin_compaction.prompts import (

@@ -4,7 +4,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
-
 from pi_core.ai.abort import AbortSignal
 from pi_core.runtime.compaction import (
     CompactionPreparation,

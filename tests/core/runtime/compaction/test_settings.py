@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import pytest
-
 from pi_core.runtime.compaction import (
     CompactionSettingsError,
     branch_summary_settings_from,
