@@ -10,7 +10,9 @@ from __future__ import annotations
 from .completion import model_completion
 from .entry_messages import (
     branch_context_messages,
+    estimate_branch_context_tokens,
     iso_to_ms,
+    last_compaction_index,
     message_for_branch_summary,
     message_for_compaction,
 )
@@ -98,6 +100,7 @@ __all__ = [
     "calculate_context_tokens",
     "collect_entries_for_branch_summary",
     "compaction_settings_from",
+    "estimate_branch_context_tokens",
     "estimate_context_tokens",
     "estimate_tokens",
     "format_file_operations",
@@ -105,6 +108,7 @@ __all__ = [
     "iso_to_ms",
     "js_json",
     "js_len",
+    "last_compaction_index",
     "message_for_branch_summary",
     "message_for_compaction",
     "model_completion",
