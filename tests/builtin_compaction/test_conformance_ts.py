@@ -75,52 +75,6 @@ def run_py(branch: list[Any], keep: int) -> Any:
     }
 
 
-def random_branch(branch: Any, rng: random.Random, size: int) -> None:
-    """A long chain mixing every entry type, tool calls on a few paths and occasional compactions."""
-    paths = ["a.py", "b.py", "docs/x.md", "ünï.txt"]
-    branch.model_change("e0", parent=None)
-    for n in range(1, size):
-        entry_id = f"e{n}"
-        roll = rng.random()
-        if roll < 0.25:
-            branch.user(entry_id, "u" * rng.randint(0, 900) + rng.choice(["", "😀", "é"]))
-        elif roll < 0.5:
-            calls = [
-                (
-                    rng.choice(["read", "write", "edit", "bash"]),
-                    {"path": rng.choice(paths), "n": rng.randint(0, 9)},
-                )
-                for _ in range(rng.randint(0, 2))
-            ]
-            branch.assistant(
-                entry_id, "a" * rng.randint(0, 1200), calls=calls, total_tokens=rng.randint(0, 9000)
-            )
-        elif roll < 0.75:
-            branch.tool_result(entry_id, "r" * rng.choice([2, 500, 2500, 9000]))
-        elif roll < 0.8:
-            branch.thinking(entry_id)
-        elif roll < 0.85:
-            branch.custom_message(entry_id, "note " * rng.randint(1, 60))
-        elif roll < 0.9:
-            branch.branch_summary(
-                entry_id,
-                "s" * rng.randint(0, 300),
-                details={"readFiles": ["r.md"], "modifiedFiles": ["m.md"]},
-            )
-        elif roll < 0.94 and n > 3:
-            path = branch.path()
-            kept = rng.choice(path[1:])
-            branch.compaction(
-                entry_id,
-                "summary " * 20,
-                kept.id,
-                rng.randint(0, 5000),
-                {"readFiles": ["old.py"], "modifiedFiles": []},
-            )
-        else:
-            branch.model_change(entry_id)
-
-
 def test_worked_example_tree_matches_ts(tree: Any, tmp_path: Path) -> None:
     branch = tree
     entries = [branch.entries[name] for name in branch.order]
@@ -135,7 +89,7 @@ def test_worked_example_tree_matches_ts(tree: Any, tmp_path: Path) -> None:
 @pytest.mark.parametrize("seed", range(6))
 def test_random_sessions_match_ts(branch: Any, tmp_path: Path, seed: int) -> None:
     rng = random.Random(seed)
-    random_branch(branch, rng, 120)
+    branch.fill_random(rng, 120)
     entries = [branch.entries[name] for name in branch.order]
     session_file = tmp_path / f"random-{seed}.jsonl"
     write_session(session_file, entries)

@@ -36,7 +36,7 @@ class FileOperations(PiModel):
         """Record the file operations of an assistant message's tool calls."""
         if message.role != "assistant":
             return
-        for block in message.content:  # type: ignore[union-attr]
+        for block in message.content:
             if block.type != "toolCall":
                 continue
             path = block.arguments.get("path")

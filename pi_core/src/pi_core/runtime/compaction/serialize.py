@@ -40,7 +40,7 @@ def _text(content: list[Any]) -> str:
     # All text blocks concatenated; the single-block case (nearly every message) skips the join.
     if len(content) == 1:
         block = content[0]
-        return block.text if block.type == "text" else ""  # type: ignore[no-any-return]
+        return block.text if block.type == "text" else ""
     return "".join([block.text for block in content if block.type == "text"])
 
 
@@ -86,7 +86,7 @@ def serialize_conversation(messages: Iterable[LlmMessage]) -> str:
         role = message.role
         if role == "user":
             content = message.content
-            text = content if isinstance(content, str) else _text(content)  # type: ignore[arg-type]
+            text = content if isinstance(content, str) else _text(content)
             if text:
                 add("[User]: " + text)
         elif role == "assistant":
