@@ -45,7 +45,7 @@ def write_session(path: Path, entries: list[Any]) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def run_ts(session_file: Path, queries: list[tuple[int, str]]) -> list[Any]:
+def run_ts(session_file: Path, queries: list[tuple[int | str, str]]) -> list[Any]:
     """One node process answers every (keepRecentTokens, leaf) query on the file."""
     done = subprocess.run(
         ["node", str(SCRIPT), str(PI_PACKAGE), str(session_file), json.dumps(queries)],
@@ -99,3 +99,31 @@ def test_random_sessions_match_ts(branch: Any, tmp_path: Path, seed: int) -> Non
     expected = run_ts(session_file, queries)
     for (keep, leaf), ts_result in zip(queries, expected, strict=True):
         assert run_py(branch.path(leaf), keep) == ts_result, (leaf, keep)
+
+
+async def test_context_after_two_compactions_matches_ts(tree: Any, scripted: Any, tmp_path: Path) -> None:
+    """Same kept entries, same context afterwards: compact twice here, rebuild the context there."""
+    from pi_builtin_compaction.summarize import compact
+    from pi_core.ai.abort import AbortController
+    from pi_core.session.context import build_session_context
+
+    branch = tree
+    for name, keep in (("C1", 420), ("C2", 60)):
+        preparation = prepare_compaction(branch.path(), CompactionSettings(keep_recent_tokens=keep))
+        assert preparation is not None
+        result = await compact(preparation, scripted.say(f"summary {name}"), AbortController().signal)
+        branch.compaction(
+            name, result.summary, result.first_kept_entry_id, result.tokens_before, result.details
+        )
+        branch.user(f"U{name}", f"after {name} " + "n" * 40)
+        branch.assistant(f"A{name}", "ok " + "m" * 200, total_tokens=2000)
+    entries = [branch.entries[name] for name in branch.order]
+    session_file = tmp_path / "compacted.jsonl"
+    write_session(session_file, entries)
+
+    leaves = ["AC2", "AC1", "C1", "R2"]
+    expected = run_ts(session_file, [("context", leaf) for leaf in leaves])
+    for leaf, ts_context in zip(leaves, expected, strict=True):
+        messages = convert_to_llm(build_session_context(entries, leaf).messages)
+        ours = {"roles": [m.role for m in messages], "text": serialize_conversation(messages)}
+        assert ours == ts_context, leaf
