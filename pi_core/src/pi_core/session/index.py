@@ -49,21 +49,25 @@ def _str_or_none(value: Any) -> str | None:
 _SHARED: dict[str, str] = {}
 
 
-def meta_from_dict(data: dict[str, Any], line: str | None = None, line_no: int = 0) -> EntryMeta:
-    """Build the record from a parsed JSON entry (assumes ``id`` is a string).
+def meta_from_dict(data: dict[str, Any], line: str | None = None, line_no: int = 0) -> EntryMeta | None:
+    """Build the record from a parsed JSON entry; ``None`` when it has no string ``id``.
 
-    Called once per line when a file is opened, hence written for speed (few calls).
+    Called once per line when a file is opened, hence written for speed (few calls, the common
+    case first).
     """
     get = data.get
+    entry_id = get("id")
+    if type(entry_id) is not str:
+        return None
     kind = get("type")
-    kind = _SHARED.setdefault(kind, kind) if isinstance(kind, str) else ""
+    kind = _SHARED.setdefault(kind, kind) if type(kind) is str else ""
     parent = get("parentId")
     timestamp = get("timestamp")
     meta = EntryMeta(
         kind,
-        data["id"],
-        parent if isinstance(parent, str) else None,
-        timestamp if isinstance(timestamp, str) else ("" if timestamp is None else str(timestamp)),
+        entry_id,
+        parent if type(parent) is str else None,
+        timestamp if type(timestamp) is str else ("" if timestamp is None else str(timestamp)),
         None,
         None,
         line,
@@ -72,9 +76,9 @@ def meta_from_dict(data: dict[str, Any], line: str | None = None, line_no: int =
     )
     if kind == "message":
         message = get("message")
-        if isinstance(message, dict):
+        if type(message) is dict:
             role = message.get("role")
-            if isinstance(role, str):
+            if type(role) is str:
                 meta.key = _SHARED.setdefault(role, role)
                 if role == "assistant":
                     meta.extra = (message.get("provider"), message.get("model"))

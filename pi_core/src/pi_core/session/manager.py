@@ -37,6 +37,7 @@ from pi_core.session.entries import (
 )
 from pi_core.session.index import EntryMeta, meta_from_entry
 from pi_core.session.jsonl import dumps
+from pi_core.session.lines import message_from_line
 from pi_core.session.listing import SessionInfo, find_most_recent_session, list_sessions, list_sessions_all
 from pi_core.session.paths import (
     default_session_dir,
@@ -379,8 +380,22 @@ class SessionManager:
         try:
             return parse_entry(meta.line, meta.type)
         except ValidationError as exc:
-            where = f"{self._session_file}:{meta.line_no}" if meta.line_no else f"entry {meta.id}"
-            raise SessionFileError(f"{where}: invalid {meta.type or 'entry'} entry: {exc}") from exc
+            raise self._invalid(meta, exc) from exc
+
+    def _load_message(self, meta: EntryMeta) -> AgentMessage:
+        """The message of a ``message`` entry, built from its line without the entry model."""
+        if meta.entry is not None:
+            assert isinstance(meta.entry, MessageEntry)
+            return meta.entry.message
+        assert meta.line is not None
+        try:
+            return message_from_line(meta.line, meta.key)
+        except ValidationError as exc:
+            raise self._invalid(meta, exc) from exc
+
+    def _invalid(self, meta: EntryMeta, exc: ValidationError) -> SessionFileError:
+        where = f"{self._session_file}:{meta.line_no}" if meta.line_no else f"entry {meta.id}"
+        return SessionFileError(f"{where}: invalid {meta.type or 'entry'} entry: {exc}")
 
     def get_session_name(self) -> str | None:
         """Name from the last ``session_info`` entry; an empty name clears it."""
@@ -456,7 +471,7 @@ class SessionManager:
         if self._leaf_id is None:
             return SessionContext()
         with gc_paused():
-            return context_from_path(self._path_metas(self._leaf_id), self._load)
+            return context_from_path(self._path_metas(self._leaf_id), self._load, self._load_message)
 
     # --- branching ---------------------------------------------------------------------------
 
