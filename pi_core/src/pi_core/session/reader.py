@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import TypeAdapter
 from pydantic_core import from_json
+from typing_extensions import TypedDict
 
 from pi_core.session._gc import gc_paused
 from pi_core.session.entries import CURRENT_SESSION_VERSION
@@ -25,9 +28,36 @@ from pi_core.session.migrate import header_version, migrate_items
 logger = logging.getLogger("pi.session")
 
 _scan = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
-#: jiter (pydantic-core's parser): ~40% faster than ``json`` per line and shares repeated short
-#: strings (ids, parent ids, roles) between lines through its string cache.
+#: jiter (pydantic-core's parser): about twice as fast as ``json`` per line, and it shares
+#: repeated short strings (ids and the parent ids naming them, roles) through its string cache.
 _from_json = from_json
+
+
+class _MessageFields(TypedDict, total=False):
+    role: Any
+    provider: Any
+    model: Any
+
+
+class _EntryFields(TypedDict, total=False):
+    """The keys :func:`meta_from_dict` reads. jiter still checks the whole line, but only these
+    become Python objects (a non-object ``message`` fails here and goes to the full parser)."""
+
+    type: Any
+    id: Any
+    parentId: Any
+    timestamp: Any
+    message: _MessageFields
+    thinkingLevel: Any
+    provider: Any
+    modelId: Any
+    firstKeptEntryId: Any
+    targetId: Any
+    label: Any
+    name: Any
+
+
+_entry_fields: Callable[[str], Any] = TypeAdapter(_EntryFields).validate_json
 
 
 class SessionFileError(ValueError):
@@ -104,6 +134,7 @@ def _read(path: Path) -> LoadedFile | None:
     legacy = False
     ends_with_newline = True
     anything = False
+    parse: Callable[[str], Any] = _from_json
 
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
@@ -119,10 +150,12 @@ def _read(path: Path) -> LoadedFile | None:
                 passthrough.append((len(entries), raw.rstrip(b"\r\n")))
                 continue
             try:
-                obj = _from_json(text)
+                obj = parse(text)
             except ValueError:
                 try:
-                    obj = _parse(text)  # what jiter refuses but JavaScript writes (lone surrogates)
+                    # Not an entry object (sorted out below), or what jiter refuses but JavaScript
+                    # writes (lone surrogate escapes): Python's parser decides.
+                    obj = _parse(text)
                 except (ValueError, StopIteration) as exc:
                     if not ends_with_newline:
                         report(number, "truncated", "last line is incomplete (interrupted write?); skipped")
@@ -139,6 +172,8 @@ def _read(path: Path) -> LoadedFile | None:
                     )
                 header, header_line = obj, text
                 legacy = header_version(obj) < CURRENT_SESSION_VERSION
+                if not legacy:
+                    parse = _entry_fields  # from here on only the record's fields are needed
                 if header_version(obj) > CURRENT_SESSION_VERSION:
                     report(
                         number,
@@ -173,6 +208,9 @@ def _read(path: Path) -> LoadedFile | None:
                     "the later line wins",
                 )
                 dropped.add(first)
+            parent_at = seen_at.get(meta.parent_id) if meta.parent_id is not None else None
+            if parent_at is not None:
+                meta.parent_id = entries[parent_at].id  # share the string: 100k entries, ~6 MB less
             seen_at[entry_id] = len(entries)
             entries.append(meta)
 
