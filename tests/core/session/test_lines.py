@@ -172,3 +172,53 @@ def test_large_load_freezes_what_it_created(monkeypatch: pytest.MonkeyPatch) -> 
     with _gc.gc_paused():
         small = [[number] for number in range(10)]
     assert gc.get_freeze_count() == 0 and len(small) == 10
+
+
+def compaction_line(id: str, parent: str, first_kept: str) -> str:
+    entry = {
+        "type": "compaction",
+        "id": id,
+        "parentId": parent,
+        "timestamp": "2025-01-01T00:00:02.000Z",
+        "summary": "S",
+        "firstKeptEntryId": first_kept,
+        "tokensBefore": 100,
+    }
+    return json.dumps(entry, separators=(",", ":"))
+
+
+def test_messages_prepared_at_open_are_handed_out_once_then_dropped(tmp_path: Path) -> None:
+    path = write_session(tmp_path, MESSAGES)
+    sm = SessionManager.open(path)
+    prepared = [meta.message for meta in sm._metas]
+    assert all(message is not None for message in prepared)
+    first = sm.build_session_context().messages
+    assert all(a is b for a, b in zip(first, prepared, strict=True))
+    assert all(meta.message is None for meta in sm._metas)
+    again = sm.build_session_context().messages  # from the lines this time
+    assert again == first and all(a is not b for a, b in zip(again, first, strict=True))
+
+
+def test_only_messages_after_the_latest_compaction_are_prepared(tmp_path: Path) -> None:
+    lines = [HEADER]
+    for number in range(6):
+        lines.append(line(f"e{number}", f"e{number - 1}" if number else None, MESSAGES[0]))
+    lines.append(compaction_line("c1", "e5", "e4"))
+    lines.append(line("e6", "c1", MESSAGES[2]))
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    sm = SessionManager.open(path)
+    assert [meta.id for meta in sm._metas if meta.message is not None] == ["e6"]
+    context = sm.build_session_context().messages
+    assert [m.role for m in context] == ["compactionSummary", "user", "user", "assistant"]
+
+
+def test_branch_off_the_prepared_path_is_dropped_after_the_context(tmp_path: Path) -> None:
+    lines = [HEADER, line("a", None, MESSAGES[0]), line("b", "a", MESSAGES[2]), line("c", "a", MESSAGES[4])]
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    sm = SessionManager.open(path)
+    assert [m.role for m in sm.build_session_context().messages] == ["user", "toolResult"]
+    assert all(meta.message is None for meta in sm._metas)
+    sm.branch("b")
+    assert [m.role for m in sm.build_session_context().messages] == ["user", "assistant"]

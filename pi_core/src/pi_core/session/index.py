@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pi_core.ai.messages import AssistantMessage
+from pi_core.ai.messages import AgentMessage, AssistantMessage
 from pi_core.session.entries import (
     CompactionEntry,
     LabelEntry,
@@ -39,6 +39,9 @@ class EntryMeta:
     entry: SessionEntry | None = None
     #: 1-based line number in the file (0 when not read from a file).
     line_no: int = 0
+    #: A message entry's message, validated while the file was read (see ``lines.py``); handed
+    #: out once by the first context, then dropped.
+    message: AgentMessage | None = None
 
 
 def _str_or_none(value: Any) -> str | None:
@@ -47,6 +50,10 @@ def _str_or_none(value: Any) -> str | None:
 
 #: One shared string object per entry type / message role instead of one per entry.
 _SHARED: dict[str, str] = {}
+
+
+def shared_str(value: str) -> str:
+    return _SHARED.setdefault(value, value)
 
 
 def meta_from_dict(data: dict[str, Any], line: str | None = None, line_no: int = 0) -> EntryMeta | None:

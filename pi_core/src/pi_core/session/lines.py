@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, get_args
+from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic.alias_generators import to_camel
 
 from pi_core.ai.messages import (
@@ -44,6 +44,7 @@ from pi_core.ai.messages import (
     UserMessage,
 )
 from pi_core.session.entries import MessageEntry
+from pi_core.session.index import EntryMeta, shared_str
 
 _LINE_CONFIG = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
 
@@ -69,9 +70,63 @@ _MESSAGE_CLASSES: tuple[type[BaseModel], ...] = (
     BranchSummaryMessage,
     CompactionSummaryMessage,
 )
-_LINE_MODELS: dict[str, type[BaseModel]] = {
-    cls.model_fields["role"].default: _line_model(cls) for cls in _MESSAGE_CLASSES
+#: role -> the line model's validator (called directly: skips ``model_validate_json``'s wrapper).
+_LINE_VALIDATORS: dict[str, Any] = {
+    cls.model_fields["role"].default: _line_model(cls).__pydantic_validator__ for cls in _MESSAGE_CLASSES
 }
+
+
+class _MessageEntryLine(BaseModel):
+    """A whole message entry line; the role tag is read from the JSON itself (a plain
+    discriminator: AgentMessage's function discriminator would first turn the message into dicts)."""
+
+    model_config = _LINE_CONFIG
+
+    type: Literal["message"]
+    id: str
+    parent_id: str | None
+    timestamp: str
+    message: Annotated[
+        UserMessage
+        | AssistantMessage
+        | ToolResultMessage
+        | BashExecutionMessage
+        | CustomMessage
+        | BranchSummaryMessage
+        | CompactionSummaryMessage,
+        Field(discriminator="role"),
+    ]
+
+
+_ENTRY_LINE_VALIDATOR = _MessageEntryLine.__pydantic_validator__
+
+#: How pi's lines for message entries begin (any other spelling just takes the general path).
+MESSAGE_LINE_PREFIX = '{"type":"message",'
+
+
+def meta_with_message(line: str, line_no: int) -> EntryMeta | None:
+    """The record of a valid message entry line, carrying its validated message; ``None`` for
+    any other line (the reader then takes its general, lenient path, which reports problems)."""
+    try:
+        entry = _ENTRY_LINE_VALIDATOR.validate_json(line)
+    except ValidationError:
+        return None
+    message = entry.message
+    share_field_sets(message)
+    role = message.role
+    extra = (message.provider, message.model) if role == "assistant" else None
+    return EntryMeta(
+        "message",
+        entry.id,
+        entry.parent_id,
+        entry.timestamp,
+        shared_str(role),
+        extra,
+        line,
+        None,
+        line_no,
+        message,
+    )
 
 
 def message_from_line(line: str, role: str | None) -> AgentMessage:
@@ -80,13 +135,13 @@ def message_from_line(line: str, role: str | None) -> AgentMessage:
     Raises :class:`pydantic.ValidationError` (as ``MessageEntry`` validation would) for a line
     that is not a valid message entry.
     """
-    line_model = _LINE_MODELS.get(role) if role is not None else None
+    validator = _LINE_VALIDATORS.get(role) if role is not None else None
     message: AgentMessage
-    if line_model is None:  # unknown or missing role: let the entry model decide (and explain)
+    if validator is None:  # unknown or missing role: let the entry model decide (and explain)
         message = MessageEntry.model_validate_json(line).message
     else:
         try:
-            message = line_model.model_validate_json(line).message  # type: ignore[attr-defined]
+            message = validator.validate_json(line).message
         except ValidationError as exc:
             message = _fallback(line, exc)
     share_field_sets(message)

@@ -84,6 +84,7 @@ class SessionManager:
         self._header: dict[str, Any] = {}
         self._header_line = ""
         self._metas: list[EntryMeta] = []
+        self._prepared = False
         self._by_id: dict[str, EntryMeta] = {}
         self._labels: dict[str, str] = {}
         self._label_times: dict[str, str] = {}
@@ -181,7 +182,7 @@ class SessionManager:
         """Load ``session_file`` (or start a new session that will be written there)."""
         path = Path(os.path.abspath(session_file))
         self._close_writer()
-        loaded = read_session_file(path) if path.exists() else None
+        loaded = read_session_file(path, prepare_messages=True) if path.exists() else None
         if loaded is None:
             # Missing or empty file: a new session whose lines will go into exactly this path.
             self.new_session()
@@ -196,6 +197,7 @@ class SessionManager:
         self.load_issues = loaded.issues
         self._read_only = loaded.version > CURRENT_SESSION_VERSION
         self._set_entries(loaded.entries)
+        self._prepared = True
         self._on_disk = 1 + len(self._metas)
         if loaded.migrated and self._writer is not None:
             lines: list[str | bytes] = [self._header_line]
@@ -234,14 +236,20 @@ class SessionManager:
         return str(self._session_file) if self._session_file else None
 
     def _set_entries(self, metas: list[EntryMeta]) -> None:
+        self._prepared = False  # whether some metas may still carry a message prepared at open
         self._metas = metas
-        self._by_id = {}
+        self._by_id = {meta.id: meta for meta in metas}
         self._labels = {}
         self._label_times = {}
         self._has_assistant = False
-        self._leaf_id = None
         for meta in metas:
-            self._index(meta)
+            kind = meta.type
+            if kind == "message":
+                if meta.key == "assistant":
+                    self._has_assistant = True
+            elif kind == "label":
+                self._index(meta)
+        self._leaf_id = metas[-1].id if metas else None
 
     def _index(self, meta: EntryMeta) -> None:
         self._by_id[meta.id] = meta
@@ -387,6 +395,10 @@ class SessionManager:
         if meta.entry is not None:
             assert isinstance(meta.entry, MessageEntry)
             return meta.entry.message
+        prepared = meta.message
+        if prepared is not None:  # validated while the file was read; handed out only once
+            meta.message = None
+            return prepared
         assert meta.line is not None
         try:
             return message_from_line(meta.line, meta.key)
@@ -471,7 +483,17 @@ class SessionManager:
         if self._leaf_id is None:
             return SessionContext()
         with gc_paused():
-            return context_from_path(self._path_metas(self._leaf_id), self._load, self._load_message)
+            context = context_from_path(self._path_metas(self._leaf_id), self._load, self._load_message)
+        self._drop_prepared()
+        return context
+
+    def _drop_prepared(self) -> None:
+        """Forget messages validated at open that no context took (other branches, or before a
+        compaction), so the manager holds only lines and records from now on."""
+        if self._prepared:
+            self._prepared = False
+            for meta in self._metas:
+                meta.message = None
 
     # --- branching ---------------------------------------------------------------------------
 
@@ -505,6 +527,7 @@ class SessionManager:
     def create_branched_session(self, leaf_id: str) -> str | None:
         """Switch to a new session holding only the path to ``leaf_id`` (labels re-created);
         returns the new file path (``None`` in memory). Used by ``/fork`` and ``/clone``."""
+        self._drop_prepared()
         path = [meta for meta in self._path_metas(leaf_id) if meta.type != "label"]
         if not path and leaf_id not in self._by_id:
             raise KeyError(f"Entry {leaf_id} not found")
