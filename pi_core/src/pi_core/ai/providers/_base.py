@@ -1,0 +1,229 @@
+"""What every built-in provider shares: the output message, the producer task, abort and error mapping."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from typing import Any
+
+from pi_core.ai.auth import redact
+from pi_core.ai.messages import AssistantMessage, ToolCall
+from pi_core.ai.provider import AssistantMessageEvent, DoneEvent, ErrorEvent, Model, StreamOptions
+
+ABORTED_MESSAGE = "Request was aborted"
+
+
+class StreamFailure(Exception):
+    """A failure the provider detected itself (bad stop reason, truncated stream, malformed data)."""
+
+
+def new_output(model: Model) -> AssistantMessage:
+    return AssistantMessage(api=model.api, provider=model.provider, model=model.id)
+
+
+def resolve_cache_retention(value: str | None) -> str:
+    if value:
+        return value
+    return "long" if os.environ.get("PI_CACHE_RETENTION") == "long" else "short"
+
+
+def describe_error(error: BaseException) -> str:
+    """A readable message shaped like the TypeScript SDKs' (``429 {"type":"error",...}``).
+
+    Keeping pi's shape matters: retry and context-overflow detection match on these texts.
+    """
+    status = getattr(error, "status_code", None)
+    if isinstance(status, int):
+        body = getattr(error, "body", None)
+        if body is None or body == "":
+            return f"{status} status code (no body)"
+        text = body if isinstance(body, str) else json.dumps(body, separators=(",", ":"))
+        # An error event inside a 200 stream carries no meaningful status: report the payload alone.
+        return text if status < 400 else f"{status} {text}"
+    if isinstance(error, json.JSONDecodeError):
+        return f"Malformed stream event (not JSON): {error.msg} at position {error.pos}: {error.doc[:200]!r}"
+    name = type(error).__name__
+    text = str(error)
+    cause = error.__cause__
+    if name in ("RemoteProtocolError", "ReadError") or "peer closed" in text or "peer closed" in str(cause):
+        return f"Connection lost mid-stream: {cause or text or name}"
+    if name == "APIConnectionError":
+        return f"Connection error: {cause}" if cause else "Connection error."
+    if name in ("APITimeoutError", "TimeoutException", "ReadTimeout"):
+        return "Request timed out."
+    return text or name
+
+
+Body = Callable[[AssistantMessage], AsyncIterator[AssistantMessageEvent]]
+
+
+class ProviderStream:
+    """A provider's event stream, driven in the consumer's own task.
+
+    ``body(output)`` is an async generator that performs the request and yields events while it
+    fills ``output``. Running it in the consumer's task (no producer task, no queue) saves a task
+    switch per streamed delta. Abort cancels the consumer task only while it is suspended inside
+    the body (i.e. waiting on the SDK), so the HTTP response is closed at once; the cancellation is
+    then absorbed here and turned into the ``aborted`` error event. Every failure becomes the
+    terminal ``error`` event; nothing raises out of iteration (except a cancellation from outside).
+    """
+
+    def __init__(self, model: Model, options: StreamOptions, body: Body) -> None:
+        self._output = new_output(model)
+        self._options = options
+        self._body = body
+        self._final: AssistantMessage | None = None
+        self._iterator: AsyncGenerator[AssistantMessageEvent, None] | None = None
+        self._inside = False
+
+    def __aiter__(self) -> AsyncIterator[AssistantMessageEvent]:
+        if self._iterator is not None:
+            raise RuntimeError("a provider stream can be iterated only once")
+        self._iterator = self._run()
+        return self._iterator
+
+    async def result(self) -> AssistantMessage:
+        if self._final is None:
+            if self._iterator is None:
+                async for _ in self:
+                    pass
+            if self._final is None:
+                raise RuntimeError("Provider stream was closed before it finished")
+        return self._final
+
+    async def aclose(self) -> None:
+        if self._iterator is not None:
+            await self._iterator.aclose()
+
+    def _fail(self, message: str) -> ErrorEvent:
+        signal = self._options.signal
+        output = self._output
+        output.stop_reason = "aborted" if signal is not None and signal.aborted else "error"
+        secrets = [self._options.api_key] if self._options.api_key else []
+        output.error_message = redact(message, secrets)
+        self._final = output
+        return ErrorEvent(reason=output.stop_reason, error=output)
+
+    async def _run(self) -> AsyncGenerator[AssistantMessageEvent, None]:
+        output = self._output
+        signal = self._options.signal
+        task = asyncio.current_task()
+
+        cancelled_by_abort = False
+
+        def on_abort() -> None:
+            nonlocal cancelled_by_abort
+            if self._inside and task is not None:
+                cancelled_by_abort = True
+                task.cancel()
+
+        remove_listener = signal.add_listener(on_abort) if signal is not None else (lambda: None)
+        body = self._body(output)
+        try:
+            if signal is not None and signal.aborted:
+                raise StreamFailure(ABORTED_MESSAGE)
+            while True:
+                # Aborted while the consumer held control (e.g. from an event handler): stop now.
+                if signal is not None and signal.aborted:
+                    raise StreamFailure(ABORTED_MESSAGE)
+                self._inside = True
+                try:
+                    event = await anext(body)
+                except StopAsyncIteration:
+                    break
+                finally:
+                    self._inside = False
+                yield event
+            if signal is not None and signal.aborted:
+                raise StreamFailure(ABORTED_MESSAGE)
+            if output.stop_reason in ("error", "aborted"):
+                raise StreamFailure(output.error_message or "Provider returned an error stop reason")
+            self._final = output
+            yield DoneEvent(reason=output.stop_reason, message=output)
+        except asyncio.CancelledError:
+            # Absorb only our own cancellation; one requested from outside still propagates.
+            if cancelled_by_abort and task is not None and task.cancelling() == 1:
+                task.uncancel()
+                yield self._fail(ABORTED_MESSAGE)
+                return
+            raise
+        except Exception as error:
+            aborted = signal is not None and signal.aborted
+            yield self._fail(ABORTED_MESSAGE if aborted else describe_error(error))
+        finally:
+            remove_listener()
+            closer = getattr(body, "aclose", None)
+            if closer is not None:
+                await closer()
+
+
+def run_stream(model: Model, options: StreamOptions, body: Body) -> ProviderStream:
+    """The stream for ``body`` (see :class:`ProviderStream`)."""
+    return ProviderStream(model, options, body)
+
+
+def finish_tool_call(call: ToolCall, raw: str) -> None:
+    """Final arguments of a streamed tool call; not-JSON arguments fail the turn, naming the tool."""
+    from pi_core.ai.json_parse import parse_json_object
+
+    if not raw.strip():
+        call.arguments = {}
+        return
+    try:
+        value: Any = parse_json_object(raw)
+    except ValueError as error:
+        raise StreamFailure(
+            f'Tool call "{call.name}" ({call.id}) arguments are not valid JSON: {error}; got: {raw[:500]}'
+        ) from None
+    if not isinstance(value, dict):
+        raise StreamFailure(
+            f'Tool call "{call.name}" ({call.id}) arguments are not a JSON object: {raw[:500]}'
+        )
+    call.arguments = value
+
+
+_signature_cache: dict[Any, frozenset[str]] = {}
+
+
+def split_body(create: Any, params: dict[str, Any]) -> dict[str, Any]:
+    """Keyword arguments for an SDK ``create``: the body fields it knows, the rest via ``extra_body``.
+
+    pi's request bodies carry fields a given SDK version may not declare (compat fields such as
+    ``enable_thinking``, a plugin's ``on_payload`` additions, or fields an SDK dropped); they must
+    reach the server untouched rather than fail as unexpected keyword arguments.
+    """
+    import inspect
+
+    key = getattr(create, "__func__", create)
+    known = _signature_cache.get(key)
+    if known is None:
+        known = frozenset(inspect.signature(create).parameters) - {
+            "extra_body",
+            "extra_headers",
+            "extra_query",
+        }
+        _signature_cache[key] = known
+    kwargs = {k: v for k, v in params.items() if k in known}
+    extra = {k: v for k, v in params.items() if k not in known}
+    if extra:
+        kwargs["extra_body"] = extra
+    return kwargs
+
+
+def request_options(options: StreamOptions) -> dict[str, Any]:
+    """Per-request SDK options (timeout, retries) when the caller set them."""
+    extra: dict[str, Any] = {}
+    if options.timeout_ms is not None:
+        extra["timeout"] = options.timeout_ms / 1000
+    return extra
+
+
+def client_kwargs(options: StreamOptions) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {}
+    if options.max_retries is not None:
+        kwargs["max_retries"] = options.max_retries
+    if options.timeout_ms is not None:
+        kwargs["timeout"] = options.timeout_ms / 1000
+    return kwargs
