@@ -222,3 +222,18 @@ def test_branch_off_the_prepared_path_is_dropped_after_the_context(tmp_path: Pat
     assert all(meta.message is None for meta in sm._metas)
     sm.branch("b")
     assert [m.role for m in sm.build_session_context().messages] == ["user", "assistant"]
+
+
+def test_entries_from_lines_equal_entry_validation(tmp_path: Path) -> None:
+    path = write_session(tmp_path, MESSAGES)
+    texts = path.read_text().splitlines()[1:]
+    texts[0] = texts[0].replace('"parentId"', '"entryLevelExtra":[1],"parentId"')
+    path.write_text("\n".join([HEADER, *texts]) + "\n")
+    entries = SessionManager.open(path).get_entries()
+    expected = [MessageEntry.model_validate_json(text) for text in texts]
+    assert [type(entry) for entry in entries] == [MessageEntry] * len(expected)
+    assert entries == expected
+    assert [e.model_fields_set for e in entries] == [e.model_fields_set for e in expected]
+    assert [e.message.model_fields_set for e in entries] == [e.message.model_fields_set for e in expected]
+    assert entries[0].model_extra == {"entryLevelExtra": [1]}
+    assert [e.model_dump() for e in entries] == [e.model_dump() for e in expected]

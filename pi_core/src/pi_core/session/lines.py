@@ -143,20 +143,52 @@ def message_from_line(line: str, role: str | None) -> AgentMessage:
         try:
             message = validator.validate_json(line).message
         except ValidationError as exc:
-            message = _fallback(line, exc)
+            message = _entry_fallback(line, exc).message
     share_field_sets(message)
     return message
 
 
-def _fallback(line: str, exc: ValidationError) -> AgentMessage:
+def _entry_model(message_class: type[BaseModel]) -> type[MessageEntry]:
+    # MessageEntry itself with ``message`` narrowed to one class: same fields, keys and extras.
+    return create_model(f"{message_class.__name__}Entry", __base__=MessageEntry, message=(message_class, ...))
+
+
+_ENTRY_VALIDATORS: dict[str, Any] = {
+    cls.model_fields["role"].default: _entry_model(cls).__pydantic_validator__ for cls in _MESSAGE_CLASSES
+}
+
+
+def message_entry_from_line(line: str, role: str | None) -> MessageEntry:
+    """The :class:`MessageEntry` of a line whose ``message.role`` is ``role``: equal to
+    ``MessageEntry.model_validate_json(line)`` (same class, fields, extras and field sets), in
+    about half the time. Raises :class:`pydantic.ValidationError` as that would."""
+    validator = _ENTRY_VALIDATORS.get(role) if role is not None else None
+    if validator is None:
+        entry = MessageEntry.model_validate_json(line)
+    else:
+        try:
+            narrow = validator.validate_json(line)
+        except ValidationError as exc:
+            entry = _entry_fallback(line, exc)
+        else:
+            entry = MessageEntry.__new__(MessageEntry)
+            _set(entry, "__dict__", narrow.__dict__)
+            _set(entry, "__pydantic_fields_set__", narrow.__pydantic_fields_set__)
+            _set(entry, "__pydantic_extra__", narrow.__pydantic_extra__)
+            _set(entry, "__pydantic_private__", None)
+    share_field_sets(entry)
+    return entry
+
+
+def _entry_fallback(line: str, exc: ValidationError) -> MessageEntry:
     if any(error["type"] == "json_invalid" for error in exc.errors()):
         try:
             data: Any = json.loads(line)
         except ValueError:
             raise exc from None
-        return MessageEntry.model_validate(data).message
+        return MessageEntry.model_validate(data)
     # Not expected to succeed; re-raised with the entry model's wording.
-    return MessageEntry.model_validate_json(line).message
+    return MessageEntry.model_validate_json(line)
 
 
 _set = object.__setattr__

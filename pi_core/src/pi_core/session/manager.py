@@ -37,7 +37,7 @@ from pi_core.session.entries import (
 )
 from pi_core.session.index import EntryMeta, meta_from_entry
 from pi_core.session.jsonl import dumps
-from pi_core.session.lines import message_from_line
+from pi_core.session.lines import message_entry_from_line, message_from_line
 from pi_core.session.listing import SessionInfo, find_most_recent_session, list_sessions, list_sessions_all
 from pi_core.session.paths import (
     default_session_dir,
@@ -386,6 +386,8 @@ class SessionManager:
             return meta.entry
         assert meta.line is not None
         try:
+            if meta.type == "message":
+                return message_entry_from_line(meta.line, meta.key)
             return parse_entry(meta.line, meta.type)
         except ValidationError as exc:
             raise self._invalid(meta, exc) from exc
@@ -456,19 +458,20 @@ class SessionManager:
 
     def get_branch(self, from_id: str | None = None) -> list[SessionEntry]:
         """Entries from the root down to ``from_id`` (default: the leaf)."""
-        return [
-            self._load(meta) for meta in self._path_metas(from_id if from_id is not None else self._leaf_id)
-        ]
+        path = self._path_metas(from_id if from_id is not None else self._leaf_id)
+        with gc_paused():
+            return [self._load(meta) for meta in path]
 
     def get_tree(self) -> list[SessionTreeNode]:
         """Root nodes (parentless, self-parented or orphaned entries); children oldest first."""
         nodes: dict[str, SessionTreeNode] = {}
-        for meta in self._metas:
-            nodes[meta.id] = SessionTreeNode(
-                entry=self._load(meta),
-                label=self._labels.get(meta.id),
-                label_timestamp=self._label_times.get(meta.id),
-            )
+        with gc_paused():
+            for meta in self._metas:
+                nodes[meta.id] = SessionTreeNode(
+                    entry=self._load(meta),
+                    label=self._labels.get(meta.id),
+                    label_timestamp=self._label_times.get(meta.id),
+                )
         roots: list[SessionTreeNode] = []
         for meta in self._metas:
             node = nodes[meta.id]
