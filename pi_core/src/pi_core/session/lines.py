@@ -1,13 +1,16 @@
 """Message models straight from a message entry's JSON line, in less time and memory.
 
 A context of a long session holds one message model per message entry, so the cost per message
-decides how fast a large session opens (docs/sessions.md, "Benchmark"). Two things make it cheaper
-than validating a :class:`~pi_core.session.entries.MessageEntry` and taking its ``message``:
+decides how fast a large session opens (docs/sessions.md, "Performance"). Three entry points:
+:func:`meta_with_message` (the reader, while opening: record + message from one parse),
+:func:`message_from_line` (a context's message from a kept line) and
+:func:`message_entry_from_line` (a whole :class:`MessageEntry`, for ``get_entry`` and friends).
+Two things make them cheaper than validating a ``MessageEntry`` and taking its ``message``:
 
-* **The role picks the model.** ``AgentMessage`` chooses its member with a Python function, for
-  which pydantic first converts the JSON message into Python dicts and then validates those. The
-  role is already known from opening the file, so a small model per role (entry fields plus a
-  ``message`` of exactly that class) validates the line in one pass in Rust: about 40% less time.
+* **A plain role discriminator.** ``AgentMessage`` chooses its member with a Python function, for
+  which pydantic first converts the JSON message into Python dicts and then validates those.
+  Here the role tag is read by pydantic-core from the JSON itself (or is already known from the
+  record), so a line validates in one pass in Rust: about half the time.
 * **One field-set per key combination.** Every pydantic model carries the set of fields its input
   gave (``model_fields_set``); as a ``set`` of five or more names that is 728 bytes, three of them
   per assistant message (message, usage, cost) — nearly half of a message's memory. Models read
