@@ -4,6 +4,8 @@
 
 Each open+context measurement runs in a fresh subprocess so its peak RSS is its own
 (reported as the process peak and as the growth over the interpreter with pi_core imported).
+"py cpu" is the CPU time of open + context in that process: on a shared machine the wall
+times rise with the load average (printed at start and end), the CPU time much less.
 Two shapes per size: ``linear`` (no compaction: every message goes to the context, the worst
 case) and ``compacted`` (a compaction near the end keeps the last 50 entries, the usual shape
 of a long session). The TypeScript pi's SessionManager is timed on the same files when node
@@ -132,11 +134,13 @@ def measure_open(path: str) -> None:
     from pi_core.session.manager import SessionManager
 
     baseline = peak_rss_mb()
+    cpu_start = time.process_time()
     start = time.perf_counter()
     sm = SessionManager.open(path)
     opened = time.perf_counter()
     ctx = sm.build_session_context()
     done = time.perf_counter()
+    cpu = time.process_time() - cpu_start
     peak = peak_rss_mb()
     print(
         json.dumps(
@@ -144,6 +148,7 @@ def measure_open(path: str) -> None:
                 "open_s": opened - start,
                 "context_s": done - opened,
                 "total_s": done - start,
+                "cpu_s": cpu,
                 "messages": len(ctx.messages),
                 "peak_mb": peak,
                 "growth_mb": peak - baseline,
@@ -208,10 +213,12 @@ def bench_append(directory: Path, fsync: bool, count: int = 2000) -> dict:
     sm.append_message(AssistantMessage(content=[TextContent(text="hello")], api="x", provider="p", model="m"))
     message = UserMessage(content=[TextContent(text="A typical prompt of moderate length " * 3)])
     times = []
+    cpu_start = time.process_time()
     for _ in range(count):
         start = time.perf_counter()
         sm.append_message(message)
         times.append(time.perf_counter() - start)
+    cpu = time.process_time() - cpu_start
     sm.close()
     times.sort()
     return {
@@ -219,6 +226,7 @@ def bench_append(directory: Path, fsync: bool, count: int = 2000) -> dict:
         "p50_us": times[len(times) // 2] * 1e6,
         "p99_us": times[int(len(times) * 0.99)] * 1e6,
         "per_s": count / sum(times),
+        "cpu_mean_us": cpu / count * 1e6,
     }
 
 
@@ -233,9 +241,10 @@ def main() -> None:
         return
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
+        print(f"load average at start: {load_average()}")
         print(
-            f"{'entries':>8} {'shape':>9} | {'py open':>8} {'py ctx':>8} {'py total':>8} {'py peak MB':>10} "
-            f"{'py +MB':>7} {'msgs':>6} | {'ts total':>8} {'ts peak MB':>10}"
+            f"{'entries':>8} {'shape':>9} | {'py open':>8} {'py ctx':>8} {'py total':>8} {'py cpu':>8} "
+            f"{'py peak MB':>10} {'py +MB':>7} {'msgs':>6} | {'ts total':>8} {'ts peak MB':>10}"
         )
         for size in [int(s) for s in args.sizes.split(",")]:
             for compacted in (False, True):
@@ -248,7 +257,7 @@ def main() -> None:
                 shape = "compacted" if compacted else "linear"
                 print(
                     f"{size:>8} {shape:>9} | {py['open_s']:8.3f} {py['context_s']:8.3f} {py['total_s']:8.3f} "
-                    f"{py['peak_mb']:10.1f} {py['growth_mb']:7.1f} {py['messages']:>6} | {ts_total} {ts_peak}"
+                    f"{py['cpu_s']:8.3f} {py['peak_mb']:10.1f} {py['growth_mb']:7.1f} {py['messages']:>6} | {ts_total} {ts_peak}"
                     f"   (file {path.stat().st_size / 1e6:.1f} MB)"
                 )
         from pi_core.session.listing import read_session_info
@@ -263,8 +272,18 @@ def main() -> None:
             result = bench_append(root / f"append{fsync}", fsync)
             print(
                 f"append fsync={fsync!s:5}: mean {result['mean_us']:.1f} µs, p50 {result['p50_us']:.1f} µs, "
-                f"p99 {result['p99_us']:.1f} µs, {result['per_s']:.0f} appends/s"
+                f"p99 {result['p99_us']:.1f} µs, {result['per_s']:.0f} appends/s, "
+                f"cpu mean {result['cpu_mean_us']:.1f} µs"
             )
+        print(f"load average at end: {load_average()} ({os.cpu_count()} CPUs)")
+
+
+def load_average() -> str:
+    """The machine is shared: wall times are only comparable together with the load."""
+    try:
+        return " ".join(f"{value:.2f}" for value in os.getloadavg())
+    except OSError:
+        return "n/a"
 
 
 if __name__ == "__main__":

@@ -191,3 +191,22 @@ def test_parent_cycle_does_not_hang(tmp_path: Path) -> None:
     sm = SessionManager.open(path)
     assert [e.id for e in sm.get_branch()] == ["u1", "u2"]
     assert len(sm.build_session_context().messages) == 2
+
+
+def test_self_parented_entry_is_a_root(tmp_path: Path) -> None:
+    path = write(tmp_path, "\n".join([HEADER, entry("u1", "u1"), entry("u2", "u1")]) + "\n")
+    sm = SessionManager.open(path)
+    assert sm.load_issues == []
+    assert [node.entry.id for node in sm.get_tree()] == ["u1"]
+    assert [e.id for e in sm.get_branch()] == ["u1", "u2"]
+    assert len(sm.build_session_context().messages) == 2
+
+
+def test_non_object_message_is_loaded_leniently(tmp_path: Path) -> None:
+    odd = entry("u2", "u1").replace('"message":{', '"message":[{').replace("}}", "}]}")
+    path = write(tmp_path, "\n".join([HEADER, entry("u1", None), odd, "[1,2]", '"text"']) + "\n")
+    sm = SessionManager.open(path)
+    assert kinds(sm) == [(4, "garbled"), (5, "garbled")]
+    assert sm.get_leaf_id() == "u2"
+    with pytest.raises(SessionFileError, match=rf"{path}:3: invalid message entry"):
+        sm.build_session_context()

@@ -12,6 +12,7 @@ import enum
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from typing import Literal
 
 from pi_core.ai.messages import (
@@ -88,8 +89,15 @@ def _entry_of_meta(meta: EntryMeta) -> SessionEntry:
     return meta.entry
 
 
-def context_from_path(path: Sequence[EntryMeta], load: Callable[[EntryMeta], SessionEntry]) -> SessionContext:
-    """The context for a root-first path; ``load`` materializes an entry that must be emitted."""
+def context_from_path(
+    path: Sequence[EntryMeta],
+    load: Callable[[EntryMeta], SessionEntry],
+    load_message: Callable[[EntryMeta], AgentMessage] | None = None,
+) -> SessionContext:
+    """The context for a root-first path; ``load`` materializes an entry that must be emitted,
+    ``load_message`` (default: ``load(meta).message``) the message of a ``message`` entry."""
+    if load_message is None:
+        load_message = partial(_message_of_entry, load)
     context = SessionContext()
     compaction_at = -1
     for position, meta in enumerate(path):
@@ -105,7 +113,10 @@ def context_from_path(path: Sequence[EntryMeta], load: Callable[[EntryMeta], Ses
     messages = context.messages
     if compaction_at < 0:
         for meta in path:
-            _emit(meta, load, messages)
+            if meta.type == "message":
+                messages.append(load_message(meta))
+            else:
+                _emit(meta, load, load_message, messages)
         return context
 
     compaction = load(path[compaction_at])
@@ -122,22 +133,34 @@ def context_from_path(path: Sequence[EntryMeta], load: Callable[[EntryMeta], Ses
     for meta in path[:compaction_at]:
         kept = kept or meta.id == compaction.first_kept_entry_id
         if kept:
-            _emit(meta, load, messages)
+            _emit(meta, load, load_message, messages)
     for meta in path[compaction_at + 1 :]:
-        _emit(meta, load, messages)
+        _emit(meta, load, load_message, messages)
     return context
 
 
 _EMITTING = frozenset({"message", "custom_message", "branch_summary"})
 
 
-def _emit(meta: EntryMeta, load: Callable[[EntryMeta], SessionEntry], out: list[AgentMessage]) -> None:
+def _message_of_entry(load: Callable[[EntryMeta], SessionEntry], meta: EntryMeta) -> AgentMessage:
+    entry = load(meta)
+    assert isinstance(entry, MessageEntry)
+    return entry.message
+
+
+def _emit(
+    meta: EntryMeta,
+    load: Callable[[EntryMeta], SessionEntry],
+    load_message: Callable[[EntryMeta], AgentMessage],
+    out: list[AgentMessage],
+) -> None:
     if meta.type not in _EMITTING:
         return
+    if meta.type == "message":
+        out.append(load_message(meta))
+        return
     entry = load(meta)
-    if isinstance(entry, MessageEntry):
-        out.append(entry.message)
-    elif isinstance(entry, CustomMessageEntry):
+    if isinstance(entry, CustomMessageEntry):
         out.append(
             CustomMessage(
                 custom_type=entry.custom_type,

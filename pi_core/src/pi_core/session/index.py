@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pi_core.ai.messages import AssistantMessage
+from pi_core.ai.messages import AgentMessage, AssistantMessage
 from pi_core.session.entries import (
     CompactionEntry,
     LabelEntry,
@@ -39,6 +39,9 @@ class EntryMeta:
     entry: SessionEntry | None = None
     #: 1-based line number in the file (0 when not read from a file).
     line_no: int = 0
+    #: A message entry's message, validated while the file was read (see ``lines.py``); handed
+    #: out once by the first context, then dropped.
+    message: AgentMessage | None = None
 
 
 def _str_or_none(value: Any) -> str | None:
@@ -49,21 +52,29 @@ def _str_or_none(value: Any) -> str | None:
 _SHARED: dict[str, str] = {}
 
 
-def meta_from_dict(data: dict[str, Any], line: str | None = None, line_no: int = 0) -> EntryMeta:
-    """Build the record from a parsed JSON entry (assumes ``id`` is a string).
+def shared_str(value: str) -> str:
+    return _SHARED.setdefault(value, value)
 
-    Called once per line when a file is opened, hence written for speed (few calls).
+
+def meta_from_dict(data: dict[str, Any], line: str | None = None, line_no: int = 0) -> EntryMeta | None:
+    """Build the record from a parsed JSON entry; ``None`` when it has no string ``id``.
+
+    Called once per line when a file is opened, hence written for speed (few calls, the common
+    case first).
     """
     get = data.get
+    entry_id = get("id")
+    if type(entry_id) is not str:
+        return None
     kind = get("type")
-    kind = _SHARED.setdefault(kind, kind) if isinstance(kind, str) else ""
+    kind = _SHARED.setdefault(kind, kind) if type(kind) is str else ""
     parent = get("parentId")
     timestamp = get("timestamp")
     meta = EntryMeta(
         kind,
-        data["id"],
-        parent if isinstance(parent, str) else None,
-        timestamp if isinstance(timestamp, str) else ("" if timestamp is None else str(timestamp)),
+        entry_id,
+        parent if type(parent) is str else None,
+        timestamp if type(timestamp) is str else ("" if timestamp is None else str(timestamp)),
         None,
         None,
         line,
@@ -72,9 +83,9 @@ def meta_from_dict(data: dict[str, Any], line: str | None = None, line_no: int =
     )
     if kind == "message":
         message = get("message")
-        if isinstance(message, dict):
+        if type(message) is dict:
             role = message.get("role")
-            if isinstance(role, str):
+            if type(role) is str:
                 meta.key = _SHARED.setdefault(role, role)
                 if role == "assistant":
                     meta.extra = (message.get("provider"), message.get("model"))

@@ -37,6 +37,7 @@ from pi_core.session.entries import (
 )
 from pi_core.session.index import EntryMeta, meta_from_entry
 from pi_core.session.jsonl import dumps
+from pi_core.session.lines import message_entry_from_line, message_from_line
 from pi_core.session.listing import SessionInfo, find_most_recent_session, list_sessions, list_sessions_all
 from pi_core.session.paths import (
     default_session_dir,
@@ -83,6 +84,7 @@ class SessionManager:
         self._header: dict[str, Any] = {}
         self._header_line = ""
         self._metas: list[EntryMeta] = []
+        self._prepared = False
         self._by_id: dict[str, EntryMeta] = {}
         self._labels: dict[str, str] = {}
         self._label_times: dict[str, str] = {}
@@ -180,7 +182,7 @@ class SessionManager:
         """Load ``session_file`` (or start a new session that will be written there)."""
         path = Path(os.path.abspath(session_file))
         self._close_writer()
-        loaded = read_session_file(path) if path.exists() else None
+        loaded = read_session_file(path, prepare_messages=True) if path.exists() else None
         if loaded is None:
             # Missing or empty file: a new session whose lines will go into exactly this path.
             self.new_session()
@@ -195,6 +197,7 @@ class SessionManager:
         self.load_issues = loaded.issues
         self._read_only = loaded.version > CURRENT_SESSION_VERSION
         self._set_entries(loaded.entries)
+        self._prepared = True
         self._on_disk = 1 + len(self._metas)
         if loaded.migrated and self._writer is not None:
             lines: list[str | bytes] = [self._header_line]
@@ -233,14 +236,20 @@ class SessionManager:
         return str(self._session_file) if self._session_file else None
 
     def _set_entries(self, metas: list[EntryMeta]) -> None:
+        self._prepared = False  # whether some metas may still carry a message prepared at open
         self._metas = metas
-        self._by_id = {}
+        self._by_id = {meta.id: meta for meta in metas}
         self._labels = {}
         self._label_times = {}
         self._has_assistant = False
-        self._leaf_id = None
         for meta in metas:
-            self._index(meta)
+            kind = meta.type
+            if kind == "message":
+                if meta.key == "assistant":
+                    self._has_assistant = True
+            elif kind == "label":
+                self._index(meta)
+        self._leaf_id = metas[-1].id if metas else None
 
     def _index(self, meta: EntryMeta) -> None:
         self._by_id[meta.id] = meta
@@ -377,10 +386,30 @@ class SessionManager:
             return meta.entry
         assert meta.line is not None
         try:
+            if meta.type == "message":
+                return message_entry_from_line(meta.line, meta.key)
             return parse_entry(meta.line, meta.type)
         except ValidationError as exc:
-            where = f"{self._session_file}:{meta.line_no}" if meta.line_no else f"entry {meta.id}"
-            raise SessionFileError(f"{where}: invalid {meta.type or 'entry'} entry: {exc}") from exc
+            raise self._invalid(meta, exc) from exc
+
+    def _load_message(self, meta: EntryMeta) -> AgentMessage:
+        """The message of a ``message`` entry, built from its line without the entry model."""
+        if meta.entry is not None:
+            assert isinstance(meta.entry, MessageEntry)
+            return meta.entry.message
+        prepared = meta.message
+        if prepared is not None:  # validated while the file was read; handed out only once
+            meta.message = None
+            return prepared
+        assert meta.line is not None
+        try:
+            return message_from_line(meta.line, meta.key)
+        except ValidationError as exc:
+            raise self._invalid(meta, exc) from exc
+
+    def _invalid(self, meta: EntryMeta, exc: ValidationError) -> SessionFileError:
+        where = f"{self._session_file}:{meta.line_no}" if meta.line_no else f"entry {meta.id}"
+        return SessionFileError(f"{where}: invalid {meta.type or 'entry'} entry: {exc}")
 
     def get_session_name(self) -> str | None:
         """Name from the last ``session_info`` entry; an empty name clears it."""
@@ -429,19 +458,20 @@ class SessionManager:
 
     def get_branch(self, from_id: str | None = None) -> list[SessionEntry]:
         """Entries from the root down to ``from_id`` (default: the leaf)."""
-        return [
-            self._load(meta) for meta in self._path_metas(from_id if from_id is not None else self._leaf_id)
-        ]
+        path = self._path_metas(from_id if from_id is not None else self._leaf_id)
+        with gc_paused():
+            return [self._load(meta) for meta in path]
 
     def get_tree(self) -> list[SessionTreeNode]:
         """Root nodes (parentless, self-parented or orphaned entries); children oldest first."""
         nodes: dict[str, SessionTreeNode] = {}
-        for meta in self._metas:
-            nodes[meta.id] = SessionTreeNode(
-                entry=self._load(meta),
-                label=self._labels.get(meta.id),
-                label_timestamp=self._label_times.get(meta.id),
-            )
+        with gc_paused():
+            for meta in self._metas:
+                nodes[meta.id] = SessionTreeNode(
+                    entry=self._load(meta),
+                    label=self._labels.get(meta.id),
+                    label_timestamp=self._label_times.get(meta.id),
+                )
         roots: list[SessionTreeNode] = []
         for meta in self._metas:
             node = nodes[meta.id]
@@ -456,7 +486,17 @@ class SessionManager:
         if self._leaf_id is None:
             return SessionContext()
         with gc_paused():
-            return context_from_path(self._path_metas(self._leaf_id), self._load)
+            context = context_from_path(self._path_metas(self._leaf_id), self._load, self._load_message)
+        self._drop_prepared()
+        return context
+
+    def _drop_prepared(self) -> None:
+        """Forget messages validated at open that no context took (other branches, or before a
+        compaction), so the manager holds only lines and records from now on."""
+        if self._prepared:
+            self._prepared = False
+            for meta in self._metas:
+                meta.message = None
 
     # --- branching ---------------------------------------------------------------------------
 
@@ -490,6 +530,7 @@ class SessionManager:
     def create_branched_session(self, leaf_id: str) -> str | None:
         """Switch to a new session holding only the path to ``leaf_id`` (labels re-created);
         returns the new file path (``None`` in memory). Used by ``/fork`` and ``/clone``."""
+        self._drop_prepared()
         path = [meta for meta in self._path_metas(leaf_id) if meta.type != "label"]
         if not path and leaf_id not in self._by_id:
             raise KeyError(f"Entry {leaf_id} not found")

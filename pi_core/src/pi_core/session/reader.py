@@ -10,19 +10,56 @@ from __future__ import annotations
 
 import json
 import logging
+import mmap
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
+
+from pydantic import TypeAdapter
+from pydantic_core import from_json
+from typing_extensions import TypedDict
 
 from pi_core.session._gc import gc_paused
 from pi_core.session.entries import CURRENT_SESSION_VERSION
 from pi_core.session.index import EntryMeta, meta_from_dict
 from pi_core.session.jsonl import dumps
+from pi_core.session.lines import MESSAGE_LINE_PREFIX, meta_with_message
 from pi_core.session.migrate import header_version, migrate_items
 
 logger = logging.getLogger("pi.session")
 
 _scan = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+#: jiter (pydantic-core's parser): about twice as fast as ``json`` per line, and it shares
+#: repeated short strings (ids and the parent ids naming them, roles) through its string cache.
+_from_json = from_json
+
+
+class _MessageFields(TypedDict, total=False):
+    role: Any
+    provider: Any
+    model: Any
+
+
+class _EntryFields(TypedDict, total=False):
+    """The keys :func:`meta_from_dict` reads. jiter still checks the whole line, but only these
+    become Python objects (a non-object ``message`` fails here and goes to the full parser)."""
+
+    type: Any
+    id: Any
+    parentId: Any
+    timestamp: Any
+    message: _MessageFields
+    thinkingLevel: Any
+    provider: Any
+    modelId: Any
+    firstKeptEntryId: Any
+    targetId: Any
+    label: Any
+    name: Any
+
+
+_entry_fields: Callable[[str], Any] = TypeAdapter(_EntryFields).validate_json
 
 
 class SessionFileError(ValueError):
@@ -57,6 +94,10 @@ class LoadedFile:
         return header_version(self.header)
 
 
+_TRUNCATED = "last line is incomplete (interrupted write?); skipped"
+_SKIPPED = "kept as is, skipped"
+
+
 def _parse(text: str) -> Any:
     obj, end = _scan(text, 0)
     if end != len(text):
@@ -68,15 +109,36 @@ def _is_header(obj: Any) -> bool:
     return isinstance(obj, dict) and obj.get("type") == "session" and isinstance(obj.get("id"), str)
 
 
-def read_session_file(path: Path) -> LoadedFile | None:
+def _prepare_start(handle: BinaryIO) -> int:
+    """Byte offset of the last line that mentions a compaction (0: none).
+
+    Message lines from there on are validated into message models while the file is read, in
+    the same pass that checks them: one JSON parse per line instead of two (~8% of open +
+    context for a long session without compaction). Before the latest compaction the context
+    needs only a few messages, so those lines stay text until asked for. A false hit (the words
+    in some custom entry's data) only means less is prepared in advance.
+    """
+    try:
+        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
+            at = view.rfind(b'"type":"compaction"')
+            return 0 if at < 0 else view.rfind(b"\n", 0, at) + 1
+    except (OSError, ValueError):  # empty or not mappable: nothing to prepare
+        return 0
+
+
+def read_session_file(path: Path, *, prepare_messages: bool = False) -> LoadedFile | None:
     """Parse ``path`` (see :func:`_read`) with the cyclic collector paused."""
     with gc_paused():
-        return _read(path)
+        return _read(path, prepare_messages)
 
 
-def _read(path: Path) -> LoadedFile | None:
+def _read(path: Path, prepare_messages: bool = False) -> LoadedFile | None:
     """Parse ``path``. ``None`` for an empty (or whitespace-only) file; raises
     :class:`SessionFileError` when the first JSON object is not a session header.
+
+    ``prepare_messages``: also validate the message models a context will need (the message
+    lines after the latest compaction, see :func:`_prepare_start`) and leave them in
+    ``EntryMeta.message``; for callers that build a context next.
 
     The file is streamed line by line, so only the kept line texts and the small per-entry
     records stay in memory, never the whole file content in several copies.
@@ -95,14 +157,21 @@ def _read(path: Path) -> LoadedFile | None:
     entries: list[EntryMeta] = []
     passthrough: list[tuple[int, str | bytes]] = []
     seen_at: dict[str, int] = {}
+    unseen_parent: list[EntryMeta] = []
     dropped: set[int] = set()
     legacy = False
     ends_with_newline = True
     anything = False
+    parse: Callable[[str], Any] = _from_json
+    preparing = False
 
     with path.open("rb") as handle:
+        prepare_from = _prepare_start(handle) if prepare_messages else 1 << 62
+        offset = 0
         for number, raw in enumerate(handle, start=1):
-            ends_with_newline = raw.endswith(b"\n")
+            start = offset
+            offset += len(raw)
+            ends_with_newline = raw[-1:] == b"\n"
             stripped = raw.strip()
             if not stripped:
                 continue
@@ -113,48 +182,65 @@ def _read(path: Path) -> LoadedFile | None:
                 report(number, "encoding", f"not valid UTF-8 (byte {exc.start + 1}); kept as is, skipped")
                 passthrough.append((len(entries), raw.rstrip(b"\r\n")))
                 continue
-            try:
-                obj = _parse(text)
-            except (ValueError, StopIteration) as exc:
-                if not ends_with_newline:
-                    report(number, "truncated", "last line is incomplete (interrupted write?); skipped")
-                else:
-                    detail = exc if isinstance(exc, ValueError) else "not JSON"
-                    report(number, "garbled", f"line is not valid JSON ({detail}); kept as is, skipped")
-                passthrough.append((len(entries), text))
-                continue
-            if header is None:
-                if not _is_header(obj):
-                    raise SessionFileError(
-                        f"{name}:{number}: not a pi session file: the first JSON line must be a session "
-                        'header ({"type":"session","id":...})'
-                    )
-                header, header_line = obj, text
-                legacy = header_version(obj) < CURRENT_SESSION_VERSION
-                if header_version(obj) > CURRENT_SESSION_VERSION:
-                    report(
-                        number,
-                        "future-version",
-                        f"session format version {header_version(obj)} is newer than this pi understands "
-                        f"({CURRENT_SESSION_VERSION}); opened read-only",
-                    )
-                continue
-            if not isinstance(obj, dict):
-                report(number, "garbled", "line is not a JSON object; kept as is, skipped")
-                passthrough.append((len(entries), text))
-                continue
-            if obj.get("type") == "session":
-                report(number, "extra-header", "another session header inside the file; ignored")
-                passthrough.append((len(entries), text))
-                continue
-            if legacy:
-                objects.append((number, text, obj))
-                continue
-            entry_id = obj.get("id")
-            if not isinstance(entry_id, str):
-                report(number, "no-id", "entry has no string id; kept as is, skipped")
-                passthrough.append((len(entries), text))
-                continue
+            meta: EntryMeta | None = None
+            if preparing and start >= prepare_from and text.startswith(MESSAGE_LINE_PREFIX):
+                meta = meta_with_message(text, number)
+            if meta is None:
+                try:
+                    obj = parse(text)
+                except ValueError:
+                    try:
+                        # Not an entry object (sorted out below), or what jiter refuses but
+                        # JavaScript writes (lone surrogate escapes): Python's parser decides.
+                        obj = _parse(text)
+                    except (ValueError, StopIteration) as exc:
+                        if not ends_with_newline:
+                            report(
+                                number, "truncated", "last line is incomplete (interrupted write?); skipped"
+                            )
+                        else:
+                            detail = exc if isinstance(exc, ValueError) else "not JSON"
+                            report(
+                                number, "garbled", f"line is not valid JSON ({detail}); kept as is, skipped"
+                            )
+                        passthrough.append((len(entries), text))
+                        continue
+                if header is None:
+                    if not _is_header(obj):
+                        raise SessionFileError(
+                            f"{name}:{number}: not a pi session file: the first JSON line must be a "
+                            'session header ({"type":"session","id":...})'
+                        )
+                    header, header_line = obj, text
+                    legacy = header_version(obj) < CURRENT_SESSION_VERSION
+                    if not legacy:
+                        parse = _entry_fields  # from here on only the record's fields are needed
+                        preparing = True
+                    if header_version(obj) > CURRENT_SESSION_VERSION:
+                        report(
+                            number,
+                            "future-version",
+                            f"session format version {header_version(obj)} is newer than this pi "
+                            f"understands ({CURRENT_SESSION_VERSION}); opened read-only",
+                        )
+                    continue
+                if type(obj) is not dict:
+                    report(number, "garbled", "line is not a JSON object; kept as is, skipped")
+                    passthrough.append((len(entries), text))
+                    continue
+                if obj.get("type") == "session":
+                    report(number, "extra-header", "another session header inside the file; ignored")
+                    passthrough.append((len(entries), text))
+                    continue
+                if legacy:
+                    objects.append((number, text, obj))
+                    continue
+                meta = meta_from_dict(obj, text, number)
+                if meta is None:
+                    report(number, "no-id", "entry has no string id; kept as is, skipped")
+                    passthrough.append((len(entries), text))
+                    continue
+            entry_id = meta.id
             if entry_id in seen_at:
                 first = seen_at[entry_id]
                 report(
@@ -164,11 +250,14 @@ def _read(path: Path) -> LoadedFile | None:
                     "the later line wins",
                 )
                 dropped.add(first)
+            parent_id = meta.parent_id
+            if parent_id is not None:
+                parent_at = seen_at.get(parent_id)
+                if parent_at is not None:
+                    meta.parent_id = entries[parent_at].id  # share the string: 100k entries, ~6 MB less
+                else:
+                    unseen_parent.append(meta)  # dangling, unless the parent comes later
             seen_at[entry_id] = len(entries)
-            meta = meta_from_dict(obj, text, number)
-            parent_at = seen_at.get(meta.parent_id) if meta.parent_id is not None else None
-            if parent_at is not None:
-                meta.parent_id = entries[parent_at].id  # share the string: 100k entries, ~6 MB less
             entries.append(meta)
 
     if not anything:
@@ -182,17 +271,24 @@ def _read(path: Path) -> LoadedFile | None:
         migrated = migrate_items(items)
         header_line = dumps(header)
         for number, _text, obj in objects:
-            entries.append(meta_from_dict(obj, dumps(obj), number))
-    if dropped:
-        entries = [meta for position, meta in enumerate(entries) if position not in dropped]
-    known = {meta.id for meta in entries}
-    for meta in entries:
-        if meta.parent_id is not None and meta.parent_id not in known:
+            meta = meta_from_dict(obj, dumps(obj), number)
+            if meta is None:  # version 2 entry without a string id (version 1 ids are assigned)
+                report(number, "no-id", "entry has no string id; kept as is, skipped")
+                continue
+            entries.append(meta)
+    if legacy:
+        seen_at = {meta.id: position for position, meta in enumerate(entries)}
+        unseen_parent = [meta for meta in entries if meta.parent_id is not None]
+    for meta in unseen_parent:
+        assert meta.parent_id is not None
+        if meta.parent_id not in seen_at and entries[seen_at[meta.id]] is meta:  # not a dropped duplicate
             report(
                 meta.line_no,
                 "dangling-parent",
                 f"parentId {meta.parent_id!r} of entry {meta.id!r} points to no entry; shown as a root",
             )
+    if dropped:
+        entries = [meta for position, meta in enumerate(entries) if position not in dropped]
     return LoadedFile(
         header=header,
         header_line=header_line,
