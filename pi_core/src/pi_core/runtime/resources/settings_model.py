@@ -1,0 +1,126 @@
+"""The typed view of pi's ``settings.json``: every documented key, camelCase on disk, defaults filled.
+
+Unknown keys are kept (``extra="allow"``), so a file written by a newer pi or by plugins survives a
+round trip. The model is a *view* of the merged settings; writes go through ``SettingsManager``, which
+edits the raw JSON so nothing it does not own is ever rewritten.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from pi_core._model import PiModel
+
+ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+QueueMode = Literal["all", "one-at-a-time"]
+
+
+class ThinkingBudgets(PiModel):
+    minimal: int | None = None
+    low: int | None = None
+    medium: int | None = None
+    high: int | None = None
+
+
+class WarningSettings(PiModel):
+    anthropic_extra_usage: bool = True
+
+
+class CompactionSettings(PiModel):
+    enabled: bool = True
+    reserve_tokens: int = 16384
+    keep_recent_tokens: int = 20000
+
+
+class BranchSummarySettings(PiModel):
+    reserve_tokens: int = 16384
+    skip_prompt: bool = False
+
+
+class ProviderRetrySettings(PiModel):
+    timeout_ms: int | None = None
+    max_retries: int | None = None
+    #: Cap on a server-requested retry delay; 0 means no cap.
+    max_retry_delay_ms: int = 60000
+
+
+class RetrySettings(PiModel):
+    enabled: bool = True
+    max_retries: int = 3
+    base_delay_ms: int = 2000
+    provider: ProviderRetrySettings = Field(default_factory=ProviderRetrySettings)
+
+
+class TerminalSettings(PiModel):
+    show_images: bool = True
+    image_width_cells: int = 60
+    #: ``None`` = not set in any file; then ``PI_CLEAR_ON_SHRINK=1`` decides.
+    clear_on_shrink: bool | None = None
+    show_terminal_progress: bool = False
+
+
+class ImageSettings(PiModel):
+    auto_resize: bool = True
+    block_images: bool = False
+
+
+class MarkdownSettings(PiModel):
+    code_block_indent: str = "  "
+
+
+class PackageFilter(PiModel):
+    """Object form of a ``packages`` entry: a source narrowed to some of its resources."""
+
+    source: str
+    extensions: list[str] | None = None
+    skills: list[str] | None = None
+    prompts: list[str] | None = None
+    themes: list[str] | None = None
+
+
+class Settings(PiModel):
+    """Effective settings (global merged with project), with pi's defaults where pi has one."""
+
+    default_provider: str | None = None
+    default_model: str | None = None
+    default_thinking_level: ThinkingLevel | None = None
+    hide_thinking_block: bool = False
+    thinking_budgets: ThinkingBudgets | None = None
+    transport: Literal["sse", "websocket", "auto"] = "auto"
+    steering_mode: QueueMode = "one-at-a-time"
+    follow_up_mode: QueueMode = "one-at-a-time"
+    theme: str | None = None
+    quiet_startup: bool = False
+    collapse_changelog: bool = False
+    enable_install_telemetry: bool = True
+    double_escape_action: Literal["tree", "fork", "none"] = "tree"
+    tree_filter_mode: Literal["default", "no-tools", "user-only", "labeled-only", "all"] = "default"
+    editor_padding_x: int = 0
+    autocomplete_max_visible: int = 5
+    #: ``None`` = not set in any file; then ``PI_HARDWARE_CURSOR=1`` decides.
+    show_hardware_cursor: bool | None = None
+    warnings: WarningSettings = Field(default_factory=WarningSettings)
+    compaction: CompactionSettings = Field(default_factory=CompactionSettings)
+    branch_summary: BranchSummarySettings = Field(default_factory=BranchSummarySettings)
+    retry: RetrySettings = Field(default_factory=RetrySettings)
+    terminal: TerminalSettings = Field(default_factory=TerminalSettings)
+    images: ImageSettings = Field(default_factory=ImageSettings)
+    shell_path: str | None = None
+    shell_command_prefix: str | None = None
+    npm_command: list[str] | None = None
+    session_dir: str | None = None
+    enabled_models: list[str] | None = None
+    markdown: MarkdownSettings = Field(default_factory=MarkdownSettings)
+    packages: list[str | PackageFilter] = Field(default_factory=list)
+    extensions: list[str] = Field(default_factory=list)
+    skills: list[str] = Field(default_factory=list)
+    prompts: list[str] = Field(default_factory=list)
+    themes: list[str] = Field(default_factory=list)
+    enable_skill_commands: bool = True
+    last_changelog_version: str | None = None
+
+    def extra_keys(self) -> dict[str, Any]:
+        """Keys pi does not document (kept untouched)."""
+        return dict(self.model_extra or {})

@@ -1,0 +1,209 @@
+"""Skills: SKILL.md files validated as pi validates them, the prompt index, and ``/skill:`` expansion."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from pi_core.runtime.resources.diagnostics import Collision, ResourceDiagnostic
+from pi_core.runtime.resources.discovery import collect_skill_entries
+from pi_core.runtime.resources.frontmatter import FrontmatterError, parse_frontmatter, strip_frontmatter
+from pi_core.runtime.resources.paths import canonical, resolve_path
+
+MAX_NAME_LENGTH = 64
+MAX_DESCRIPTION_LENGTH = 1024
+_VALID_NAME = re.compile(r"^[a-z0-9-]+$")
+
+
+@dataclass(frozen=True)
+class Skill:
+    """A loaded skill. ``base_dir`` is the directory relative references resolve against."""
+
+    name: str
+    description: str
+    file_path: str
+    base_dir: str
+    disable_model_invocation: bool = False
+
+
+@dataclass
+class SkillLoadResult:
+    skills: list[Skill]
+    diagnostics: list[ResourceDiagnostic]
+
+
+def _validate_name(name: str, parent_dir_name: str) -> list[str]:
+    errors: list[str] = []
+    if name != parent_dir_name:
+        errors.append(f'name "{name}" does not match parent directory "{parent_dir_name}"')
+    if len(name) > MAX_NAME_LENGTH:
+        errors.append(f"name exceeds {MAX_NAME_LENGTH} characters ({len(name)})")
+    if not _VALID_NAME.match(name):
+        errors.append("name contains invalid characters (must be lowercase a-z, 0-9, hyphens only)")
+    if name.startswith("-") or name.endswith("-"):
+        errors.append("name must not start or end with a hyphen")
+    if "--" in name:
+        errors.append("name must not contain consecutive hyphens")
+    return errors
+
+
+def _as_text(value: object) -> str:
+    """Frontmatter scalars as pi would see them in a string context (``None`` → empty)."""
+    if value is None or value is False:
+        return ""
+    if value is True:
+        return "true"
+    return str(value)
+
+
+def load_skill_file(file_path: str) -> tuple[Skill | None, list[ResourceDiagnostic]]:
+    """Parse one skill file. Warnings do not stop it loading; a missing description does."""
+    diagnostics: list[ResourceDiagnostic] = []
+    try:
+        with open(file_path, encoding="utf-8") as handle:
+            frontmatter = parse_frontmatter(handle.read()).data
+    except (OSError, UnicodeDecodeError, FrontmatterError) as error:
+        diagnostics.append(ResourceDiagnostic("warning", str(error), file_path))
+        return None, diagnostics
+    skill_dir = os.path.dirname(file_path)
+    parent_name = os.path.basename(skill_dir)
+    description = _as_text(frontmatter.get("description"))
+    if not description.strip():
+        diagnostics.append(ResourceDiagnostic("warning", "description is required", file_path))
+    elif len(description) > MAX_DESCRIPTION_LENGTH:
+        diagnostics.append(
+            ResourceDiagnostic(
+                "warning",
+                f"description exceeds {MAX_DESCRIPTION_LENGTH} characters ({len(description)})",
+                file_path,
+            )
+        )
+    name = _as_text(frontmatter.get("name")) or parent_name
+    diagnostics.extend(ResourceDiagnostic("warning", e, file_path) for e in _validate_name(name, parent_name))
+    if not description.strip():
+        return None, diagnostics
+    skill = Skill(
+        name=name,
+        description=description,
+        file_path=file_path,
+        base_dir=skill_dir,
+        disable_model_invocation=frontmatter.get("disable-model-invocation") is True,
+    )
+    return skill, diagnostics
+
+
+def load_skills(paths: Sequence[str], cwd: str) -> SkillLoadResult:
+    """Load skills from files and directories, in order; the first skill of a name wins.
+
+    Directories are searched as pi searches a skills directory (SKILL.md roots, top-level ``.md``).
+    """
+    by_name: dict[str, Skill] = {}
+    real_paths: set[str] = set()
+    diagnostics: list[ResourceDiagnostic] = []
+    collisions: list[ResourceDiagnostic] = []
+
+    def add(skills: Iterable[Skill]) -> None:
+        for skill in skills:
+            real = canonical(skill.file_path)
+            if real in real_paths:
+                continue  # the same file reached through a symlink
+            existing = by_name.get(skill.name)
+            if existing is not None:
+                collisions.append(
+                    ResourceDiagnostic(
+                        "collision",
+                        f'name "{skill.name}" collision',
+                        skill.file_path,
+                        Collision("skill", skill.name, existing.file_path, skill.file_path),
+                    )
+                )
+            else:
+                by_name[skill.name] = skill
+                real_paths.add(real)
+
+    for raw in paths:
+        path = resolve_path(raw, cwd)
+        if not os.path.exists(path):
+            diagnostics.append(ResourceDiagnostic("warning", "skill path does not exist", path))
+            continue
+        files = collect_skill_entries(path, "pi") if os.path.isdir(path) else [path]
+        if os.path.isfile(path) and not path.endswith(".md"):
+            diagnostics.append(ResourceDiagnostic("warning", "skill path is not a markdown file", path))
+            continue
+        for file_path in files:
+            skill, found = load_skill_file(file_path)
+            diagnostics.extend(found)
+            if skill is not None:
+                add([skill])
+    return SkillLoadResult(list(by_name.values()), diagnostics + collisions)
+
+
+def _escape_xml(text: str) -> str:
+    return (
+        text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("'", "&apos;")
+    )
+
+
+def format_skills_for_prompt(skills: Sequence[Skill]) -> str:
+    """The ``<available_skills>`` block (leading blank line, no trailing newline); empty if none visible."""
+    visible = [s for s in skills if not s.disable_model_invocation]
+    if not visible:
+        return ""
+    lines = [
+        "\n\nThe following skills provide specialized instructions for specific tasks.",
+        "Use the read tool to load a skill's file when the task matches its description.",
+        "When a skill file references a relative path, resolve it against the skill directory"
+        " (parent of SKILL.md / dirname of the path) and use that absolute path in tool commands.",
+        "",
+        "<available_skills>",
+    ]
+    for skill in visible:
+        lines += [
+            "  <skill>",
+            f"    <name>{_escape_xml(skill.name)}</name>",
+            f"    <description>{_escape_xml(skill.description)}</description>",
+            f"    <location>{_escape_xml(skill.file_path)}</location>",
+            "  </skill>",
+        ]
+    lines.append("</available_skills>")
+    return "\n".join(lines)
+
+
+class SkillExpansionError(RuntimeError):
+    """The skill file could not be read; the caller reports it and keeps the text as typed."""
+
+    def __init__(self, skill: Skill, reason: str) -> None:
+        self.skill = skill
+        super().__init__(f"{skill.file_path}: {reason}")
+
+
+def expand_skill_command(text: str, skills: Sequence[Skill]) -> str:
+    """Expand ``/skill:NAME [args]`` into pi's ``<skill>`` block; other text is returned unchanged.
+
+    An unknown skill name leaves the text as typed. Raises :class:`SkillExpansionError` when the
+    skill's file cannot be read (pi reports it as a ``skill_expansion`` error and sends the text as is).
+    """
+    if not text.startswith("/skill:"):
+        return text
+    space = text.find(" ")
+    name = text[7:] if space == -1 else text[7:space]
+    args = "" if space == -1 else text[space + 1 :].strip()
+    skill = next((s for s in skills if s.name == name), None)
+    if skill is None:
+        return text
+    try:
+        with open(skill.file_path, encoding="utf-8") as handle:
+            body = strip_frontmatter(handle.read()).strip()
+    except (OSError, UnicodeDecodeError, FrontmatterError) as error:
+        raise SkillExpansionError(skill, str(error)) from error
+    block = (
+        f'<skill name="{skill.name}" location="{skill.file_path}">\n'
+        f"References are relative to {skill.base_dir}.\n\n{body}\n</skill>"
+    )
+    return f"{block}\n\n{args}" if args else block
