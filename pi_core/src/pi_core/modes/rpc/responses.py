@@ -7,12 +7,24 @@ left out when there are none, exactly as pi's ``JSON.stringify`` drops ``undefin
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
-from pydantic import SerializationInfo, SerializerFunctionWrapHandler, model_serializer
-
-from pi_core._model import PiModel
 from pi_core.modes.jsonl import to_wire
+from pi_core.runtime.stats import ContextUsage, SessionStats, TokenTotals, WireModel
+
+__all__ = [
+    "BashResult",
+    "ContextUsage",
+    "CycleModelResult",
+    "ForkMessage",
+    "RpcSessionState",
+    "SessionStats",
+    "SlashCommandInfo",
+    "TokenTotals",
+    "WireModel",
+    "error_response",
+    "success_response",
+]
 
 _ABSENT: Any = object()
 
@@ -37,35 +49,6 @@ def error_response(request_id: str | None, command: str, message: str) -> dict[s
     return response
 
 
-class WireModel(PiModel):
-    """Drops ``None`` fields on output except those pi writes as an explicit ``null``."""
-
-    keep_null: ClassVar[frozenset[str]] = frozenset()
-
-    @model_serializer(mode="wrap")
-    def _drop_absent(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
-        data = handler(self)
-        if not isinstance(data, dict):
-            return data
-        # exclude_none may already have dropped the explicit nulls; put them back in field order.
-        out: dict[str, Any] = {}
-        for name in type(self).model_fields:
-            key = self._wire_name(name)
-            if data.get(key) is not None:
-                out[key] = data[key]
-            elif name in self.keep_null and getattr(self, name) is None:
-                out[key] = None
-        for key, value in data.items():  # unknown (extra) fields keep their place at the end
-            if key not in out and value is not None:
-                out[key] = value
-        return out
-
-    @classmethod
-    def _wire_name(cls, name: str) -> str:
-        field = cls.model_fields.get(name)
-        return field.alias if field is not None and field.alias else name
-
-
 class RpcSessionState(WireModel):
     """``get_state`` data."""
 
@@ -81,39 +64,6 @@ class RpcSessionState(WireModel):
     auto_compaction_enabled: bool
     message_count: int
     pending_message_count: int
-
-
-class TokenTotals(WireModel):
-    input: int
-    output: int
-    cache_read: int
-    cache_write: int
-    total: int
-
-
-class ContextUsage(WireModel):
-    """Context-window use; ``tokens``/``percent`` are ``null`` after a compaction until a fresh reply."""
-
-    keep_null: ClassVar[frozenset[str]] = frozenset({"tokens", "percent"})
-
-    tokens: int | None
-    context_window: int
-    percent: float | None
-
-
-class SessionStats(WireModel):
-    """``get_session_stats`` data."""
-
-    session_file: str | None = None
-    session_id: str
-    user_messages: int
-    assistant_messages: int
-    tool_calls: int
-    tool_results: int
-    total_messages: int
-    tokens: TokenTotals
-    cost: float
-    context_usage: ContextUsage | None = None
 
 
 class BashResult(WireModel):
