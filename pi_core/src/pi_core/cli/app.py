@@ -1,13 +1,90 @@
-"""The click group behind ``pi``; wiring only."""
+"""The click group behind ``pi``; wiring only.
+
+``pi ARGS`` without a subcommand runs the default command ``run`` (the agent). Plugin-control
+options (``-e``, ``--no-extensions``, ``--trust-project``) are pre-parsed from argv before any plugin
+is imported, so a plugin that breaks CLI construction can still be turned off; the flags plugins
+declare through ``register_flags`` are then appended to ``run`` as click options before click
+parses it. ``pi --version`` and ``pi --help`` import neither plugins nor pydantic.
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 import click
 
 from pi_core import __version__
+from pi_core.cli.options import plugin_control_options
+
+DEFAULT_COMMAND = "run"
+_GROUP_OPTIONS = ("-h", "--help", "-v", "--version")
 
 
-@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+class PiGroup(click.Group):
+    """A group whose unknown first argument (a prompt, ``-p``, …) goes to the default command."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not args or (args[0] not in self.commands and args[0] not in _GROUP_OPTIONS):
+            args = [DEFAULT_COMMAND, *args]
+        return super().parse_args(ctx, args)
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name, command, rest = super().resolve_command(ctx, args)
+        if name == DEFAULT_COMMAND and command is not None:
+            # Plugins declare flags: load them (once) and give ``run`` their options before parsing.
+            from pi_core.cli.run import command_with_plugin_flags
+
+            command = command_with_plugin_flags(ctx, command, rest)
+        return name, command, rest
+
+
+@click.group(cls=PiGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "-v", "--version", prog_name="pi")
 def cli() -> None:
-    """pi: a terminal coding agent you extend with Python plugins."""
+    """pi: a terminal coding agent you extend with Python plugins.
+
+    Run `pi [OPTIONS] [MESSAGES]...` to start the agent (see `pi run --help`), or one of the
+    commands below.
+    """
+
+
+@cli.command(DEFAULT_COMMAND, context_settings={"ignore_unknown_options": False})
+@plugin_control_options
+@click.argument("messages", nargs=-1)
+@click.pass_context
+def run(ctx: click.Context, messages: tuple[str, ...], **options: Any) -> None:
+    """Start the agent (the default command): load plugins, then run the session."""
+    from pi_core.cli.run import run_agent
+
+    run_agent(ctx, messages, options)
+
+
+@cli.command("plugins")
+@plugin_control_options
+@click.option("--all", "show_all", is_flag=True, help="Also list pi's own built-in plugins.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+def plugins_command(show_all: bool, as_json: bool, **options: Any) -> None:
+    """List plugins: name, source, version or path, status and the hooks they implement."""
+    from pi_core.cli.plugins_cmd import list_plugins
+
+    list_plugins(show_all=show_all, as_json=as_json, options=options)
+
+
+@cli.command("trust")
+@click.option("--project", type=click.Path(file_okay=False), help="Project directory (default: current).")
+def trust_command(project: str | None) -> None:
+    """Trust this project's plugin code (.pi/extensions and plugins its settings ask for)."""
+    from pi_core.cli.trust_cmd import trust
+
+    trust(project)
+
+
+@cli.command("untrust")
+@click.option("--project", type=click.Path(file_okay=False), help="Project directory (default: current).")
+def untrust_command(project: str | None) -> None:
+    """Forget the trust given to this project; its plugin code stops running."""
+    from pi_core.cli.trust_cmd import untrust
+
+    untrust(project)

@@ -1,0 +1,93 @@
+"""Plugin-control options shared by ``run`` and ``plugins``, and their pre-parser."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import click
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def plugin_control_options(function: F) -> F:
+    """``-e/--extension`` (repeatable), ``--no-extensions``, ``--trust-project``, ``--trace-hooks``."""
+    decorators = [
+        click.option(
+            "-e",
+            "--extension",
+            "extensions",
+            multiple=True,
+            metavar="PATH",
+            help="Load a plugin file or package directory (repeatable; kept by --no-extensions).",
+        ),
+        click.option(
+            "--no-extensions",
+            is_flag=True,
+            help="Skip discovered, settings-listed and third-party plugins (built-ins and -e stay).",
+        ),
+        click.option(
+            "--trust-project",
+            is_flag=True,
+            help="Run this project's plugin code this time without asking (trust is not recorded).",
+        ),
+        click.option(
+            "--trace-hooks",
+            is_flag=True,
+            envvar="PI_TRACE_HOOKS",
+            help="Print one line per hook call with plugin and duration (also PI_TRACE_HOOKS=1).",
+        ),
+    ]
+    for decorator in reversed(decorators):
+        function = decorator(function)
+    return function
+
+
+@dataclass(frozen=True)
+class PluginControl:
+    extensions: tuple[str, ...] = ()
+    no_extensions: bool = False
+    trust_project: bool = False
+    trace_hooks: bool = False
+
+    @classmethod
+    def from_options(cls, options: dict[str, Any]) -> PluginControl:
+        return cls(
+            extensions=tuple(options.get("extensions") or ()),
+            no_extensions=bool(options.get("no_extensions")),
+            trust_project=bool(options.get("trust_project")),
+            trace_hooks=bool(options.get("trace_hooks")) or _env_flag("PI_TRACE_HOOKS"),
+        )
+
+
+def _env_flag(name: str) -> bool:
+    return os.environ.get(name, "") not in ("", "0", "false", "no")
+
+
+def preparse(args: Sequence[str]) -> PluginControl:
+    """Read the plugin-control options from raw argv, before any plugin (and its flags) exists."""
+    extensions: list[str] = []
+    no_extensions = trust_project = trace = False
+    iterator = iter(args)
+    for arg in iterator:
+        if arg == "--":
+            break
+        if arg in ("-e", "--extension"):
+            value = next(iterator, None)
+            if value is not None:
+                extensions.append(value)
+        elif arg.startswith("--extension="):
+            extensions.append(arg.split("=", 1)[1])
+        elif arg.startswith("-e") and len(arg) > 2 and not arg.startswith("--"):
+            extensions.append(arg[2:])
+        elif arg == "--no-extensions":
+            no_extensions = True
+        elif arg == "--trust-project":
+            trust_project = True
+        elif arg == "--trace-hooks":
+            trace = True
+    return PluginControl(
+        tuple(extensions), no_extensions, trust_project, trace or _env_flag("PI_TRACE_HOOKS")
+    )

@@ -1,0 +1,87 @@
+"""``pi plugins``: what is loaded, from where, in which state, implementing which hooks.
+
+Works with every third-party plugin broken: failures are listed with their error, never raised.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from pi_core.cli.options import PluginControl
+
+
+def plugin_rows(control: PluginControl, *, show_all: bool, cwd: Path | None = None) -> list[dict[str, Any]]:
+    from pi_core.plugins.manager import LoadOptions, load_plugins
+
+    pm = load_plugins(
+        LoadOptions(
+            cwd=cwd or Path.cwd(),
+            extension_paths=control.extensions,
+            no_extensions=control.no_extensions,
+            trust_project=control.trust_project,
+        )
+    )
+    rows: list[dict[str, Any]] = []
+    order = {name: pm.load_index(name) for name in pm.records}
+    for record in sorted(pm.records.values(), key=lambda r: order[r.name]):
+        if record.builtin and not show_all:
+            continue
+        rows.append(
+            {
+                "name": record.name,
+                "source": record.source,
+                "distribution": record.distribution,
+                "version": record.version,
+                "path": record.path,
+                "origin": record.origin,
+                "status": record.status,
+                "error": record.error.problem if record.error else None,
+                "hooks": pm.hooks_of(record.name),
+            }
+        )
+    listed = {row["name"] for row in rows}
+    for error in pm.load_errors:
+        if error.plugin not in listed:  # e.g. a missing -e path or a duplicate name
+            rows.append(
+                {
+                    "name": error.plugin,
+                    "source": error.source,
+                    "distribution": None,
+                    "version": None,
+                    "path": error.location,
+                    "origin": error.location,
+                    "status": "failed",
+                    "error": error.problem,
+                    "hooks": [],
+                }
+            )
+    return rows
+
+
+def list_plugins(*, show_all: bool, as_json: bool, options: dict[str, Any]) -> None:
+    rows = plugin_rows(PluginControl.from_options(options), show_all=show_all)
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    if not rows:
+        click.echo("No plugins loaded." + ("" if show_all else " (pi plugins --all also lists built-ins)"))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="pi plugins")
+    for column in ("name", "source", "from", "status", "hooks"):
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        where = (
+            f"{row['distribution']}=={row['version']}"
+            if row["distribution"]
+            else row["path"] or row["origin"]
+        )
+        status = row["status"] + (f": {row['error']}" if row["error"] else "")
+        table.add_row(row["name"], row["source"], where or "", status, ", ".join(row["hooks"]))
+    Console().print(table)

@@ -1,0 +1,157 @@
+"""Plugin set-up for a run: load plugins, collect registrations, add plugin flags, gate on problems.
+
+The runtime layer takes over after :func:`run_agent`'s gate with a :class:`PluginSetup`
+(plugin manager, registrations, flag values, and ``build_hooks`` for the typed facade).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+import click
+
+from pi_core.cli.options import PluginControl, preparse
+
+if TYPE_CHECKING:
+    import pluggy
+
+    from pi_core.errors import PluginLoadError
+    from pi_core.plugins.dispatch import ErrorSink, Hooks
+    from pi_core.plugins.manager import PiPluginManager
+    from pi_core.plugins.registry import Registrations
+
+_META_KEY = "pi.plugin_setup"
+
+
+@dataclass
+class PluginSetup:
+    """Everything the runtime needs from plugin loading."""
+
+    control: PluginControl
+    pm: PiPluginManager
+    registrations: Registrations
+    #: Problems that stop a run: load failures, registration conflicts, flag clashes.
+    problems: list[PluginLoadError] = field(default_factory=list)
+    #: Values of plugin-registered flags after parsing (name without ``--`` -> value).
+    flag_values: dict[str, Any] = field(default_factory=dict)
+
+    def build_hooks(self, on_error: ErrorSink | None = None, *, trace: IO[str] | None = None) -> Hooks:
+        """A dispatcher + typed facade over this setup's plugins; tracing when ``--trace-hooks``."""
+        from pi_core.plugins.dispatch import Dispatcher, Hooks
+
+        dispatcher = Dispatcher(self.pm, on_error=on_error)
+        if self.control.trace_hooks:
+            dispatcher.monitor(*make_tracer(trace or sys.stderr))
+        return Hooks(dispatcher)
+
+
+def prepare_plugins(control: PluginControl, *, cwd: Path | None = None) -> PluginSetup:
+    """Load plugins per ``control`` and run their registration hooks."""
+    from pi_core.plugins.manager import LoadOptions, load_plugins
+    from pi_core.plugins.registry import collect_registrations
+
+    options = LoadOptions(
+        cwd=cwd or Path.cwd(),
+        extension_paths=control.extensions,
+        no_extensions=control.no_extensions,
+        trust_project=control.trust_project,
+    )
+    pm = load_plugins(options)
+    registrations = asyncio.run(collect_registrations(pm))
+    problems = [*pm.load_errors, *registrations.errors]
+    return PluginSetup(control, pm, registrations, problems)
+
+
+def make_tracer(
+    stream: IO[str],
+) -> tuple[
+    Callable[[str, list[pluggy.HookImpl], dict[str, Any]], None],
+    Callable[[pluggy.Result[Any], str, list[pluggy.HookImpl], dict[str, Any]], None],
+]:
+    """``before``/``after`` monitors printing ``hook plugin duration`` per handler call."""
+    started: list[float] = []
+
+    def before(hook: str, impls: list[pluggy.HookImpl], kwargs: dict[str, Any]) -> None:
+        started.append(time.perf_counter())
+
+    def after(
+        outcome: pluggy.Result[Any], hook: str, impls: list[pluggy.HookImpl], kwargs: dict[str, Any]
+    ) -> None:
+        elapsed = (time.perf_counter() - started.pop()) * 1000 if started else 0.0
+        failed = " raised " + type(outcome.exception).__name__ if outcome.exception else ""
+        plugin = impls[0].plugin_name if impls else "?"
+        stream.write(f"[pi hook] {hook} plugin={plugin} {elapsed:.3f} ms{failed}\n")
+        stream.flush()
+
+    return before, after
+
+
+def _flag_option(flag: Any) -> click.Option:
+    help_text = f"{flag.description or ''} (plugin {flag.plugin})".strip()
+    if flag.type == "boolean":
+        return click.Option([f"--{flag.name}"], is_flag=True, default=bool(flag.default), help=help_text)
+    return click.Option([f"--{flag.name}"], type=str, default=flag.default, help=help_text, metavar="VALUE")
+
+
+def command_with_plugin_flags(ctx: click.Context, command: click.Command, args: list[str]) -> click.Command:
+    """Load plugins for ``run`` (once per context) and return ``command`` with their flags added."""
+    from pi_core.errors import PluginLoadError
+
+    setup = prepare_plugins(preparse(args))
+    ctx.meta[_META_KEY] = setup
+    if not setup.registrations.flags:
+        return command
+    extended = copy.copy(command)
+    extended.params = list(command.params)
+    taken = {opt for param in extended.params for opt in getattr(param, "opts", [])}
+    for flag in setup.registrations.flags.values():
+        if f"--{flag.name}" in taken:
+            record = setup.pm.records.get(flag.plugin)
+            setup.problems.append(
+                PluginLoadError(
+                    plugin=flag.plugin,
+                    source=record.source if record else "plugin",
+                    location=record.where if record else None,
+                    problem=f"flag --{flag.name} clashes with one of pi's own options",
+                )
+            )
+            continue
+        extended.params.append(_flag_option(flag))
+    return extended
+
+
+def gate(setup: PluginSetup, *, interactive: bool = False) -> None:
+    """Stop (exit status 1) when plugins failed or the project's plugin code is not trusted.
+
+    A missing plugin must not go unnoticed (a permission gate, for one). In interactive mode the
+    REPL asks about trust itself (``pi_core.plugins.trust``) before calling this.
+    """
+    for problem in setup.problems:
+        click.echo(f"pi: {problem}", err=True)
+    untrusted = setup.pm.untrusted_project
+    if untrusted is not None and not interactive:
+        from pi_core.plugins.trust import untrusted_message
+
+        click.echo(f"pi: {untrusted_message(untrusted)}", err=True)
+    if setup.problems or (untrusted is not None and not interactive):
+        count = len(setup.problems)
+        reason = f"{count} plugin problem(s)" if count else "untrusted project plugin code"
+        click.echo(f"pi: not starting because of {reason}. `pi plugins` shows what is loaded.", err=True)
+        raise SystemExit(1)
+
+
+def run_agent(ctx: click.Context, messages: tuple[str, ...], options: dict[str, Any]) -> None:
+    """The default command: plugin gate, then the session (wired in by the runtime layer)."""
+    setup: PluginSetup | None = ctx.meta.get(_META_KEY)
+    if setup is None:
+        setup = prepare_plugins(PluginControl.from_options(options))
+    setup.flag_values = {name: options.get(name.replace("-", "_")) for name in setup.registrations.flags}
+    gate(setup)
+    raise click.UsageError("no run mode is wired into this build yet (the runtime layer provides it)")

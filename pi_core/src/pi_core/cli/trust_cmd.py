@@ -1,0 +1,37 @@
+"""``pi trust`` / ``pi untrust``: record or forget trust in a project's plugin code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+def _paths(project: str | None) -> tuple[Path, Path]:
+    from pi_core.plugins.sources import agent_dir
+
+    return Path(project or Path.cwd()).resolve(), agent_dir()
+
+
+def trust(project: str | None) -> None:
+    from pi_core.plugins.trust import trust_project
+
+    cwd, agent = _paths(project)
+    check = trust_project(cwd, agent)
+    if not check.files:
+        click.echo(f"Trusted {check.project} (it has no plugin files right now).")
+        return
+    click.echo(f"Trusted {check.project}; this code will run:")
+    for path in check.files:
+        click.echo(f"  {path}")
+    click.echo("pi asks again when any of it changes.")
+
+
+def untrust(project: str | None) -> None:
+    from pi_core.plugins.trust import untrust_project
+
+    cwd, agent = _paths(project)
+    if untrust_project(cwd, agent):
+        click.echo(f"{cwd} is no longer trusted; its plugin code will not run.")
+    else:
+        click.echo(f"{cwd} was not trusted.")

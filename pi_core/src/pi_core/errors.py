@@ -1,0 +1,65 @@
+"""pi's exception hierarchy.
+
+Every error pi raises on purpose derives from :class:`PiError`, so the CLI can map them to a clear
+message and an exit status. ``ToolError`` (the error a tool raises for the model to read) lives in
+:mod:`pi_core.agent.tools` because the agent loop owns it.
+"""
+
+from __future__ import annotations
+
+
+class PiError(Exception):
+    """Base class of every error pi raises deliberately."""
+
+
+class ConfigError(PiError):
+    """A settings file, flag or environment variable holds something pi cannot use."""
+
+
+class PluginError(PiError):
+    """A plugin misbehaved while one of its hooks ran.
+
+    Attributes name the culprit the way pluggy does: which plugin, which hook, and where the
+    implementation lives (``file:line``), with the original exception as ``__cause__``.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        plugin: str,
+        hook: str | None = None,
+        source: str | None = None,
+        location: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.plugin = plugin
+        self.hook = hook
+        self.source = source
+        self.location = location
+
+
+class PluginLoadError(PluginError):
+    """A plugin could not be imported, registered or validated.
+
+    ``problem`` is the one-line reason; ``str()`` gives the full message with how to go on without
+    the plugin, ready to show to the user.
+    """
+
+    def __init__(self, *, plugin: str, source: str, problem: str, location: str | None = None) -> None:
+        self.problem = problem
+        where = f" ({location})" if location else ""
+        message = (
+            f"Plugin {plugin!r} from {source}{where} failed to load: {problem}\n"
+            f'  To run without it: add {plugin!r} to "disabledPlugins" in settings.json, '
+            f"set PI_DISABLED_PLUGINS={plugin}, or pass --no-extensions (local extensions only)."
+        )
+        super().__init__(message, plugin=plugin, source=source, location=location)
+
+
+class PluginValidationError(PluginLoadError):
+    """A plugin's hook implementations do not match the hook specifications (wraps pluggy's error)."""
+
+
+class ProjectNotTrustedError(ConfigError):
+    """The project holds extension code the user has not trusted yet."""

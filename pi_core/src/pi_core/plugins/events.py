@@ -1,0 +1,416 @@
+"""Event payloads and handler results of pi's 29 lifecycle hooks (v0.73.1).
+
+Every event model has a ``type`` field equal to the hook name. Handlers receive the event and may
+return ``None``, the hook's ``<Name>Result`` model, or a dict of the same shape (camelCase or
+snake_case keys); the dispatcher validates a dict into the result model at once, so core code only
+ever sees models. Field names are snake_case in Python and camelCase on the wire (``tool_call_id`` /
+``toolCallId``), as everywhere in pi.
+
+Some events carry objects owned by other layers (the model, session entries, the compaction plan).
+They are typed loosely here (``Any`` or a permissive model) so this module stays at the plugin layer.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import ConfigDict, Field
+
+from pi_core._model import PiModel
+from pi_core.ai.abort import AbortSignal
+from pi_core.ai.messages import AgentMessage, AssistantMessage, ImageContent, ToolResultContentBlock
+
+ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+
+
+class Event(PiModel):
+    """Base of every event payload; holds live objects (signals, models) next to plain data."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+
+class Result(PiModel):
+    """Base of every handler result model."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+
+# --- resources ------------------------------------------------------------------------------------
+
+
+class ResourcesDiscoverEvent(Event):
+    type: Literal["resources_discover"] = "resources_discover"
+    cwd: str
+    reason: Literal["startup", "reload"]
+
+
+class ResourcesDiscoverResult(Result):
+    skill_paths: list[str] | None = None
+    prompt_paths: list[str] | None = None
+    theme_paths: list[str] | None = None
+
+
+class ContributedPath(PiModel):
+    """A path a plugin contributed in ``resources_discover``, kept with its provenance."""
+
+    path: str
+    plugin: str
+
+
+class ResourcesDiscoverOutcome(PiModel):
+    """Everything all handlers of one ``resources_discover`` dispatch contributed, in load order."""
+
+    skill_paths: list[ContributedPath] = Field(default_factory=list)
+    prompt_paths: list[ContributedPath] = Field(default_factory=list)
+    theme_paths: list[ContributedPath] = Field(default_factory=list)
+
+
+# --- session --------------------------------------------------------------------------------------
+
+
+class SessionStartEvent(Event):
+    type: Literal["session_start"] = "session_start"
+    reason: Literal["startup", "reload", "new", "resume", "fork"]
+    previous_session_file: str | None = None
+
+
+class SessionBeforeSwitchEvent(Event):
+    type: Literal["session_before_switch"] = "session_before_switch"
+    reason: Literal["new", "resume"]
+    target_session_file: str | None = None
+
+
+class SessionBeforeSwitchResult(Result):
+    cancel: bool | None = None
+
+
+class SessionBeforeForkEvent(Event):
+    type: Literal["session_before_fork"] = "session_before_fork"
+    entry_id: str
+    position: Literal["before", "at"] = "before"
+
+
+class SessionBeforeForkResult(Result):
+    cancel: bool | None = None
+    #: Accepted but ignored in v0.73.1 (reserved).
+    skip_conversation_restore: bool | None = None
+
+
+class CompactionSettingsView(PiModel):
+    enabled: bool = True
+    reserve_tokens: int = 16384
+    keep_recent_tokens: int = 20000
+
+
+class CompactionPreparation(PiModel):
+    """The pre-computed compaction plan (built by the compaction layer; unknown fields kept)."""
+
+    first_kept_entry_id: str
+    messages_to_summarize: list[AgentMessage] = Field(default_factory=list)
+    turn_prefix_messages: list[AgentMessage] = Field(default_factory=list)
+    is_split_turn: bool = False
+    tokens_before: int = 0
+    previous_summary: str | None = None
+    file_ops: Any = None
+    settings: CompactionSettingsView = Field(default_factory=CompactionSettingsView)
+
+
+class SessionBeforeCompactEvent(Event):
+    type: Literal["session_before_compact"] = "session_before_compact"
+    preparation: CompactionPreparation
+    #: Session entries of the current branch, root to leaf.
+    branch_entries: list[Any] = Field(default_factory=list)
+    custom_instructions: str | None = None
+    signal: AbortSignal | None = None
+
+
+class CompactionOverride(PiModel):
+    """A compaction a plugin produced itself; pi saves it instead of running its summariser."""
+
+    summary: str
+    first_kept_entry_id: str
+    tokens_before: int
+    details: Any = None
+
+
+class SessionBeforeCompactResult(Result):
+    cancel: bool | None = None
+    compaction: CompactionOverride | None = None
+
+
+class SessionCompactEvent(Event):
+    type: Literal["session_compact"] = "session_compact"
+    #: The compaction entry that was saved.
+    compaction_entry: Any = None
+    from_extension: bool = False
+
+
+class TreePreparation(PiModel):
+    target_id: str
+    old_leaf_id: str | None = None
+    common_ancestor_id: str | None = None
+    entries_to_summarize: list[Any] = Field(default_factory=list)
+    user_wants_summary: bool = False
+    custom_instructions: str | None = None
+    replace_instructions: bool | None = None
+    label: str | None = None
+
+
+class SessionBeforeTreeEvent(Event):
+    type: Literal["session_before_tree"] = "session_before_tree"
+    preparation: TreePreparation
+    signal: AbortSignal | None = None
+
+
+class TreeSummary(PiModel):
+    summary: str
+    details: Any = None
+
+
+class SessionBeforeTreeResult(Result):
+    cancel: bool | None = None
+    summary: TreeSummary | None = None
+    custom_instructions: str | None = None
+    replace_instructions: bool | None = None
+    label: str | None = None
+
+
+class SessionTreeEvent(Event):
+    type: Literal["session_tree"] = "session_tree"
+    new_leaf_id: str | None = None
+    old_leaf_id: str | None = None
+    summary_entry: Any = None
+    from_extension: bool | None = None
+
+
+class SessionShutdownEvent(Event):
+    type: Literal["session_shutdown"] = "session_shutdown"
+    reason: Literal["quit", "reload", "new", "resume", "fork"]
+    target_session_file: str | None = None
+
+
+# --- input and agent ------------------------------------------------------------------------------
+
+
+class InputEvent(Event):
+    type: Literal["input"] = "input"
+    text: str
+    images: list[ImageContent] | None = None
+    source: Literal["interactive", "rpc", "extension"] = "interactive"
+
+
+class InputResult(Result):
+    """``continue`` (default), ``transform`` (new ``text``/``images``) or ``handled`` (input swallowed)."""
+
+    action: Literal["continue", "transform", "handled"] = "continue"
+    text: str | None = None
+    images: list[ImageContent] | None = None
+
+
+class SystemPromptOptions(PiModel):
+    cwd: str
+    custom_prompt: str | None = None
+    append_system_prompt: str | None = None
+    selected_tools: list[str] | None = None
+    tool_snippets: dict[str, str] | None = None
+    prompt_guidelines: list[str] | None = None
+    context_files: list[dict[str, str]] | None = None
+    skills: list[Any] | None = None
+
+
+class BeforeAgentStartEvent(Event):
+    type: Literal["before_agent_start"] = "before_agent_start"
+    prompt: str
+    images: list[ImageContent] | None = None
+    system_prompt: str
+    system_prompt_options: SystemPromptOptions | None = None
+
+
+class InjectedMessage(PiModel):
+    """A custom message a ``before_agent_start`` handler adds to the prompt (persisted, sent as user role)."""
+
+    custom_type: str
+    content: str | list[ToolResultContentBlock]
+    display: bool = True
+    details: Any = None
+
+
+class BeforeAgentStartResult(Result):
+    message: InjectedMessage | None = None
+    system_prompt: str | None = None
+
+
+class BeforeAgentStartOutcome(PiModel):
+    """Combined result: messages of every handler in load order, and the chained system prompt."""
+
+    messages: list[InjectedMessage] = Field(default_factory=list)
+    #: The replacement system prompt, or ``None`` when no handler set a non-empty one.
+    system_prompt: str | None = None
+
+
+class AgentStartEvent(Event):
+    type: Literal["agent_start"] = "agent_start"
+
+
+class AgentEndEvent(Event):
+    type: Literal["agent_end"] = "agent_end"
+    messages: list[AgentMessage] = Field(default_factory=list)
+
+
+class TurnStartEvent(Event):
+    type: Literal["turn_start"] = "turn_start"
+    turn_index: int
+    timestamp: int
+
+
+class TurnEndEvent(Event):
+    type: Literal["turn_end"] = "turn_end"
+    turn_index: int
+    message: AgentMessage
+    tool_results: list[AgentMessage] = Field(default_factory=list)
+
+
+class MessageStartEvent(Event):
+    type: Literal["message_start"] = "message_start"
+    message: AgentMessage
+
+
+class MessageUpdateEvent(Event):
+    type: Literal["message_update"] = "message_update"
+    message: AssistantMessage
+    #: The raw stream event (text/thinking/toolcall start|delta|end) from the provider layer.
+    assistant_message_event: Any = None
+
+
+class MessageEndEvent(Event):
+    type: Literal["message_end"] = "message_end"
+    message: AgentMessage
+
+
+class MessageEndResult(Result):
+    message: AgentMessage | None = None
+
+
+class ContextEvent(Event):
+    type: Literal["context"] = "context"
+    #: A deep copy of the agent's messages, safe to mutate.
+    messages: list[AgentMessage]
+
+
+class ContextResult(Result):
+    messages: list[AgentMessage] | None = None
+
+
+class BeforeProviderRequestEvent(Event):
+    type: Literal["before_provider_request"] = "before_provider_request"
+    #: The provider-specific request body (opaque).
+    payload: Any
+
+
+class BeforeProviderRequestResult(Result):
+    """Wraps a replacement payload. A handler may also return the bare replacement value."""
+
+    payload: Any
+
+
+class AfterProviderResponseEvent(Event):
+    type: Literal["after_provider_response"] = "after_provider_response"
+    status: int
+    headers: dict[str, str] = Field(default_factory=dict)
+
+
+# --- tools ----------------------------------------------------------------------------------------
+
+
+class ToolExecutionStartEvent(Event):
+    type: Literal["tool_execution_start"] = "tool_execution_start"
+    tool_call_id: str
+    tool_name: str
+    args: Any = None
+
+
+class ToolCallEvent(Event):
+    type: Literal["tool_call"] = "tool_call"
+    tool_call_id: str
+    tool_name: str
+    #: The validated arguments; mutable: in-place edits are what ``execute`` receives.
+    input: dict[str, Any]
+
+
+class ToolCallResult(Result):
+    block: bool | None = None
+    reason: str | None = None
+
+
+class ToolExecutionUpdateEvent(Event):
+    type: Literal["tool_execution_update"] = "tool_execution_update"
+    tool_call_id: str
+    tool_name: str
+    args: Any = None
+    partial_result: Any = None
+
+
+class ToolResultEvent(Event):
+    type: Literal["tool_result"] = "tool_result"
+    tool_call_id: str
+    tool_name: str
+    input: dict[str, Any] = Field(default_factory=dict)
+    content: list[ToolResultContentBlock] = Field(default_factory=list)
+    details: Any = None
+    is_error: bool = False
+
+
+class ToolResultResult(Result):
+    """A partial patch: fields left ``None`` keep their value."""
+
+    content: list[ToolResultContentBlock] | None = None
+    details: Any = None
+    is_error: bool | None = None
+
+
+class ToolExecutionEndEvent(Event):
+    type: Literal["tool_execution_end"] = "tool_execution_end"
+    tool_call_id: str
+    tool_name: str
+    result: Any = None
+    is_error: bool = False
+
+
+# --- model ----------------------------------------------------------------------------------------
+
+
+class ModelSelectEvent(Event):
+    type: Literal["model_select"] = "model_select"
+    model: Any
+    previous_model: Any = None
+    source: Literal["set", "cycle", "restore"] = "set"
+
+
+class ThinkingLevelSelectEvent(Event):
+    type: Literal["thinking_level_select"] = "thinking_level_select"
+    level: ThinkingLevel
+    previous_level: ThinkingLevel
+
+
+# --- user bash ------------------------------------------------------------------------------------
+
+
+class UserBashEvent(Event):
+    type: Literal["user_bash"] = "user_bash"
+    command: str
+    exclude_from_context: bool = False
+    cwd: str
+
+
+class BashOutcome(PiModel):
+    output: str
+    exit_code: int | None = None
+    cancelled: bool = False
+    truncated: bool = False
+    full_output_path: str | None = None
+
+
+class UserBashResult(Result):
+    #: A replacement shell backend with ``async exec(command, cwd, *, on_data, signal, timeout, env)``.
+    operations: Any = None
+    result: BashOutcome | None = None

@@ -1,0 +1,1025 @@
+"""The hook specifications of pi: 29 lifecycle events (pi v0.73.1) and 7 registration hooks.
+
+Hook names are pi's event names. Every event hook takes ``(event, ctx)``: ``event`` is the pydantic
+model from :mod:`pi_core.plugins.events` whose ``type`` equals the hook name, and ``ctx`` is the
+:class:`~pi_core.plugins.context.ExtensionContext`, one object shared by all handlers of a dispatch.
+An implementation may accept a subset of the arguments (``def agent_start(ctx)``), may be ``def`` or
+``async def``, and returns ``None``, the hook's result model, or a dict of the same shape.
+
+Handlers run in load order (``-e`` paths, project settings, project ``.pi/extensions``, global
+settings, global extensions, installed packages, built-ins), one at a time; ``tryfirst``/``trylast``
+move a handler to the front or the back. How the results of several handlers combine is declared
+per hook (``Combine:`` below; the rules are those of pi's runner).
+
+Lifecycle of one prompt::
+
+    start-up ─ session_start ─ resources_discover
+    prompt   ─ input ─ before_agent_start ─ agent_start
+      turn   ─ turn_start ─ message_start/end (user)
+        LLM  ─ context ─ before_provider_request ─ after_provider_response
+             ─ message_start ─ message_update* ─ message_end (assistant)
+        tools─ tool_execution_start ─ tool_call ─ tool_execution_update* ─ tool_result
+             ─ tool_execution_end ─ message_start/end (toolResult)
+             ─ turn_end ─ (next turn …)
+    end      ─ agent_end ─ [session_before_compact ─ session_compact]
+    sessions ─ session_before_switch | session_before_fork | session_before_tree ─ session_shutdown
+             ─ session_tree ─ model_select ─ thinking_level_select ─ user_bash (REPL ``!cmd``)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from pi_core._markers import hookspec
+from pi_core.plugins.combine import Combine, event_hook
+from pi_core.plugins.events import (
+    AfterProviderResponseEvent,
+    AgentEndEvent,
+    AgentStartEvent,
+    BeforeAgentStartEvent,
+    BeforeAgentStartResult,
+    BeforeProviderRequestEvent,
+    BeforeProviderRequestResult,
+    ContextEvent,
+    ContextResult,
+    InputEvent,
+    InputResult,
+    MessageEndEvent,
+    MessageEndResult,
+    MessageStartEvent,
+    MessageUpdateEvent,
+    ModelSelectEvent,
+    ResourcesDiscoverEvent,
+    ResourcesDiscoverResult,
+    SessionBeforeCompactEvent,
+    SessionBeforeCompactResult,
+    SessionBeforeForkEvent,
+    SessionBeforeForkResult,
+    SessionBeforeSwitchEvent,
+    SessionBeforeSwitchResult,
+    SessionBeforeTreeEvent,
+    SessionBeforeTreeResult,
+    SessionCompactEvent,
+    SessionShutdownEvent,
+    SessionStartEvent,
+    SessionTreeEvent,
+    ThinkingLevelSelectEvent,
+    ToolCallEvent,
+    ToolCallResult,
+    ToolExecutionEndEvent,
+    ToolExecutionStartEvent,
+    ToolExecutionUpdateEvent,
+    ToolResultEvent,
+    ToolResultResult,
+    TurnEndEvent,
+    TurnStartEvent,
+    UserBashEvent,
+    UserBashResult,
+)
+
+if TYPE_CHECKING:
+    from pi_core.plugins.context import ExtensionContext
+
+Ret = Any  # a result model, a dict of the same shape, or None (possibly awaitable)
+
+# ==================================================================================================
+# Registration hooks: called once per plugin at start-up and on /reload, each with its own
+# ``register`` callable so every registration is recorded with the plugin that made it.
+# ==================================================================================================
+
+
+@hookspec
+def register_tools(register: Callable[..., None]) -> None:
+    """Register tools the model can call.
+
+    Called once per plugin at start-up and on ``/reload``, before ``session_start``.
+
+    Combine: each plugin registers into its own record. The same tool name from two plugins is a load
+    error naming both (pi exits with status 1); a plugin tool with a built-in tool's name replaces it.
+
+    :param register: ``register(tool: pi_core.agent.tools.AgentTool)``.
+    :returns: nothing; may be ``async def``.
+
+    Errors: an exception here is a load error of the plugin.
+
+    Example::
+
+        @hookimpl
+        def register_tools(register):
+            register(AgentTool(name="hello", label="Hello", description="Say hello",
+                               parameters={"type": "object", "properties": {}}, execute=say_hello))
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def register_commands(register: Callable[..., None]) -> None:
+    """Register slash commands (``/name args``).
+
+    Called once per plugin at start-up and on ``/reload``.
+
+    Combine: all registrations are kept; when several plugins register one name, the invocation
+    names become ``name:1``, ``name:2`` … in load order.
+
+    :param register: ``register(name: str, handler, *, description: str | None = None,
+        get_argument_completions=None)``; ``handler(args: str, ctx: CommandContext)`` may be async.
+    :returns: nothing; may be ``async def``.
+
+    Errors: an exception here is a load error of the plugin.
+
+    Example::
+
+        @hookimpl
+        def register_commands(register):
+            register("hello", greet, description="Say hello")
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def register_providers(register: Callable[..., None]) -> None:
+    """Register LLM providers (an ``ApiProvider`` implementation or a ``ProviderConfig``).
+
+    Called once per plugin at start-up; registrations are applied after every plugin loaded.
+
+    Combine: registrations are applied in load order; a later registration of a provider name
+    replaces the earlier one (pi's ``registerProvider``).
+
+    :param register: ``register(provider: pi_core.ai.provider.ApiProvider | ProviderConfig)``.
+    :returns: nothing; may be ``async def`` (e.g. to fetch a model list).
+
+    Errors: an exception here is a load error of the plugin.
+
+    Example::
+
+        @hookimpl
+        def register_providers(register):
+            register(ProviderConfig(name="local", base_url="http://127.0.0.1:8080/v1", ...))
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def register_flags(register: Callable[..., None]) -> None:
+    """Declare command-line flags (``--name``), listed in ``pi --help``.
+
+    Called once per plugin before the command line is parsed.
+
+    Combine: the same flag name from two plugins is a load error naming both (exit status 1).
+
+    :param register: ``register(name: str, *, type: "boolean" | "string" = "boolean",
+        default=None, description: str | None = None)`` (name without ``--``).
+    :returns: nothing.
+
+    Errors: an exception here is a load error of the plugin.
+
+    Example::
+
+        @hookimpl
+        def register_flags(register):
+            register("plan", type="boolean", description="Start in plan mode")
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def register_shortcuts(register: Callable[..., None]) -> None:
+    """Register keyboard shortcuts of the interactive mode (e.g. ``ctrl+shift+p``).
+
+    Called once per plugin when the REPL binds plugins.
+
+    Combine: two plugins on one key combination: the later one in load order wins, with a warning.
+
+    :param register: ``register(key: str, handler, *, description: str | None = None)``;
+        ``handler(ctx)`` may be async.
+    :returns: nothing.
+
+    Errors: an exception here is a load error of the plugin.
+
+    Example::
+
+        @hookimpl
+        def register_shortcuts(register):
+            register("ctrl+shift+p", toggle_plan, description="Toggle plan mode")
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def register_message_renderers(register: Callable[..., None]) -> None:
+    """Register REPL renderers for custom messages of a ``custom_type``.
+
+    Called once per plugin when the REPL binds plugins.
+
+    Combine: the first plugin in load order registering a ``custom_type`` wins.
+
+    :param register: ``register(custom_type: str, render)``; ``render(message, options, theme)``
+        returns a rich renderable or ``None``.
+    :returns: nothing.
+
+    Errors: an exception here is a load error of the plugin.
+
+    Example::
+
+        @hookimpl
+        def register_message_renderers(register):
+            register("todo-list", render_todos)
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def register_compaction_strategies(register: Callable[..., None]) -> None:
+    """Register compaction strategies by name; ``settings.json`` ``compaction.strategy`` picks one.
+
+    Called once per plugin at start-up and on ``/reload``.
+
+    Combine: the same strategy name from two plugins is a load error naming both.
+
+    :param register: ``register(name: str, strategy: CompactionStrategy)``.
+    :returns: nothing.
+
+    Errors: an exception here is a load error of the plugin.
+
+    Example::
+
+        @hookimpl
+        def register_compaction_strategies(register):
+            register("brief", BriefStrategy())
+
+    .. versionadded:: 0.1
+    """
+
+
+# ==================================================================================================
+# Start-up and resources
+# ==================================================================================================
+
+
+@hookspec
+@event_hook(Combine.NOTIFY, SessionStartEvent)
+def session_start(event: SessionStartEvent, ctx: ExtensionContext) -> Ret:
+    """A plugin runtime became bound to a session: start-up, ``/new``, ``/resume``, ``/fork``, ``/reload``.
+
+    Combine: NOTIFY — return values are ignored; every handler runs.
+
+    :param event: ``reason`` (``startup | reload | new | resume | fork``; import uses ``resume``,
+        clone uses ``fork``), ``previous_session_file`` (set for new/resume/fork).
+    :param ctx: the extension context.
+    :returns: ignored.
+
+    Errors: a raising handler is reported with plugin and hook, and skipped.
+
+    Example::
+
+        @hookimpl
+        def session_start(event, ctx):
+            rebuild_state(ctx.session_manager.get_branch())
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+@event_hook(Combine.ACCUMULATE, ResourcesDiscoverEvent, ResourcesDiscoverResult)
+def resources_discover(event: ResourcesDiscoverEvent, ctx: ExtensionContext) -> Ret:
+    """Right after ``session_start``: plugins may contribute skill, prompt-template and theme paths.
+
+    Combine: ACCUMULATE — the paths of every handler are collected per list in load order, each tagged
+    with the contributing plugin (``ResourcesDiscoverOutcome``); the system prompt is then rebuilt.
+
+    :param event: ``cwd``, ``reason`` (``startup | reload``).
+    :param ctx: the extension context.
+    :returns: ``ResourcesDiscoverResult(skill_paths=, prompt_paths=, theme_paths=)`` or ``None``.
+
+    Errors: a raising handler is reported and contributes nothing.
+
+    Example::
+
+        @hookimpl
+        def resources_discover(event):
+            return {"skillPaths": [str(HERE / "skills")]}
+
+    .. versionadded:: 0.1
+    """
+
+
+# ==================================================================================================
+# Prompt pipeline and agent run
+# ==================================================================================================
+
+
+@hookspec
+@event_hook(
+    Combine.CHAIN,
+    InputEvent,
+    InputResult,
+    rule="CHAIN of transforms + FIRST handled",
+)
+def input(event: InputEvent, ctx: ExtensionContext) -> Ret:
+    """Text enters the prompt pipeline (after slash-command lookup, before skill/template expansion).
+
+    Combine: CHAIN of transforms + FIRST ``handled`` — each handler sees the current ``event.text`` /
+    ``event.images`` (a ``transform`` replaces them; images only when given); the first ``handled``
+    stops dispatch and the input is dropped. The combined result is ``transform`` when anything
+    changed, else ``continue``. ``None`` means continue.
+
+    :param event: ``text``, ``images``, ``source`` (``interactive | rpc | extension``).
+    :param ctx: the extension context.
+    :returns: ``InputResult(action="continue" | "transform" | "handled", text=, images=)`` or ``None``.
+
+    Errors: a raising handler is reported and treated as ``continue``.
+
+    Example::
+
+        @hookimpl
+        def input(event):
+            if event.text.startswith("?quick "):
+                return {"action": "transform", "text": "Answer briefly: " + event.text[7:]}
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+@event_hook(
+    Combine.ACCUMULATE,
+    BeforeAgentStartEvent,
+    BeforeAgentStartResult,
+    rule="ACCUMULATE messages + CHAIN system_prompt",
+)
+def before_agent_start(event: BeforeAgentStartEvent, ctx: ExtensionContext) -> Ret:
+    """Once per accepted prompt, after expansion and before ``agent_start``.
+
+    Combine: ACCUMULATE messages + CHAIN ``system_prompt`` — every returned ``message`` is added to the
+    prompt in load order (persisted, sent to the model as user role); a non-empty ``system_prompt``
+    replaces ``event.system_prompt`` for the next handler and for the run. Empty string = no change.
+
+    :param event: ``prompt``, ``images``, ``system_prompt`` (as chained so far; starts from the base
+        prompt every time), ``system_prompt_options`` (cwd, tool snippets, guidelines, context files…).
+    :param ctx: the extension context; ``ctx.get_system_prompt()`` follows the chain.
+    :returns: ``BeforeAgentStartResult(message=InjectedMessage(...), system_prompt=)`` or ``None``.
+
+    Errors: a raising handler is reported and contributes nothing.
+
+    Example::
+
+        @hookimpl
+        def before_agent_start(event):
+            return {"systemPrompt": event.system_prompt + "\\nTalk like a pirate."}
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+@event_hook(Combine.NOTIFY, AgentStartEvent)
+def agent_start(event: AgentStartEvent, ctx: ExtensionContext) -> Ret:
+    """An agent run begins (one per accepted prompt, automatic retry, or triggered message).
+
+    Combine: NOTIFY — return values are ignored.
+
+    :param event: no fields besides ``type``.
+    :param ctx: the extension context.
+    :returns: ignored.
+
+    Errors: a raising handler is reported and skipped.
+
+    Example::
+
+        @hookimpl
+        def agent_start(ctx):
+            ctx.ui.set_status("demo", "running")
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+@event_hook(Combine.NOTIFY, AgentEndEvent)
+def agent_end(event: AgentEndEvent, ctx: ExtensionContext) -> Ret:
+    """An agent run ended (normally, by error, or by abort).
+
+    Combine: NOTIFY — return values are ignored; to stop a run use ``ctx.abort()``.
+
+    :param event: ``messages`` — every message added during this run.
+    :param ctx: the extension context.
+    :returns: ignored.
+
+    Errors: a raising handler is reported and skipped.
+
+    Example::
+
+        @hookimpl
+        async def agent_end(event, ctx):
+            await ctx.ui.notify(f"{len(event.messages)} messages")
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+@event_hook(Combine.NOTIFY, TurnStartEvent)
+def turn_start(event: TurnStartEvent, ctx: ExtensionContext) -> Ret:
+    """A turn (one assistant response plus its tool calls) begins.
+
+    Combine: NOTIFY — return values are ignored.
+
+    :param event: ``turn_index`` (0-based within the run), ``timestamp`` (ms since the epoch).
+    :param ctx: the extension context.
+    :returns: ignored.
+
+    Errors: a raising handler is reported and skipped.
+
+    Example::
+
+        @hookimpl
+        def turn_start(event):
+            checkpoints[event.turn_index] = make_checkpoint()
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+@event_hook(Combine.NOTIFY, TurnEndEvent)
+def turn_end(event: TurnEndEvent, ctx: ExtensionContext) -> Ret:
+    """A turn ended.
+
+    Combine: NOTIFY — return values are ignored.
+
+    :param event: ``turn_index``, ``message`` (the assistant message), ``tool_results`` (this turn's
+        tool-result messages; empty if none or if the response errored).
+    :param ctx: the extension context.
+    :returns: ignored.
+
+    Errors: a raising handler is reported and skipped.
+
+    Example::
+
+        @hookimpl
+        def turn_end(event, ctx):
+            if (ctx.get_context_usage() or {}).get("tokens", 0) > 100_000:
+                ctx.compact()
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+@event_hook(Combine.NOTIFY, MessageStartEvent)
+def message_start(event: MessageStartEvent, ctx: ExtensionContext) -> Ret:
+    """A message (user, assistant, tool result or custom) begins within an agent run.
+
+    Combine: NOTIFY — return values are ignored.
+
+    :param event: ``message``.
+    :param ctx: the extension context.
+    :returns: ignored.
+
+    Errors: a raising handler is reported and skipped.
+
+    Example::
+
+        @hookimpl
+        def message_start(event):
+            log.info("message %s", event.message.role)
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+@event_hook(Combine.NOTIFY, MessageUpdateEvent)
+def message_update(event: MessageUpdateEvent, ctx: ExtensionContext) -> Ret:
+    """A streaming delta of the assistant message arrived (fires for every delta: keep it cheap).
+
+    Combine: NOTIFY — return values are ignored.
+
+    :param event: ``message`` (snapshot of the partial assistant message), ``assistant_message_event``
+        (the raw stream event: text/thinking/toolcall start, delta or end).
+    :param ctx: the extension context.
+    :returns: ignored.
+
+    Errors: a raising handler is reported (once per plugin and hook) and skipped.
+
+    Example::
+
+        @hookimpl
+        def message_update(event):
+            counter.update(1)
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+@event_hook(Combine.CHAIN, MessageEndEvent, MessageEndResult)
+def message_end(event: MessageEndEvent, ctx: ExtensionContext) -> Ret:
+    """A message is final, right before it is persisted.
+
+    Combine: CHAIN — a returned ``message`` replaces ``event.message`` for the next handler and is
+    what pi keeps; a replacement with a different ``role`` is rejected (reported) and skipped.
+    ``None`` leaves the message unchanged.
+
+    :param event: ``message``.
+    :param ctx: the extension context.
+    :returns: ``MessageEndResult(message=...)`` or ``None``.
+
+    Errors: a raising handler is reported and skipped.
+
+    Example::
+
+        @hookimpl
+        def message_end(event):
+            if event.message.role == "assistant":
+                return {"message": redact(event.message)}
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+@event_hook(Combine.CHAIN, ContextEvent, ContextResult)
+def context(event: ContextEvent, ctx: ExtensionContext) -> Ret:
+    """Before every LLM call: the messages about to be sent, as a deep copy safe to change.
+
+    Combine: CHAIN — a returned ``messages`` list replaces ``event.messages`` for the next handler;
+    the final list is sent for this call only (nothing is persisted). ``None`` = unchanged.
+
+    :param event: ``messages``.
+    :param ctx: the extension context.
+    :returns: ``ContextResult(messages=[...])`` or ``None``.
+
+    Errors: a raising handler is reported and skipped.
+
+    Example::
+
+        @hookimpl
+        def context(event):
+            return {"messages": [m for m in event.messages if m.role != "custom"]}
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+@event_hook(Combine.CHAIN, BeforeProviderRequestEvent, BeforeProviderRequestResult)
+def before_provider_request(event: BeforeProviderRequestEvent, ctx: ExtensionContext) -> Ret:
+    """The provider request body is built, right before it is sent.
+
+    Combine: CHAIN — any returned value other than ``None`` replaces ``event.payload`` (return the
+    bare payload or ``BeforeProviderRequestResult(payload=...)``); the next handler sees it.
+
+    :param event: ``payload`` (the provider-specific request body).
+    :param ctx: the extension context.
+    :returns: a replacement payload or ``None``.
+
+    Errors: a raising handler is reported and skipped.
+
+    Example::
+
+        @hookimpl
+        def before_provider_request(event):
+            return {**event.payload, "temperature": 0}
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+@event_hook(Combine.NOTIFY, AfterProviderResponseEvent)
+def after_provider_response(event: AfterProviderResponseEvent, ctx: ExtensionContext) -> Ret:
+    """The provider's HTTP response headers arrived, before the body stream is read.
+
+    Combine: NOTIFY — return values are ignored; abort with ``ctx.abort()`` if needed.
+
+    :param event: ``status`` (HTTP status), ``headers`` (normalised header map; may be empty).
+    :param ctx: the extension context.
+    :returns: ignored.
+
+    Errors: a raising handler is reported and skipped.
+
+    Example::
+
+        @hookimpl
+        def after_provider_response(event, ctx):
+            ctx.ui.set_status("rate", event.headers.get("x-ratelimit-remaining"))
+
+    .. versionadded:: 0.1
+    """
+
+
+# ==================================================================================================
+# Tools
+# ==================================================================================================
+
+
+@hookspec
+@event_hook(Combine.NOTIFY, ToolExecutionStartEvent)
+def tool_execution_start(event: ToolExecutionStartEvent, ctx: ExtensionContext) -> Ret:
+    """A tool call enters execution (before argument preparation and validation; also for unknown tools).
+
+    Combine: NOTIFY — return values are ignored; use ``tool_call`` to block.
+
+    :param event: ``tool_call_id``, ``tool_name``, ``args`` (raw arguments from the model).
+    :param ctx: the extension context.
+    :returns: ignored.
+
+    Errors: a raising handler is reported and skipped.
+
+    Example::
+
+        @hookimpl
+        def tool_execution_start(event):
+            started[event.tool_call_id] = time.monotonic()
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+@event_hook(Combine.BLOCK_OR_LAST, ToolCallEvent, ToolCallResult)
+def tool_call(event: ToolCallEvent, ctx: ExtensionContext) -> Ret:
+    """A validated tool call is about to run ``execute``: the place for permission gates.
+
+    Combine: BLOCK_OR_LAST — each result replaces the previous one; ``block=True`` stops dispatch
+    and the tool does not run (``reason`` becomes the error result). Edits to ``event.input`` in place
+    are what ``execute`` receives; later handlers see them. ``None`` = no objection.
+
+    :param event: ``tool_call_id``, ``tool_name``, ``input`` (mutable validated arguments).
+    :param ctx: the extension context.
+    :returns: ``ToolCallResult(block=, reason=)`` or ``None``.
+
+    Errors: fail closed — a raising handler stops dispatch and **blocks** the tool; the exception
+    text becomes the tool's error result.
+
+    Example::
+
+        @hookimpl
+        def tool_call(event):
+            if event.tool_name == "bash" and "sudo" in event.input["command"]:
+                return {"block": True, "reason": "sudo is not allowed"}
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+@event_hook(Combine.NOTIFY, ToolExecutionUpdateEvent)
+def tool_execution_update(event: ToolExecutionUpdateEvent, ctx: ExtensionContext) -> Ret:
+    """A running tool streamed a partial result.
+
+    Combine: NOTIFY — return values are ignored.
+
+    :param event: ``tool_call_id``, ``tool_name``, ``args``, ``partial_result`` (``{content, details}``).
+    :param ctx: the extension context.
+    :returns: ignored.
+
+    Errors: a raising handler is reported and skipped.
+
+    Example::
+
+        @hookimpl
+        def tool_execution_update(event):
+            progress[event.tool_call_id] = event.partial_result
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+@event_hook(Combine.PATCH_CHAIN, ToolResultEvent, ToolResultResult)
+def tool_result(event: ToolResultEvent, ctx: ExtensionContext) -> Ret:
+    """A tool finished (returned or raised), before its result is finalised. Not for blocked calls.
+
+    Combine: PATCH_CHAIN — each handler sees the event with earlier patches applied; the fields a
+    result sets (``content``, ``details``, ``is_error``) replace those of the event, ``None`` fields
+    keep their value.
+
+    :param event: ``tool_call_id``, ``tool_name``, ``input``, ``content``, ``details``, ``is_error``.
+    :param ctx: the extension context (``ctx.signal`` for abort-aware work).
+    :returns: ``ToolResultResult(content=, details=, is_error=)`` or ``None``.
+
+    Errors: a raising handler is reported and skipped.
+
+    Example::
+
+        @hookimpl
+        def tool_result(event):
+            if event.tool_name == "bash" and "secret" in str(event.content):
+                return {"content": [{"type": "text", "text": "[redacted]"}]}
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+@event_hook(Combine.NOTIFY, ToolExecutionEndEvent)
+def tool_execution_end(event: ToolExecutionEndEvent, ctx: ExtensionContext) -> Ret:
+    """A tool call is finalised (in completion order for parallel batches).
+
+    Combine: NOTIFY — return values are ignored; the result is already final.
+
+    :param event: ``tool_call_id``, ``tool_name``, ``result`` (``{content, details, terminate}``),
+        ``is_error``.
+    :param ctx: the extension context.
+    :returns: ignored.
+
+    Errors: a raising handler is reported and skipped.
+
+    Example::
+
+        @hookimpl
+        def tool_execution_end(event):
+            log.info("%s done (error=%s)", event.tool_name, event.is_error)
+
+    .. versionadded:: 0.1
+    """
+
+
+# ==================================================================================================
+# Session control
+# ==================================================================================================
+
+
+@hookspec
+@event_hook(Combine.CANCEL_OR_LAST, SessionBeforeSwitchEvent, SessionBeforeSwitchResult)
+def session_before_switch(event: SessionBeforeSwitchEvent, ctx: ExtensionContext) -> Ret:
+    """Before ``/new``, ``/resume``, ``switch_session`` or a session import.
+
+    Combine: CANCEL_OR_LAST — each result replaces the previous one as a whole; ``cancel=True``
+    stops dispatch and the switch is abandoned; otherwise the last result wins.
+
+    :param event: ``reason`` (``new | resume``), ``target_session_file`` (absent for ``new``).
+    :param ctx: the extension context.
+    :returns: ``SessionBeforeSwitchResult(cancel=)`` or ``None``.
+
+    Errors: a raising handler is reported and skipped.
+
+    Example::
+
+        @hookimpl
+        async def session_before_switch(event, ctx):
+            if not await ctx.ui.confirm("Leave?", "Unsaved work"):
+                return {"cancel": True}
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+@event_hook(Combine.CANCEL_OR_LAST, SessionBeforeForkEvent, SessionBeforeForkResult)
+def session_before_fork(event: SessionBeforeForkEvent, ctx: ExtensionContext) -> Ret:
+    """Before ``/fork`` (``position="before"``) or ``/clone`` (``position="at"``).
+
+    Combine: CANCEL_OR_LAST — ``cancel=True`` stops dispatch and the fork is abandoned; otherwise the
+    last result wins. ``skip_conversation_restore`` is accepted and ignored (pi v0.73.1).
+
+    :param event: ``entry_id``, ``position`` (``before | at``).
+    :param ctx: the extension context.
+    :returns: ``SessionBeforeForkResult(cancel=, skip_conversation_restore=)`` or ``None``.
+
+    Errors: a raising handler is reported and skipped.
+
+    Example::
+
+        @hookimpl
+        def session_before_fork(event, ctx):
+            if repo_is_dirty(ctx.cwd):
+                return {"cancel": True}
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+@event_hook(Combine.CANCEL_OR_LAST, SessionBeforeCompactEvent, SessionBeforeCompactResult)
+def session_before_compact(event: SessionBeforeCompactEvent, ctx: ExtensionContext) -> Ret:
+    """Before manual (``/compact``) or automatic (threshold, overflow) compaction.
+
+    Combine: CANCEL_OR_LAST — each result replaces the previous one as a whole (a later result
+    without ``compaction`` discards an earlier one's); ``cancel=True`` stops and cancels the
+    compaction. If the final result has ``compaction``, pi saves it instead of summarising.
+
+    :param event: ``preparation`` (``first_kept_entry_id``, ``messages_to_summarize``,
+        ``turn_prefix_messages``, ``is_split_turn``, ``tokens_before``, ``previous_summary``,
+        ``file_ops``, ``settings``), ``branch_entries``, ``custom_instructions``, ``signal``.
+    :param ctx: the extension context.
+    :returns: ``SessionBeforeCompactResult(cancel=, compaction=CompactionOverride(...))`` or ``None``.
+
+    Errors: a raising handler is reported and skipped.
+
+    Example::
+
+        @hookimpl
+        async def session_before_compact(event, ctx):
+            summary = await summarise(event.preparation.messages_to_summarize, event.signal)
+            return {"compaction": {"summary": summary, "firstKeptEntryId":
+                    event.preparation.first_kept_entry_id, "tokensBefore": event.preparation.tokens_before}}
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+@event_hook(Combine.NOTIFY, SessionCompactEvent)
+def session_compact(event: SessionCompactEvent, ctx: ExtensionContext) -> Ret:
+    """A compaction entry was saved and the agent's messages rebuilt.
+
+    Combine: NOTIFY — return values are ignored.
+
+    :param event: ``compaction_entry`` (the saved entry), ``from_extension``.
+    :param ctx: the extension context.
+    :returns: ignored.
+
+    Errors: a raising handler is reported and skipped.
+
+    Example::
+
+        @hookimpl
+        def session_compact(event, ctx):
+            ctx.ui.notify("compacted")
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+@event_hook(Combine.CANCEL_OR_LAST, SessionBeforeTreeEvent, SessionBeforeTreeResult)
+def session_before_tree(event: SessionBeforeTreeEvent, ctx: ExtensionContext) -> Ret:
+    """Before ``/tree`` navigation moves the session leaf.
+
+    Combine: CANCEL_OR_LAST — ``cancel=True`` stops and cancels the navigation; otherwise the last
+    result wins. ``summary`` is used only when the user asked for one; ``custom_instructions``,
+    ``replace_instructions`` and ``label`` override the navigation options.
+
+    :param event: ``preparation`` (``target_id``, ``old_leaf_id``, ``common_ancestor_id``,
+        ``entries_to_summarize``, ``user_wants_summary``, ``custom_instructions``,
+        ``replace_instructions``, ``label``), ``signal``.
+    :param ctx: the extension context.
+    :returns: ``SessionBeforeTreeResult(...)`` or ``None``.
+
+    Errors: a raising handler is reported and skipped.
+
+    Example::
+
+        @hookimpl
+        def session_before_tree(event):
+            return {"label": "explored"}
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+@event_hook(Combine.NOTIFY, SessionTreeEvent)
+def session_tree(event: SessionTreeEvent, ctx: ExtensionContext) -> Ret:
+    """The session leaf moved (``/tree``) and the agent messages were rebuilt.
+
+    Combine: NOTIFY — return values are ignored. Rebuild branch-dependent state here.
+
+    :param event: ``new_leaf_id``, ``old_leaf_id``, ``summary_entry``, ``from_extension``.
+    :param ctx: the extension context.
+    :returns: ignored.
+
+    Errors: a raising handler is reported and skipped.
+
+    Example::
+
+        @hookimpl
+        def session_tree(event, ctx):
+            rebuild_state(ctx.session_manager.get_branch())
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+@event_hook(Combine.NOTIFY, SessionShutdownEvent)
+def session_shutdown(event: SessionShutdownEvent, ctx: ExtensionContext) -> Ret:
+    """Before a plugin runtime is torn down: quit, ``/reload``, and every session replacement.
+
+    Combine: NOTIFY — return values are ignored; the teardown always proceeds.
+
+    :param event: ``reason`` (``quit | reload | new | resume | fork``), ``target_session_file``.
+    :param ctx: the extension context (stale after this hook).
+    :returns: ignored.
+
+    Errors: a raising handler is reported and skipped.
+
+    Example::
+
+        @hookimpl
+        async def session_shutdown(event, ctx):
+            await watcher.close()
+
+    .. versionadded:: 0.1
+    """
+
+
+# ==================================================================================================
+# Model and thinking level
+# ==================================================================================================
+
+
+@hookspec
+@event_hook(Combine.NOTIFY, ModelSelectEvent)
+def model_select(event: ModelSelectEvent, ctx: ExtensionContext) -> Ret:
+    """The active model changed (``/model``, ``set_model``, cycling); awaited.
+
+    Combine: NOTIFY — return values are ignored; the change cannot be vetoed.
+
+    :param event: ``model``, ``previous_model``, ``source`` (``set | cycle | restore``).
+    :param ctx: the extension context.
+    :returns: ignored.
+
+    Errors: a raising handler is reported and skipped.
+
+    Example::
+
+        @hookimpl
+        def model_select(event, ctx):
+            ctx.ui.set_status("model", event.model.id)
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+@event_hook(
+    Combine.NOTIFY,
+    ThinkingLevelSelectEvent,
+    fire_and_forget=True,
+    rule="NOTIFY, fire-and-forget (not awaited)",
+)
+def thinking_level_select(event: ThinkingLevelSelectEvent, ctx: ExtensionContext) -> Ret:
+    """The effective thinking level changed (settings, key, ``set_thinking_level``, model re-clamp).
+
+    Combine: NOTIFY, fire-and-forget — dispatched as a background task the caller does not await;
+    return values are ignored.
+
+    :param event: ``level``, ``previous_level`` (``off | minimal | low | medium | high | xhigh``).
+    :param ctx: the extension context.
+    :returns: ignored.
+
+    Errors: a raising handler is reported and skipped.
+
+    Example::
+
+        @hookimpl
+        def thinking_level_select(event, ctx):
+            ctx.ui.set_status("thinking", event.level)
+
+    .. versionadded:: 0.1
+    """
+
+
+# ==================================================================================================
+# Interactive ``!cmd``
+# ==================================================================================================
+
+
+@hookspec
+@event_hook(Combine.FIRST, UserBashEvent, UserBashResult)
+def user_bash(event: UserBashEvent, ctx: ExtensionContext) -> Ret:
+    """The user typed ``!cmd`` (into context) or ``!!cmd`` (kept out of context) in the REPL.
+
+    Combine: FIRST — the first handler returning a result wins; later handlers are not called.
+    ``result`` replaces the execution entirely; ``operations`` runs the command through another
+    shell backend (e.g. SSH). ``None`` = run locally as usual.
+
+    :param event: ``command``, ``exclude_from_context``, ``cwd``.
+    :param ctx: the extension context.
+    :returns: ``UserBashResult(operations=, result=BashOutcome(...))`` or ``None``.
+
+    Errors: a raising handler is reported and skipped.
+
+    Example::
+
+        @hookimpl
+        def user_bash(event):
+            if event.command == "whoami":
+                return {"result": {"output": "pi", "exitCode": 0}}
+
+    .. versionadded:: 0.1
+    """
+
+
+#: Names of the registration hooks, in the order the registry calls them.
+REGISTRATION_HOOKS: tuple[str, ...] = (
+    "register_tools",
+    "register_commands",
+    "register_providers",
+    "register_flags",
+    "register_shortcuts",
+    "register_message_renderers",
+    "register_compaction_strategies",
+)

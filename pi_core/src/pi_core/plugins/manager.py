@@ -1,0 +1,357 @@
+"""The plugin manager and the loader that fills it in pi's load order (spec §7.3).
+
+Load order, which is also dispatch order: ``-e`` paths (command-line order), project settings
+``extensions``, project ``.pi/extensions``, global settings ``extensions``, global
+``<agent dir>/extensions``, installed distributions with entry points in group ``pi`` (sorted by
+distribution, then entry-point name), and pi's own built-in plugins last, so extensions always get
+the first say. Each plugin is loaded and registered on its own; a failure is recorded with a clear
+message and loading goes on. A run refuses to start with recorded failures (exit status 1), but
+``pi plugins`` and ``pi trust`` still work and show them.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import importlib.util
+import inspect
+import itertools
+import os
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib.metadata import EntryPoint, entry_points
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Literal
+
+import pluggy
+
+from pi_core._markers import ENTRY_POINT_GROUP, PROJECT_NAME
+from pi_core.errors import PluginLoadError, PluginValidationError
+from pi_core.plugins import hookspecs
+from pi_core.plugins.sources import PROJECT_SCOPES, LocalPlugin, agent_dir, blocked_names, discover_local
+from pi_core.plugins.trust import TrustCheck, check_project_trust
+
+#: pi-core's own plugin modules, registered last (e.g. ``pi_core.ai.builtin_providers``).
+CORE_PLUGIN_MODULES: tuple[str, ...] = ()
+
+#: Distributions of this workspace whose entry points count as built-ins (kept by ``--no-extensions``,
+#: listed by ``pi plugins`` only with ``--all``).
+BUILTIN_DISTRIBUTIONS: frozenset[str] = frozenset({"pi-builtin-tools", "pi-builtin-compaction", "pi-core"})
+
+Source = Literal["builtin", "entry point", "flag", "project settings", "project", "global settings", "global"]
+Status = Literal["active", "blocked", "failed", "untrusted"]
+
+_SCOPE_SOURCE: dict[str, Source] = {
+    "flag": "flag",
+    "project-settings": "project settings",
+    "project": "project",
+    "global-settings": "global settings",
+    "global": "global",
+}
+_module_counter = itertools.count()
+
+
+@dataclass
+class PluginRecord:
+    """Bookkeeping for one plugin: where it came from, whether it runs, and why not."""
+
+    name: str
+    source: Source
+    #: ``dist==version`` for entry points, the file path for local plugins, the module for built-ins.
+    origin: str
+    path: str | None = None
+    distribution: str | None = None
+    version: str | None = None
+    status: Status = "active"
+    error: PluginLoadError | None = None
+    builtin: bool = False
+
+    @property
+    def where(self) -> str:
+        if self.distribution:
+            return f"{self.distribution}=={self.version}"
+        return self.path or self.origin
+
+
+class PiPluginManager(pluggy.PluginManager):
+    """pluggy's manager for project ``pi`` plus pi's bookkeeping (records, load index, failures).
+
+    Build one per runtime with :func:`load_plugins` (or directly, for tests); there is no global one.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(PROJECT_NAME)
+        self.add_hookspecs(hookspecs)
+        self.records: dict[str, PluginRecord] = {}
+        self.load_errors: list[PluginLoadError] = []
+        #: Set when project plugin code was skipped because the project is not trusted.
+        self.untrusted_project: TrustCheck | None = None
+        #: Bumped on every (un)registration; the dispatcher re-sorts handlers when it changes.
+        self.generation = 0
+        self._load_index: dict[str, int] = {}
+        self._next_index = itertools.count()
+
+    # --- pluggy overrides: keep load order and invalidate dispatcher caches -------------------------
+
+    def register(self, plugin: object, name: str | None = None) -> str | None:
+        registered = super().register(plugin, name)
+        if registered is not None:
+            self._load_index[registered] = next(self._next_index)
+            self.generation += 1
+        return registered
+
+    def unregister(self, plugin: object | None = None, name: str | None = None) -> Any:
+        removed = super().unregister(plugin, name)
+        self.generation += 1
+        return removed
+
+    def load_index(self, name: str) -> int:
+        """Position of the plugin in load order (registration order)."""
+        return self._load_index.get(name, sys.maxsize)
+
+    def plugins_in_load_order(self) -> list[tuple[str, object]]:
+        pairs = [(name, plugin) for name, plugin in self.list_name_plugin() if plugin is not None]
+        return sorted(pairs, key=lambda pair: self.load_index(pair[0]))
+
+    def hooks_of(self, name: str) -> list[str]:
+        """Names of the hooks the plugin implements, sorted."""
+        plugin = self.get_plugin(name)
+        if plugin is None:
+            return []
+        return sorted(caller.name for caller in self.get_hookcallers(plugin) or ())
+
+    # --- adding plugins with attribution ------------------------------------------------------------
+
+    def add_plugin(self, plugin: object, record: PluginRecord) -> None:
+        """Register ``plugin`` under ``record.name`` and validate it, or raise a PluginLoadError."""
+        if self.get_plugin(record.name) is not None or record.name in self.records:
+            other = self.records.get(record.name)
+            where = f" from {other.source} {other.where}" if other else ""
+            raise PluginLoadError(
+                plugin=record.name,
+                source=record.source,
+                location=record.where,
+                problem=f"a plugin named {record.name!r} is already loaded{where}; names must be unique",
+            )
+        try:
+            self.register(plugin, record.name)
+        except pluggy.PluginValidationError as exc:
+            raise PluginValidationError(
+                plugin=record.name, source=record.source, location=record.where, problem=str(exc)
+            ) from exc
+        except ValueError as exc:
+            raise PluginLoadError(
+                plugin=record.name, source=record.source, location=record.where, problem=str(exc)
+            ) from exc
+        problem = self._validate(plugin)
+        if problem is not None:
+            self.unregister(plugin)
+            raise PluginValidationError(
+                plugin=record.name, source=record.source, location=record.where, problem=problem
+            )
+        self.records[record.name] = record
+
+    def _validate(self, plugin: object) -> str | None:
+        """pluggy's ``check_pending`` for one plugin, with a did-you-mean; wrappers are refused."""
+        known = [name for name in vars(self.hook) if not name.startswith("_")]
+        for caller in self.get_hookcallers(plugin) or ():
+            for impl in caller.get_hookimpls():
+                if impl.plugin is not plugin:
+                    continue
+                where = _location(impl.function)
+                if caller.spec is None and not impl.optionalhook:
+                    close = difflib.get_close_matches(caller.name, known, n=1)
+                    hint = f" (did you mean {close[0]!r}?)" if close else ""
+                    return f"{where}: {caller.name!r} is not a pi hook{hint}"
+                if impl.wrapper or impl.hookwrapper:
+                    return f"{where}: {caller.name!r} is a wrapper; pi hooks take plain implementations only"
+        return None
+
+    def record_failure(self, record: PluginRecord, error: PluginLoadError) -> None:
+        record.status = "failed"
+        record.error = error
+        self.records.setdefault(record.name, record)
+        self.load_errors.append(error)
+
+
+def _location(function: Any) -> str:
+    code = getattr(function, "__code__", None)
+    return f"{code.co_filename}:{code.co_firstlineno}" if code else repr(function)
+
+
+# --- importing ------------------------------------------------------------------------------------
+
+
+def _import_local(plugin: LocalPlugin) -> ModuleType:
+    """Import a local file or package under a unique module name (fresh on every load)."""
+    module_name = f"pi_local_ext_{next(_module_counter)}_{plugin.name.replace('-', '_')}"
+    search = [str(plugin.path)] if plugin.is_package else None
+    spec = importlib.util.spec_from_file_location(
+        module_name, plugin.entry_file, submodule_search_locations=search
+    )
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {plugin.entry_file}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(module_name, None)
+        raise
+    return module
+
+
+def _describe_import_error(exc: BaseException) -> str:
+    if isinstance(exc, SyntaxError):
+        return f"syntax error in {exc.filename} line {exc.lineno}: {exc.msg}"
+    return f"{type(exc).__name__} while importing: {exc}"
+
+
+def _load_entry_point(ep: EntryPoint) -> object:
+    try:
+        target = ep.load()
+    except (ImportError, AttributeError) as exc:
+        raise LookupError(f"entry point '{ep.name} = {ep.value}' points to nothing: {exc}") from exc
+    if inspect.isclass(target):
+        raise LookupError(
+            f"entry point '{ep.name} = {ep.value}' targets a class; point it at a module or an instance"
+        )
+    return target
+
+
+def pi_entry_points() -> list[EntryPoint]:
+    """Installed entry points of group ``pi``, sorted by (distribution, name) — never iteration order."""
+    found = entry_points(group=ENTRY_POINT_GROUP)
+
+    def key(ep: EntryPoint) -> tuple[str, str]:
+        dist = ep.dist.metadata["Name"] if ep.dist is not None else ""
+        return (dist or "").lower(), ep.name
+
+    return sorted(found, key=key)
+
+
+# --- the loader -----------------------------------------------------------------------------------
+
+
+@dataclass
+class LoadOptions:
+    """What decides which plugins load (the CLI fills it from flags, settings and the environment)."""
+
+    cwd: Path = field(default_factory=Path.cwd)
+    agent_dir: Path | None = None
+    #: ``-e/--extension`` paths in command-line order.
+    extension_paths: Sequence[str] = ()
+    #: ``--no-extensions``: no discovery, no settings lists, no third-party entry points.
+    no_extensions: bool = False
+    #: ``--trust-project``: run the project's plugin code this time without recording trust.
+    trust_project: bool = False
+    #: Names blocked in addition to ``disabledPlugins`` and ``PI_DISABLED_PLUGINS``.
+    blocked: Iterable[str] = ()
+    #: Load installed entry points (tests turn this off to stay independent of the environment).
+    entry_points: bool = True
+    builtin_modules: Sequence[str] = CORE_PLUGIN_MODULES
+    env: Mapping[str, str] | None = None
+
+
+def load_plugins(options: LoadOptions | None = None, pm: PiPluginManager | None = None) -> PiPluginManager:
+    """Build (or fill) a plugin manager in pi's load order; failures land in ``pm.load_errors``.
+
+    Project plugin code of an untrusted project is skipped (status ``untrusted``) and
+    ``pm.untrusted_project`` is set; the caller decides whether to ask, stop, or go on.
+    """
+    options = options or LoadOptions()
+    pm = pm or PiPluginManager()
+    env = os.environ if options.env is None else options.env
+    agent = options.agent_dir or agent_dir(env)
+    cwd = options.cwd.resolve()
+
+    for name in (*blocked_names(cwd=cwd, agent=agent, env=env), *options.blocked):
+        pm.set_blocked(name)
+
+    local = discover_local(
+        cwd=cwd, agent=agent, extension_paths=options.extension_paths, discovery=not options.no_extensions
+    )
+    for missing, scope in local.missing:
+        record = PluginRecord(Path(missing).stem, _SCOPE_SOURCE[scope], missing, path=missing)
+        problem = f"extension path {missing} does not exist"
+        pm.load_errors.append(PluginLoadError(plugin=record.name, source=record.source, problem=problem))
+
+    project_allowed = options.trust_project or not any(p.scope in PROJECT_SCOPES for p in local.plugins)
+    if not project_allowed:
+        check = check_project_trust(cwd, agent)
+        project_allowed = check.allowed
+        if not project_allowed:
+            pm.untrusted_project = check
+
+    for plugin in local.plugins:
+        record = PluginRecord(
+            plugin.name, _SCOPE_SOURCE[plugin.scope], str(plugin.path), path=str(plugin.path)
+        )
+        if plugin.scope in PROJECT_SCOPES and not project_allowed:
+            record.status = "untrusted"
+            pm.records.setdefault(record.name, record)
+            continue
+        _load_one(pm, record, lambda plugin=plugin: _import_local(plugin))
+
+    if options.entry_points:
+        for ep in pi_entry_points():
+            dist = ep.dist.metadata["Name"] if ep.dist is not None else None
+            builtin = dist is not None and dist.lower() in BUILTIN_DISTRIBUTIONS
+            if options.no_extensions and not builtin:
+                continue
+            record = PluginRecord(
+                ep.name,
+                "builtin" if builtin else "entry point",
+                ep.value,
+                distribution=dist,
+                version=ep.dist.version if ep.dist is not None else None,
+                builtin=builtin,
+            )
+            _load_one(pm, record, lambda ep=ep: _load_entry_point(ep))
+
+    for module_name in options.builtin_modules:
+        name = module_name.rsplit(".", 1)[-1].removeprefix("builtin_")
+        record = PluginRecord(name, "builtin", module_name, builtin=True)
+        _load_one(pm, record, lambda module_name=module_name: importlib.import_module(module_name))
+    return pm
+
+
+def _load_one(pm: PiPluginManager, record: PluginRecord, load: Any) -> None:
+    if pm.is_blocked(record.name):
+        record.status = "blocked"
+        pm.records.setdefault(record.name, record)
+        return
+    if record.name in pm.records or pm.get_plugin(record.name) is not None:
+        other = pm.records.get(record.name)
+        where = f" from {other.source} {other.where}" if other else ""
+        problem = f"a plugin named {record.name!r} is already loaded{where}; plugin names must be unique"
+        pm.load_errors.append(
+            PluginLoadError(plugin=record.name, source=record.source, location=record.where, problem=problem)
+        )
+        return
+    try:
+        target = load()
+    except LookupError as exc:
+        pm.record_failure(
+            record,
+            PluginLoadError(
+                plugin=record.name, source=record.source, location=record.where, problem=str(exc)
+            ),
+        )
+        return
+    except Exception as exc:  # a broken plugin must not stop the others from loading
+        error = PluginLoadError(
+            plugin=record.name,
+            source=record.source,
+            location=record.where,
+            problem=_describe_import_error(exc),
+        )
+        error.__cause__ = exc
+        pm.record_failure(record, error)
+        return
+    try:
+        pm.add_plugin(target, record)
+    except PluginLoadError as exc:
+        pm.record_failure(record, exc)

@@ -1,0 +1,182 @@
+"""Where local plugins come from: the agent dir, settings files, ``.pi/extensions`` and ``-e`` paths.
+
+Only what the plugin loader needs from settings is read here (``extensions``, ``disabledPlugins``);
+the full settings manager lives in the runtime layer.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pi_core.errors import ConfigError
+
+#: Where a local plugin was found, in load-order rank (spec §7.3).
+Scope = Literal["flag", "project-settings", "project", "global-settings", "global"]
+PROJECT_SCOPES: frozenset[str] = frozenset({"project-settings", "project"})
+
+
+def agent_dir(env: Mapping[str, str] | None = None) -> Path:
+    """The global config dir: ``$PI_CODING_AGENT_DIR``, else ``~/.pi/agent``."""
+    env = os.environ if env is None else env
+    configured = env.get("PI_CODING_AGENT_DIR")
+    return Path(configured).expanduser() if configured else Path.home() / ".pi" / "agent"
+
+
+def read_settings(path: Path) -> dict[str, Any]:
+    """A settings.json as a dict; ``{}`` when the file is missing."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ConfigError(f"Cannot read {path}: {exc}") from exc
+    try:
+        data = json.loads(text) if text.strip() else {}
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path} is not valid JSON (line {exc.lineno}: {exc.msg})") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} must hold a JSON object, not {type(data).__name__}")
+    return data
+
+
+def string_list(settings: Mapping[str, Any], key: str, path: Path) -> list[str]:
+    value = settings.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ConfigError(f'"{key}" in {path} must be a list of strings')
+    return list(value)
+
+
+@dataclass(frozen=True)
+class LocalPlugin:
+    """A local plugin: one ``.py`` file or a package directory (its ``__init__.py`` is loaded)."""
+
+    name: str
+    path: Path
+    scope: Scope
+    is_package: bool = False
+
+    def files(self) -> list[Path]:
+        """Every Python file that belongs to the plugin (what trust fingerprints)."""
+        if not self.is_package:
+            return [self.path]
+        return sorted(p for p in self.path.rglob("*.py") if "__pycache__" not in p.parts)
+
+    @property
+    def entry_file(self) -> Path:
+        return self.path / "__init__.py" if self.is_package else self.path
+
+
+@dataclass
+class LocalSources:
+    """Local plugins in load order, plus the problems found while resolving them."""
+
+    plugins: list[LocalPlugin] = field(default_factory=list)
+    missing: list[tuple[str, Scope]] = field(default_factory=list)
+
+
+def _skip(entry: Path) -> bool:
+    return (entry.name.startswith((".", "_")) and entry.name != "__init__.py") or entry.name == "__pycache__"
+
+
+def scan_directory(directory: Path, scope: Scope) -> list[LocalPlugin]:
+    """Plugins in an extensions dir: ``*.py`` files and ``<pkg>/__init__.py`` packages, one level, sorted."""
+    if (directory / "__init__.py").is_file():
+        return [LocalPlugin(directory.name, directory, scope, is_package=True)]
+    if not directory.is_dir():
+        return []
+    found: list[LocalPlugin] = []
+    for entry in sorted(directory.iterdir()):
+        if _skip(entry):
+            continue
+        if entry.is_file() and entry.suffix == ".py":
+            found.append(LocalPlugin(entry.stem, entry, scope))
+        elif entry.is_dir() and (entry / "__init__.py").is_file():
+            found.append(LocalPlugin(entry.name, entry, scope, is_package=True))
+    return found
+
+
+def resolve_path(raw: str, base: Path, scope: Scope, sources: LocalSources) -> list[LocalPlugin]:
+    """A file or directory named on the command line or in settings (relative to ``base``)."""
+    path = Path(raw).expanduser()
+    if not path.is_absolute():
+        path = base / path
+    if path.is_file():
+        if path.name == "__init__.py":
+            return [LocalPlugin(path.parent.name, path.parent, scope, is_package=True)]
+        return [LocalPlugin(path.stem, path, scope)]
+    if path.is_dir():
+        return scan_directory(path, scope)
+    sources.missing.append((str(path), scope))
+    return []
+
+
+def _settings_entries(
+    settings_file: Path, scope: Scope, sources: LocalSources
+) -> tuple[list[LocalPlugin], list[str], list[Path]]:
+    """Plain entries load; ``!glob`` and ``-path`` exclude auto-discovered ones; ``+path`` force-includes."""
+    entries = string_list(read_settings(settings_file), "extensions", settings_file)
+    base = settings_file.parent
+    loaded: list[LocalPlugin] = []
+    exclude_globs: list[str] = []
+    exclude_paths: list[Path] = []
+    for entry in entries:
+        if entry.startswith("!"):
+            exclude_globs.append(entry[1:])
+        elif entry.startswith("-"):
+            exclude_paths.append((base / entry[1:]).resolve())
+        else:
+            loaded.extend(resolve_path(entry.removeprefix("+"), base, scope, sources))
+    return loaded, exclude_globs, exclude_paths
+
+
+def _excluded(plugin: LocalPlugin, globs: Iterable[str], paths: Iterable[Path]) -> bool:
+    resolved = plugin.path.resolve()
+    if resolved in paths:
+        return True
+    return any(fnmatch.fnmatch(plugin.path.name, g) or fnmatch.fnmatch(str(plugin.path), g) for g in globs)
+
+
+def discover_local(
+    *, cwd: Path, agent: Path, extension_paths: Iterable[str] = (), discovery: bool = True
+) -> LocalSources:
+    """Local plugins in load order: ``-e``, project settings, project dir, global settings, global dir.
+
+    With ``discovery`` off (``--no-extensions``) only the ``-e`` paths are returned. A path seen twice
+    is loaded once, at its first place.
+    """
+    sources = LocalSources()
+    ordered: list[LocalPlugin] = []
+    for raw in extension_paths:
+        ordered.extend(resolve_path(raw, cwd, "flag", sources))
+    if discovery:
+        for settings_file, settings_scope, auto_dir, auto_scope in (
+            (cwd / ".pi" / "settings.json", "project-settings", cwd / ".pi" / "extensions", "project"),
+            (agent / "settings.json", "global-settings", agent / "extensions", "global"),
+        ):
+            listed, globs, paths = _settings_entries(settings_file, settings_scope, sources)  # type: ignore[arg-type]
+            ordered.extend(listed)
+            auto = scan_directory(auto_dir, auto_scope)  # type: ignore[arg-type]
+            ordered.extend(p for p in auto if not _excluded(p, globs, paths))
+    seen: set[Path] = set()
+    for plugin in ordered:
+        key = plugin.path.resolve()
+        if key not in seen:
+            seen.add(key)
+            sources.plugins.append(plugin)
+    return sources
+
+
+def blocked_names(*, cwd: Path, agent: Path, env: Mapping[str, str] | None = None) -> list[str]:
+    """Names blocked by ``disabledPlugins`` (global and project settings) and ``PI_DISABLED_PLUGINS``."""
+    env = os.environ if env is None else env
+    names: list[str] = []
+    for settings_file in (agent / "settings.json", cwd / ".pi" / "settings.json"):
+        names.extend(string_list(read_settings(settings_file), "disabledPlugins", settings_file))
+    names.extend(n.strip() for n in env.get("PI_DISABLED_PLUGINS", "").split(",") if n.strip())
+    return list(dict.fromkeys(names))

@@ -1,0 +1,128 @@
+"""Project trust: code a project brings (``.pi/extensions``, plugins its ``.pi/settings.json`` asks
+for) runs only once the user trusted that project.
+
+Trust is recorded in ``<agent dir>/trusted-projects.json`` against the project's absolute path and a
+fingerprint of that code, so any change to it (an edited or added extension, a new settings entry)
+asks again. pi v0.73.1 runs such code on open; this is the Python port's addition.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pi_core.errors import ConfigError
+from pi_core.plugins.sources import PROJECT_SCOPES, discover_local, read_settings
+
+TRUST_FILE = "trusted-projects.json"
+
+TrustStatus = Literal["trusted", "untrusted", "changed", "nothing-to-trust"]
+
+
+@dataclass(frozen=True)
+class TrustCheck:
+    project: Path
+    status: TrustStatus
+    fingerprint: str
+    #: The files whose code would run (what the fingerprint covers).
+    files: tuple[Path, ...]
+
+    @property
+    def allowed(self) -> bool:
+        return self.status in ("trusted", "nothing-to-trust")
+
+
+def project_code(cwd: Path, agent: Path) -> tuple[str, tuple[Path, ...]]:
+    """The fingerprint of the project's plugin code and the files it covers."""
+    sources = discover_local(cwd=cwd, agent=agent)
+    files: list[Path] = []
+    for plugin in sources.plugins:
+        if plugin.scope in PROJECT_SCOPES:
+            files.extend(plugin.files())
+    settings_file = cwd / ".pi" / "settings.json"
+    requested = read_settings(settings_file).get("extensions", [])
+    digest = hashlib.sha256()
+    digest.update(json.dumps(requested, sort_keys=True).encode())
+    for path in files:
+        digest.update(b"\0" + str(path.resolve()).encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest(), tuple(files)
+
+
+def _store_path(agent: Path) -> Path:
+    return agent / TRUST_FILE
+
+
+def _read_store(agent: Path) -> dict[str, Any]:
+    path = _store_path(agent)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {"projects": {}}
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"Cannot read the trust file {path}: {exc}") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("projects"), dict):
+        raise ConfigError(f'The trust file {path} must hold {{"projects": {{...}}}}')
+    return data
+
+
+def _write_store(agent: Path, data: dict[str, Any]) -> None:
+    agent.mkdir(parents=True, exist_ok=True)
+    path = _store_path(agent)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def check_project_trust(cwd: Path, agent: Path) -> TrustCheck:
+    """Whether the project's plugin code may run (the REPL asks the user when it may not)."""
+    project = cwd.resolve()
+    fingerprint, files = project_code(project, agent)
+    if not files and fingerprint == _empty_fingerprint():
+        return TrustCheck(project, "nothing-to-trust", fingerprint, files)
+    recorded = _read_store(agent)["projects"].get(str(project))
+    if recorded is None:
+        return TrustCheck(project, "untrusted", fingerprint, files)
+    status: TrustStatus = "trusted" if recorded.get("fingerprint") == fingerprint else "changed"
+    return TrustCheck(project, status, fingerprint, files)
+
+
+def _empty_fingerprint() -> str:
+    return hashlib.sha256(json.dumps([]).encode()).hexdigest()
+
+
+def trust_project(cwd: Path, agent: Path) -> TrustCheck:
+    """Record the project's current plugin code as trusted."""
+    project = cwd.resolve()
+    fingerprint, files = project_code(project, agent)
+    data = _read_store(agent)
+    data["projects"][str(project)] = {"fingerprint": fingerprint, "trustedAt": int(time.time() * 1000)}
+    _write_store(agent, data)
+    return TrustCheck(project, "trusted", fingerprint, files)
+
+
+def untrust_project(cwd: Path, agent: Path) -> bool:
+    """Forget the project's trust; returns whether it was trusted."""
+    data = _read_store(agent)
+    removed = data["projects"].pop(str(cwd.resolve()), None) is not None
+    if removed:
+        _write_store(agent, data)
+    return removed
+
+
+def untrusted_message(check: TrustCheck) -> str:
+    """What to tell a user whose run stopped because of untrusted project code."""
+    what = "changed since you trusted it" if check.status == "changed" else "is not trusted yet"
+    listed = (
+        "\n".join(f"    {path}" for path in check.files) or "    (plugins requested in .pi/settings.json)"
+    )
+    return (
+        f"The project {check.project} has plugin code that {what}:\n{listed}\n"
+        "  Review it, then run `pi trust` in the project (or pass --trust-project for this run only),\n"
+        "  or run without local extensions: --no-extensions."
+    )
