@@ -1,0 +1,552 @@
+"""The stateless agent loop (pi-agent-core ``agentLoop``, spec §3): context in, events out.
+
+A *turn* is: injected pending messages, one assistant response, its tool executions. Steering
+messages are polled only after a whole tool batch (and ``turn_end``); follow-ups only when the agent
+would otherwise stop. An errored or aborted assistant message ends the run at once. Every event is
+awaited through ``emit`` before the loop goes on. The loop knows nothing of sessions or plugins: the
+runtime plugs those in through the callbacks of :class:`AgentLoopConfig`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pi_core.agent.events import (
+    AgentEndEvent,
+    AgentEvent,
+    AgentStartEvent,
+    MessageEndEvent,
+    MessageStartEvent,
+    MessageUpdateEvent,
+    ToolExecutionEndEvent,
+    ToolExecutionStartEvent,
+    ToolExecutionUpdateEvent,
+    TurnEndEvent,
+    TurnStartEvent,
+)
+from pi_core.agent.tools import AgentTool, AgentToolResult, ToolError
+from pi_core.agent.validation import validate_tool_arguments
+from pi_core.ai.abort import AbortSignal
+from pi_core.ai.messages import (
+    AgentMessage,
+    AssistantMessage,
+    LlmMessage,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+)
+from pi_core.ai.provider import (
+    AssistantMessageStream,
+    Context,
+    Model,
+    OnPayload,
+    OnResponse,
+    StreamOptions,
+    ThinkingLevel,
+    ToolSpec,
+)
+
+logger = logging.getLogger("pi.agent")
+
+Emit = Callable[[AgentEvent], Awaitable[None]]
+StreamFn = Callable[[Model, Context, StreamOptions], AssistantMessageStream]
+MessageSource = Callable[[], Awaitable[list[AgentMessage]] | list[AgentMessage]]
+
+
+@dataclass
+class AgentContext:
+    """What the loop works on: system prompt, transcript (agent messages) and the active tools."""
+
+    system_prompt: str = ""
+    messages: list[AgentMessage] = field(default_factory=list)
+    tools: list[AgentTool] = field(default_factory=list)
+
+
+@dataclass
+class BeforeToolCallContext:
+    assistant_message: AssistantMessage
+    tool_call: ToolCall
+    args: Any
+    context: AgentContext
+
+
+@dataclass
+class BeforeToolCallResult:
+    """``block=True`` turns the call into an error result with ``reason``."""
+
+    block: bool = False
+    reason: str | None = None
+
+
+@dataclass
+class AfterToolCallContext:
+    assistant_message: AssistantMessage
+    tool_call: ToolCall
+    args: Any
+    result: AgentToolResult
+    is_error: bool
+    context: AgentContext
+
+
+@dataclass
+class AfterToolCallResult:
+    """Fields left ``None`` keep the executed result's value."""
+
+    content: list[Any] | None = None
+    details: Any = None
+    is_error: bool | None = None
+    terminate: bool | None = None
+
+
+@dataclass
+class ShouldStopContext:
+    message: AssistantMessage
+    tool_results: list[ToolResultMessage]
+    context: AgentContext
+    new_messages: list[AgentMessage]
+
+
+def _default_stream_fn(model: Model, context: Context, options: StreamOptions) -> AssistantMessageStream:
+    from pi_core.ai.stream import stream_simple
+
+    return stream_simple(model, context, options)
+
+
+def default_convert_to_llm(messages: Sequence[AgentMessage]) -> list[LlmMessage]:
+    """Keep the LLM roles only (pi-agent-core's default; the coding agent passes pi's convertToLlm)."""
+    return [m for m in messages if m.role in ("user", "assistant", "toolResult")]
+
+
+@dataclass
+class AgentLoopConfig:
+    """Everything a run needs besides the context. Callbacks may be sync or async."""
+
+    model: Model
+    convert_to_llm: Callable[[list[AgentMessage]], Any] = default_convert_to_llm
+    reasoning: ThinkingLevel | None = None
+    session_id: str | None = None
+    transport: str | None = None
+    thinking_budgets: dict[str, int] | None = None
+    max_retry_delay_ms: int | None = None
+    api_key: str | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+    max_retries: int | None = None
+    timeout_ms: int | None = None
+    headers: dict[str, str] | None = None
+    #: Rewrite the agent messages before each provider call (the ``context`` hook).
+    transform_context: Callable[[list[AgentMessage], AbortSignal | None], Any] | None = None
+    #: Resolve the API key per call (expiring tokens); falls back to ``api_key``.
+    get_api_key: Callable[[str], Any] | None = None
+    get_steering_messages: MessageSource | None = None
+    get_follow_up_messages: MessageSource | None = None
+    tool_execution: Literal["parallel", "sequential"] = "parallel"
+    before_tool_call: Callable[[BeforeToolCallContext, AbortSignal | None], Any] | None = None
+    after_tool_call: Callable[[AfterToolCallContext, AbortSignal | None], Any] | None = None
+    should_stop_after_turn: Callable[[ShouldStopContext], Any] | None = None
+    on_payload: OnPayload | None = None
+    on_response: OnResponse | None = None
+    #: Passed to every tool's ``execute`` as ``ctx`` (the runtime's tool context, e.g. with ``cwd``).
+    tool_context: Any = None
+    stream_fn: StreamFn = _default_stream_fn
+
+
+async def _await(value: Awaitable[None]) -> None:
+    await value
+
+
+async def _maybe(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
+
+
+# --- entry points ---------------------------------------------------------------------------------
+
+
+async def run_agent_loop(
+    prompts: list[AgentMessage],
+    context: AgentContext,
+    config: AgentLoopConfig,
+    emit: Emit,
+    signal: AbortSignal | None = None,
+) -> list[AgentMessage]:
+    """Start a run with new prompt message(s); returns the messages added during the run."""
+    new_messages: list[AgentMessage] = list(prompts)
+    current = AgentContext(context.system_prompt, [*context.messages, *prompts], list(context.tools))
+    await emit(AgentStartEvent())
+    await emit(TurnStartEvent())
+    for prompt in prompts:
+        await emit(MessageStartEvent.model_construct(message=prompt))
+        await emit(MessageEndEvent.model_construct(message=prompt))
+    await _run_loop(current, new_messages, config, signal, emit)
+    return new_messages
+
+
+def check_can_continue(context: AgentContext) -> None:
+    if not context.messages:
+        raise ValueError("Cannot continue: no messages in context")
+    if context.messages[-1].role == "assistant":
+        raise ValueError("Cannot continue from message role: assistant")
+
+
+async def run_agent_loop_continue(
+    context: AgentContext, config: AgentLoopConfig, emit: Emit, signal: AbortSignal | None = None
+) -> list[AgentMessage]:
+    """Resume from the transcript without adding a message (retries, overflow recovery)."""
+    check_can_continue(context)
+    new_messages: list[AgentMessage] = []
+    current = AgentContext(context.system_prompt, list(context.messages), list(context.tools))
+    await emit(AgentStartEvent())
+    await emit(TurnStartEvent())
+    await _run_loop(current, new_messages, config, signal, emit)
+    return new_messages
+
+
+async def _iterate(runner: Callable[[Emit], Awaitable[Any]]) -> AsyncIterator[AgentEvent]:
+    queue: asyncio.Queue[AgentEvent | None] = asyncio.Queue()
+
+    async def emit(event: AgentEvent) -> None:
+        await queue.put(event)
+
+    async def drive() -> None:
+        try:
+            await runner(emit)
+        finally:
+            await queue.put(None)
+
+    task = asyncio.get_running_loop().create_task(drive())
+    try:
+        while (event := await queue.get()) is not None:
+            yield event
+        await task
+    finally:
+        if not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+
+def agent_loop(
+    prompts: list[AgentMessage],
+    context: AgentContext,
+    config: AgentLoopConfig,
+    signal: AbortSignal | None = None,
+) -> AsyncIterator[AgentEvent]:
+    """:func:`run_agent_loop` as an async iterator of events ending with ``agent_end``."""
+    return _iterate(lambda emit: run_agent_loop(prompts, context, config, emit, signal))
+
+
+def agent_loop_continue(
+    context: AgentContext, config: AgentLoopConfig, signal: AbortSignal | None = None
+) -> AsyncIterator[AgentEvent]:
+    """:func:`run_agent_loop_continue` as an async iterator; raises at once if it cannot continue."""
+    check_can_continue(context)
+    return _iterate(lambda emit: run_agent_loop_continue(context, config, emit, signal))
+
+
+# --- the loop -------------------------------------------------------------------------------------
+
+
+async def _poll(source: MessageSource | None) -> list[AgentMessage]:
+    if source is None:
+        return []
+    return list(await _maybe(source()) or [])
+
+
+async def _run_loop(
+    current: AgentContext,
+    new_messages: list[AgentMessage],
+    config: AgentLoopConfig,
+    signal: AbortSignal | None,
+    emit: Emit,
+) -> None:
+    first_turn = True
+    pending = await _poll(config.get_steering_messages)
+    while True:
+        has_more_tool_calls = True
+        while has_more_tool_calls or pending:
+            if not first_turn:
+                await emit(TurnStartEvent())
+            first_turn = False
+            for message in pending:
+                await emit(MessageStartEvent.model_construct(message=message))
+                await emit(MessageEndEvent.model_construct(message=message))
+                current.messages.append(message)
+                new_messages.append(message)
+            pending = []
+
+            message = await _stream_assistant_response(current, config, signal, emit)
+            new_messages.append(message)
+            if message.stop_reason in ("error", "aborted"):
+                await emit(TurnEndEvent.model_construct(message=message, tool_results=[]))
+                await emit(AgentEndEvent.model_construct(messages=new_messages))
+                return
+
+            calls = [block for block in message.content if isinstance(block, ToolCall)]
+            results: list[ToolResultMessage] = []
+            has_more_tool_calls = False
+            if calls:
+                results, terminate = await _execute_tool_calls(current, message, calls, config, signal, emit)
+                has_more_tool_calls = not terminate
+                current.messages.extend(results)
+                new_messages.extend(results)
+            await emit(TurnEndEvent.model_construct(message=message, tool_results=results))
+            if config.should_stop_after_turn is not None and await _maybe(
+                config.should_stop_after_turn(ShouldStopContext(message, results, current, new_messages))
+            ):
+                await emit(AgentEndEvent.model_construct(messages=new_messages))
+                return
+            pending = await _poll(config.get_steering_messages)
+
+        follow_ups = await _poll(config.get_follow_up_messages)
+        if not follow_ups:
+            break
+        pending = follow_ups
+    await emit(AgentEndEvent.model_construct(messages=new_messages))
+
+
+def tool_specs(tools: Sequence[AgentTool]) -> list[ToolSpec]:
+    return [ToolSpec(name=t.name, description=t.description, parameters=t.json_schema()) for t in tools]
+
+
+async def _stream_assistant_response(
+    current: AgentContext, config: AgentLoopConfig, signal: AbortSignal | None, emit: Emit
+) -> AssistantMessage:
+    messages: list[AgentMessage] = current.messages
+    if config.transform_context is not None:
+        messages = list(await _maybe(config.transform_context(messages, signal)))
+    llm_messages = list(await _maybe(config.convert_to_llm(messages)))
+    llm_context = Context(
+        system_prompt=current.system_prompt or None,
+        messages=llm_messages,
+        tools=tool_specs(current.tools) if current.tools else None,
+    )
+    api_key = None
+    if config.get_api_key is not None:
+        api_key = await _maybe(config.get_api_key(config.model.provider))
+    options = StreamOptions(
+        temperature=config.temperature,
+        max_tokens=config.max_tokens,
+        signal=signal,
+        api_key=api_key or config.api_key,
+        transport=config.transport,
+        session_id=config.session_id,
+        on_payload=config.on_payload,
+        on_response=config.on_response,
+        headers=config.headers,
+        timeout_ms=config.timeout_ms,
+        max_retries=config.max_retries,
+        max_retry_delay_ms=config.max_retry_delay_ms,
+        reasoning=config.reasoning,
+        thinking_budgets=config.thinking_budgets,
+    )
+    response = config.stream_fn(config.model, llm_context, options)
+
+    added_partial = False
+    construct_update = MessageUpdateEvent.model_construct
+    async for event in response:
+        kind = event.type
+        if kind == "start":
+            partial = event.partial  # type: ignore[union-attr]
+            current.messages.append(partial)
+            added_partial = True
+            await emit(MessageStartEvent.model_construct(message=partial.model_copy()))
+        elif kind == "done" or kind == "error":
+            break
+        elif added_partial:
+            await emit(construct_update(message=event.partial, assistant_message_event=event))  # type: ignore[union-attr]
+    final = await response.result()
+    if added_partial:
+        current.messages[-1] = final
+    else:
+        current.messages.append(final)
+        await emit(MessageStartEvent.model_construct(message=final.model_copy()))
+    await emit(MessageEndEvent.model_construct(message=final))
+    return final
+
+
+# --- tools ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Prepared:
+    call: ToolCall
+    tool: AgentTool
+    args: Any
+
+
+@dataclass
+class _Finalized:
+    call: ToolCall
+    result: AgentToolResult
+    is_error: bool
+
+
+def _error_result(message: str) -> AgentToolResult:
+    return AgentToolResult(content=[TextContent(text=message)], details={})
+
+
+def _exception_text(error: BaseException) -> str:
+    if isinstance(error, ToolError):
+        return str(error)
+    text = str(error)
+    return text if text else type(error).__name__
+
+
+async def _execute_tool_calls(
+    current: AgentContext,
+    assistant: AssistantMessage,
+    calls: list[ToolCall],
+    config: AgentLoopConfig,
+    signal: AbortSignal | None,
+    emit: Emit,
+) -> tuple[list[ToolResultMessage], bool]:
+    by_name = {tool.name: tool for tool in current.tools}
+    sequential = config.tool_execution == "sequential" or any(
+        (tool := by_name.get(call.name)) is not None and tool.execution_mode == "sequential" for call in calls
+    )
+    finalized: list[_Finalized] = []
+    messages: list[ToolResultMessage] = []
+    if sequential:
+        for call in calls:
+            await emit(
+                ToolExecutionStartEvent(tool_call_id=call.id, tool_name=call.name, args=call.arguments)
+            )
+            prepared = await _prepare(current, assistant, call, by_name, config, signal)
+            if isinstance(prepared, _Finalized):
+                done = prepared
+            else:
+                done = await _run_prepared(current, assistant, prepared, config, signal, emit)
+            await _emit_end(done, emit)
+            message = _result_message(done)
+            await emit(MessageStartEvent.model_construct(message=message))
+            await emit(MessageEndEvent.model_construct(message=message))
+            finalized.append(done)
+            messages.append(message)
+    else:
+        slots: list[_Finalized | _Prepared] = []
+        for call in calls:
+            await emit(
+                ToolExecutionStartEvent(tool_call_id=call.id, tool_name=call.name, args=call.arguments)
+            )
+            prepared = await _prepare(current, assistant, call, by_name, config, signal)
+            if isinstance(prepared, _Finalized):
+                await _emit_end(prepared, emit)
+            slots.append(prepared)
+
+        async def run(prepared: _Prepared) -> _Finalized:
+            done = await _run_prepared(current, assistant, prepared, config, signal, emit)
+            await _emit_end(done, emit)
+            return done
+
+        tasks: dict[int, asyncio.Task[_Finalized]] = {}
+        async with asyncio.TaskGroup() as group:
+            for index, slot in enumerate(slots):
+                if isinstance(slot, _Prepared):
+                    tasks[index] = group.create_task(run(slot))
+        for index, slot in enumerate(slots):
+            finalized.append(tasks[index].result() if index in tasks else slot)  # type: ignore[arg-type]
+        for done in finalized:
+            message = _result_message(done)
+            await emit(MessageStartEvent.model_construct(message=message))
+            await emit(MessageEndEvent.model_construct(message=message))
+            messages.append(message)
+    terminate = bool(finalized) and all(done.result.terminate is True for done in finalized)
+    return messages, terminate
+
+
+async def _prepare(
+    current: AgentContext,
+    assistant: AssistantMessage,
+    call: ToolCall,
+    by_name: dict[str, AgentTool],
+    config: AgentLoopConfig,
+    signal: AbortSignal | None,
+) -> _Prepared | _Finalized:
+    tool = by_name.get(call.name)
+    if tool is None:
+        return _Finalized(call, _error_result(f"Tool {call.name} not found"), True)
+    try:
+        arguments = call.arguments
+        if tool.prepare_arguments is not None:
+            arguments = tool.prepare_arguments(arguments)
+        args = validate_tool_arguments(tool, arguments)
+        if config.before_tool_call is not None:
+            verdict = await _maybe(
+                config.before_tool_call(BeforeToolCallContext(assistant, call, args, current), signal)
+            )
+            if verdict is not None and getattr(verdict, "block", False):
+                reason = getattr(verdict, "reason", None) or "Tool execution was blocked"
+                return _Finalized(call, _error_result(reason), True)
+        return _Prepared(call, tool, args)
+    except Exception as error:
+        return _Finalized(call, _error_result(_exception_text(error)), True)
+
+
+async def _run_prepared(
+    current: AgentContext,
+    assistant: AssistantMessage,
+    prepared: _Prepared,
+    config: AgentLoopConfig,
+    signal: AbortSignal | None,
+    emit: Emit,
+) -> _Finalized:
+    call = prepared.call
+    updates: list[asyncio.Task[None]] = []
+    loop = asyncio.get_running_loop()
+
+    def on_update(partial: AgentToolResult) -> None:
+        event = ToolExecutionUpdateEvent(
+            tool_call_id=call.id, tool_name=call.name, args=call.arguments, partial_result=partial
+        )
+        updates.append(loop.create_task(_await(emit(event))))
+
+    try:
+        result = await prepared.tool.execute(call.id, prepared.args, signal, on_update, config.tool_context)
+        is_error = False
+    except Exception as error:
+        if not isinstance(error, ToolError):
+            logger.debug("tool %s raised", call.name, exc_info=True)
+        result, is_error = _error_result(_exception_text(error)), True
+    if updates:
+        await asyncio.gather(*updates)
+
+    if config.after_tool_call is not None:
+        try:
+            patch = await _maybe(
+                config.after_tool_call(
+                    AfterToolCallContext(assistant, call, prepared.args, result, is_error, current), signal
+                )
+            )
+            if patch is not None:
+                result = AgentToolResult(
+                    content=patch.content if patch.content is not None else result.content,
+                    details=patch.details if patch.details is not None else result.details,
+                    terminate=patch.terminate if patch.terminate is not None else result.terminate,
+                )
+                if patch.is_error is not None:
+                    is_error = patch.is_error
+        except Exception as error:
+            result, is_error = _error_result(_exception_text(error)), True
+    return _Finalized(call, result, is_error)
+
+
+async def _emit_end(done: _Finalized, emit: Emit) -> None:
+    await emit(
+        ToolExecutionEndEvent(
+            tool_call_id=done.call.id, tool_name=done.call.name, result=done.result, is_error=done.is_error
+        )
+    )
+
+
+def _result_message(done: _Finalized) -> ToolResultMessage:
+    return ToolResultMessage(
+        tool_call_id=done.call.id,
+        tool_name=done.call.name,
+        content=list(done.result.content),
+        details=done.result.details,
+        is_error=done.is_error,
+    )

@@ -1,0 +1,313 @@
+"""The provider interface: models, request context, options, the normalised event stream, the api registry.
+
+A provider implements one *wire API* (``anthropic-messages``, ``openai-completions``, ...). It is
+looked up by ``model.api`` and turns a :class:`Context` into an async stream of
+:data:`AssistantMessageEvent` s, exactly one of which is terminal (``done`` or ``error``). Once
+``stream`` has returned, nothing raises: HTTP errors, network failures and aborts arrive as an
+``error`` event whose message has ``stopReason`` ``"error"`` or ``"aborted"`` (spec §10).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from pydantic import Field
+
+from pi_core._model import PiModel
+from pi_core.ai.abort import AbortSignal
+from pi_core.ai.messages import AssistantMessage, LlmMessage, ToolCall
+
+ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+THINKING_LEVELS: tuple[ThinkingLevel, ...] = ("off", "minimal", "low", "medium", "high", "xhigh")
+CacheRetention = Literal["none", "short", "long"]
+
+
+# --- models ---------------------------------------------------------------------------------------
+
+
+class ModelCost(PiModel):
+    """USD per million tokens."""
+
+    input: float = 0.0
+    output: float = 0.0
+    cache_read: float = 0.0
+    cache_write: float = 0.0
+
+
+class Model(PiModel):
+    """One model as pi describes it (pi-ai ``Model``): what to call, where, and what it costs."""
+
+    id: str
+    name: str = ""
+    api: str
+    provider: str
+    base_url: str = ""
+    reasoning: bool = False
+    #: Level → provider value (a string) or ``None`` to mark the level unsupported.
+    thinking_level_map: dict[str, str | None] | None = None
+    input: list[Literal["text", "image"]] = Field(default_factory=lambda: ["text"])  # type: ignore[arg-type]
+    cost: ModelCost = Field(default_factory=ModelCost)
+    context_window: int = 128000
+    max_tokens: int = 16384
+    headers: dict[str, str] | None = None
+    compat: dict[str, Any] | None = None
+
+    def model_post_init(self, _context: Any) -> None:
+        if not self.name:
+            self.name = self.id
+
+
+# --- request --------------------------------------------------------------------------------------
+
+
+class ToolSpec(PiModel):
+    """What the model is told about a tool: name, description and a JSON schema for its arguments."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
+
+
+@dataclass
+class Context:
+    """One provider request: system prompt, LLM messages, tools."""
+
+    system_prompt: str | None = None
+    messages: list[LlmMessage] = field(default_factory=list)
+    tools: list[ToolSpec] | None = None
+
+
+class ProviderResponseInfo(PiModel):
+    """Passed to ``on_response``: the HTTP status and headers of the provider's response."""
+
+    status: int
+    headers: dict[str, str] = Field(default_factory=dict)
+
+
+OnPayload = Callable[[dict[str, Any], Model], Awaitable[dict[str, Any] | None]]
+OnResponse = Callable[[ProviderResponseInfo, Model], Awaitable[None]]
+
+
+@dataclass
+class StreamOptions:
+    """Options for one provider call (pi's ``StreamOptions`` + ``SimpleStreamOptions``).
+
+    ``reasoning`` is the unified thinking level (``None`` = off); each provider maps it to its own
+    request fields (spec §9). ``max_retries``/``timeout_ms`` go to the SDK client; ``None`` keeps the
+    SDK defaults.
+    """
+
+    temperature: float | None = None
+    max_tokens: int | None = None
+    signal: AbortSignal | None = None
+    api_key: str | None = None
+    transport: str | None = None
+    cache_retention: CacheRetention | None = None
+    session_id: str | None = None
+    on_payload: OnPayload | None = None
+    on_response: OnResponse | None = None
+    headers: dict[str, str] | None = None
+    timeout_ms: int | None = None
+    max_retries: int | None = None
+    max_retry_delay_ms: int | None = None
+    metadata: dict[str, Any] | None = None
+    reasoning: ThinkingLevel | None = None
+    thinking_budgets: dict[str, int] | None = None
+    tool_choice: Any = None
+
+
+# --- events ---------------------------------------------------------------------------------------
+
+
+class _Event(PiModel):
+    pass
+
+
+class StartEvent(_Event):
+    type: Literal["start"] = "start"
+    partial: AssistantMessage
+
+
+class TextStartEvent(_Event):
+    type: Literal["text_start"] = "text_start"
+    content_index: int
+    partial: AssistantMessage
+
+
+class TextDeltaEvent(_Event):
+    type: Literal["text_delta"] = "text_delta"
+    content_index: int
+    delta: str
+    partial: AssistantMessage
+
+
+class TextEndEvent(_Event):
+    type: Literal["text_end"] = "text_end"
+    content_index: int
+    content: str
+    partial: AssistantMessage
+
+
+class ThinkingStartEvent(_Event):
+    type: Literal["thinking_start"] = "thinking_start"
+    content_index: int
+    partial: AssistantMessage
+
+
+class ThinkingDeltaEvent(_Event):
+    type: Literal["thinking_delta"] = "thinking_delta"
+    content_index: int
+    delta: str
+    partial: AssistantMessage
+
+
+class ThinkingEndEvent(_Event):
+    type: Literal["thinking_end"] = "thinking_end"
+    content_index: int
+    content: str
+    partial: AssistantMessage
+
+
+class ToolCallStartEvent(_Event):
+    type: Literal["toolcall_start"] = "toolcall_start"
+    content_index: int
+    partial: AssistantMessage
+
+
+class ToolCallDeltaEvent(_Event):
+    type: Literal["toolcall_delta"] = "toolcall_delta"
+    content_index: int
+    #: The raw JSON fragment; the parsed arguments so far are in ``partial.content[content_index]``.
+    delta: str
+    partial: AssistantMessage
+
+
+class ToolCallEndEvent(_Event):
+    type: Literal["toolcall_end"] = "toolcall_end"
+    content_index: int
+    tool_call: ToolCall
+    partial: AssistantMessage
+
+
+class DoneEvent(_Event):
+    type: Literal["done"] = "done"
+    reason: Literal["stop", "length", "toolUse"]
+    message: AssistantMessage
+
+
+class ErrorEvent(_Event):
+    type: Literal["error"] = "error"
+    reason: Literal["error", "aborted"]
+    error: AssistantMessage
+
+
+AssistantMessageEvent = (
+    StartEvent
+    | TextStartEvent
+    | TextDeltaEvent
+    | TextEndEvent
+    | ThinkingStartEvent
+    | ThinkingDeltaEvent
+    | ThinkingEndEvent
+    | ToolCallStartEvent
+    | ToolCallDeltaEvent
+    | ToolCallEndEvent
+    | DoneEvent
+    | ErrorEvent
+)
+
+
+class AssistantMessageStream(Protocol):
+    """What a provider returns: async-iterable events plus the final message once the stream ends."""
+
+    def __aiter__(self) -> AsyncIterator[AssistantMessageEvent]: ...
+
+    async def result(self) -> AssistantMessage: ...
+
+
+# --- providers and their registry -----------------------------------------------------------------
+
+
+@runtime_checkable
+class ApiProvider(Protocol):
+    """A wire API implementation. ``stream`` must not raise once it has returned."""
+
+    api: str
+
+    def stream(self, model: Model, context: Context, options: StreamOptions) -> AssistantMessageStream: ...
+
+
+class ProviderModelConfig(PiModel):
+    """A model entry of a models.json provider (only ``id`` is required)."""
+
+    id: str
+    name: str | None = None
+    api: str | None = None
+    base_url: str | None = None
+    reasoning: bool | None = None
+    thinking_level_map: dict[str, str | None] | None = None
+    input: list[Literal["text", "image"]] | None = None
+    cost: dict[str, float] | None = None
+    context_window: int | None = None
+    max_tokens: int | None = None
+    headers: dict[str, str] | None = None
+    compat: dict[str, Any] | None = None
+
+
+class ProviderConfig(PiModel):
+    """A provider as ``models.json`` describes it (and as plugins register one).
+
+    ``id`` is the provider name (the key under ``providers`` in models.json); ``name`` is an optional
+    display name. ``api_key`` and header values are resolved at request time: ``!command``, the name of
+    a set environment variable, or a literal.
+    """
+
+    id: str = ""
+    name: str | None = None
+    base_url: str | None = None
+    api: str | None = None
+    api_key: str | None = None
+    headers: dict[str, str] | None = None
+    compat: dict[str, Any] | None = None
+    auth_header: bool | None = None
+    models: list[ProviderModelConfig] | None = None
+    model_overrides: dict[str, dict[str, Any]] | None = None
+
+
+_registry: dict[str, tuple[ApiProvider, str | None]] = {}
+
+
+def register_api_provider(provider: ApiProvider, source_id: str | None = None) -> None:
+    """Register (or replace) the provider for ``provider.api``; ``source_id`` allows bulk removal."""
+    _registry[provider.api] = (provider, source_id)
+
+
+def unregister_api_providers(source_id: str) -> None:
+    for api, (_, source) in list(_registry.items()):
+        if source == source_id:
+            del _registry[api]
+
+
+def clear_api_providers() -> None:
+    _registry.clear()
+
+
+def get_api_provider(api: str) -> ApiProvider | None:
+    entry = _registry.get(api)
+    return entry[0] if entry else None
+
+
+def get_api_providers() -> list[ApiProvider]:
+    return [provider for provider, _ in _registry.values()]
+
+
+def resolve_api_provider(model: Model) -> ApiProvider:
+    """The provider for ``model.api``, or pi's error."""
+    provider = get_api_provider(model.api)
+    if provider is None:
+        raise LookupError(f"No API provider registered for api: {model.api}")
+    if provider.api != model.api:
+        raise ValueError(f"Mismatched api: {model.api} expected {provider.api}")
+    return provider

@@ -1,0 +1,145 @@
+"""Context transformation before a request (spec §10.4), shared by every provider.
+
+- images become placeholders for models without image input;
+- assistant messages of another model lose their signatures, thinking becomes plain text, and
+  tool-call ids are normalised for the target API (tool results follow the renaming);
+- errored and aborted assistant messages are dropped;
+- a tool call left without a result gets a synthetic ``No result provided`` error result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pi_core.ai.messages import (
+    AssistantMessage,
+    ImageContent,
+    LlmMessage,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from pi_core.ai.provider import Model
+
+USER_IMAGE_PLACEHOLDER = "(image omitted: model does not support images)"
+TOOL_IMAGE_PLACEHOLDER = "(tool image omitted: model does not support images)"
+NO_RESULT_TEXT = "No result provided"
+
+NormalizeToolCallId = Callable[[str, Model, AssistantMessage], str]
+
+
+def _replace_images(
+    content: list[TextContent | ImageContent], placeholder: str
+) -> list[TextContent | ImageContent]:
+    result: list[TextContent | ImageContent] = []
+    previous_was_placeholder = False
+    for block in content:
+        if isinstance(block, ImageContent):
+            if not previous_was_placeholder:
+                result.append(TextContent(text=placeholder))
+            previous_was_placeholder = True
+            continue
+        result.append(block)
+        previous_was_placeholder = block.text == placeholder
+    return result
+
+
+def _downgrade_images(messages: list[LlmMessage], model: Model) -> list[LlmMessage]:
+    if "image" in model.input:
+        return messages
+    out: list[LlmMessage] = []
+    for msg in messages:
+        if isinstance(msg, UserMessage) and isinstance(msg.content, list):
+            msg = msg.model_copy(update={"content": _replace_images(msg.content, USER_IMAGE_PLACEHOLDER)})
+        elif isinstance(msg, ToolResultMessage):
+            msg = msg.model_copy(update={"content": _replace_images(msg.content, TOOL_IMAGE_PLACEHOLDER)})
+        out.append(msg)
+    return out
+
+
+def _transform_assistant(
+    msg: AssistantMessage, model: Model, normalize: NormalizeToolCallId | None, id_map: dict[str, str]
+) -> AssistantMessage:
+    same_model = msg.provider == model.provider and msg.api == model.api and msg.model == model.id
+    blocks: list[TextContent | ThinkingContent | ToolCall] = []
+    for block in msg.content:
+        if isinstance(block, ThinkingContent):
+            if block.redacted:
+                if same_model:
+                    blocks.append(block)
+                continue
+            if same_model and block.thinking_signature:
+                blocks.append(block)
+                continue
+            if not block.thinking or not block.thinking.strip():
+                continue
+            blocks.append(block if same_model else TextContent(text=block.thinking))
+        elif isinstance(block, TextContent):
+            blocks.append(block if same_model else TextContent(text=block.text))
+        else:
+            call = block
+            if not same_model and call.thought_signature:
+                call = call.model_copy(update={"thought_signature": None})
+            if not same_model and normalize is not None:
+                new_id = normalize(call.id, model, msg)
+                if new_id != call.id:
+                    id_map[call.id] = new_id
+                    call = call.model_copy(update={"id": new_id})
+            blocks.append(call)
+    return msg.model_copy(update={"content": blocks})
+
+
+def transform_messages(
+    messages: list[LlmMessage], model: Model, normalize_tool_call_id: NormalizeToolCallId | None = None
+) -> list[LlmMessage]:
+    id_map: dict[str, str] = {}
+    transformed: list[LlmMessage] = []
+    for msg in _downgrade_images(messages, model):
+        if isinstance(msg, AssistantMessage):
+            transformed.append(_transform_assistant(msg, model, normalize_tool_call_id, id_map))
+        elif isinstance(msg, ToolResultMessage) and id_map.get(msg.tool_call_id, msg.tool_call_id) != (
+            msg.tool_call_id
+        ):
+            transformed.append(msg.model_copy(update={"tool_call_id": id_map[msg.tool_call_id]}))
+        else:
+            transformed.append(msg)
+
+    result: list[LlmMessage] = []
+    pending: list[ToolCall] = []
+    seen_results: set[str] = set()
+
+    def flush_orphans() -> None:
+        nonlocal pending, seen_results
+        for call in pending:
+            if call.id not in seen_results:
+                result.append(
+                    ToolResultMessage(
+                        tool_call_id=call.id,
+                        tool_name=call.name,
+                        content=[TextContent(text=NO_RESULT_TEXT)],
+                        is_error=True,
+                    )
+                )
+        pending = []
+        seen_results = set()
+
+    for msg in transformed:
+        if isinstance(msg, AssistantMessage):
+            flush_orphans()
+            if msg.stop_reason in ("error", "aborted"):
+                continue
+            calls = [b for b in msg.content if isinstance(b, ToolCall)]
+            if calls:
+                pending = calls
+                seen_results = set()
+            result.append(msg)
+        elif isinstance(msg, ToolResultMessage):
+            seen_results.add(msg.tool_call_id)
+            result.append(msg)
+        else:
+            flush_orphans()
+            result.append(msg)
+    flush_orphans()
+    return result
