@@ -1,0 +1,100 @@
+"""The compact in-memory record kept per entry: what tree walks and context building need.
+
+A 100k-entry session would cost several hundred MB as dicts or models. The manager keeps,
+per entry, its JSON line plus this small record (ids, type and the few scalars that
+context building scans on every entry), and validates full models only for the entries it
+actually hands out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pi_core.ai.messages import AssistantMessage
+from pi_core.session.entries import (
+    CompactionEntry,
+    LabelEntry,
+    MessageEntry,
+    ModelChangeEntry,
+    SessionEntry,
+    SessionInfoEntry,
+    ThinkingLevelChangeEntry,
+)
+
+
+@dataclass(slots=True)
+class EntryMeta:
+    type: str
+    id: str
+    parent_id: str | None
+    timestamp: str
+    #: Per-type scalar: message → role; thinking_level_change → level; compaction →
+    #: firstKeptEntryId; label → targetId; session_info → name.
+    key: str | None = None
+    #: model_change → (provider, modelId); assistant message → (provider, model); label → label text.
+    extra: Any = None
+    #: The entry's JSON text (as read or as written); ``None`` when ``entry`` is given instead.
+    line: str | None = None
+    entry: SessionEntry | None = None
+    #: 1-based line number in the file (0 when not read from a file).
+    line_no: int = 0
+
+
+def _str_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def meta_from_dict(data: dict[str, Any], line: str | None = None, line_no: int = 0) -> EntryMeta:
+    """Build the record from a parsed JSON entry (assumes ``id`` is a string)."""
+    kind = data.get("type")
+    kind = kind if isinstance(kind, str) else ""
+    meta = EntryMeta(
+        type=kind,
+        id=data["id"],
+        parent_id=_str_or_none(data.get("parentId")),
+        timestamp=str(data.get("timestamp", "")),
+        line=line,
+        line_no=line_no,
+    )
+    if kind == "message":
+        message = data.get("message")
+        if isinstance(message, dict):
+            meta.key = _str_or_none(message.get("role"))
+            if meta.key == "assistant":
+                meta.extra = (message.get("provider"), message.get("model"))
+    elif kind == "thinking_level_change":
+        meta.key = _str_or_none(data.get("thinkingLevel"))
+    elif kind == "model_change":
+        meta.extra = (data.get("provider"), data.get("modelId"))
+    elif kind == "compaction":
+        meta.key = _str_or_none(data.get("firstKeptEntryId"))
+    elif kind == "label":
+        meta.key = _str_or_none(data.get("targetId"))
+        meta.extra = _str_or_none(data.get("label"))
+    elif kind == "session_info":
+        meta.key = _str_or_none(data.get("name"))
+    return meta
+
+
+def meta_from_entry(entry: SessionEntry) -> EntryMeta:
+    """Build the record from an entry model (no JSON round trip)."""
+    meta = EntryMeta(
+        type=entry.type, id=entry.id, parent_id=entry.parent_id, timestamp=entry.timestamp, entry=entry
+    )
+    if isinstance(entry, MessageEntry):
+        meta.key = entry.message.role
+        if isinstance(entry.message, AssistantMessage):
+            meta.extra = (entry.message.provider, entry.message.model)
+    elif isinstance(entry, ThinkingLevelChangeEntry):
+        meta.key = entry.thinking_level
+    elif isinstance(entry, ModelChangeEntry):
+        meta.extra = (entry.provider, entry.model_id)
+    elif isinstance(entry, CompactionEntry):
+        meta.key = entry.first_kept_entry_id
+    elif isinstance(entry, LabelEntry):
+        meta.key = entry.target_id
+        meta.extra = entry.label
+    elif isinstance(entry, SessionInfoEntry):
+        meta.key = entry.name
+    return meta
