@@ -1,0 +1,278 @@
+"""The ``bash`` tool: run a command in the session cwd, stream its tail, truncate it the way pi does."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+from pi_core.agent.tools import AgentTool, AgentToolResult, ToolError, ToolUpdate
+from pi_core.agent.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
+from pi_core.ai.abort import AbortSignal
+from pi_core.ai.messages import TextContent
+from pydantic import Field
+
+from pi_builtin_tools import render
+from pi_builtin_tools._common import cwd_of
+from pi_builtin_tools._schema import ToolParams
+from pi_builtin_tools.output import OutputAccumulator, Snapshot
+from pi_builtin_tools.shell import kill_process_tree, shell_command, shell_env
+
+#: Streaming updates are throttled to one per this many seconds.
+UPDATE_INTERVAL = 0.1
+#: After the shell exits, how long to wait for pipes held open by daemonised grandchildren.
+EXIT_STDIO_GRACE = 0.1
+
+
+class BashParams(ToolParams):
+    command: str = Field(description="The bash command to run")
+    timeout: float | None = Field(default=None, description="Timeout in seconds (optional; none by default)")
+
+
+DESCRIPTION = (
+    "Run a bash command in the current working directory and return its combined stdout and stderr. "
+    f"Only the last {DEFAULT_MAX_LINES} lines or {DEFAULT_MAX_BYTES // 1024}KB of output are returned "
+    "(whichever limit is hit first); when output is cut, the complete output is saved to a temp file. "
+    "An optional timeout in seconds can be given."
+)
+
+
+def create_bash_tool(
+    *,
+    shell_path: str | None = None,
+    command_prefix: str | None = None,
+    extra_bin_dirs: list[str] | None = None,
+) -> AgentTool:
+    """``shell_path``/``command_prefix`` are pi's ``shellPath``/``shellCommandPrefix`` settings."""
+
+    async def execute(
+        tool_call_id: str,
+        params: BashParams,
+        signal: AbortSignal | None,
+        on_update: ToolUpdate | None,
+        ctx: Any,
+    ) -> AgentToolResult:
+        command = f"{command_prefix}\n{params.command}" if command_prefix else params.command
+        bin_dirs = list(extra_bin_dirs or [])
+        agent_dir = getattr(ctx, "agent_dir", None)
+        if isinstance(agent_dir, str):
+            bin_dirs.insert(0, os.path.join(agent_dir, "bin"))
+        return await run_bash(
+            command, cwd_of(ctx), params.timeout, signal, on_update, shell_path=shell_path, bin_dirs=bin_dirs
+        )
+
+    return AgentTool(
+        name="bash",
+        label="bash",
+        description=DESCRIPTION,
+        parameters=BashParams,
+        execute=execute,
+        prompt_snippet="Execute bash commands (ls, grep, find, etc.)",
+        render_call=render.render_bash_call,
+        render_result=render.render_bash_result,
+    )
+
+
+async def run_bash(
+    command: str,
+    cwd: str,
+    timeout_seconds: float | None,
+    signal: AbortSignal | None,
+    on_update: ToolUpdate | None,
+    *,
+    shell_path: str | None = None,
+    bin_dirs: list[str] | None = None,
+) -> AgentToolResult:
+    output = OutputAccumulator(temp_file_prefix="pi-bash")
+    updates = _Updates(output, on_update)
+    if on_update is not None:
+        on_update(AgentToolResult(content=[], details=None))
+    status = await _execute(
+        command, cwd, timeout_seconds, signal, output, updates.schedule, shell_path, bin_dirs
+    )
+    output.finish()
+    updates.flush()
+    snapshot = output.snapshot(persist_if_truncated=True)
+    output.close_temp_file()
+    updates.close()
+
+    text, details = _format(snapshot, output, "" if status.failed_early else "(no output)")
+    if status.aborted:
+        raise ToolError(_with_status(text, "Command aborted"))
+    if status.timed_out:
+        raise ToolError(_with_status(text, f"Command timed out after {_seconds(timeout_seconds)} seconds"))
+    if status.exit_code is not None and status.exit_code != 0:
+        raise ToolError(_with_status(text, f"Command exited with code {status.exit_code}"))
+    return AgentToolResult(content=[TextContent(text=text)], details=details)
+
+
+class _Status:
+    def __init__(self) -> None:
+        self.exit_code: int | None = None
+        self.aborted = False
+        self.timed_out = False
+
+    @property
+    def failed_early(self) -> bool:
+        return self.aborted or self.timed_out
+
+
+async def _execute(
+    command: str,
+    cwd: str,
+    timeout_seconds: float | None,
+    signal: AbortSignal | None,
+    output: OutputAccumulator,
+    on_data: Callable[[], None],
+    shell_path: str | None,
+    bin_dirs: list[str] | None,
+) -> _Status:
+    if not await asyncio.to_thread(os.path.isdir, cwd):
+        raise ToolError(f"Working directory does not exist: {cwd}\nCannot execute bash commands.")
+    status = _Status()
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *shell_command(shell_path),
+            command,
+            cwd=cwd,
+            env=shell_env(bin_dirs),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            # Own process group, so a kill reaches everything the command started.
+            start_new_session=True,
+        )
+    except OSError as exc:
+        raise ToolError(str(exc)) from exc
+
+    def kill() -> None:
+        kill_process_tree(process.pid)
+
+    async def pump(stream: asyncio.StreamReader | None) -> None:
+        if stream is None:
+            return
+        while chunk := await stream.read(65536):
+            output.append(chunk)
+            on_data()
+
+    pumps = [asyncio.ensure_future(pump(process.stdout)), asyncio.ensure_future(pump(process.stderr))]
+    loop = asyncio.get_running_loop()
+    timer: asyncio.TimerHandle | None = None
+    if timeout_seconds is not None and timeout_seconds > 0:
+
+        def on_timeout() -> None:
+            status.timed_out = True
+            kill()
+
+        timer = loop.call_later(timeout_seconds, on_timeout)
+    remove_listener: Callable[[], None] = lambda: None  # noqa: E731
+    if signal is not None:
+
+        def on_abort() -> None:
+            status.aborted = True
+            kill()
+
+        remove_listener = signal.add_listener(on_abort)
+    try:
+        return_code = await process.wait()
+        # Daemonised grandchildren may keep the pipes open forever; give them a moment, no more.
+        _, pending = await asyncio.wait(pumps, timeout=EXIT_STDIO_GRACE)
+        for task in pending:
+            task.cancel()
+        status.exit_code = None if return_code < 0 else return_code
+    except BaseException:
+        kill()
+        for task in pumps:
+            task.cancel()
+        raise
+    finally:
+        if timer is not None:
+            timer.cancel()
+        remove_listener()
+    if signal is not None and signal.aborted:
+        status.aborted = True
+    return status
+
+
+class _Updates:
+    """At most one partial result per ``UPDATE_INTERVAL``, each the current tail snapshot."""
+
+    def __init__(self, output: OutputAccumulator, on_update: ToolUpdate | None) -> None:
+        self._output = output
+        self._on_update = on_update
+        self._dirty = False
+        self._last = 0.0
+        self._timer: asyncio.TimerHandle | None = None
+
+    def schedule(self) -> None:
+        if self._on_update is None:
+            return
+        self._dirty = True
+        delay = UPDATE_INTERVAL - (time.monotonic() - self._last)
+        if delay <= 0:
+            self.close()
+            self.flush()
+        elif self._timer is None:
+            self._timer = asyncio.get_running_loop().call_later(delay, self._fire)
+
+    def _fire(self) -> None:
+        self._timer = None
+        self.flush()
+
+    def flush(self) -> None:
+        if self._on_update is None or not self._dirty:
+            return
+        self._dirty = False
+        self._last = time.monotonic()
+        snapshot = self._output.snapshot(persist_if_truncated=True)
+        details: dict[str, Any] = {}
+        if snapshot.truncation.truncated:
+            details["truncation"] = snapshot.truncation.to_details()
+        if snapshot.full_output_path:
+            details["fullOutputPath"] = snapshot.full_output_path
+        self._on_update(AgentToolResult(content=[TextContent(text=snapshot.content)], details=details))
+
+    def close(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+
+def _format(
+    snapshot: Snapshot, output: OutputAccumulator, empty_text: str
+) -> tuple[str, dict[str, Any] | None]:
+    truncation = snapshot.truncation
+    text = snapshot.content or empty_text
+    if not truncation.truncated:
+        return text, None
+    details: dict[str, Any] = {"truncation": truncation.to_details()}
+    if snapshot.full_output_path:
+        details["fullOutputPath"] = snapshot.full_output_path
+    total = truncation.total_lines
+    start = total - truncation.output_lines + 1
+    path = snapshot.full_output_path
+    if truncation.last_line_partial:
+        text += (
+            f"\n\n[Showing last {format_size(truncation.output_bytes)} of line {total} "
+            f"(line is {format_size(output.last_line_bytes)}). Full output: {path}]"
+        )
+    elif truncation.truncated_by == "lines":
+        text += f"\n\n[Showing lines {start}-{total} of {total}. Full output: {path}]"
+    else:
+        text += (
+            f"\n\n[Showing lines {start}-{total} of {total} ({format_size(DEFAULT_MAX_BYTES)} limit). "
+            f"Full output: {path}]"
+        )
+    return text, details
+
+
+def _with_status(text: str, status: str) -> str:
+    return f"{text}\n\n{status}" if text else status
+
+
+def _seconds(value: float | None) -> str:
+    if value is None:
+        return "undefined"
+    return str(int(value)) if float(value).is_integer() else str(value)

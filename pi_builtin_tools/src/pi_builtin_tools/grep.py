@@ -1,0 +1,256 @@
+"""The ``grep`` tool: ripgrep (JSON output, stopped at the match limit) or a pure-Python search."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import stat
+from dataclasses import dataclass, field
+from typing import Any
+
+from pi_core.agent.tools import AgentTool, AgentToolResult, ToolError, ToolUpdate
+from pi_core.agent.truncate import (
+    DEFAULT_MAX_BYTES,
+    GREP_MAX_LINE_LENGTH,
+    format_size,
+    truncate_head,
+    truncate_line,
+)
+from pi_core.ai.abort import AbortSignal
+from pi_core.ai.messages import TextContent
+from pydantic import Field
+
+from pi_builtin_tools import render
+from pi_builtin_tools._common import ABORTED, abortable, check_aborted, cwd_of
+from pi_builtin_tools._schema import ToolParams
+from pi_builtin_tools.binaries import find_rg
+from pi_builtin_tools.globmatch import compile_glob
+from pi_builtin_tools.paths import resolve_to_cwd
+from pi_builtin_tools.walk import walk_files
+
+DEFAULT_LIMIT = 100
+_NO_LIMIT = 2**53 - 1
+
+
+class GrepParams(ToolParams):
+    pattern: str = Field(description="What to search for: a regular expression, or plain text with literal")
+    path: str | None = Field(default=None, description="Directory or file to search (default: the cwd)")
+    glob: str | None = Field(default=None, description="Only search files matching this glob, e.g. '*.py'")
+    ignoreCase: bool | None = Field(default=None, description="Match case-insensitively (default: false)")
+    literal: bool | None = Field(default=None, description="Treat the pattern as plain text (default: false)")
+    context: float | None = Field(default=None, description="Lines to show around each match (default: 0)")
+    limit: float | None = Field(default=None, description="Most matches to return (default: 100)")
+
+
+DESCRIPTION = (
+    "Search the contents of files for a pattern and get the matching lines with their file paths and "
+    f"line numbers. Files ignored by .gitignore are skipped. Output stops at {DEFAULT_LIMIT} matches or "
+    f"{DEFAULT_MAX_BYTES // 1024}KB, whichever comes first; lines longer than {GREP_MAX_LINE_LENGTH} "
+    "characters are cut."
+)
+
+
+@dataclass
+class _Match:
+    path: str
+    line: int
+    text: str | None
+
+
+@dataclass
+class _Search:
+    matches: list[_Match] = field(default_factory=list)
+    limit_reached: bool = False
+
+
+def create_grep_tool() -> AgentTool:
+    async def execute(
+        tool_call_id: str,
+        params: GrepParams,
+        signal: AbortSignal | None,
+        on_update: ToolUpdate | None,
+        ctx: Any,
+    ) -> AgentToolResult:
+        check_aborted(signal)
+        search_path = resolve_to_cwd(params.path or ".", cwd_of(ctx))
+        try:
+            is_dir = stat.S_ISDIR(os.stat(search_path).st_mode)
+        except OSError as exc:
+            raise ToolError(f"Path not found: {search_path}") from exc
+        limit = max(1, int(params.limit) if params.limit else DEFAULT_LIMIT)
+        context = int(params.context) if params.context and params.context > 0 else 0
+        rg = find_rg(getattr(ctx, "agent_dir", None))
+        if rg is not None:
+            search = await _search_rg(rg, params, search_path, limit, signal)
+        else:
+            search = await abortable(asyncio.to_thread(_search_python, params, search_path, limit), signal)
+        check_aborted(signal)
+        return await asyncio.to_thread(_format, search, search_path, is_dir, context, limit)
+
+    return AgentTool(
+        name="grep",
+        label="grep",
+        description=DESCRIPTION,
+        parameters=GrepParams,
+        execute=execute,
+        prompt_snippet="Search file contents for patterns (respects .gitignore)",
+        render_call=render.render_grep_call,
+        render_result=render.render_search_result,
+    )
+
+
+async def _search_rg(
+    rg: str, params: GrepParams, search_path: str, limit: int, signal: AbortSignal | None
+) -> _Search:
+    args = ["--json", "--line-number", "--color=never", "--hidden"]
+    if params.ignoreCase:
+        args.append("--ignore-case")
+    if params.literal:
+        args.append("--fixed-strings")
+    if params.glob:
+        args += ["--glob", params.glob]
+    args += ["--", params.pattern, search_path]
+    process = await asyncio.create_subprocess_exec(
+        rg,
+        *args,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        limit=2**26,
+    )
+    remove = signal.add_listener(process.kill) if signal is not None else (lambda: None)
+    search = _Search()
+    stderr_task = asyncio.ensure_future(process.stderr.read() if process.stderr else asyncio.sleep(0, b""))
+    try:
+        assert process.stdout is not None
+        while line := await process.stdout.readline():
+            # Only match events matter; skip the rest without parsing JSON.
+            if not line.startswith(b'{"type":"match"'):
+                continue
+            data = json.loads(line)["data"]
+            path = data.get("path", {}).get("text")
+            number = data.get("line_number")
+            if path is not None and isinstance(number, int):
+                search.matches.append(_Match(path, number, data.get("lines", {}).get("text")))
+            if len(search.matches) >= limit:
+                search.limit_reached = True
+                process.kill()
+                break
+        code = await process.wait()
+        stderr = await stderr_task
+    except BaseException:
+        if process.returncode is None:
+            process.kill()
+        stderr_task.cancel()
+        raise
+    finally:
+        remove()
+    if signal is not None and signal.aborted:
+        raise ToolError(ABORTED)
+    if not search.limit_reached and code not in (0, 1):
+        message = (stderr or b"").decode("utf-8", "replace").strip()
+        raise ToolError(message or f"ripgrep exited with code {code}")
+    return search
+
+
+def _search_python(params: GrepParams, search_path: str, limit: int) -> _Search:
+    flags = re.IGNORECASE if params.ignoreCase else 0
+    try:
+        regex = re.compile(re.escape(params.pattern) if params.literal else params.pattern, flags)
+    except re.error as exc:
+        raise ToolError(f"regex parse error: {params.pattern}\nerror: {exc}") from exc
+    if os.path.isdir(search_path):
+        glob = compile_glob(params.glob) if params.glob else None
+        full = bool(params.glob and "/" in params.glob)
+        files = []
+        for path, _ in walk_files(search_path):
+            rel = os.path.relpath(path, search_path).replace(os.sep, "/")
+            if glob is None or glob.match(rel if full else os.path.basename(path)):
+                files.append(path)
+    else:
+        files = [search_path]
+    search = _Search()
+    for path in files:
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError:
+            continue
+        if b"\x00" in data[:8000]:
+            continue  # binary, as ripgrep skips it
+        text = data.decode("utf-8", "replace")
+        if not regex.search(text):
+            continue
+        for number, line in enumerate(text.split("\n"), start=1):
+            if regex.search(line):
+                search.matches.append(_Match(path, number, line + "\n"))
+                if len(search.matches) >= limit:
+                    search.limit_reached = True
+                    return search
+    return search
+
+
+def _format(search: _Search, search_path: str, is_dir: bool, context: int, limit: int) -> AgentToolResult:
+    if not search.matches:
+        return AgentToolResult(content=[TextContent(text="No matches found")])
+    lines_truncated = False
+    cache: dict[str, list[str]] = {}
+
+    def shown(path: str) -> str:
+        if is_dir:
+            rel = os.path.relpath(path, search_path)
+            if rel and not rel.startswith(".."):
+                return rel.replace(os.sep, "/")
+        return os.path.basename(path)
+
+    def file_lines(path: str) -> list[str]:
+        if path not in cache:
+            try:
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    content = handle.read()
+                cache[path] = content.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+            except OSError:
+                cache[path] = []
+        return cache[path]
+
+    out: list[str] = []
+    for match in search.matches:
+        rel = shown(match.path)
+        if context == 0 and match.text is not None:
+            text = match.text.replace("\r\n", "\n").replace("\r", "").removesuffix("\n")
+            cut = truncate_line(text)
+            lines_truncated |= cut.was_truncated
+            out.append(f"{rel}:{match.line}: {cut.text}")
+            continue
+        lines = file_lines(match.path)
+        if not lines:
+            out.append(f"{rel}:{match.line}: (unable to read file)")
+            continue
+        start = max(1, match.line - context) if context else match.line
+        end = min(len(lines), match.line + context) if context else match.line
+        for current in range(start, end + 1):
+            raw = lines[current - 1] if current - 1 < len(lines) else ""
+            cut = truncate_line(raw.replace("\r", ""))
+            lines_truncated |= cut.was_truncated
+            sep = ":" if current == match.line else "-"
+            out.append(f"{rel}{sep}{current}{sep} {cut.text}")
+    truncation = truncate_head("\n".join(out), max_lines=_NO_LIMIT)
+    text = truncation.content
+    details: dict[str, Any] = {}
+    notices: list[str] = []
+    if search.limit_reached:
+        notices.append(f"{limit} matches limit reached. Use limit={limit * 2} for more, or refine pattern")
+        details["matchLimitReached"] = limit
+    if truncation.truncated:
+        notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
+        details["truncation"] = truncation.to_details()
+    if lines_truncated:
+        notices.append(
+            f"Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines"
+        )
+        details["linesTruncated"] = True
+    if notices:
+        text += f"\n\n[{'. '.join(notices)}]"
+    return AgentToolResult(content=[TextContent(text=text)], details=details or None)
