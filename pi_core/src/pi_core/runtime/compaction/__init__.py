@@ -1,0 +1,85 @@
+"""Compaction in the core: the strategy interface, settings, token accounting and orchestration.
+
+The algorithm itself lives in strategy plugins (pi's own one in ``pi_builtin_compaction``);
+the core decides *when* to compact, fires the hooks, validates what a strategy produced and
+writes the entry. See docs/compaction.md.
+"""
+
+from __future__ import annotations
+
+from .entry_messages import (
+    branch_context_messages,
+    iso_to_ms,
+    message_for_branch_summary,
+    message_for_compaction,
+)
+from .fileops import FileOperations, format_file_operations
+from .registry import CompactionStrategyRegistry, UnknownStrategyError
+from .serialize import TOOL_RESULT_MAX_CHARS, format_tool_call, serialize_conversation, truncate_for_summary
+from .settings import (
+    DEFAULT_STRATEGY,
+    BranchSummarySettings,
+    CompactionSettings,
+    CompactionSettingsError,
+    branch_summary_settings_from,
+    compaction_settings_from,
+)
+from .strategy import (
+    BranchSummarizer,
+    BranchSummaryResult,
+    CompactionError,
+    CompactionPreparation,
+    CompactionResult,
+    CompactionStrategy,
+    CompleteFn,
+    SummarizationAborted,
+    SummaryRequest,
+)
+from .tokens import (
+    ContextEstimate,
+    calculate_context_tokens,
+    estimate_context_tokens,
+    estimate_tokens,
+    js_json,
+    js_len,
+    should_compact,
+    valid_usage,
+)
+
+__all__ = [
+    "DEFAULT_STRATEGY",
+    "TOOL_RESULT_MAX_CHARS",
+    "BranchSummarizer",
+    "BranchSummaryResult",
+    "BranchSummarySettings",
+    "CompactionError",
+    "CompactionPreparation",
+    "CompactionResult",
+    "CompactionSettings",
+    "CompactionSettingsError",
+    "CompactionStrategy",
+    "CompactionStrategyRegistry",
+    "CompleteFn",
+    "ContextEstimate",
+    "FileOperations",
+    "SummarizationAborted",
+    "SummaryRequest",
+    "UnknownStrategyError",
+    "branch_context_messages",
+    "branch_summary_settings_from",
+    "calculate_context_tokens",
+    "compaction_settings_from",
+    "estimate_context_tokens",
+    "estimate_tokens",
+    "format_file_operations",
+    "format_tool_call",
+    "iso_to_ms",
+    "js_json",
+    "js_len",
+    "message_for_branch_summary",
+    "message_for_compaction",
+    "serialize_conversation",
+    "should_compact",
+    "truncate_for_summary",
+    "valid_usage",
+]
