@@ -49,12 +49,18 @@ class PluginLoadError(PluginError):
     def __init__(self, *, plugin: str, source: str, problem: str, location: str | None = None) -> None:
         self.problem = problem
         where = f" ({location})" if location else ""
-        message = (
-            f"Plugin {plugin!r} from {source}{where} failed to load: {problem}\n"
-            f'  To run without it: add {plugin!r} to "disabledPlugins" in settings.json, '
-            f"set PI_DISABLED_PLUGINS={plugin}, or pass --no-extensions (local extensions only)."
-        )
+        message = f"Plugin {plugin!r} from {source}{where} failed to load: {problem}\n  {how_to_skip(plugin, source)}"
         super().__init__(message, plugin=plugin, source=source, location=location)
+
+
+def how_to_skip(plugin: str, source: str) -> str:
+    """How to go on without a plugin, depending on where it came from."""
+    if source == "flag":
+        return "To run without it: drop the -e/--extension option that names it."
+    block = f'add {plugin!r} to "disabledPlugins" in settings.json or set PI_DISABLED_PLUGINS={plugin}'
+    if source == "builtin":
+        return f"To run without it: {block}."
+    return f"To run without it: {block}, or pass --no-extensions."
 
 
 class PluginValidationError(PluginLoadError):

@@ -26,8 +26,7 @@ def plugin_rows(control: PluginControl, *, show_all: bool, cwd: Path | None = No
         )
     )
     rows: list[dict[str, Any]] = []
-    order = {name: pm.load_index(name) for name in pm.records}
-    for record in sorted(pm.records.values(), key=lambda r: order[r.name]):
+    for record in pm.records.values():  # insertion order = load order
         if record.builtin and not show_all:
             continue
         rows.append(
