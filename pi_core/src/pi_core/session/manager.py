@@ -1,0 +1,527 @@
+"""``SessionManager``: one session file as an append-only tree with a movable leaf (pi's SessionManager).
+
+Appends hang the new entry under the leaf and make it the leaf; branching only moves the leaf.
+The file is created when the first assistant message exists (as pi does, so pi never has to
+duplicate lines later) and then grows by one line per entry. Opening never rewrites a file,
+except to migrate an old format version as pi does. spec/sessions.md §8-§10, docs/sessions.md.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from pi_core.ai.messages import AgentMessage, UserContentBlock
+from pi_core.session.context import SessionContext, context_from_path
+from pi_core.session.entries import (
+    CURRENT_SESSION_VERSION,
+    BranchSummaryEntry,
+    CompactionEntry,
+    CustomEntry,
+    CustomMessageEntry,
+    LabelEntry,
+    MessageEntry,
+    ModelChangeEntry,
+    SessionEntry,
+    SessionHeader,
+    SessionInfoEntry,
+    ThinkingLevelChangeEntry,
+    parse_entry,
+    to_wire,
+)
+from pi_core.session.index import EntryMeta, meta_from_entry
+from pi_core.session.jsonl import dumps
+from pi_core.session.listing import SessionInfo, find_most_recent_session, list_sessions, list_sessions_all
+from pi_core.session.paths import (
+    default_session_dir,
+    iso_now,
+    new_entry_id,
+    new_session_id,
+    session_file_name,
+)
+from pi_core.session.reader import LoadIssue, SessionFileError, read_session_file
+from pi_core.session.storage import SessionWriter
+
+
+class SessionReadOnlyError(RuntimeError):
+    """Appending to a session that was opened read-only (written by a newer format version)."""
+
+
+@dataclass(slots=True)
+class SessionTreeNode:
+    entry: SessionEntry
+    children: list[SessionTreeNode] = field(default_factory=list)
+    label: str | None = None
+    label_timestamp: str | None = None
+
+
+class SessionManager:
+    """A session: header, entries in file order, id index, labels and the leaf pointer."""
+
+    def __init__(
+        self,
+        cwd: str,
+        session_dir: str | Path | None,
+        session_file: str | Path | None,
+        persist: bool,
+        *,
+        fsync: bool = False,
+    ) -> None:
+        self._cwd = cwd
+        self._session_dir = Path(session_dir) if session_dir else None
+        self._persist = persist
+        self._fsync = fsync
+        self._session_id = ""
+        self._session_file: Path | None = None
+        self._writer: SessionWriter | None = None
+        self._header: dict[str, Any] = {}
+        self._header_line = ""
+        self._metas: list[EntryMeta] = []
+        self._by_id: dict[str, EntryMeta] = {}
+        self._labels: dict[str, str] = {}
+        self._label_times: dict[str, str] = {}
+        self._leaf_id: str | None = None
+        #: Lines (header + entries) already on disk; the rest waits for the first assistant message.
+        self._on_disk = 0
+        self._has_assistant = False
+        self._read_only = False
+        self.load_issues: list[LoadIssue] = []
+        if persist and self._session_dir is not None:
+            self._session_dir.mkdir(parents=True, exist_ok=True)
+        if session_file is not None:
+            self.set_session_file(session_file)
+        else:
+            self.new_session()
+
+    # --- constructors ------------------------------------------------------------------------
+
+    @classmethod
+    def create(
+        cls, cwd: str, session_dir: str | Path | None = None, *, fsync: bool = False
+    ) -> SessionManager:
+        """A new session in ``session_dir`` (default: the cwd's folder under the agent dir)."""
+        directory = Path(session_dir) if session_dir else default_session_dir(cwd)
+        return cls(cwd, directory, None, True, fsync=fsync)
+
+    @classmethod
+    def open(
+        cls,
+        path: str | Path,
+        session_dir: str | Path | None = None,
+        cwd_override: str | None = None,
+        *,
+        fsync: bool = False,
+    ) -> SessionManager:
+        """Open a session file (created lazily if missing); its folder becomes the session dir."""
+        resolved = Path(os.path.abspath(path))
+        cwd = cwd_override
+        if cwd is None:
+            cwd = _peek_header_cwd(resolved) or os.getcwd()
+        directory = Path(session_dir) if session_dir else resolved.parent
+        return cls(cwd, directory, resolved, True, fsync=fsync)
+
+    @classmethod
+    def continue_recent(cls, cwd: str, session_dir: str | Path | None = None) -> SessionManager:
+        """The most recently modified session of the directory, or a new one."""
+        directory = Path(session_dir) if session_dir else default_session_dir(cwd)
+        recent = find_most_recent_session(directory)
+        return cls(cwd, directory, recent, True)
+
+    @classmethod
+    def in_memory(cls, cwd: str | None = None) -> SessionManager:
+        """A session that never touches the disk (``--no-session``)."""
+        return cls(cwd if cwd is not None else os.getcwd(), None, None, False)
+
+    @classmethod
+    def fork_from(
+        cls, source_path: str | Path, target_cwd: str, session_dir: str | Path | None = None
+    ) -> SessionManager:
+        """Copy every entry of another session file under a new header for ``target_cwd``."""
+        source = Path(source_path)
+        loaded = read_session_file(source)
+        if loaded is None:
+            raise SessionFileError(f"{source}:1: cannot fork: the session file is empty")
+        directory = Path(session_dir) if session_dir else default_session_dir(target_cwd)
+        directory.mkdir(parents=True, exist_ok=True)
+        session_id = new_session_id()
+        timestamp = iso_now()
+        header = SessionHeader(
+            version=CURRENT_SESSION_VERSION,
+            id=session_id,
+            timestamp=timestamp,
+            cwd=target_cwd,
+            parent_session=str(source_path),
+        )
+        target = directory / session_file_name(timestamp, session_id)
+        lines = [dumps(to_wire(header))] + [meta.line for meta in loaded.entries if meta.line is not None]
+        SessionWriter(target).append(lines)
+        return cls(target_cwd, directory, target, True)
+
+    @staticmethod
+    def list_sessions(cwd: str, session_dir: str | Path | None = None) -> list[SessionInfo]:
+        """Sessions of a cwd's folder (or of ``session_dir``), newest activity first."""
+        directory = Path(session_dir) if session_dir else default_session_dir(cwd, create=False)
+        return list_sessions(directory)
+
+    @staticmethod
+    def list_all(agent_dir: str | Path | None = None) -> list[SessionInfo]:
+        """Sessions of every project folder under ``<agent dir>/sessions``, newest first."""
+        return list_sessions_all(Path(agent_dir) if agent_dir else None)
+
+    # --- session switching -------------------------------------------------------------------
+
+    def set_session_file(self, session_file: str | Path) -> None:
+        """Load ``session_file`` (or start a new session that will be written there)."""
+        path = Path(os.path.abspath(session_file))
+        self._close_writer()
+        loaded = read_session_file(path) if path.exists() else None
+        if loaded is None:
+            # Missing or empty file: a new session whose lines will go into exactly this path.
+            self.new_session()
+            self._session_file = path
+            self._writer = SessionWriter(path, fsync=self._fsync) if self._persist else None
+            return
+        self._session_file = path
+        self._writer = SessionWriter(path, fsync=self._fsync) if self._persist else None
+        self._header = loaded.header
+        self._header_line = loaded.header_line
+        self._session_id = loaded.header["id"]
+        self.load_issues = loaded.issues
+        self._read_only = loaded.version > CURRENT_SESSION_VERSION
+        self._set_entries(loaded.entries)
+        self._on_disk = 1 + len(self._metas)
+        if loaded.migrated and self._writer is not None:
+            lines: list[str | bytes] = [self._header_line]
+            passthrough = iter(loaded.passthrough)
+            pending = next(passthrough, None)
+            for position, meta in enumerate(self._metas):
+                while pending is not None and pending[0] <= position:
+                    lines.append(pending[1])
+                    pending = next(passthrough, None)
+                assert meta.line is not None
+                lines.append(meta.line)
+            lines.extend(raw for _, raw in ([pending] if pending else []) + list(passthrough))
+            self._writer.rewrite(lines)
+
+    def new_session(self, id: str | None = None, parent_session: str | None = None) -> str | None:
+        """Replace the session with an empty one (header only); returns its file path."""
+        self._close_writer()
+        self._session_id = id or new_session_id()
+        timestamp = iso_now()
+        header = SessionHeader(
+            version=CURRENT_SESSION_VERSION,
+            id=self._session_id,
+            timestamp=timestamp,
+            cwd=self._cwd,
+            parent_session=parent_session,
+        )
+        self._header = to_wire(header)
+        self._header_line = dumps(self._header)
+        self._set_entries([])
+        self._on_disk = 0
+        self._read_only = False
+        self.load_issues = []
+        if self._persist and self._session_dir is not None:
+            self._session_file = self._session_dir / session_file_name(timestamp, self._session_id)
+            self._writer = SessionWriter(self._session_file, fsync=self._fsync)
+        return str(self._session_file) if self._session_file else None
+
+    def _set_entries(self, metas: list[EntryMeta]) -> None:
+        self._metas = metas
+        self._by_id = {}
+        self._labels = {}
+        self._label_times = {}
+        self._has_assistant = False
+        self._leaf_id = None
+        for meta in metas:
+            self._index(meta)
+
+    def _index(self, meta: EntryMeta) -> None:
+        self._by_id[meta.id] = meta
+        self._leaf_id = meta.id
+        if meta.type == "message" and meta.key == "assistant":
+            self._has_assistant = True
+        elif meta.type == "label" and meta.key is not None:
+            if meta.extra:
+                self._labels[meta.key] = meta.extra
+                self._label_times[meta.key] = meta.timestamp
+            else:
+                self._labels.pop(meta.key, None)
+                self._label_times.pop(meta.key, None)
+
+    def close(self) -> None:
+        """Release the file descriptor (appends reopen it)."""
+        self._close_writer()
+
+    def _close_writer(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+
+    # --- plain accessors ---------------------------------------------------------------------
+
+    def is_persisted(self) -> bool:
+        return self._persist
+
+    def is_read_only(self) -> bool:
+        return self._read_only
+
+    def get_cwd(self) -> str:
+        return self._cwd
+
+    def get_session_dir(self) -> str | None:
+        return str(self._session_dir) if self._session_dir else None
+
+    def get_session_id(self) -> str:
+        return self._session_id
+
+    def get_session_file(self) -> str | None:
+        return str(self._session_file) if self._session_file else None
+
+    def get_header(self) -> SessionHeader:
+        return SessionHeader.model_validate(self._header)
+
+    # --- appending ---------------------------------------------------------------------------
+
+    def _append(self, entry: SessionEntry) -> str:
+        if self._read_only:
+            raise SessionReadOnlyError(
+                f"{self._session_file}: written by a newer pi (format version "
+                f"{self._header.get('version')}); not appending to it"
+            )
+        meta = meta_from_entry(entry)
+        meta.line = dumps(to_wire(entry))
+        meta.entry = None  # keep only the line; models are rebuilt on demand
+        self._metas.append(meta)
+        self._index(meta)
+        self._persist_pending()
+        return entry.id
+
+    def _persist_pending(self) -> None:
+        if self._writer is None or not self._has_assistant:
+            return
+        total = 1 + len(self._metas)
+        if self._on_disk >= total:
+            return
+        lines = [self._header_line] if self._on_disk == 0 else []
+        lines.extend(meta.line for meta in self._metas[max(self._on_disk - 1, 0) :] if meta.line is not None)
+        self._writer.append(lines)
+        self._on_disk = total
+
+    def _base(self) -> dict[str, Any]:
+        return {"id": new_entry_id(self._by_id), "parent_id": self._leaf_id, "timestamp": iso_now()}
+
+    def append_message(self, message: AgentMessage) -> str:
+        """Append a conversation message (not a summary: use the dedicated methods)."""
+        if message.role in ("compactionSummary", "branchSummary"):
+            raise ValueError(f"{message.role} messages are stored as their own entry types, not as messages")
+        return self._append(MessageEntry(message=message, **self._base()))
+
+    def append_thinking_level_change(self, thinking_level: str) -> str:
+        return self._append(ThinkingLevelChangeEntry(thinking_level=thinking_level, **self._base()))
+
+    def append_model_change(self, provider: str, model_id: str) -> str:
+        return self._append(ModelChangeEntry(provider=provider, model_id=model_id, **self._base()))
+
+    def append_compaction(
+        self,
+        summary: str,
+        first_kept_entry_id: str,
+        tokens_before: int | float,
+        details: Any = None,
+        from_hook: bool | None = None,
+    ) -> str:
+        entry = CompactionEntry(
+            summary=summary,
+            first_kept_entry_id=first_kept_entry_id,
+            tokens_before=tokens_before,
+            details=details,
+            from_hook=from_hook,
+            **self._base(),
+        )
+        return self._append(entry)
+
+    def append_custom_entry(self, custom_type: str, data: Any = None) -> str:
+        return self._append(CustomEntry(custom_type=custom_type, data=data, **self._base()))
+
+    def append_session_info(self, name: str) -> str:
+        return self._append(SessionInfoEntry(name=name.strip(), **self._base()))
+
+    def append_custom_message_entry(
+        self, custom_type: str, content: str | Sequence[UserContentBlock], display: bool, details: Any = None
+    ) -> str:
+        entry = CustomMessageEntry(
+            custom_type=custom_type,
+            content=content if isinstance(content, str) else list(content),
+            display=display,
+            details=details,
+            **self._base(),
+        )
+        return self._append(entry)
+
+    def append_label_change(self, target_id: str, label: str | None = None) -> str:
+        """Set (non-empty ``label``) or clear the label of an existing entry."""
+        if target_id not in self._by_id:
+            raise KeyError(f"Entry {target_id} not found")
+        return self._append(LabelEntry(target_id=target_id, label=label, **self._base()))
+
+    # --- reading the tree --------------------------------------------------------------------
+
+    def _load(self, meta: EntryMeta) -> SessionEntry:
+        if meta.entry is not None:
+            return meta.entry
+        assert meta.line is not None
+        try:
+            return parse_entry(meta.line)
+        except ValidationError as exc:
+            where = f"{self._session_file}:{meta.line_no}" if meta.line_no else f"entry {meta.id}"
+            raise SessionFileError(f"{where}: invalid {meta.type or 'entry'} entry: {exc}") from exc
+
+    def get_session_name(self) -> str | None:
+        """Name from the last ``session_info`` entry; an empty name clears it."""
+        for meta in reversed(self._metas):
+            if meta.type == "session_info":
+                return (meta.key or "").strip() or None
+        return None
+
+    def get_leaf_id(self) -> str | None:
+        return self._leaf_id
+
+    def get_leaf_entry(self) -> SessionEntry | None:
+        return self.get_entry(self._leaf_id) if self._leaf_id else None
+
+    def get_entry(self, id: str) -> SessionEntry | None:
+        meta = self._by_id.get(id)
+        return self._load(meta) if meta is not None else None
+
+    def get_children(self, parent_id: str | None) -> list[SessionEntry]:
+        return [self._load(meta) for meta in self._metas if meta.parent_id == parent_id]
+
+    def get_label(self, id: str) -> str | None:
+        return self._labels.get(id)
+
+    def get_entries(self) -> list[SessionEntry]:
+        """All entries in file order (header excluded)."""
+        return [self._load(meta) for meta in self._metas]
+
+    def _path_metas(self, from_id: str | None) -> list[EntryMeta]:
+        path: list[EntryMeta] = []
+        seen: set[str] = set()
+        current = self._by_id.get(from_id) if from_id is not None else None
+        while current is not None and current.id not in seen:
+            seen.add(current.id)
+            path.append(current)
+            current = self._by_id.get(current.parent_id) if current.parent_id is not None else None
+        path.reverse()
+        return path
+
+    def get_branch(self, from_id: str | None = None) -> list[SessionEntry]:
+        """Entries from the root down to ``from_id`` (default: the leaf)."""
+        return [
+            self._load(meta) for meta in self._path_metas(from_id if from_id is not None else self._leaf_id)
+        ]
+
+    def get_tree(self) -> list[SessionTreeNode]:
+        """Root nodes (parentless, self-parented or orphaned entries); children oldest first."""
+        nodes: dict[str, SessionTreeNode] = {}
+        for meta in self._metas:
+            nodes[meta.id] = SessionTreeNode(
+                entry=self._load(meta),
+                label=self._labels.get(meta.id),
+                label_timestamp=self._label_times.get(meta.id),
+            )
+        roots: list[SessionTreeNode] = []
+        for meta in self._metas:
+            node = nodes[meta.id]
+            parent = nodes.get(meta.parent_id) if meta.parent_id not in (None, meta.id) else None
+            (parent.children if parent is not None else roots).append(node)
+        for node in nodes.values():
+            node.children.sort(key=lambda child: _sort_time(child.entry.timestamp))
+        return roots
+
+    def build_session_context(self) -> SessionContext:
+        """What the model sees from the current leaf."""
+        if self._leaf_id is None:
+            return SessionContext()
+        return context_from_path(self._path_metas(self._leaf_id), self._load)
+
+    # --- branching ---------------------------------------------------------------------------
+
+    def branch(self, branch_from_id: str) -> None:
+        """Move the leaf to an existing entry; the next append starts a new branch there."""
+        if branch_from_id not in self._by_id:
+            raise KeyError(f"Entry {branch_from_id} not found")
+        self._leaf_id = branch_from_id
+
+    def reset_leaf(self) -> None:
+        """Leaf before the first entry: the next append is a new root."""
+        self._leaf_id = None
+
+    def branch_with_summary(
+        self, branch_from_id: str | None, summary: str, details: Any = None, from_hook: bool | None = None
+    ) -> str:
+        """Move the leaf to ``branch_from_id`` (``None``: the root) and attach a branch summary there."""
+        if branch_from_id is not None and branch_from_id not in self._by_id:
+            raise KeyError(f"Entry {branch_from_id} not found")
+        self._leaf_id = branch_from_id
+        base = self._base()
+        entry = BranchSummaryEntry(
+            from_id=branch_from_id if branch_from_id is not None else "root",
+            summary=summary,
+            details=details,
+            from_hook=from_hook,
+            **base,
+        )
+        return self._append(entry)
+
+    def create_branched_session(self, leaf_id: str) -> str | None:
+        """Switch to a new session holding only the path to ``leaf_id`` (labels re-created);
+        returns the new file path (``None`` in memory). Used by ``/fork`` and ``/clone``."""
+        path = [meta for meta in self._path_metas(leaf_id) if meta.type != "label"]
+        if not path and leaf_id not in self._by_id:
+            raise KeyError(f"Entry {leaf_id} not found")
+        previous_file = self.get_session_file()
+        on_path = {meta.id for meta in path}
+        labels = [(target, text, self._label_times.get(target)) for target, text in self._labels.items()]
+        labels = [item for item in labels if item[0] in on_path]
+        self.new_session(parent_session=previous_file if self._persist else None)
+        taken = set(on_path)
+        parent = path[-1].id if path else None
+        metas = list(path)
+        for target, text, stamp in labels:
+            entry = LabelEntry(
+                id=new_entry_id(taken),
+                parent_id=parent,
+                timestamp=stamp or iso_now(),
+                target_id=target,
+                label=text,
+            )
+            taken.add(entry.id)
+            meta = meta_from_entry(entry)
+            meta.line, meta.entry = dumps(to_wire(entry)), None
+            metas.append(meta)
+            parent = entry.id
+        self._set_entries(metas)
+        self._persist_pending()
+        return self.get_session_file()
+
+
+def _sort_time(timestamp: str) -> float:
+    from pi_core.session.context import iso_to_ms
+
+    return iso_to_ms(timestamp)
+
+
+def _peek_header_cwd(path: Path) -> str | None:
+    """The ``cwd`` of a file's header without loading the whole file."""
+    try:
+        with path.open("rb") as handle:
+            first = handle.readline(1 << 20)
+        header = SessionHeader.model_validate_json(first)
+    except (OSError, ValueError):
+        return None
+    return header.cwd or None
