@@ -47,7 +47,10 @@ async def abortable(awaitable: Awaitable[T], signal: AbortSignal | None) -> T:
 
     The work itself may finish in its thread, but its result is discarded, as pi does.
     """
-    check_aborted(signal)
+    if signal is not None and signal.aborted:
+        if asyncio.iscoroutine(awaitable):
+            awaitable.close()  # never started; closing avoids a "never awaited" warning
+        raise ToolError(ABORTED)
     task = asyncio.ensure_future(awaitable)
     if signal is None:
         return await task

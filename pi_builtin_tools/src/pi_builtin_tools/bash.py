@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
+import subprocess
 import time
 from collections.abc import Callable
 from typing import Any
@@ -133,14 +135,15 @@ async def _execute(
         raise ToolError(f"Working directory does not exist: {cwd}\nCannot execute bash commands.")
     status = _Status()
     try:
-        process = await asyncio.create_subprocess_exec(
-            *shell_command(shell_path),
-            command,
+        # Popen rather than asyncio's subprocess: asyncio's wait() also waits for the pipes to close,
+        # which a daemonised grandchild can postpone forever.
+        process = subprocess.Popen(  # noqa: ASYNC220 - spawning returns at once; waiting is in a thread
+            [*shell_command(shell_path), command],
             cwd=cwd,
             env=shell_env(bin_dirs),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             # Own process group, so a kill reaches everything the command started.
             start_new_session=True,
         )
@@ -150,15 +153,14 @@ async def _execute(
     def kill() -> None:
         kill_process_tree(process.pid)
 
-    async def pump(stream: asyncio.StreamReader | None) -> None:
-        if stream is None:
-            return
-        while chunk := await stream.read(65536):
-            output.append(chunk)
-            on_data()
-
-    pumps = [asyncio.ensure_future(pump(process.stdout)), asyncio.ensure_future(pump(process.stderr))]
     loop = asyncio.get_running_loop()
+    pipes: list[tuple[asyncio.BaseTransport, asyncio.Future[None]]] = []
+    for stream in (process.stdout, process.stderr):
+        assert stream is not None
+        closed: asyncio.Future[None] = loop.create_future()
+        reader = _PipeReader(output, on_data, closed)
+        read_transport, _ = await loop.connect_read_pipe(functools.partial(_same, reader), stream)
+        pipes.append((read_transport, closed))
     timer: asyncio.TimerHandle | None = None
     if timeout_seconds is not None and timeout_seconds > 0:
 
@@ -176,24 +178,46 @@ async def _execute(
 
         remove_listener = signal.add_listener(on_abort)
     try:
-        return_code = await process.wait()
+        return_code = await asyncio.shield(asyncio.to_thread(process.wait))
         # Daemonised grandchildren may keep the pipes open forever; give them a moment, no more.
-        _, pending = await asyncio.wait(pumps, timeout=EXIT_STDIO_GRACE)
-        for task in pending:
-            task.cancel()
+        await asyncio.wait([closed for _, closed in pipes], timeout=EXIT_STDIO_GRACE)
         status.exit_code = None if return_code < 0 else return_code
     except BaseException:
         kill()
-        for task in pumps:
-            task.cancel()
         raise
     finally:
         if timer is not None:
             timer.cancel()
         remove_listener()
+        for pipe_transport, _ in pipes:
+            pipe_transport.close()
     if signal is not None and signal.aborted:
         status.aborted = True
     return status
+
+
+def _same(reader: _PipeReader) -> _PipeReader:
+    return reader
+
+
+class _PipeReader(asyncio.Protocol):
+    def __init__(
+        self, output: OutputAccumulator, on_data: Callable[[], None], closed: asyncio.Future[None]
+    ) -> None:
+        self._output = output
+        self._on_data = on_data
+        self._closed = closed
+
+    def data_received(self, data: bytes) -> None:
+        self._output.append(data)
+        self._on_data()
+
+    def eof_received(self) -> bool | None:
+        return None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self._closed.done():
+            self._closed.set_result(None)
 
 
 class _Updates:

@@ -159,7 +159,9 @@ def generate_diff(old: str, new: str, context_lines: int = 4) -> tuple[str, int 
     old_lines = old.split("\n")
     new_lines = new.split("\n")
     width = len(str(max(len(old_lines), len(new_lines))))
-    parts = _line_parts(old_lines, new_lines)
+    parts = [
+        (kind, [_display(line) for line in lines]) for kind, lines in _line_parts(_tokens(old), _tokens(new))
+    ]
     out: list[str] = []
     old_no = new_no = 1
     first_changed: int | None = None
@@ -207,6 +209,24 @@ def generate_diff(old: str, new: str, context_lines: int = 4) -> tuple[str, int 
                     new_no += 1
         last_was_change = False
     return "\n".join(out), first_changed
+
+
+# Marks a last line without a final newline, so that it differs from the same text with one, as
+# jsdiff's line tokens (each carrying its newline) do.
+_NO_EOL = "\x00<no-eol>"
+
+
+def _tokens(text: str) -> list[str]:
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    else:
+        lines[-1] += _NO_EOL
+    return lines
+
+
+def _display(line: str) -> str:
+    return line.removesuffix(_NO_EOL)
 
 
 def _line_parts(old: list[str], new: list[str]) -> list[tuple[str, list[str]]]:

@@ -1,0 +1,51 @@
+// Drive the TypeScript pi's built-in tool factories (npm @mariozechner/pi-coding-agent) from the
+// command line, for side-by-side checks and benchmarks.
+//   node bench/ts_tools.mjs schema                      -> JSON {name: parameters schema}
+//   node bench/ts_tools.mjs run CWD TOOL 'ARGS' [REPEAT] -> JSON {result|error, ms: [per-run ms]}
+// PI_TS_PACKAGE overrides where the package lives (default /work/scratch/tspi/node_modules/...).
+import { pathToFileURL } from "node:url";
+
+const pkg =
+  process.env.PI_TS_PACKAGE ?? "/work/scratch/tspi/node_modules/@mariozechner/pi-coding-agent/dist/index.js";
+const pi = await import(pathToFileURL(pkg).href);
+
+const factories = {
+  read: pi.createReadTool,
+  bash: pi.createBashTool,
+  edit: pi.createEditTool,
+  write: pi.createWriteTool,
+  grep: pi.createGrepTool,
+  find: pi.createFindTool,
+  ls: pi.createLsTool,
+};
+
+const [command, ...rest] = process.argv.slice(2);
+if (command === "schema") {
+  const out = {};
+  for (const [name, make] of Object.entries(factories)) out[name] = make(process.cwd()).parameters;
+  process.stdout.write(JSON.stringify(out));
+} else if (command === "run") {
+  const [cwd, name, argsJson, repeatText] = rest;
+  const tool = factories[name](cwd);
+  let args = JSON.parse(argsJson);
+  if (tool.prepareArguments) args = tool.prepareArguments(args);
+  const repeat = Number(repeatText ?? "1");
+  const ms = [];
+  let result;
+  let error;
+  for (let i = 0; i < repeat; i++) {
+    const started = performance.now();
+    try {
+      result = await tool.execute("call", structuredClone(args), undefined, undefined, undefined);
+      error = undefined;
+    } catch (e) {
+      error = e instanceof Error ? e.message : String(e);
+      result = undefined;
+    }
+    ms.push(performance.now() - started);
+  }
+  process.stdout.write(JSON.stringify({ result, error, ms }));
+} else {
+  process.stderr.write("usage: ts_tools.mjs schema | run CWD TOOL ARGS_JSON [REPEAT]\n");
+  process.exit(2);
+}
