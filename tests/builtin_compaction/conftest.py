@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-
 from pi_core.ai.abort import AbortSignal
 from pi_core.ai.messages import (
     AssistantMessage,
@@ -53,7 +52,7 @@ class Branch:
     order: list[str] = field(default_factory=list)
     last: str | None = None
 
-    def _add(self, entry_cls: type, entry_id: str, parent: str | None | bool, **fields: Any) -> str:
+    def _add(self, entry_cls: type, entry_id: str, parent: str | bool | None, **fields: Any) -> str:
         parent_id = self.last if parent is True else parent
         ms = BASE_MS + 1000 * len(self.order)
         entry = entry_cls(id=entry_id, parent_id=parent_id, timestamp=iso(ms), **fields)
@@ -64,15 +63,15 @@ class Branch:
         self.last = entry_id
         return entry_id
 
-    def model_change(self, entry_id: str = "M", parent: str | None | bool = True) -> str:
+    def model_change(self, entry_id: str = "M", parent: str | bool | None = True) -> str:
         return self._add(
             ModelChangeEntry, entry_id, parent, provider="anthropic", model_id="claude-sonnet-4-5"
         )
 
-    def thinking(self, entry_id: str = "T", parent: str | None | bool = True) -> str:
+    def thinking(self, entry_id: str = "T", parent: str | bool | None = True) -> str:
         return self._add(ThinkingLevelChangeEntry, entry_id, parent, thinking_level="medium")
 
-    def user(self, entry_id: str, text: str, parent: str | None | bool = True) -> str:
+    def user(self, entry_id: str, text: str, parent: str | bool | None = True) -> str:
         return self._add(MessageEntry, entry_id, parent, message=UserMessage(content=text))
 
     def assistant(
@@ -82,7 +81,7 @@ class Branch:
         *,
         calls: list[tuple[str, dict[str, Any]]] | None = None,
         total_tokens: int = 0,
-        parent: str | None | bool = True,
+        parent: str | bool | None = True,
     ) -> str:
         content: list[Any] = [TextContent(text=text)] if text else []
         for index, (name, arguments) in enumerate(calls or []):
@@ -97,19 +96,28 @@ class Branch:
         )
         return self._add(MessageEntry, entry_id, parent, message=message)
 
-    def tool_result(self, entry_id: str, text: str, parent: str | None | bool = True, name: str = "read") -> str:
-        message = ToolResultMessage(tool_call_id=f"{entry_id}-call", tool_name=name, content=[TextContent(text=text)])
+    def tool_result(
+        self, entry_id: str, text: str, parent: str | bool | None = True, name: str = "read"
+    ) -> str:
+        message = ToolResultMessage(
+            tool_call_id=f"{entry_id}-call", tool_name=name, content=[TextContent(text=text)]
+        )
         return self._add(MessageEntry, entry_id, parent, message=message)
 
     def branch_summary(
-        self, entry_id: str, summary: str, parent: str | None | bool = True, details: Any = None
+        self, entry_id: str, summary: str, parent: str | bool | None = True, details: Any = None
     ) -> str:
         parent_id = self.last if parent is True else parent
         return self._add(
-            BranchSummaryEntry, entry_id, parent_id, from_id=parent_id or "root", summary=summary, details=details
+            BranchSummaryEntry,
+            entry_id,
+            parent_id,
+            from_id=parent_id or "root",
+            summary=summary,
+            details=details,
         )
 
-    def custom_message(self, entry_id: str, text: str, parent: str | None | bool = True) -> str:
+    def custom_message(self, entry_id: str, text: str, parent: str | bool | None = True) -> str:
         return self._add(CustomMessageEntry, entry_id, parent, custom_type="note", content=text, display=True)
 
     def compaction(
@@ -119,7 +127,7 @@ class Branch:
         first_kept: str,
         tokens_before: int = 0,
         details: Any = None,
-        parent: str | None | bool = True,
+        parent: str | bool | None = True,
         from_hook: bool = False,
     ) -> str:
         return self._add(
@@ -147,6 +155,37 @@ class Branch:
 @pytest.fixture
 def branch() -> Branch:
     return Branch()
+
+
+PYTEST_CONTENT = "c" * 1202  # makes A3 = write(...) estimate exactly 312 tokens
+
+
+def build_starting_tree(branch: Any) -> None:
+    """§11.1: the pytest attempt (U2..R2) and, after /tree back to A2, the unittest branch."""
+    branch.model_change("M", parent=None)
+    branch.thinking("T")
+    branch.user("U1", "Add a --verbose flag to cli.py".ljust(200, "."))
+    branch.assistant("A1", calls=[("read", {"path": "cli.py"})])
+    branch.tool_result("R1", "x" * 8000)
+    branch.assistant("A2", "Added the flag".ljust(400, "."))
+    branch.user("U2", "Now write pytest tests".ljust(80, "."))
+    branch.assistant("A3", calls=[("write", {"path": "tests/test_cli.py", "content": PYTEST_CONTENT})])
+    branch.tool_result("R2", "ok", name="write")
+    branch.branch_summary(
+        "B",
+        "The user tried pytest tests.",
+        parent="A2",
+        details={"readFiles": [], "modifiedFiles": ["tests/test_cli.py"]},
+    )
+    branch.user("U3", "Use unittest instead".ljust(120, "."))
+    branch.assistant("A4", "Here is a unittest version".ljust(1600, "."), total_tokens=5800)
+
+
+@pytest.fixture
+def tree(branch: Branch) -> Branch:
+    """The starting tree of spec §11.1, leaf A4."""
+    build_starting_tree(branch)
+    return branch
 
 
 def reply(text: str, stop_reason: str = "stop", error: str | None = None) -> AssistantMessage:

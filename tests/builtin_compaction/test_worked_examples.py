@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from pi_builtin_compaction.branch import generate_branch_summary
 from pi_builtin_compaction.prepare import prepare_compaction
 from pi_builtin_compaction.prompts import (
@@ -19,44 +17,22 @@ from pi_builtin_compaction.summarize import compact
 from pi_core.ai.abort import AbortController
 from pi_core.runtime.compaction import BranchSummarySettings, CompactionSettings, estimate_tokens
 
-PYTEST_CONTENT = "c" * 1202  # makes A3 = write(...) estimate exactly 312 tokens
-
-
-def build_starting_tree(branch: Any) -> None:
-    """§11.1: the pytest attempt (U2..R2) and, after /tree back to A2, the unittest branch."""
-    branch.model_change("M", parent=None)
-    branch.thinking("T")
-    branch.user("U1", "Add a --verbose flag to cli.py".ljust(200, "."))
-    branch.assistant("A1", calls=[("read", {"path": "cli.py"})])
-    branch.tool_result("R1", "x" * 8000)
-    branch.assistant("A2", "Added the flag".ljust(400, "."))
-    branch.user("U2", "Now write pytest tests".ljust(80, "."))
-    branch.assistant("A3", calls=[("write", {"path": "tests/test_cli.py", "content": PYTEST_CONTENT})])
-    branch.tool_result("R2", "ok", name="write")
-    branch.branch_summary(
-        "B", "The user tried pytest tests.", parent="A2", details={"readFiles": [], "modifiedFiles": ["tests/test_cli.py"]}
-    )
-    branch.user("U3", "Use unittest instead".ljust(120, "."))
-    branch.assistant("A4", "Here is a unittest version".ljust(1600, "."), total_tokens=5800)
-
-
-def ids(messages: list[Any]) -> list[str]:
-    return [f"{m.role}:{m.timestamp}" for m in messages]
-
 
 def estimates(branch: Any, *names: str) -> list[int]:
     return [estimate_tokens(branch.entries[name].message) for name in names]
 
 
-@pytest.fixture
-def tree(branch: Any) -> Any:
-    build_starting_tree(branch)
-    return branch
-
-
 def test_starting_tree_has_the_spec_estimates(tree: Any) -> None:
     assert estimates(tree, "U1", "A1", "R1", "A2", "U2", "A3", "R2", "U3", "A4") == [
-        50, 6, 2000, 100, 20, 312, 1, 30, 400,
+        50,
+        6,
+        2000,
+        100,
+        20,
+        312,
+        1,
+        30,
+        400,
     ]
 
 
@@ -152,7 +128,16 @@ async def test_split_turn_in_one_long_turn(branch: Any, scripted: Any) -> None:
     branch.tool_result("R3", "ok", name="edit")
     branch.assistant("A4", "f" * 800)
     assert estimates(branch, "U0", "A0", "U1", "A1", "R1", "A2", "R2", "A3", "R3", "A4") == [
-        30, 40, 20, 5, 3000, 5, 3000, 8, 1, 200,
+        30,
+        40,
+        20,
+        5,
+        3000,
+        5,
+        3000,
+        8,
+        1,
+        200,
     ]
 
     preparation = prepare_compaction(branch.path(), CompactionSettings(keep_recent_tokens=3100))
@@ -193,6 +178,8 @@ async def test_branch_summary_when_leaving_the_unittest_branch(tree: Any, script
     assert parts[2].startswith("Assistant]: Here is a unittest version")
     assert text.endswith("\n</conversation>\n\n" + BRANCH_SUMMARY_PROMPT)
     assert result.summary == (
-        BRANCH_SUMMARY_PREAMBLE + "## Goal\nunittest" + "\n\n<modified-files>\ntests/test_cli.py\n</modified-files>"
+        BRANCH_SUMMARY_PREAMBLE
+        + "## Goal\nunittest"
+        + "\n\n<modified-files>\ntests/test_cli.py\n</modified-files>"
     )
     assert result.details == {"readFiles": [], "modifiedFiles": ["tests/test_cli.py"]}

@@ -83,7 +83,11 @@ def check_compaction(
         if estimate.last_usage_index is None:
             return CompactionCheck("none")
         source = agent_messages[estimate.last_usage_index]
-        if compacted_at is not None and isinstance(source, AssistantMessage) and source.timestamp <= compacted_at:
+        if (
+            compacted_at is not None
+            and isinstance(source, AssistantMessage)
+            and source.timestamp <= compacted_at
+        ):
             return CompactionCheck("none")
         tokens = estimate.tokens
     else:

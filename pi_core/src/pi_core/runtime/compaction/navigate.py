@@ -140,7 +140,9 @@ async def navigate_tree(
             replace_instructions=replace_instructions,
             label=label,
         )
-        result = await hooks.session_before_tree(SessionBeforeTreeEvent(preparation=preparation, signal=signal), ctx)
+        result = await hooks.session_before_tree(
+            SessionBeforeTreeEvent(preparation=preparation, signal=signal), ctx
+        )
         if result is not None:
             if result.cancel:
                 return TreeNavigation(cancelled=True)
@@ -160,7 +162,9 @@ async def navigate_tree(
         summary_text, details, from_extension = hook_summary.summary, hook_summary.details, True
     elif summarize and collected.entries:
         if summarizer is None:
-            raise CompactionError("No branch summarizer installed (the selected compaction strategy has none)")
+            raise CompactionError(
+                "No branch summarizer installed (the selected compaction strategy has none)"
+            )
         assert complete is not None  # checked above
         try:
             produced = await summarizer.summarize_branch(

@@ -136,7 +136,9 @@ async def run_compaction(
         outcome.nothing_to_compact = True
         return outcome
     if not isinstance(preparation, CompactionPreparation):
-        outcome.error = f"compaction strategy {name!r} returned {type(preparation).__name__}, not a preparation"
+        outcome.error = (
+            f"compaction strategy {name!r} returned {type(preparation).__name__}, not a preparation"
+        )
         return outcome
 
     result: CompactionResult | None = None

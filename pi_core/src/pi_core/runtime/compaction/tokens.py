@@ -6,7 +6,6 @@ the cut points, equal the TypeScript pi's on the same session.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from pi_core.ai.messages import (
     Usage,
     UserMessage,
 )
+from pi_core.session.jsonl import dumps
 
 from .settings import CompactionSettings
 
@@ -41,20 +41,9 @@ def js_len(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
-def _js_compatible(value: Any) -> Any:
-    # JSON.stringify writes 1.0 as "1"; Python would write "1.0".
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
-        return int(value)
-    if isinstance(value, dict):
-        return {key: _js_compatible(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_js_compatible(item) for item in value]
-    return value
-
-
 def js_json(value: Any) -> str:
-    """``JSON.stringify(value)`` for JSON data: compact separators, non-ASCII kept as is."""
-    return json.dumps(_js_compatible(value), ensure_ascii=False, separators=(",", ":"))
+    """``JSON.stringify(value)`` for JSON data (numbers formatted as JavaScript does)."""
+    return dumps(value)
 
 
 def calculate_context_tokens(usage: Usage) -> int:

@@ -1,0 +1,147 @@
+"""Same session, same preparation: the Python default strategy against the TypeScript pi 0.73.1.
+
+The TS ``prepareCompaction`` runs under node on session files written here; cut point, split
+flag, tokensBefore, previous summary, the serialized conversations and the file operations
+must all agree. Skipped when node or the npm package is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pi_builtin_compaction.prepare import prepare_compaction
+from pi_core.runtime.compaction import CompactionSettings, serialize_conversation
+from pi_core.session.convert import convert_to_llm
+from pi_core.session.entries import to_wire
+from pi_core.session.jsonl import dumps
+
+PI_PACKAGE = Path("/work/scratch/tspi/node_modules/@mariozechner/pi-coding-agent")
+SCRIPT = Path(__file__).parent / "ts" / "prepare_compaction.mjs"
+
+pytestmark = [
+    pytest.mark.conformance,
+    pytest.mark.skipif(
+        shutil.which("node") is None or not (PI_PACKAGE / "dist").is_dir(),
+        reason="node or TS pi not installed",
+    ),
+]
+
+
+def write_session(path: Path, entries: list[Any]) -> None:
+    header = {
+        "type": "session",
+        "version": 3,
+        "id": "conformance",
+        "timestamp": entries[0].timestamp,
+        "cwd": "/tmp",
+    }
+    lines = [dumps(header)] + [dumps(to_wire(entry)) for entry in entries]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def run_ts(session_file: Path, queries: list[tuple[int, str]]) -> list[Any]:
+    """One node process answers every (keepRecentTokens, leaf) query on the file."""
+    done = subprocess.run(
+        ["node", str(SCRIPT), str(PI_PACKAGE), str(session_file), json.dumps(queries)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return json.loads(done.stdout)
+
+
+def run_py(branch: list[Any], keep: int) -> Any:
+    prep = prepare_compaction(branch, CompactionSettings(keep_recent_tokens=keep))
+    if prep is None:
+        return None
+    return {
+        "firstKeptEntryId": prep.first_kept_entry_id,
+        "isSplitTurn": prep.is_split_turn,
+        "tokensBefore": prep.tokens_before,
+        "previousSummary": prep.previous_summary,
+        "messagesToSummarize": serialize_conversation(convert_to_llm(prep.messages_to_summarize)),
+        "turnPrefixMessages": serialize_conversation(convert_to_llm(prep.turn_prefix_messages)),
+        "counts": [len(prep.messages_to_summarize), len(prep.turn_prefix_messages)],
+        "read": sorted(prep.file_ops.read),
+        "written": sorted(prep.file_ops.written),
+        "edited": sorted(prep.file_ops.edited),
+    }
+
+
+def random_branch(branch: Any, rng: random.Random, size: int) -> None:
+    """A long chain mixing every entry type, tool calls on a few paths and occasional compactions."""
+    paths = ["a.py", "b.py", "docs/x.md", "ünï.txt"]
+    branch.model_change("e0", parent=None)
+    for n in range(1, size):
+        entry_id = f"e{n}"
+        roll = rng.random()
+        if roll < 0.25:
+            branch.user(entry_id, "u" * rng.randint(0, 900) + rng.choice(["", "😀", "é"]))
+        elif roll < 0.5:
+            calls = [
+                (
+                    rng.choice(["read", "write", "edit", "bash"]),
+                    {"path": rng.choice(paths), "n": rng.randint(0, 9)},
+                )
+                for _ in range(rng.randint(0, 2))
+            ]
+            branch.assistant(
+                entry_id, "a" * rng.randint(0, 1200), calls=calls, total_tokens=rng.randint(0, 9000)
+            )
+        elif roll < 0.75:
+            branch.tool_result(entry_id, "r" * rng.choice([2, 500, 2500, 9000]))
+        elif roll < 0.8:
+            branch.thinking(entry_id)
+        elif roll < 0.85:
+            branch.custom_message(entry_id, "note " * rng.randint(1, 60))
+        elif roll < 0.9:
+            branch.branch_summary(
+                entry_id,
+                "s" * rng.randint(0, 300),
+                details={"readFiles": ["r.md"], "modifiedFiles": ["m.md"]},
+            )
+        elif roll < 0.94 and n > 3:
+            path = branch.path()
+            kept = rng.choice(path[1:])
+            branch.compaction(
+                entry_id,
+                "summary " * 20,
+                kept.id,
+                rng.randint(0, 5000),
+                {"readFiles": ["old.py"], "modifiedFiles": []},
+            )
+        else:
+            branch.model_change(entry_id)
+
+
+def test_worked_example_tree_matches_ts(tree: Any, tmp_path: Path) -> None:
+    branch = tree
+    entries = [branch.entries[name] for name in branch.order]
+    session_file = tmp_path / "tree.jsonl"
+    write_session(session_file, entries)
+    queries = [(keep, leaf) for leaf in ("A4", "R2") for keep in (1, 60, 420, 2000, 20000)]
+    expected = run_ts(session_file, queries)
+    for (keep, leaf), ts_result in zip(queries, expected, strict=True):
+        assert run_py(branch.path(leaf), keep) == ts_result, (leaf, keep)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_sessions_match_ts(branch: Any, tmp_path: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    random_branch(branch, rng, 120)
+    entries = [branch.entries[name] for name in branch.order]
+    session_file = tmp_path / f"random-{seed}.jsonl"
+    write_session(session_file, entries)
+    # Leaves at several depths, so some branches end in (or just after) a compaction.
+    leaves = [branch.order[i] for i in (len(branch.order) - 1, 90, 60, 30)]
+    queries = [(keep, leaf) for leaf in leaves for keep in (0, 300, 1500, 6000, 50000)]
+    expected = run_ts(session_file, queries)
+    for (keep, leaf), ts_result in zip(queries, expected, strict=True):
+        assert run_py(branch.path(leaf), keep) == ts_result, (leaf, keep)

@@ -1,0 +1,32 @@
+// Runs the TypeScript pi's prepareCompaction (+ serialization) on a session file and prints JSON.
+// Usage: node prepare_compaction.mjs <pi-coding-agent dir> <session.jsonl> '[[keepRecentTokens, leafId], ...]'
+import { pathToFileURL } from "node:url";
+import { join } from "node:path";
+
+const [pkg, sessionFile, queries] = process.argv.slice(2);
+const load = (rel) => import(pathToFileURL(join(pkg, "dist", rel)).href);
+const { SessionManager } = await load("core/session-manager.js");
+const { prepareCompaction, serializeConversation } = await load("core/compaction/index.js");
+const { convertToLlm } = await load("core/messages.js");
+
+const session = SessionManager.open(sessionFile, join(sessionFile, ".."));
+function prepare(keep, leafId) {
+  const branch = session.getBranch(leafId || undefined);
+  const settings = { enabled: true, reserveTokens: 16384, keepRecentTokens: Number(keep) };
+  const prep = prepareCompaction(branch, settings);
+  if (!prep) return null;
+  return {
+    firstKeptEntryId: prep.firstKeptEntryId,
+    isSplitTurn: prep.isSplitTurn,
+    tokensBefore: prep.tokensBefore,
+    previousSummary: prep.previousSummary ?? null,
+    messagesToSummarize: serializeConversation(convertToLlm(prep.messagesToSummarize)),
+    turnPrefixMessages: serializeConversation(convertToLlm(prep.turnPrefixMessages)),
+    counts: [prep.messagesToSummarize.length, prep.turnPrefixMessages.length],
+    read: [...prep.fileOps.read].sort(),
+    written: [...prep.fileOps.written].sort(),
+    edited: [...prep.fileOps.edited].sort(),
+  };
+}
+
+console.log(JSON.stringify(JSON.parse(queries).map(([keep, leafId]) => prepare(keep, leafId))));

@@ -1,0 +1,24 @@
+from __future__ import annotations
+
+from pi_core.ai.messages import TextContent, ToolCall, ToolResultMessage, UserMessage
+from pi_core.runtime.compaction import format_tool_call, serialize_conversation, truncate_for_summary
+
+
+def test_tool_call_format_keeps_key_order_and_json_values() -> None:
+    call = ToolCall(id="1", name="edit", arguments={"path": "a.py", "n": 2, "flag": True, "o": {"k": None}})
+    assert format_tool_call(call) == 'edit(path="a.py", n=2, flag=true, o={"k":null})'
+
+
+def test_truncation_counts_utf16_units() -> None:
+    assert truncate_for_summary("a" * 2000) == "a" * 2000
+    assert truncate_for_summary("a" * 2001) == "a" * 2000 + "\n\n[... 1 more characters truncated]"
+    assert truncate_for_summary("😀" * 1001) == "😀" * 1000 + "\n\n[... 2 more characters truncated]"
+
+
+def test_empty_parts_are_omitted() -> None:
+    messages = [
+        UserMessage(content=""),
+        ToolResultMessage(tool_call_id="c", tool_name="read", content=[]),
+        UserMessage(content=[TextContent(text="a"), TextContent(text="b")]),
+    ]
+    assert serialize_conversation(messages) == "[User]: ab"
