@@ -41,15 +41,16 @@ def describe_error(error: BaseException) -> str:
         if body is None or body == "":
             return f"{status} status code (no body)"
         text = body if isinstance(body, str) else json.dumps(body, separators=(",", ":"))
-        return f"{status} {text}"
+        # An error event inside a 200 stream carries no meaningful status: report the payload alone.
+        return text if status < 400 else f"{status} {text}"
     if isinstance(error, json.JSONDecodeError):
         return f"Malformed stream event (not JSON): {error.msg} at position {error.pos}: {error.doc[:200]!r}"
     name = type(error).__name__
     text = str(error)
-    if name in ("RemoteProtocolError", "ReadError") or "peer closed" in text:
-        return f"Connection lost mid-stream: {text or name}"
+    cause = error.__cause__
+    if name in ("RemoteProtocolError", "ReadError") or "peer closed" in text or "peer closed" in str(cause):
+        return f"Connection lost mid-stream: {cause or text or name}"
     if name == "APIConnectionError":
-        cause = error.__cause__
         return f"Connection error: {cause}" if cause else "Connection error."
     if name in ("APITimeoutError", "TimeoutException", "ReadTimeout"):
         return "Request timed out."

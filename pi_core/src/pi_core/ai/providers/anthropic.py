@@ -1,0 +1,472 @@
+"""``anthropic-messages``: the Anthropic Messages API on the official async SDK (spec §9.1, §10).
+
+Builds pi's request (system prompt and last user message/tool with ``cache_control``, thinking
+budget or adaptive effort per level, images, redacted thinking passed back), streams the raw SSE
+events and maps them onto pi's normalised events.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pi_core.ai.cost import calculate_cost
+from pi_core.ai.event_stream import AssistantMessageEventStream
+from pi_core.ai.json_parse import parse_streaming_json
+from pi_core.ai.messages import (
+    AssistantMessage,
+    ImageContent,
+    LlmMessage,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from pi_core.ai.provider import (
+    Context,
+    Model,
+    ProviderResponseInfo,
+    StartEvent,
+    StreamOptions,
+    TextDeltaEvent,
+    TextEndEvent,
+    TextStartEvent,
+    ThinkingDeltaEvent,
+    ThinkingEndEvent,
+    ThinkingStartEvent,
+    ToolCallDeltaEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
+    ToolSpec,
+)
+from pi_core.ai.providers._base import (
+    StreamFailure,
+    client_kwargs,
+    finish_tool_call,
+    request_options,
+    resolve_cache_retention,
+    run_stream,
+)
+from pi_core.ai.thinking import adjust_max_tokens_for_thinking, default_max_tokens
+from pi_core.ai.transform import transform_messages
+
+API = "anthropic-messages"
+INTERLEAVED_THINKING_BETA = "interleaved-thinking-2025-05-14"
+FINE_GRAINED_TOOL_STREAMING_BETA = "fine-grained-tool-streaming-2025-05-14"
+CLAUDE_CODE_IDENTITY = "You are Claude Code, Anthropic's official CLI for Claude."
+_CLAUDE_CODE_TOOL_NAMES = (
+    "Read Write Edit Bash Grep Glob AskUserQuestion EnterPlanMode ExitPlanMode KillShell NotebookEdit "
+    "Skill Task TaskOutput TodoWrite WebFetch WebSearch"
+)
+CLAUDE_CODE_TOOLS = {name.lower(): name for name in _CLAUDE_CODE_TOOL_NAMES.split()}
+_ADAPTIVE = ("opus-4-6", "opus-4.6", "opus-4-7", "opus-4.7", "sonnet-4-6", "sonnet-4.6")
+_BAD_ID_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
+
+STOP_REASONS = {
+    "end_turn": "stop",
+    "pause_turn": "stop",
+    "stop_sequence": "stop",
+    "max_tokens": "length",
+    "tool_use": "toolUse",
+    "refusal": "error",
+    "sensitive": "error",
+}
+
+
+def supports_adaptive_thinking(model_id: str) -> bool:
+    return any(marker in model_id for marker in _ADAPTIVE)
+
+
+def is_oauth_token(api_key: str) -> bool:
+    return "sk-ant-oat" in api_key
+
+
+def effort_for_level(model: Model, level: str) -> str:
+    mapped = (model.thinking_level_map or {}).get(level)
+    if isinstance(mapped, str):
+        return mapped
+    return {"minimal": "low", "low": "low", "medium": "medium", "high": "high"}.get(level, "high")
+
+
+def _normalize_tool_call_id(call_id: str, _model: Model, _source: AssistantMessage) -> str:
+    return _BAD_ID_CHARS.sub("_", call_id)[:64]
+
+
+def _supports_eager_tool_streaming(model: Model) -> bool:
+    return bool((model.compat or {}).get("supportsEagerToolInputStreaming", True))
+
+
+def _cache_control(model: Model, options: StreamOptions) -> dict[str, str] | None:
+    retention = resolve_cache_retention(options.cache_retention)
+    if retention == "none":
+        return None
+    control = {"type": "ephemeral"}
+    if retention == "long" and (model.compat or {}).get("supportsLongCacheRetention", True):
+        control["ttl"] = "1h"
+    return control
+
+
+# --- request --------------------------------------------------------------------------------------
+
+
+def _content_blocks(content: list[TextContent | ImageContent]) -> str | list[dict[str, Any]]:
+    if not any(isinstance(b, ImageContent) for b in content):
+        return "\n".join(b.text for b in content if isinstance(b, TextContent))
+    blocks: list[dict[str, Any]] = [
+        {"type": "text", "text": b.text}
+        if isinstance(b, TextContent)
+        else {"type": "image", "source": {"type": "base64", "media_type": b.mime_type, "data": b.data}}
+        for b in content
+    ]
+    if not any(b["type"] == "text" for b in blocks):
+        blocks.insert(0, {"type": "text", "text": "(see attached image)"})
+    return blocks
+
+
+def convert_messages(
+    messages: list[LlmMessage], model: Model, oauth: bool, cache_control: dict[str, str] | None
+) -> list[dict[str, Any]]:
+    params: list[dict[str, Any]] = []
+    transformed = transform_messages(messages, model, _normalize_tool_call_id)
+    i = 0
+    while i < len(transformed):
+        msg = transformed[i]
+        if isinstance(msg, UserMessage):
+            if isinstance(msg.content, str):
+                if msg.content.strip():
+                    params.append({"role": "user", "content": msg.content})
+            else:
+                user_blocks: list[dict[str, Any]] = [
+                    {"type": "text", "text": b.text}
+                    if isinstance(b, TextContent)
+                    else {
+                        "type": "image",
+                        "source": {"type": "base64", "media_type": b.mime_type, "data": b.data},
+                    }
+                    for b in msg.content
+                ]
+                user_blocks = [b for b in user_blocks if b["type"] != "text" or b["text"].strip()]
+                if user_blocks:
+                    params.append({"role": "user", "content": user_blocks})
+        elif isinstance(msg, AssistantMessage):
+            out: list[dict[str, Any]] = []
+            for block in msg.content:
+                if isinstance(block, TextContent):
+                    if block.text.strip():
+                        out.append({"type": "text", "text": block.text})
+                elif isinstance(block, ThinkingContent):
+                    if block.redacted:
+                        out.append({"type": "redacted_thinking", "data": block.thinking_signature})
+                    elif not block.thinking.strip():
+                        continue
+                    elif not (block.thinking_signature or "").strip():
+                        # Unsigned thinking (e.g. from an aborted stream) would be rejected: send as text.
+                        out.append({"type": "text", "text": block.thinking})
+                    else:
+                        out.append(
+                            {
+                                "type": "thinking",
+                                "thinking": block.thinking,
+                                "signature": block.thinking_signature,
+                            }
+                        )
+                else:
+                    name = CLAUDE_CODE_TOOLS.get(block.name.lower(), block.name) if oauth else block.name
+                    out.append(
+                        {"type": "tool_use", "id": block.id, "name": name, "input": block.arguments or {}}
+                    )
+            if out:
+                params.append({"role": "assistant", "content": out})
+        else:
+            results: list[dict[str, Any]] = []
+            while i < len(transformed) and isinstance(transformed[i], ToolResultMessage):
+                result = transformed[i]
+                assert isinstance(result, ToolResultMessage)
+                results.append(
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": result.tool_call_id,
+                        "content": _content_blocks(result.content),
+                        "is_error": result.is_error,
+                    }
+                )
+                i += 1
+            params.append({"role": "user", "content": results})
+            continue
+        i += 1
+    if cache_control and params and params[-1]["role"] == "user":
+        last = params[-1]
+        if isinstance(last["content"], list):
+            tail: dict[str, Any] | None = last["content"][-1] if last["content"] else None
+            if tail and tail.get("type") in ("text", "image", "tool_result"):
+                tail["cache_control"] = cache_control
+        elif isinstance(last["content"], str):
+            last["content"] = [{"type": "text", "text": last["content"], "cache_control": cache_control}]
+    return params
+
+
+def convert_tools(
+    tools: list[ToolSpec], oauth: bool, eager: bool, cache_control: dict[str, str] | None
+) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for index, tool in enumerate(tools):
+        schema = tool.parameters
+        spec: dict[str, Any] = {
+            "name": CLAUDE_CODE_TOOLS.get(tool.name.lower(), tool.name) if oauth else tool.name,
+            "description": tool.description,
+        }
+        if eager:
+            spec["eager_input_streaming"] = True
+        spec["input_schema"] = {
+            "type": "object",
+            "properties": schema.get("properties", {}),
+            "required": schema.get("required", []),
+        }
+        if cache_control and index == len(tools) - 1:
+            spec["cache_control"] = cache_control
+        out.append(spec)
+    return out
+
+
+def build_params(model: Model, context: Context, options: StreamOptions, oauth: bool) -> dict[str, Any]:
+    """The request body pi sends (minus ``stream``)."""
+    cache_control = _cache_control(model, options)
+    max_tokens = default_max_tokens(model, options.max_tokens)
+    thinking: dict[str, Any] | None = None
+    output_config: dict[str, Any] | None = None
+    level = options.reasoning
+    if model.reasoning:
+        if level is None or level == "off":
+            thinking = {"type": "disabled"}
+        elif supports_adaptive_thinking(model.id):
+            thinking = {"type": "adaptive", "display": "summarized"}
+            output_config = {"effort": effort_for_level(model, level)}
+        else:
+            max_tokens, budget = adjust_max_tokens_for_thinking(
+                max_tokens or 0, model.max_tokens, level, options.thinking_budgets
+            )
+            thinking = {"type": "enabled", "budget_tokens": budget or 1024, "display": "summarized"}
+    params: dict[str, Any] = {
+        "model": model.id,
+        "messages": convert_messages(context.messages, model, oauth, cache_control),
+        "max_tokens": max_tokens or model.max_tokens // 3,
+    }
+    system: list[dict[str, Any]] = []
+    if oauth:
+        system.append({"type": "text", "text": CLAUDE_CODE_IDENTITY})
+    if context.system_prompt:
+        system.append({"type": "text", "text": context.system_prompt})
+    if system:
+        if cache_control:
+            for block in system:
+                block["cache_control"] = cache_control
+        params["system"] = system
+    thinking_on = thinking is not None and thinking["type"] != "disabled"
+    if options.temperature is not None and not thinking_on:
+        params["temperature"] = options.temperature
+    if context.tools:
+        params["tools"] = convert_tools(
+            context.tools, oauth, _supports_eager_tool_streaming(model), cache_control
+        )
+    if thinking is not None:
+        params["thinking"] = thinking
+    if output_config is not None:
+        params["output_config"] = output_config
+    if options.metadata and isinstance(options.metadata.get("user_id"), str):
+        params["metadata"] = {"user_id": options.metadata["user_id"]}
+    if options.tool_choice:
+        choice = options.tool_choice
+        params["tool_choice"] = {"type": choice} if isinstance(choice, str) else choice
+    return params
+
+
+def _headers(model: Model, context: Context, options: StreamOptions, oauth: bool) -> dict[str, str]:
+    betas: list[str] = []
+    if context.tools and not _supports_eager_tool_streaming(model):
+        betas.append(FINE_GRAINED_TOOL_STREAMING_BETA)
+    if not supports_adaptive_thinking(model.id):
+        betas.append(INTERLEAVED_THINKING_BETA)
+    headers: dict[str, str] = {"accept": "application/json"}
+    if oauth:
+        headers["anthropic-beta"] = ",".join(["claude-code-20250219", "oauth-2025-04-20", *betas])
+        headers["user-agent"] = "claude-cli/2.1.75"
+        headers["x-app"] = "cli"
+    elif betas:
+        headers["anthropic-beta"] = ",".join(betas)
+    headers.update(model.headers or {})
+    headers.update(options.headers or {})
+    return headers
+
+
+# --- stream ---------------------------------------------------------------------------------------
+
+
+class AnthropicMessagesProvider:
+    api = API
+
+    def stream(self, model: Model, context: Context, options: StreamOptions) -> AssistantMessageEventStream:
+        async def body(output: AssistantMessage, stream: AssistantMessageEventStream) -> None:
+            await _run(model, context, options, output, stream)
+
+        return run_stream(model, options, body)
+
+
+async def _run(
+    model: Model,
+    context: Context,
+    options: StreamOptions,
+    output: AssistantMessage,
+    stream: AssistantMessageEventStream,
+) -> None:
+    from anthropic import AsyncAnthropic
+
+    api_key = options.api_key or ""
+    oauth = is_oauth_token(api_key)
+    auth: dict[str, Any] = {"api_key": None, "auth_token": api_key} if oauth else {"api_key": api_key}
+    client = AsyncAnthropic(
+        base_url=model.base_url or None,
+        default_headers=_headers(model, context, options, oauth),
+        **auth,
+        **client_kwargs(options),
+    )
+    try:
+        params = build_params(model, context, options, oauth)
+        if options.on_payload is not None:
+            replaced = await options.on_payload(params, model)
+            if replaced is not None:
+                params = replaced
+        response = await client.messages.create(**params, stream=True, **request_options(options))
+        if options.on_response is not None:
+            http = response.response
+            await options.on_response(
+                ProviderResponseInfo(status=http.status_code, headers=dict(http.headers)), model
+            )
+        stream.push(StartEvent(partial=output))
+        await _consume(response, model, context, oauth, output, stream)
+    finally:
+        await client.close()
+
+
+async def _consume(
+    response: Any,
+    model: Model,
+    context: Context,
+    oauth: bool,
+    output: AssistantMessage,
+    stream: AssistantMessageEventStream,
+) -> None:
+    blocks = output.content
+    index_of: dict[int, int] = {}  # API block index → content index
+    raw_json: dict[int, str] = {}
+    usage = output.usage
+    saw_start = saw_stop = False
+    tools = context.tools or []
+    push = stream.push
+    async for event in response:
+        kind = event.type
+        if kind == "content_block_delta":
+            at = index_of.get(event.index)
+            if at is None:
+                continue
+            block = blocks[at]
+            delta = event.delta
+            dtype = delta.type
+            if dtype == "text_delta" and isinstance(block, TextContent):
+                block.text += delta.text
+                push(
+                    TextDeltaEvent.model_construct(
+                        type="text_delta", content_index=at, delta=delta.text, partial=output
+                    )
+                )
+            elif dtype == "thinking_delta" and isinstance(block, ThinkingContent):
+                block.thinking += delta.thinking
+                push(
+                    ThinkingDeltaEvent.model_construct(
+                        type="thinking_delta", content_index=at, delta=delta.thinking, partial=output
+                    )
+                )
+            elif dtype == "input_json_delta" and isinstance(block, ToolCall):
+                raw_json[at] += delta.partial_json
+                block.arguments = parse_streaming_json(raw_json[at])
+                push(
+                    ToolCallDeltaEvent.model_construct(
+                        type="toolcall_delta", content_index=at, delta=delta.partial_json, partial=output
+                    )
+                )
+            elif dtype == "signature_delta" and isinstance(block, ThinkingContent):
+                block.thinking_signature = (block.thinking_signature or "") + delta.signature
+        elif kind == "message_start":
+            saw_start = True
+            output.response_id = event.message.id
+            start_usage = event.message.usage
+            usage.input = start_usage.input_tokens or 0
+            usage.output = start_usage.output_tokens or 0
+            usage.cache_read = start_usage.cache_read_input_tokens or 0
+            usage.cache_write = start_usage.cache_creation_input_tokens or 0
+            usage.total_tokens = usage.input + usage.output + usage.cache_read + usage.cache_write
+            calculate_cost(model, usage)
+        elif kind == "content_block_start":
+            cb = event.content_block
+            at = len(blocks)
+            if cb.type == "text":
+                blocks.append(TextContent(text=""))
+                push(TextStartEvent(content_index=at, partial=output))
+            elif cb.type == "thinking":
+                blocks.append(ThinkingContent(thinking="", thinking_signature=""))
+                push(ThinkingStartEvent(content_index=at, partial=output))
+            elif cb.type == "redacted_thinking":
+                blocks.append(
+                    ThinkingContent(
+                        thinking="[Reasoning redacted]", thinking_signature=cb.data, redacted=True
+                    )
+                )
+                push(ThinkingStartEvent(content_index=at, partial=output))
+            elif cb.type == "tool_use":
+                name = cb.name
+                if oauth:
+                    name = next((t.name for t in tools if t.name.lower() == name.lower()), name)
+                blocks.append(ToolCall(id=cb.id, name=name, arguments={}))
+                raw_json[at] = ""
+                push(ToolCallStartEvent(content_index=at, partial=output))
+            else:
+                continue
+            index_of[event.index] = at
+        elif kind == "content_block_stop":
+            at = index_of.pop(event.index, -1)
+            if at < 0:
+                continue
+            block = blocks[at]
+            if isinstance(block, TextContent):
+                push(TextEndEvent(content_index=at, content=block.text, partial=output))
+            elif isinstance(block, ThinkingContent):
+                push(ThinkingEndEvent(content_index=at, content=block.thinking, partial=output))
+            else:
+                finish_tool_call(block, raw_json.pop(at, ""))
+                push(ToolCallEndEvent(content_index=at, tool_call=block, partial=output))
+        elif kind == "message_delta":
+            reason = event.delta.stop_reason
+            if reason:
+                mapped = STOP_REASONS.get(reason)
+                if mapped is None:
+                    raise StreamFailure(f"Unhandled stop reason: {reason}")
+                output.stop_reason = mapped  # type: ignore[assignment]
+                if mapped == "error":
+                    output.error_message = f"Anthropic stop reason: {reason}"
+            delta_usage = event.usage
+            if getattr(delta_usage, "input_tokens", None) is not None:
+                usage.input = delta_usage.input_tokens
+            if delta_usage.output_tokens is not None:
+                usage.output = delta_usage.output_tokens
+            if getattr(delta_usage, "cache_read_input_tokens", None) is not None:
+                usage.cache_read = delta_usage.cache_read_input_tokens
+            if getattr(delta_usage, "cache_creation_input_tokens", None) is not None:
+                usage.cache_write = delta_usage.cache_creation_input_tokens
+            usage.total_tokens = usage.input + usage.output + usage.cache_read + usage.cache_write
+            calculate_cost(model, usage)
+        elif kind == "message_stop":
+            saw_stop = True
+    if saw_start and not saw_stop:
+        raise StreamFailure("Anthropic stream ended before message_stop (connection closed mid-response)")
+    if not saw_start:
+        raise StreamFailure("Anthropic stream ended without any message")

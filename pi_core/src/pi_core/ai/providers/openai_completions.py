@@ -1,0 +1,515 @@
+"""``openai-completions``: OpenAI Chat Completions (and any compatible server) on the async SDK (spec §9.2).
+
+Works with any base URL (Ollama, LM Studio, vLLM, llama.cpp); pi's ``compat`` knobs are
+auto-detected from provider/baseUrl and overridable per model.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from typing import Any
+
+from pi_core.ai.cost import calculate_cost
+from pi_core.ai.event_stream import AssistantMessageEventStream
+from pi_core.ai.json_parse import parse_streaming_json
+from pi_core.ai.messages import (
+    AssistantMessage,
+    ImageContent,
+    LlmMessage,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+)
+from pi_core.ai.provider import (
+    Context,
+    Model,
+    ProviderResponseInfo,
+    StartEvent,
+    StreamOptions,
+    TextDeltaEvent,
+    TextEndEvent,
+    TextStartEvent,
+    ThinkingDeltaEvent,
+    ThinkingEndEvent,
+    ThinkingStartEvent,
+    ToolCallDeltaEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
+    ToolSpec,
+)
+from pi_core.ai.providers._base import (
+    StreamFailure,
+    client_kwargs,
+    finish_tool_call,
+    request_options,
+    resolve_cache_retention,
+    run_stream,
+)
+from pi_core.ai.thinking import clamp_thinking_level, default_max_tokens
+from pi_core.ai.transform import transform_messages
+
+API = "openai-completions"
+REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
+
+
+def detect_compat(model: Model) -> dict[str, Any]:
+    """pi's auto-detected compatibility settings, overridden by ``model.compat``."""
+    provider, url = model.provider, model.base_url
+    is_zai = provider == "zai" or "api.z.ai" in url
+    is_moonshot = provider in ("moonshotai", "moonshotai-cn") or "api.moonshot." in url
+    is_cf_workers = provider == "cloudflare-workers-ai" or "api.cloudflare.com" in url
+    is_cf_gateway = provider == "cloudflare-ai-gateway" or "gateway.ai.cloudflare.com" in url
+    is_grok = provider == "xai" or "api.x.ai" in url
+    is_deepseek = provider == "deepseek" or "deepseek.com" in url
+    non_standard = (
+        provider == "cerebras"
+        or "cerebras.ai" in url
+        or is_grok
+        or "chutes.ai" in url
+        or is_deepseek
+        or is_zai
+        or is_moonshot
+        or provider == "opencode"
+        or "opencode.ai" in url
+        or is_cf_workers
+        or is_cf_gateway
+    )
+    if is_deepseek:
+        thinking_format = "deepseek"
+    elif is_zai:
+        thinking_format = "zai"
+    elif provider == "openrouter" or "openrouter.ai" in url:
+        thinking_format = "openrouter"
+    else:
+        thinking_format = "openai"
+    detected: dict[str, Any] = {
+        "supportsStore": not non_standard,
+        "supportsDeveloperRole": not non_standard,
+        "supportsReasoningEffort": not (is_grok or is_zai or is_moonshot or is_cf_gateway),
+        "supportsUsageInStreaming": True,
+        "maxTokensField": "max_tokens"
+        if ("chutes.ai" in url or is_moonshot or is_cf_gateway)
+        else "max_completion_tokens",
+        "requiresToolResultName": False,
+        "requiresAssistantAfterToolResult": False,
+        "requiresThinkingAsText": False,
+        "requiresReasoningContentOnAssistantMessages": is_deepseek,
+        "thinkingFormat": thinking_format,
+        "supportsStrictMode": not (is_moonshot or is_cf_gateway),
+        "cacheControlFormat": "anthropic"
+        if provider == "openrouter" and model.id.startswith("anthropic/")
+        else None,
+        "supportsLongCacheRetention": not (is_cf_workers or is_cf_gateway),
+    }
+    for key, value in (model.compat or {}).items():
+        if value is not None:
+            detected[key] = value
+    return detected
+
+
+def _normalize_tool_call_id(call_id: str, model: Model, _source: AssistantMessage) -> str:
+    if "|" in call_id:
+        head = call_id.split("|", 1)[0]
+        return "".join(c if c.isalnum() or c in "_-" else "_" for c in head)[:40]
+    if model.provider == "openai":
+        return call_id[:40]
+    return call_id
+
+
+def _image_url(block: ImageContent) -> dict[str, Any]:
+    return {"type": "image_url", "image_url": {"url": f"data:{block.mime_type};base64,{block.data}"}}
+
+
+def convert_messages(model: Model, context: Context, compat: dict[str, Any]) -> list[dict[str, Any]]:
+    params: list[dict[str, Any]] = []
+    messages: list[LlmMessage] = transform_messages(context.messages, model, _normalize_tool_call_id)
+    if context.system_prompt:
+        role = "developer" if model.reasoning and compat["supportsDeveloperRole"] else "system"
+        params.append({"role": role, "content": context.system_prompt})
+    last_role: str | None = None
+    i = 0
+    while i < len(messages):
+        msg = messages[i]
+        if compat["requiresAssistantAfterToolResult"] and last_role == "toolResult" and msg.role == "user":
+            params.append({"role": "assistant", "content": "I have processed the tool results."})
+        if isinstance(msg, UserMessage):
+            if isinstance(msg.content, str):
+                params.append({"role": "user", "content": msg.content})
+            else:
+                parts = [
+                    {"type": "text", "text": b.text} if isinstance(b, TextContent) else _image_url(b)
+                    for b in msg.content
+                ]
+                if parts:
+                    params.append({"role": "user", "content": parts})
+        elif isinstance(msg, AssistantMessage):
+            out: dict[str, Any] = {
+                "role": "assistant",
+                "content": "" if compat["requiresAssistantAfterToolResult"] else None,
+            }
+            texts = [b.text for b in msg.content if isinstance(b, TextContent) and b.text.strip()]
+            text = "".join(texts)
+            thinking = [b for b in msg.content if isinstance(b, ThinkingContent) and b.thinking.strip()]
+            if thinking and compat["requiresThinkingAsText"]:
+                joined = "\n\n".join(b.thinking for b in thinking)
+                out["content"] = [
+                    {"type": "text", "text": joined},
+                    *({"type": "text", "text": t} for t in texts),
+                ]
+            else:
+                if text:
+                    out["content"] = text
+                signature = thinking[0].thinking_signature if thinking else None
+                if signature:
+                    out[signature] = "\n".join(b.thinking for b in thinking)
+            calls = [b for b in msg.content if isinstance(b, ToolCall)]
+            if calls:
+                out["tool_calls"] = [
+                    {
+                        "id": c.id,
+                        "type": "function",
+                        "function": {
+                            "name": c.name,
+                            "arguments": json.dumps(c.arguments, ensure_ascii=False),
+                        },
+                    }
+                    for c in calls
+                ]
+                details = []
+                for c in calls:
+                    if c.thought_signature:
+                        with contextlib.suppress(ValueError):
+                            details.append(json.loads(c.thought_signature))
+                if details:
+                    out["reasoning_details"] = details
+            if (
+                compat["requiresReasoningContentOnAssistantMessages"]
+                and model.reasoning
+                and "reasoning_content" not in out
+            ):
+                out["reasoning_content"] = ""
+            if not out["content"] and not out.get("tool_calls"):
+                i += 1
+                continue
+            params.append(out)
+        else:
+            images: list[dict[str, Any]] = []
+            while i < len(messages) and isinstance(messages[i], ToolResultMessage):
+                result = messages[i]
+                assert isinstance(result, ToolResultMessage)
+                text = "\n".join(b.text for b in result.content if isinstance(b, TextContent))
+                entry: dict[str, Any] = {
+                    "role": "tool",
+                    "content": text if text else "(see attached image)",
+                    "tool_call_id": result.tool_call_id,
+                }
+                if compat["requiresToolResultName"] and result.tool_name:
+                    entry["name"] = result.tool_name
+                params.append(entry)
+                if "image" in model.input:
+                    images.extend(_image_url(b) for b in result.content if isinstance(b, ImageContent))
+                i += 1
+            if images:
+                if compat["requiresAssistantAfterToolResult"]:
+                    params.append({"role": "assistant", "content": "I have processed the tool results."})
+                params.append(
+                    {
+                        "role": "user",
+                        "content": [{"type": "text", "text": "Attached image(s) from tool result:"}, *images],
+                    }
+                )
+                last_role = "user"
+            else:
+                last_role = "toolResult"
+            continue
+        last_role = msg.role
+        i += 1
+    return params
+
+
+def convert_tools(tools: list[ToolSpec], compat: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for tool in tools:
+        function: dict[str, Any] = {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": tool.parameters,
+        }
+        if compat["supportsStrictMode"] is not False:
+            function["strict"] = False
+        out.append({"type": "function", "function": function})
+    return out
+
+
+def _has_tool_history(messages: list[LlmMessage]) -> bool:
+    return any(
+        isinstance(m, ToolResultMessage)
+        or (isinstance(m, AssistantMessage) and any(isinstance(b, ToolCall) for b in m.content))
+        for m in messages
+    )
+
+
+def build_params(
+    model: Model, context: Context, options: StreamOptions, compat: dict[str, Any]
+) -> dict[str, Any]:
+    retention = resolve_cache_retention(options.cache_retention)
+    level = clamp_thinking_level(model, options.reasoning) if options.reasoning else None
+    effort = None if level in (None, "off") else level
+    level_map = model.thinking_level_map or {}
+    params: dict[str, Any] = {
+        "model": model.id,
+        "messages": convert_messages(model, context, compat),
+        "stream": True,
+    }
+    long_ok = retention == "long" and compat["supportsLongCacheRetention"]
+    if (("api.openai.com" in model.base_url and retention != "none") or long_ok) and options.session_id:
+        params["prompt_cache_key"] = options.session_id
+    if long_ok:
+        params["prompt_cache_retention"] = "24h"
+    if compat["supportsUsageInStreaming"] is not False:
+        params["stream_options"] = {"include_usage": True}
+    if compat["supportsStore"]:
+        params["store"] = False
+    max_tokens = default_max_tokens(model, options.max_tokens)
+    if max_tokens:
+        params["max_tokens" if compat["maxTokensField"] == "max_tokens" else "max_completion_tokens"] = (
+            max_tokens
+        )
+    if options.temperature is not None:
+        params["temperature"] = options.temperature
+    if context.tools:
+        params["tools"] = convert_tools(context.tools, compat)
+    elif _has_tool_history(context.messages):
+        params["tools"] = []
+    if options.tool_choice:
+        params["tool_choice"] = options.tool_choice
+    fmt = compat["thinkingFormat"]
+    if model.reasoning and fmt in ("zai", "qwen"):
+        params["enable_thinking"] = bool(effort)
+    elif model.reasoning and fmt == "qwen-chat-template":
+        params["chat_template_kwargs"] = {"enable_thinking": bool(effort), "preserve_thinking": True}
+    elif model.reasoning and fmt == "deepseek":
+        params["thinking"] = {"type": "enabled" if effort else "disabled"}
+        if effort:
+            params["reasoning_effort"] = level_map.get(effort) or effort
+    elif model.reasoning and fmt == "openrouter":
+        if effort:
+            params["reasoning"] = {"effort": level_map.get(effort) or effort}
+        elif not ("off" in level_map and level_map["off"] is None):
+            params["reasoning"] = {"effort": level_map.get("off") or "none"}
+    elif model.reasoning and compat["supportsReasoningEffort"]:
+        if effort:
+            params["reasoning_effort"] = level_map.get(effort) or effort
+        elif isinstance(level_map.get("off"), str):
+            params["reasoning_effort"] = level_map["off"]
+    return params
+
+
+def parse_usage(raw: Any, model: Model) -> Usage:
+    prompt = getattr(raw, "prompt_tokens", 0) or 0
+    details = getattr(raw, "prompt_tokens_details", None)
+    cached = (
+        (getattr(details, "cached_tokens", None) if details else None)
+        or getattr(raw, "prompt_cache_hit_tokens", 0)
+        or 0
+    )
+    cache_write = (getattr(details, "cache_write_tokens", 0) if details else 0) or 0
+    cache_read = max(0, cached - cache_write) if cache_write > 0 else cached
+    completion = getattr(raw, "completion_tokens", 0) or 0
+    usage = Usage(
+        input=max(0, prompt - cache_read - cache_write),
+        output=completion,
+        cache_read=cache_read,
+        cache_write=cache_write,
+    )
+    usage.total_tokens = usage.input + usage.output + usage.cache_read + usage.cache_write
+    calculate_cost(model, usage)
+    return usage
+
+
+def map_finish_reason(reason: str) -> tuple[str, str | None]:
+    if reason in ("stop", "end"):
+        return "stop", None
+    if reason == "length":
+        return "length", None
+    if reason in ("tool_calls", "function_call"):
+        return "toolUse", None
+    return "error", f"Provider finish_reason: {reason}"
+
+
+class OpenAICompletionsProvider:
+    api = API
+
+    def stream(self, model: Model, context: Context, options: StreamOptions) -> AssistantMessageEventStream:
+        async def body(output: AssistantMessage, stream: AssistantMessageEventStream) -> None:
+            await _run(model, context, options, output, stream)
+
+        return run_stream(model, options, body)
+
+
+async def _run(
+    model: Model,
+    context: Context,
+    options: StreamOptions,
+    output: AssistantMessage,
+    stream: AssistantMessageEventStream,
+) -> None:
+    from openai import AsyncOpenAI
+
+    compat = detect_compat(model)
+    headers = dict(model.headers or {})
+    headers.update(options.headers or {})
+    client = AsyncOpenAI(
+        api_key=options.api_key or "",
+        base_url=model.base_url or None,
+        default_headers=headers,
+        **client_kwargs(options),
+    )
+    try:
+        params = build_params(model, context, options, compat)
+        if options.on_payload is not None:
+            replaced = await options.on_payload(params, model)
+            if replaced is not None:
+                params = replaced
+        response = await client.chat.completions.create(**params, **request_options(options))
+        if options.on_response is not None:
+            http = response.response
+            await options.on_response(
+                ProviderResponseInfo(status=http.status_code, headers=dict(http.headers)), model
+            )
+        stream.push(StartEvent(partial=output))
+        await _consume(response, model, output, stream)
+    finally:
+        await client.close()
+
+
+async def _consume(
+    response: Any, model: Model, output: AssistantMessage, stream: AssistantMessageEventStream
+) -> None:
+    blocks = output.content
+    push = stream.push
+    text_block: TextContent | None = None
+    thinking_block: ThinkingContent | None = None
+    calls_by_index: dict[int, ToolCall] = {}
+    calls_by_id: dict[str, ToolCall] = {}
+    raw_args: dict[int, str] = {}  # id(block) → raw JSON so far
+    saw_finish = False
+
+    def index_of(block: object) -> int:
+        for i in range(len(blocks) - 1, -1, -1):
+            if blocks[i] is block:
+                return i
+        return -1
+
+    async for chunk in response:
+        if not output.response_id and getattr(chunk, "id", None):
+            output.response_id = chunk.id
+        chunk_model = getattr(chunk, "model", None)
+        if (
+            isinstance(chunk_model, str)
+            and chunk_model
+            and chunk_model != model.id
+            and not output.response_model
+        ):
+            output.response_model = chunk_model
+        if getattr(chunk, "usage", None):
+            output.usage = parse_usage(chunk.usage, model)
+        choices = getattr(chunk, "choices", None)
+        if not choices:
+            continue
+        choice = choices[0]
+        if not getattr(chunk, "usage", None) and getattr(choice, "usage", None):
+            output.usage = parse_usage(choice.usage, model)
+        if choice.finish_reason:
+            saw_finish = True
+            mapped, error = map_finish_reason(choice.finish_reason)
+            output.stop_reason = mapped  # type: ignore[assignment]
+            if error:
+                output.error_message = error
+        delta = choice.delta
+        if delta is None:
+            continue
+        content = delta.content
+        if content:
+            if text_block is None:
+                text_block = TextContent(text="")
+                blocks.append(text_block)
+                push(TextStartEvent(content_index=len(blocks) - 1, partial=output))
+            text_block.text += content
+            push(
+                TextDeltaEvent.model_construct(
+                    type="text_delta", content_index=index_of(text_block), delta=content, partial=output
+                )
+            )
+        extra = delta.model_extra or {}
+        for field in REASONING_FIELDS:
+            value = extra.get(field)
+            if isinstance(value, str) and value:
+                if thinking_block is None:
+                    thinking_block = ThinkingContent(thinking="", thinking_signature=field)
+                    blocks.append(thinking_block)
+                    push(ThinkingStartEvent(content_index=len(blocks) - 1, partial=output))
+                thinking_block.thinking += value
+                push(
+                    ThinkingDeltaEvent.model_construct(
+                        type="thinking_delta",
+                        content_index=index_of(thinking_block),
+                        delta=value,
+                        partial=output,
+                    )
+                )
+                break
+        for tc in delta.tool_calls or []:
+            stream_index = tc.index if isinstance(tc.index, int) else None
+            block = calls_by_index.get(stream_index) if stream_index is not None else None
+            if block is None and tc.id:
+                block = calls_by_id.get(tc.id)
+            if block is None:
+                block = ToolCall(
+                    id=tc.id or "", name=(tc.function.name if tc.function else None) or "", arguments={}
+                )
+                blocks.append(block)
+                raw_args[id(block)] = ""
+                push(ToolCallStartEvent(content_index=len(blocks) - 1, partial=output))
+            if stream_index is not None:
+                calls_by_index[stream_index] = block
+            if tc.id:
+                if not block.id:
+                    block.id = tc.id
+                calls_by_id[tc.id] = block
+            if not block.name and tc.function and tc.function.name:
+                block.name = tc.function.name
+            piece = (tc.function.arguments if tc.function else None) or ""
+            if piece:
+                raw_args[id(block)] += piece
+                block.arguments = parse_streaming_json(raw_args[id(block)])
+            push(
+                ToolCallDeltaEvent.model_construct(
+                    type="toolcall_delta", content_index=index_of(block), delta=piece, partial=output
+                )
+            )
+        details = extra.get("reasoning_details")
+        if isinstance(details, list):
+            for detail in details:
+                if (
+                    isinstance(detail, dict)
+                    and detail.get("type") == "reasoning.encrypted"
+                    and detail.get("id")
+                ):
+                    for b in blocks:
+                        if isinstance(b, ToolCall) and b.id == detail["id"]:
+                            b.thought_signature = json.dumps(detail)
+    for at, done in enumerate(blocks):
+        if isinstance(done, TextContent):
+            push(TextEndEvent(content_index=at, content=done.text, partial=output))
+        elif isinstance(done, ThinkingContent):
+            push(ThinkingEndEvent(content_index=at, content=done.thinking, partial=output))
+        else:
+            finish_tool_call(done, raw_args.pop(id(done), ""))
+            push(ToolCallEndEvent(content_index=at, tool_call=done, partial=output))
+    if not saw_finish:
+        raise StreamFailure("OpenAI stream ended without a finish_reason (connection closed mid-response)")

@@ -1,0 +1,432 @@
+"""``openai-responses``: the OpenAI Responses API (streaming) on the async SDK (spec §9.3)."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from pi_core.ai.cost import calculate_cost
+from pi_core.ai.event_stream import AssistantMessageEventStream
+from pi_core.ai.json_parse import parse_streaming_json
+from pi_core.ai.messages import (
+    AssistantMessage,
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+)
+from pi_core.ai.provider import (
+    Context,
+    Model,
+    ProviderResponseInfo,
+    StartEvent,
+    StreamOptions,
+    TextDeltaEvent,
+    TextEndEvent,
+    TextStartEvent,
+    ThinkingDeltaEvent,
+    ThinkingEndEvent,
+    ThinkingStartEvent,
+    ToolCallDeltaEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
+    ToolSpec,
+)
+from pi_core.ai.providers._base import (
+    StreamFailure,
+    client_kwargs,
+    finish_tool_call,
+    request_options,
+    resolve_cache_retention,
+    run_stream,
+)
+from pi_core.ai.thinking import clamp_thinking_level, default_max_tokens
+from pi_core.ai.transform import transform_messages
+
+API = "openai-responses"
+TOOL_CALL_PROVIDERS = {"openai", "openai-codex", "opencode"}
+_BAD_ID_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
+STATUS_TO_STOP = {
+    "completed": "stop",
+    "incomplete": "length",
+    "failed": "error",
+    "cancelled": "error",
+    "in_progress": "stop",
+    "queued": "stop",
+}
+
+
+def short_hash(text: str) -> str:
+    """pi's 53-bit string hash, base 36 (used to shorten foreign ids deterministically)."""
+    mask = 0xFFFFFFFF
+    h1, h2 = 0xDEADBEEF, 0x41C6CE57
+
+    def imul(a: int, b: int) -> int:
+        return (a * b) & mask
+
+    for ch in text.encode("utf-16-le").decode("utf-16-le"):
+        code = ord(ch)
+        h1 = imul(h1 ^ code, 2654435761)
+        h2 = imul(h2 ^ code, 1597334677)
+    h1 = imul(h1 ^ (h1 >> 16), 2246822507) ^ imul(h2 ^ (h2 >> 13), 3266489909)
+    h2 = imul(h2 ^ (h2 >> 16), 2246822507) ^ imul(h1 ^ (h1 >> 13), 3266489909)
+
+    def base36(n: int) -> str:
+        digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+        out = ""
+        while True:
+            n, r = divmod(n, 36)
+            out = digits[r] + out
+            if n == 0:
+                return out
+
+    return base36(h2 & mask) + base36(h1 & mask)
+
+
+def _id_part(part: str) -> str:
+    return _BAD_ID_CHARS.sub("_", part)[:64].rstrip("_")
+
+
+def _image(block: ImageContent) -> dict[str, Any]:
+    return {
+        "type": "input_image",
+        "detail": "auto",
+        "image_url": f"data:{block.mime_type};base64,{block.data}",
+    }
+
+
+def convert_messages(model: Model, context: Context) -> list[dict[str, Any]]:
+    def normalize(call_id: str, _target: Model, source: AssistantMessage) -> str:
+        if model.provider not in TOOL_CALL_PROVIDERS or "|" not in call_id:
+            return _id_part(call_id)
+        call, item = call_id.split("|", 1)
+        foreign = source.provider != model.provider or source.api != model.api
+        item_id = f"fc_{short_hash(item)}"[:64] if foreign else _id_part(item)
+        if not item_id.startswith("fc_"):
+            item_id = _id_part(f"fc_{item_id}")
+        return f"{_id_part(call)}|{item_id}"
+
+    items: list[dict[str, Any]] = []
+    if context.system_prompt:
+        items.append({"role": "developer" if model.reasoning else "system", "content": context.system_prompt})
+    for index, msg in enumerate(transform_messages(context.messages, model, normalize)):
+        if isinstance(msg, UserMessage):
+            if isinstance(msg.content, str):
+                items.append({"role": "user", "content": [{"type": "input_text", "text": msg.content}]})
+            else:
+                parts = [
+                    {"type": "input_text", "text": b.text} if isinstance(b, TextContent) else _image(b)
+                    for b in msg.content
+                ]
+                if parts:
+                    items.append({"role": "user", "content": parts})
+        elif isinstance(msg, AssistantMessage):
+            for block in msg.content:
+                if isinstance(block, ThinkingContent):
+                    if block.thinking_signature:
+                        try:
+                            items.append(json.loads(block.thinking_signature))
+                        except ValueError:
+                            continue
+                elif isinstance(block, TextContent):
+                    msg_id = None
+                    phase = None
+                    signature = block.text_signature
+                    if signature and signature.startswith("{"):
+                        try:
+                            parsed = json.loads(signature)
+                            msg_id, phase = parsed.get("id"), parsed.get("phase")
+                        except ValueError:
+                            msg_id = signature
+                    elif signature:
+                        msg_id = signature
+                    if not msg_id:
+                        msg_id = f"msg_{index}"
+                    elif len(msg_id) > 64:
+                        msg_id = f"msg_{short_hash(msg_id)}"
+                    item: dict[str, Any] = {
+                        "type": "message",
+                        "role": "assistant",
+                        "content": [{"type": "output_text", "text": block.text, "annotations": []}],
+                        "status": "completed",
+                        "id": msg_id,
+                    }
+                    if phase:
+                        item["phase"] = phase
+                    items.append(item)
+                else:
+                    call_id, _, item_id = block.id.partition("|")
+                    call: dict[str, Any] = {
+                        "type": "function_call",
+                        "call_id": call_id,
+                        "name": block.name,
+                        "arguments": json.dumps(block.arguments, ensure_ascii=False),
+                    }
+                    if item_id:
+                        call["id"] = item_id
+                    items.append(call)
+        elif isinstance(msg, ToolResultMessage):
+            text = "\n".join(b.text for b in msg.content if isinstance(b, TextContent))
+            images = [b for b in msg.content if isinstance(b, ImageContent)]
+            output: Any
+            if images and "image" in model.input:
+                output = ([{"type": "input_text", "text": text}] if text else []) + [
+                    _image(b) for b in images
+                ]
+            else:
+                output = text if text else "(see attached image)"
+            items.append(
+                {"type": "function_call_output", "call_id": msg.tool_call_id.split("|")[0], "output": output}
+            )
+    return items
+
+
+def convert_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
+    return [
+        {
+            "type": "function",
+            "name": t.name,
+            "description": t.description,
+            "parameters": t.parameters,
+            "strict": False,
+        }
+        for t in tools
+    ]
+
+
+def build_params(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
+    retention = resolve_cache_retention(options.cache_retention)
+    params: dict[str, Any] = {
+        "model": model.id,
+        "input": convert_messages(model, context),
+        "stream": True,
+        "store": False,
+    }
+    if retention != "none" and options.session_id:
+        params["prompt_cache_key"] = options.session_id
+    if retention == "long" and (model.compat or {}).get("supportsLongCacheRetention", True):
+        params["prompt_cache_retention"] = "24h"
+    max_tokens = default_max_tokens(model, options.max_tokens)
+    if max_tokens:
+        params["max_output_tokens"] = max_tokens
+    if options.temperature is not None:
+        params["temperature"] = options.temperature
+    if context.tools:
+        params["tools"] = convert_tools(context.tools)
+    if model.reasoning:
+        level = clamp_thinking_level(model, options.reasoning) if options.reasoning else None
+        level_map = model.thinking_level_map or {}
+        if level and level != "off":
+            params["reasoning"] = {"effort": level_map.get(level) or level, "summary": "auto"}
+            params["include"] = ["reasoning.encrypted_content"]
+        elif model.provider != "github-copilot" and not ("off" in level_map and level_map["off"] is None):
+            params["reasoning"] = {"effort": level_map.get("off") or "none"}
+    return params
+
+
+class OpenAIResponsesProvider:
+    api = API
+
+    def stream(self, model: Model, context: Context, options: StreamOptions) -> AssistantMessageEventStream:
+        async def body(output: AssistantMessage, stream: AssistantMessageEventStream) -> None:
+            await _run(model, context, options, output, stream)
+
+        return run_stream(model, options, body)
+
+
+async def _run(
+    model: Model,
+    context: Context,
+    options: StreamOptions,
+    output: AssistantMessage,
+    stream: AssistantMessageEventStream,
+) -> None:
+    from openai import AsyncOpenAI
+
+    headers = dict(model.headers or {})
+    retention = resolve_cache_retention(options.cache_retention)
+    if options.session_id and retention != "none":
+        if (model.compat or {}).get("sendSessionIdHeader", True):
+            headers["session_id"] = options.session_id
+        headers["x-client-request-id"] = options.session_id
+    headers.update(options.headers or {})
+    client = AsyncOpenAI(
+        api_key=options.api_key or "",
+        base_url=model.base_url or None,
+        default_headers=headers,
+        **client_kwargs(options),
+    )
+    try:
+        params = build_params(model, context, options)
+        if options.on_payload is not None:
+            replaced = await options.on_payload(params, model)
+            if replaced is not None:
+                params = replaced
+        response = await client.responses.create(**params, **request_options(options))
+        if options.on_response is not None:
+            http = response.response
+            await options.on_response(
+                ProviderResponseInfo(status=http.status_code, headers=dict(http.headers)), model
+            )
+        stream.push(StartEvent(partial=output))
+        await _consume(response, model, output, stream)
+    finally:
+        await client.close()
+
+
+def _get(obj: Any, name: str, default: Any = None) -> Any:
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def _dump(item: Any) -> dict[str, Any]:
+    if isinstance(item, dict):
+        return item
+    return dict(item.model_dump(mode="json", exclude_none=True))
+
+
+async def _consume(
+    response: Any, model: Model, output: AssistantMessage, stream: AssistantMessageEventStream
+) -> None:
+    blocks = output.content
+    push = stream.push
+    current_type: str | None = None
+    current: TextContent | ThinkingContent | ToolCall | None = None
+    raw_args = ""
+    finished = False
+    async for event in response:
+        kind = event.type
+        at = len(blocks) - 1
+        if kind == "response.output_text.delta" or kind == "response.refusal.delta":
+            if current_type == "message" and isinstance(current, TextContent):
+                current.text += event.delta
+                push(
+                    TextDeltaEvent.model_construct(
+                        type="text_delta", content_index=at, delta=event.delta, partial=output
+                    )
+                )
+        elif kind == "response.reasoning_summary_text.delta" or kind == "response.reasoning_text.delta":
+            if current_type == "reasoning" and isinstance(current, ThinkingContent):
+                current.thinking += event.delta
+                push(
+                    ThinkingDeltaEvent.model_construct(
+                        type="thinking_delta", content_index=at, delta=event.delta, partial=output
+                    )
+                )
+        elif kind == "response.function_call_arguments.delta":
+            if current_type == "function_call" and isinstance(current, ToolCall):
+                raw_args += event.delta
+                current.arguments = parse_streaming_json(raw_args)
+                push(
+                    ToolCallDeltaEvent.model_construct(
+                        type="toolcall_delta", content_index=at, delta=event.delta, partial=output
+                    )
+                )
+        elif kind == "response.created":
+            output.response_id = event.response.id
+        elif kind == "response.output_item.added":
+            item = event.item
+            current_type = item.type
+            if item.type == "reasoning":
+                current = ThinkingContent(thinking="")
+                blocks.append(current)
+                push(ThinkingStartEvent(content_index=len(blocks) - 1, partial=output))
+            elif item.type == "message":
+                current = TextContent(text="")
+                blocks.append(current)
+                push(TextStartEvent(content_index=len(blocks) - 1, partial=output))
+            elif item.type == "function_call":
+                current = ToolCall(id=f"{item.call_id}|{item.id}", name=item.name, arguments={})
+                raw_args = item.arguments or ""
+                blocks.append(current)
+                push(ToolCallStartEvent(content_index=len(blocks) - 1, partial=output))
+            else:
+                current = None
+        elif kind == "response.reasoning_summary_part.done":
+            if current_type == "reasoning" and isinstance(current, ThinkingContent):
+                current.thinking += "\n\n"
+                push(ThinkingDeltaEvent(content_index=at, delta="\n\n", partial=output))
+        elif kind == "response.function_call_arguments.done":
+            if current_type == "function_call" and isinstance(current, ToolCall):
+                previous, raw_args = raw_args, event.arguments
+                current.arguments = parse_streaming_json(raw_args)
+                if raw_args.startswith(previous) and len(raw_args) > len(previous):
+                    push(
+                        ToolCallDeltaEvent(content_index=at, delta=raw_args[len(previous) :], partial=output)
+                    )
+        elif kind == "response.output_item.done":
+            item = event.item
+            if item.type == "reasoning" and isinstance(current, ThinkingContent):
+                summary = "\n\n".join(_get(s, "text", "") for s in (_get(item, "summary") or []))
+                content = "\n\n".join(_get(c, "text", "") for c in (_get(item, "content") or []))
+                current.thinking = summary or content or current.thinking
+                current.thinking_signature = json.dumps(_dump(item), separators=(",", ":"))
+                push(ThinkingEndEvent(content_index=at, content=current.thinking, partial=output))
+            elif item.type == "message" and isinstance(current, TextContent):
+                parts = _get(item, "content") or []
+                current.text = "".join(
+                    (_get(p, "text") if _get(p, "type") == "output_text" else _get(p, "refusal")) or ""
+                    for p in parts
+                )
+                signature: dict[str, Any] = {"v": 1, "id": item.id}
+                if _get(item, "phase"):
+                    signature["phase"] = item.phase
+                current.text_signature = json.dumps(signature, separators=(",", ":"))
+                push(TextEndEvent(content_index=at, content=current.text, partial=output))
+            elif item.type == "function_call":
+                if isinstance(current, ToolCall):
+                    call = current
+                    finish_tool_call(call, raw_args or item.arguments or "")
+                else:
+                    call = ToolCall(id=f"{item.call_id}|{item.id}", name=item.name, arguments={})
+                    finish_tool_call(call, item.arguments or "")
+                push(ToolCallEndEvent(content_index=at, tool_call=call, partial=output))
+            current, current_type = None, None
+        elif kind in ("response.completed", "response.incomplete"):
+            finished = True
+            result = event.response
+            if result.id:
+                output.response_id = result.id
+            usage = result.usage
+            if usage is not None:
+                details = _get(usage, "input_tokens_details")
+                cached = (_get(details, "cached_tokens") if details else 0) or 0
+                output.usage = Usage(
+                    input=(usage.input_tokens or 0) - cached,
+                    output=usage.output_tokens or 0,
+                    cache_read=cached,
+                    cache_write=0,
+                    total_tokens=usage.total_tokens or 0,
+                )
+            calculate_cost(model, output.usage)
+            status = result.status
+            mapped = STATUS_TO_STOP.get(status) if status else "stop"
+            if mapped is None:
+                raise StreamFailure(f"Unhandled stop reason: {status}")
+            output.stop_reason = mapped  # type: ignore[assignment]
+            if mapped == "error":
+                output.error_message = f"Response status: {status}"
+            if mapped == "stop" and any(isinstance(b, ToolCall) for b in blocks):
+                output.stop_reason = "toolUse"
+        elif kind == "error":
+            raise StreamFailure(f"Error Code {_get(event, 'code')}: {_get(event, 'message')}")
+        elif kind == "response.failed":
+            result = event.response
+            error = _get(result, "error")
+            details = _get(result, "incomplete_details")
+            if error:
+                message = f"{_get(error, 'code') or 'unknown'}: {_get(error, 'message') or 'no message'}"
+            elif details and _get(details, "reason"):
+                message = f"incomplete: {_get(details, 'reason')}"
+            else:
+                message = "Unknown error (no error details in response)"
+            raise StreamFailure(message)
+    if not finished:
+        raise StreamFailure(
+            "OpenAI Responses stream ended before response.completed (connection closed mid-response)"
+        )

@@ -1,0 +1,234 @@
+"""Each built-in provider on its real SDK against the loopback server (no SDK mocks)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from pi_core.ai.abort import AbortController
+from pi_core.ai.messages import TextContent, ThinkingContent, ToolCall, UserMessage
+from pi_core.ai.overflow import is_context_overflow
+from pi_core.ai.provider import Context, ModelCost, StreamOptions, ToolSpec
+from pi_core.ai.stream import complete_simple, stream_simple
+from pi_core.testing import (
+    LOOPBACK_API_KEY,
+    HttpError,
+    LoopbackLLMServer,
+    Text,
+    Thinking,
+    ToolUse,
+    Turn,
+    Usage,
+    overflow,
+    overloaded,
+    rate_limited,
+    server_error,
+    text_turn,
+    tool_turn,
+)
+
+APIS = ["anthropic-messages", "openai-completions", "openai-responses"]
+TOOLS = [
+    ToolSpec(
+        name="read",
+        description="Read a file",
+        parameters={"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+    )
+]
+
+
+def options(**kwargs: Any) -> StreamOptions:
+    return StreamOptions(api_key=LOOPBACK_API_KEY, max_retries=0, **kwargs)
+
+
+def ctx(text: str = "hi", tools: list[ToolSpec] | None = None) -> Context:
+    return Context(system_prompt="You are terse.", messages=[UserMessage(content=text)], tools=tools)
+
+
+@pytest.fixture(params=APIS)
+def api(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+async def collect(
+    server: LoopbackLLMServer, api: str, context: Context, **opts: Any
+) -> tuple[list[Any], Any]:
+    model = opts.pop("model", None) or server.model(api)
+    response = stream_simple(model, context, options(**opts))
+    events = [event async for event in response]
+    return events, await response.result()
+
+
+async def test_provider_streams_text(pi_llm_server: LoopbackLLMServer, api: str) -> None:
+    pi_llm_server.add(Turn(blocks=[Text("Hello, loopback world!", chunks=4)]))
+    events, message = await collect(pi_llm_server, api, ctx())
+    kinds = [e.type for e in events]
+    assert kinds[0] == "start" and kinds[1] == "text_start" and kinds[-2:] == ["text_end", "done"]
+    deltas = [e.delta for e in events if e.type == "text_delta"]
+    assert len(deltas) == 4 and "".join(deltas) == "Hello, loopback world!"
+    assert message.stop_reason == "stop"
+    assert message.content == [
+        TextContent(text="Hello, loopback world!", text_signature=message.content[0].text_signature)
+    ]
+    assert message.api == api and message.response_id
+    body = pi_llm_server.requests[0].body
+    assert body["model"] == f"loopback-{api}" and body["stream"] is True
+
+
+async def test_provider_fragmented_parallel_tool_calls(pi_llm_server: LoopbackLLMServer, api: str) -> None:
+    pi_llm_server.add(
+        tool_turn(
+            ToolUse("read", {"path": "src/main.py", "note": "ünïcode ✓"}, id="call_a1", chunks=5),
+            ToolUse("read", {"path": "README.md"}, id="call_b2", chunks=3),
+        )
+    )
+    events, message = await collect(pi_llm_server, api, ctx(tools=TOOLS))
+    calls = [b for b in message.content if isinstance(b, ToolCall)]
+    assert [c.name for c in calls] == ["read", "read"]
+    assert calls[0].arguments == {"path": "src/main.py", "note": "ünïcode ✓"}
+    assert calls[1].arguments == {"path": "README.md"}
+    assert calls[0].id.startswith("call_a1") and calls[1].id.startswith("call_b2")
+    assert message.stop_reason == "toolUse"
+    fragments = [e for e in events if e.type == "toolcall_delta" and e.content_index == 0 and e.delta]
+    assert len(fragments) >= 5
+    ends = [e for e in events if e.type == "toolcall_end"]
+    assert [e.tool_call.arguments["path"] for e in ends] == ["src/main.py", "README.md"]
+    # Partial arguments are always an object while streaming.
+    assert all(isinstance(e.partial.content[e.content_index].arguments, dict) for e in fragments)
+
+
+async def test_provider_thinking(pi_llm_server: LoopbackLLMServer, api: str) -> None:
+    pi_llm_server.add(Turn(blocks=[Thinking("Let me think about it.", signature="sig-123"), Text("42")]))
+    model = pi_llm_server.model(api, reasoning=True)
+    events, message = await collect(pi_llm_server, api, ctx(), model=model, reasoning="high")
+    thinking = message.content[0]
+    assert isinstance(thinking, ThinkingContent)
+    assert thinking.thinking.strip() == "Let me think about it."
+    assert message.content[1].text == "42"
+    assert any(e.type == "thinking_delta" for e in events)
+    if api == "anthropic-messages":
+        assert thinking.thinking_signature == "sig-123"
+    elif api == "openai-responses":
+        assert '"encrypted_content":"sig-123"' in (thinking.thinking_signature or "")
+    else:
+        assert thinking.thinking_signature == "reasoning_content"
+
+
+async def test_provider_usage_and_cost(pi_llm_server: LoopbackLLMServer, api: str) -> None:
+    pi_llm_server.add(text_turn("ok", usage=Usage(input=1000, output=500, cache_read=200)))
+    model = pi_llm_server.model(api, cost=ModelCost(input=3, output=15, cache_read=0.3, cache_write=3.75))
+    _, message = await collect(pi_llm_server, api, ctx(), model=model)
+    usage = message.usage
+    assert (usage.input, usage.output, usage.cache_read) == (1000, 500, 200)
+    assert usage.total_tokens == 1700
+    assert usage.cost.input == pytest.approx(0.003)
+    assert usage.cost.output == pytest.approx(0.0075)
+    assert usage.cost.cache_read == pytest.approx(0.00006)
+    assert usage.cost.total == pytest.approx(0.003 + 0.0075 + 0.00006)
+
+
+@pytest.mark.parametrize("error", [rate_limited(), server_error(), overloaded()], ids=["429", "500", "529"])
+async def test_provider_http_error_is_readable(
+    pi_llm_server: LoopbackLLMServer, api: str, error: HttpError
+) -> None:
+    pi_llm_server.add(error)
+    events, message = await collect(pi_llm_server, api, ctx())
+    assert [e.type for e in events] == ["error"]
+    assert message.stop_reason == "error"
+    assert message.error_message.startswith(f"{error.status} ")
+    assert error.message in message.error_message
+    assert LOOPBACK_API_KEY not in message.error_message
+    assert not is_context_overflow(message, 200000)
+
+
+async def test_provider_context_overflow_detected(pi_llm_server: LoopbackLLMServer, api: str) -> None:
+    pi_llm_server.add(overflow(api))
+    _, message = await collect(pi_llm_server, api, ctx())
+    assert message.stop_reason == "error"
+    assert is_context_overflow(message, 200000)
+
+
+async def test_provider_abort_mid_stream_keeps_partial(pi_llm_server: LoopbackLLMServer, api: str) -> None:
+    pi_llm_server.add(Turn(blocks=[Text("x" * 200, chunks=100)], delay=0.02))
+    controller = AbortController()
+    response = stream_simple(pi_llm_server.model(api), ctx(), options(signal=controller.signal))
+    seen = 0
+    async for event in response:
+        if event.type == "text_delta":
+            seen += 1
+            if seen == 3:
+                controller.abort()
+    message = await response.result()
+    assert message.stop_reason == "aborted"
+    assert message.error_message == "Request was aborted"
+    assert message.content[0].text.startswith("xx") and len(message.content[0].text) < 200
+
+
+async def test_provider_already_aborted_returns_empty_aborted(
+    pi_llm_server: LoopbackLLMServer, api: str
+) -> None:
+    controller = AbortController()
+    controller.abort()
+    message = await complete_simple(pi_llm_server.model(api), ctx(), options(signal=controller.signal))
+    assert message.stop_reason == "aborted" and message.content == []
+    assert pi_llm_server.requests == []
+
+
+async def test_provider_malformed_sse(pi_llm_server: LoopbackLLMServer, api: str) -> None:
+    pi_llm_server.add(Turn(blocks=[Text("partial answer")], malformed=True))
+    _, message = await collect(pi_llm_server, api, ctx())
+    assert message.stop_reason == "error"
+    assert "Malformed stream event" in message.error_message
+    assert message.content[0].text == "partial answer"
+
+
+async def test_provider_dropped_connection(pi_llm_server: LoopbackLLMServer, api: str) -> None:
+    pi_llm_server.add(Turn(blocks=[Text("so far so good")], drop=True))
+    _, message = await collect(pi_llm_server, api, ctx())
+    assert message.stop_reason == "error"
+    assert "mid-" in message.error_message
+    assert message.content[0].text == "so far so good"
+
+
+async def test_provider_tool_arguments_not_json(pi_llm_server: LoopbackLLMServer, api: str) -> None:
+    pi_llm_server.add(tool_turn(ToolUse("read", '{"path": "a.py", oops}', id="call_x"), text="Reading"))
+    _, message = await collect(pi_llm_server, api, ctx(tools=TOOLS))
+    assert message.stop_reason == "error"
+    assert 'Tool call "read"' in message.error_message and "not valid JSON" in message.error_message
+    assert message.content[0].text == "Reading"
+    assert isinstance(message.content[1], ToolCall)
+
+
+async def test_provider_unknown_stop_reason(pi_llm_server: LoopbackLLMServer, api: str) -> None:
+    pi_llm_server.add(text_turn("fine", stop_reason="mystery_reason"))
+    _, message = await collect(pi_llm_server, api, ctx())
+    assert message.stop_reason == "error"
+    assert "mystery_reason" in message.error_message
+    assert message.content[0].text == "fine"
+
+
+async def test_stream_simple_without_key_raises(
+    pi_llm_server: LoopbackLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_OAUTH_TOKEN", raising=False)
+    with pytest.raises(ValueError, match="No API key for provider: anthropic"):
+        stream_simple(pi_llm_server.model("anthropic-messages"), ctx(), StreamOptions())
+
+
+async def test_stream_unknown_api_raises() -> None:
+    from pi_core.ai.provider import Model
+
+    with pytest.raises(LookupError, match="No API provider registered for api: nope"):
+        stream_simple(Model(id="m", api="nope", provider="x"), ctx(), options())
+
+
+async def test_loopback_consumer_can_stop_early(pi_llm_server: LoopbackLLMServer) -> None:
+    pi_llm_server.add(Turn(blocks=[Text("y" * 50, chunks=50)], delay=0.01))
+    response = stream_simple(pi_llm_server.model("openai-completions"), ctx(), options())
+    async for event in response:
+        if event.type == "text_delta":
+            break
+    await response.aclose()  # type: ignore[attr-defined]
+    await asyncio.sleep(0)
