@@ -307,8 +307,3 @@ def check_run_options(options: RunOptions, app_mode: AppMode) -> tuple[RunOption
         if conflicts:
             diagnostics.append(Diagnostic("error", f"--fork cannot be combined with {', '.join(conflicts)}"))
     return options, diagnostics
-
-
-API_KEY_NEEDS_MODEL = (
-    "--api-key requires a model to be specified via --model, --provider/--model, or --models"
-)

@@ -5,6 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 UNKNOWN_PROVIDER = "unknown"
+API_KEY_NEEDS_MODEL = (
+    "--api-key requires a model to be specified via --model, --provider/--model, or --models"
+)
 
 
 def docs_path() -> Path:
