@@ -21,8 +21,8 @@ def test_parse_messages_files_and_flags_in_any_order() -> None:
 
 
 def test_parse_repeatable_and_list_flags() -> None:
-    options = _parse(["-e", "x.py", "--extension", "y.py", "--tools", "read, bash", "--models", "a,b*"])
-    assert options.extensions == ("x.py", "y.py")
+    options = _parse(["--skill", "x", "--skill", "y", "--tools", "read, bash", "--models", "a,b*"])
+    assert options.skills == ("x", "y")
     assert options.tools == ("read", "bash")
     assert options.models == ("a", "b*")
 

@@ -147,20 +147,6 @@ RUN_OPTIONS: tuple[click.Option, ...] = (
         help="Set thinking level: off, minimal, low, medium, high, xhigh",
     ),
     _value(
-        "--extension",
-        "-e",
-        dest="extensions",
-        metavar="<path>",
-        multiple=True,
-        help="Load an extension file (can be used multiple times)",
-    ),
-    _flag(
-        "--no-extensions",
-        "-ne",
-        dest="no_extensions",
-        help="Disable extension discovery (explicit -e paths still work)",
-    ),
-    _value(
         "--skill",
         dest="skills",
         metavar="<path>",
@@ -208,7 +194,15 @@ RUN_OPTIONS: tuple[click.Option, ...] = (
     _flag("--offline", dest="offline", help="Disable startup network operations (same as PI_OFFLINE=1)"),
 )
 
-_OWN_PARAMS = frozenset(option.name for option in RUN_OPTIONS if option.name) | {"args"}
+#: Parameters that are not plugin flags: ours, the positionals, and the core's plugin-control options.
+_OWN_PARAMS = frozenset(option.name for option in RUN_OPTIONS if option.name) | {
+    "args",
+    "messages",
+    "extensions",
+    "no_extensions",
+    "trust_project",
+    "trace_hooks",
+}
 
 
 def _split_list(value: str | None) -> tuple[str, ...] | None:

@@ -174,7 +174,7 @@ class AgentSession:
     async def bind_mode(self, *, ui: Any = None, on_error: ErrorReporter | None = None) -> None:
         """Attach a mode: the UI plugins get (``None`` = headless) and where plugin errors go."""
         self._ui = ui if ui is not None else HeadlessUI()
-        self._has_ui = ui is not None
+        self._has_ui = not isinstance(self._ui, HeadlessUI)
         self._report_error = on_error
 
     def report_hook_error(self, record: HookErrorRecord) -> None:
