@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from pi_core.testing import LoopbackLLMServer
 
 PI = str(Path(sys.executable).with_name("pi"))
@@ -51,13 +50,17 @@ class RpcClient:
     process: subprocess.Popen[str]
     lines: queue.Queue[dict[str, Any]] = field(default_factory=queue.Queue)
     seen: list[dict[str, Any]] = field(default_factory=list)
+    stderr: str = ""
     _next: int = 0
 
     def start_reader(self) -> None:
         def pump() -> None:
             assert self.process.stdout is not None
-            for line in self.process.stdout:
-                self.lines.put(json.loads(line))
+            try:
+                for line in self.process.stdout:
+                    self.lines.put(json.loads(line))
+            except ValueError:  # stdout closed by close() while reading
+                return
 
         threading.Thread(target=pump, daemon=True).start()
 
@@ -105,9 +108,17 @@ class RpcClient:
         return collected
 
     def close(self) -> int:
-        assert self.process.stdin is not None
+        """Close stdin (pi shuts down at EOF) and return the exit status."""
+        assert self.process.stdin is not None and self.process.stderr is not None
         self.process.stdin.close()
-        return self.process.wait(timeout=15)
+        try:
+            code = self.process.wait(timeout=15)
+        finally:
+            self.stderr = self.process.stderr.read()
+            self.process.stderr.close()
+            if self.process.stdout is not None:
+                self.process.stdout.close()
+        return code
 
 
 @dataclass
@@ -140,7 +151,13 @@ class PiEnv:
     ) -> subprocess.CompletedProcess[str]:
         argv = [PI, *(["--model", model] if model else []), *args]
         return subprocess.run(
-            argv, cwd=self.project, env=self.env(), input=input, capture_output=True, text=True, timeout=timeout
+            argv,
+            cwd=self.project,
+            env=self.env(),
+            input=input,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
         )
 
     def rpc(self, *args: str, model: str = "loop/fake-model") -> RpcClient:

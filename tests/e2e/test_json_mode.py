@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-
 from pi_core.testing import HttpError, ToolUse, text_turn, tool_turn
 
 if TYPE_CHECKING:

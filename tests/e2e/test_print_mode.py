@@ -32,7 +32,9 @@ def test_print_mode_tool_session_writes_files_then_continues(pi_env: PiEnv) -> N
     assert (pi_env.project / "a.txt").read_text() == "alpha\n"
     assert (pi_env.project / "b.txt").read_text() == "beta\n"
 
-    pi_env.server.add(tool_turn(ToolUse("read", {"path": "a.txt"}, id="call_r")), text_turn("a.txt says alpha"))
+    pi_env.server.add(
+        tool_turn(ToolUse("read", {"path": "a.txt"}, id="call_r")), text_turn("a.txt says alpha")
+    )
     second = pi_env.run("-p", "-c", "what is in a.txt?")
     assert second.returncode == 0, second.stderr
     assert second.stdout == "a.txt says alpha\n"

@@ -128,7 +128,9 @@ async def _read_piped_stdin() -> str | None:
     return text or None
 
 
-async def _run(setup: PluginSetup, options: RunOptions, app_mode: AppMode, stdin_tty: bool, out: IO[str]) -> int:
+async def _run(
+    setup: PluginSetup, options: RunOptions, app_mode: AppMode, stdin_tty: bool, out: IO[str]
+) -> int:
     from pi_core.runtime.auth_guidance import no_models_available_message
     from pi_core.runtime.host import RuntimeHost, SessionNotFoundError
 
@@ -159,7 +161,10 @@ async def _run(setup: PluginSetup, options: RunOptions, app_mode: AppMode, stdin
         if stdin_text is not None and app_mode == "interactive":
             app_mode = "print"
     if app_mode == "interactive" and importlib.util.find_spec("pi_core.modes.interactive") is None:
-        click.echo("Error: the interactive mode is not part of this build; use -p, --mode json or --mode rpc", err=True)
+        click.echo(
+            "Error: the interactive mode is not part of this build; use -p, --mode json or --mode rpc",
+            err=True,
+        )
         await host.dispose()
         return 1
     if host.session.model is None:
@@ -184,7 +189,9 @@ async def _initial_message(options: RunOptions, stdin_text: str | None, host: An
     if options.file_args:
         try:
             files = await process_file_arguments(
-                options.file_args, host.services.cwd, auto_resize_images=host.services.settings.settings.images.auto_resize
+                options.file_args,
+                host.services.cwd,
+                auto_resize_images=host.services.settings.settings.images.auto_resize,
             )
         except FileArgumentError as error:
             click.echo(f"Error: {error}", err=True)
@@ -266,7 +273,9 @@ def _list_models(host: Any, search: str, out: IO[str]) -> None:
         )  # fmt: skip
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
-        out.write("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() + "\n")
+        out.write(
+            "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() + "\n"
+        )
 
 
 def _tokens(count: int) -> str:
@@ -287,7 +296,9 @@ async def _pick_session(options: RunOptions, cwd: str) -> str | None:
         return None
     for index, info in enumerate(sessions, 1):
         label = info.name or info.first_message.replace("\n", " ")[:60]
-        click.echo(f"{index:3}. {info.modified:%Y-%m-%d %H:%M}  {info.message_count:4} msgs  {label}", err=True)
+        click.echo(
+            f"{index:3}. {info.modified:%Y-%m-%d %H:%M}  {info.message_count:4} msgs  {label}", err=True
+        )
     click.echo("Resume which session? [1] ", err=True, nl=False)
     answer = await asyncio.to_thread(_read_tty_line)
     if answer is None:

@@ -18,14 +18,19 @@ from pydantic import BaseModel
 
 
 def _js_numbers(value: Any) -> Any:
-    """Rewrite integral floats as ints, recursively, so numbers print as JavaScript prints them."""
+    """Rewrite integral floats as ints, recursively, so numbers print as JavaScript prints them.
+
+    Pydantic models met on the way (a list of messages inside a plain dict) are dumped first.
+    """
+    if isinstance(value, BaseModel):
+        value = value.model_dump(mode="json", by_alias=True, exclude_none=True)
     if isinstance(value, float):
         if value.is_integer() and abs(value) < 2**53:
             return int(value)
         return value
     if isinstance(value, dict):
         return {key: _js_numbers(item) for key, item in value.items()}
-    if isinstance(value, list):
+    if isinstance(value, list | tuple):
         return [_js_numbers(item) for item in value]
     return value
 

@@ -67,7 +67,9 @@ async def run_print_mode(
         await host.dispose()
 
 
-def _print_final(host: RuntimeHost, write_out: Callable[[str], None], write_err: Callable[[str], None]) -> int:
+def _print_final(
+    host: RuntimeHost, write_out: Callable[[str], None], write_err: Callable[[str], None]
+) -> int:
     transcript = host.session.messages
     last = transcript[-1] if transcript else None
     if not isinstance(last, AssistantMessage):

@@ -622,7 +622,19 @@ class AgentSession:
 
     async def _auto_compact(self, reason: CompactionReason, *, will_retry: bool) -> dict[str, Any] | None:
         self._emit(CompactionStartEvent(reason=reason))
-        outcome = await self._run_compaction(reason, None)
+        try:
+            outcome = await self._run_compaction(reason, None)
+        except Exception as error:  # a broken strategy must not take the session down
+            logger.warning("auto-compaction failed", exc_info=True)
+            prefix = (
+                "Context overflow recovery failed: " if reason == "overflow" else "Auto-compaction failed: "
+            )
+            self._emit(
+                CompactionEndEvent(
+                    reason=reason, aborted=False, will_retry=False, error_message=prefix + str(error)
+                )
+            )
+            return None
         result = outcome.result.to_json_dict() if outcome.result is not None else None
         self._emit(
             CompactionEndEvent(
@@ -689,7 +701,14 @@ class AgentSession:
         if not self.is_idle:
             await self.abort()
         self._emit(CompactionStartEvent(reason="manual"))
-        outcome = await self._run_compaction("manual", custom_instructions)
+        try:
+            outcome = await self._run_compaction("manual", custom_instructions)
+        except Exception as error:
+            message = f"Compaction failed: {error}"
+            self._emit(
+                CompactionEndEvent(reason="manual", aborted=False, will_retry=False, error_message=message)
+            )
+            raise
         result = outcome.result.to_json_dict() if outcome.result is not None else None
         self._emit(
             CompactionEndEvent(
