@@ -49,7 +49,8 @@ class PluginLoadError(PluginError):
     def __init__(self, *, plugin: str, source: str, problem: str, location: str | None = None) -> None:
         self.problem = problem
         where = f" ({location})" if location else ""
-        message = f"Plugin {plugin!r} from {source}{where} failed to load: {problem}\n  {how_to_skip(plugin, source)}"
+        message = f"Plugin {plugin!r} from {source}{where} failed to load: {problem}"
+        message += f"\n  {how_to_skip(plugin, source)}"
         super().__init__(message, plugin=plugin, source=source, location=location)
 
 

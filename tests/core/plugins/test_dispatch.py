@@ -450,3 +450,17 @@ async def test_unexpected_return_type_is_reported(harness: PluginHarness) -> Non
     harness.add("odd2", session_before_switch=lambda: 42)
     await harness.dispatcher.dispatch("session_before_switch", SessionBeforeSwitchEvent(reason="new"), None)
     assert [r.plugin for r in harness.errors] == ["odd2"]
+
+
+async def test_background_dispatch_errors_surface_in_drain_when_strict() -> None:
+    strict = PluginHarness(strict=True)
+
+    def broken(event: ThinkingLevelSelectEvent) -> None:
+        raise RuntimeError("late")
+
+    strict.add("late", thinking_level_select=broken)
+    await strict.hooks.thinking_level_select(
+        ThinkingLevelSelectEvent(level="high", previous_level="off"), None
+    )
+    with pytest.raises(PluginError, match="'late' failed in hook 'thinking_level_select'"):
+        await strict.dispatcher.drain()

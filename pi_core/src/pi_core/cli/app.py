@@ -29,6 +29,14 @@ class PiGroup(click.Group):
             args = [DEFAULT_COMMAND, *args]
         return super().parse_args(ctx, args)
 
+    def invoke(self, ctx: click.Context) -> Any:
+        from pi_core.errors import PiError
+
+        try:
+            return super().invoke(ctx)
+        except PiError as exc:  # pi's own errors carry a message meant for the user: no traceback
+            raise click.ClickException(str(exc)) from exc
+
     def resolve_command(
         self, ctx: click.Context, args: list[str]
     ) -> tuple[str | None, click.Command | None, list[str]]:

@@ -42,9 +42,9 @@ def plugin_rows(control: PluginControl, *, show_all: bool, cwd: Path | None = No
                 "hooks": pm.hooks_of(record.name),
             }
         )
-    listed = {row["name"] for row in rows}
+    attached = {id(record.error) for record in pm.records.values() if record.error is not None}
     for error in pm.load_errors:
-        if error.plugin not in listed:  # e.g. a missing -e path or a duplicate name
+        if id(error) not in attached:  # e.g. a missing -e path or a refused duplicate name
             rows.append(
                 {
                     "name": error.plugin,

@@ -53,7 +53,12 @@ class PluginSetup:
 
 
 def prepare_plugins(control: PluginControl, *, cwd: Path | None = None) -> PluginSetup:
-    """Load plugins per ``control`` and run their registration hooks."""
+    """Load plugins per ``control`` and run their registration hooks (outside an event loop)."""
+    return asyncio.run(prepare_plugins_async(control, cwd=cwd))
+
+
+async def prepare_plugins_async(control: PluginControl, *, cwd: Path | None = None) -> PluginSetup:
+    """:func:`prepare_plugins` for callers already in an event loop (``/reload``, tests)."""
     from pi_core.plugins.manager import LoadOptions, load_plugins
     from pi_core.plugins.registry import collect_registrations
 
@@ -64,7 +69,7 @@ def prepare_plugins(control: PluginControl, *, cwd: Path | None = None) -> Plugi
         trust_project=control.trust_project,
     )
     pm = load_plugins(options)
-    registrations = asyncio.run(collect_registrations(pm))
+    registrations = await collect_registrations(pm)
     problems = [*pm.load_errors, *registrations.errors]
     return PluginSetup(control, pm, registrations, problems)
 

@@ -8,7 +8,7 @@ when read, so they reflect the current state, and raise once the runtime they be
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from pi_core.ai.abort import AbortSignal
 
@@ -60,6 +60,16 @@ class ExtensionUI(Protocol):
     def set_editor_text(self, text: str) -> None: ...
 
     def get_editor_text(self) -> str: ...
+
+
+DeliverAs = Literal["steer", "followUp", "nextTurn"]
+
+
+class ExecResult(Protocol):
+    stdout: str
+    stderr: str
+    code: int
+    killed: bool
 
 
 class ContextUsage(Protocol):
@@ -121,7 +131,65 @@ class ExtensionContext(Protocol):
         on_error: Callable[[BaseException], None] | None = None,
     ) -> None: ...
 
-    def get_system_prompt(self) -> str: ...
+    def get_system_prompt(self) -> str:
+        """The system prompt on the agent; inside ``before_agent_start`` the value chained so far."""
+        ...
+
+    # --- actions (pi's extension API methods; they raise while the runtime is not bound) -----------
+
+    def send_message(
+        self, message: Any, *, trigger_turn: bool = False, deliver_as: DeliverAs | None = None
+    ) -> None:
+        """Inject a custom message (``InjectedMessage`` or a dict of its shape); spec §4.3.1."""
+        ...
+
+    def send_user_message(
+        self, content: str | Sequence[Any], *, deliver_as: Literal["steer", "followUp"] | None = None
+    ) -> None:
+        """Send a real user message through the prompt pipeline (``input`` source ``extension``)."""
+        ...
+
+    def append_entry(self, custom_type: str, data: Any = None) -> None:
+        """Append a custom entry to the session (state persistence; never sent to the model)."""
+        ...
+
+    def set_session_name(self, name: str) -> None: ...
+
+    def get_session_name(self) -> str | None: ...
+
+    def set_label(self, entry_id: str, label: str | None) -> None: ...
+
+    async def exec(
+        self,
+        command: str,
+        args: Sequence[str] = (),
+        *,
+        signal: AbortSignal | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 (pi's API: milliseconds, kills the process)
+        cwd: str | None = None,
+    ) -> ExecResult:
+        """Run a program without a shell; never raises for the program's failure (code 1 on spawn errors)."""
+        ...
+
+    def get_active_tools(self) -> list[str]: ...
+
+    def get_all_tools(self) -> list[Any]: ...
+
+    def set_active_tools(self, names: Sequence[str]) -> None: ...
+
+    def get_commands(self) -> list[Any]: ...
+
+    async def set_model(self, model: Any) -> bool:
+        """Switch model; ``False`` when no credentials are configured for it."""
+        ...
+
+    def get_thinking_level(self) -> str: ...
+
+    def set_thinking_level(self, level: str) -> None: ...
+
+    def get_flag(self, name: str) -> Any:
+        """Value of a flag registered through ``register_flags`` (name without ``--``), or ``None``."""
+        ...
 
 
 class SessionChangeResult(Protocol):

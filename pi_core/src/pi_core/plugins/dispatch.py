@@ -302,9 +302,15 @@ class Dispatcher:
         return task
 
     async def drain(self) -> None:
-        """Wait for every background dispatch still running (call before shutting down)."""
+        """Wait for every background dispatch still running (call before shutting down).
+
+        Handler errors were already isolated and reported; what is left (strict mode) is raised here.
+        """
         while self._tasks:
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+            results = await asyncio.gather(*list(self._tasks), return_exceptions=True)
+            for result in results:
+                if isinstance(result, Exception):
+                    raise result
 
 
 # --- hooks with their own combination -------------------------------------------------------------

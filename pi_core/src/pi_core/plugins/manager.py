@@ -146,6 +146,11 @@ class PiPluginManager(pluggy.PluginManager):
                 plugin=record.name, source=record.source, location=record.where, problem=str(exc)
             ) from exc
         problem = self._validate(plugin)
+        if problem is None:
+            try:
+                self.check_pending()  # pluggy's own check, now that this plugin is known to be clean
+            except pluggy.PluginValidationError as exc:
+                problem = str(exc)
         if problem is not None:
             self.unregister(plugin)
             raise PluginValidationError(
@@ -155,7 +160,7 @@ class PiPluginManager(pluggy.PluginManager):
 
     def _validate(self, plugin: object) -> str | None:
         """pluggy's ``check_pending`` for one plugin, with a did-you-mean; wrappers are refused."""
-        known = [name for name in vars(self.hook) if not name.startswith("_")]
+        known = [name for name, caller in vars(self.hook).items() if getattr(caller, "spec", None)]
         for caller in self.get_hookcallers(plugin) or ():
             for impl in caller.get_hookimpls():
                 if impl.plugin is not plugin:

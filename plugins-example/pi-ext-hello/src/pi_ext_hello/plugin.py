@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pi_core import hookimpl
 from pi_core.agent.tools import AgentTool, AgentToolResult
 from pi_core.ai.messages import TextContent
+
+from pi_core import hookimpl
 
 PARAMETERS = {
     "type": "object",
@@ -16,9 +17,7 @@ PARAMETERS = {
 }
 
 
-async def say_hello(
-    tool_call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any
-) -> AgentToolResult:
+async def say_hello(tool_call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any) -> AgentToolResult:
     name = params["name"]
     return AgentToolResult(content=[TextContent(text=f"Hello, {name}!")], details={"greeted": name})
 

@@ -1,0 +1,135 @@
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pi_core.plugins import events, hookspecs
+from pi_core.plugins.combine import EVENT_HOOKS, Combine
+from pi_core.plugins.dispatch import Hooks
+
+ROOT = Path(__file__).resolve().parents[2]
+V0731_EVENTS = {
+    "session_start", "resources_discover", "session_before_switch", "session_before_fork",
+    "session_before_compact", "session_compact", "session_before_tree", "session_tree", "session_shutdown",
+    "input", "before_agent_start", "agent_start", "agent_end", "turn_start", "turn_end", "message_start",
+    "message_update", "message_end", "context", "before_provider_request", "after_provider_response",
+    "tool_execution_start", "tool_call", "tool_execution_update", "tool_result", "tool_execution_end",
+    "model_select", "thinking_level_select", "user_bash",
+}  # fmt: skip
+SPEC_FUNCTIONS = [
+    obj for _, obj in inspect.getmembers(hookspecs, inspect.isfunction) if hasattr(obj, "pi_spec")
+]
+
+
+def test_event_hooks_are_exactly_pis_29_events() -> None:
+    assert len(V0731_EVENTS) == 29
+    assert set(EVENT_HOOKS) == V0731_EVENTS
+
+
+def test_registration_hooks_are_declared() -> None:
+    names = {f.__name__ for f in SPEC_FUNCTIONS} - V0731_EVENTS
+    assert names == set(hookspecs.REGISTRATION_HOOKS)
+    for name in hookspecs.REGISTRATION_HOOKS:
+        assert list(inspect.signature(getattr(hookspecs, name)).parameters) == ["register"]
+
+
+def test_facade_covers_exactly_the_event_hooks() -> None:
+    methods = {
+        name
+        for name, fn in inspect.getmembers(Hooks, inspect.iscoroutinefunction)
+        if not name.startswith("_")
+    }
+    assert methods == set(EVENT_HOOKS)
+    for name in methods:
+        assert list(inspect.signature(getattr(Hooks, name)).parameters) == ["self", "event", "ctx"]
+
+
+@pytest.mark.parametrize("spec", SPEC_FUNCTIONS, ids=lambda f: f.__name__)
+def test_hookspec_docstring_follows_the_template(spec: object) -> None:
+    doc = inspect.getdoc(spec) or ""
+    for section in ("Combine:", ":param", ":returns:", "Errors:", "Example::", ".. versionadded::"):
+        assert section in doc, f"{spec.__name__} lacks {section!r}"  # type: ignore[attr-defined]
+    info = EVENT_HOOKS.get(spec.__name__)  # type: ignore[attr-defined]
+    if info is not None:
+        assert list(inspect.signature(spec).parameters) == ["event", "ctx"]  # type: ignore[arg-type]
+        assert f"Combine: {info.combine.name}" in doc
+
+
+def test_event_hooks_never_use_pluggy_call_options() -> None:
+    for spec in SPEC_FUNCTIONS:
+        options = spec.pi_spec  # type: ignore[attr-defined]
+        assert not options.get("firstresult") and not options.get("historic")
+
+
+def test_combination_rules_match_spec_table() -> None:
+    expected = {
+        "tool_call": Combine.BLOCK_OR_LAST,
+        "user_bash": Combine.FIRST,
+        "tool_result": Combine.PATCH_CHAIN,
+        "context": Combine.CHAIN,
+        "message_end": Combine.CHAIN,
+        "before_provider_request": Combine.CHAIN,
+        "resources_discover": Combine.ACCUMULATE,
+        **{f"session_before_{x}": Combine.CANCEL_OR_LAST for x in ("switch", "fork", "compact", "tree")},
+    }
+    for name, combine in expected.items():
+        assert EVENT_HOOKS[name].combine is combine
+    assert EVENT_HOOKS["thinking_level_select"].fire_and_forget
+
+
+def test_every_event_hook_has_a_test_hook_function() -> None:
+    text = "\n".join(p.read_text() for p in (ROOT / "tests").rglob("test_*.py"))
+    missing = [name for name in EVENT_HOOKS if not re.search(rf"def test_hook_{name}\b", text)]
+    assert missing == []
+
+
+def test_event_models_are_typed_and_camel_cased() -> None:
+    for name, info in EVENT_HOOKS.items():
+        model = info.event_type
+        assert model.model_fields["type"].default == name
+        for models in (model, info.result_type):
+            if models is None:
+                continue
+            for field_name, field in models.model_fields.items():
+                if "_" in field_name:
+                    assert field.alias and "_" not in field.alias, (models.__name__, field_name)
+    dumped = events.ToolCallEvent(tool_call_id="1", tool_name="bash", input={}).to_json_dict()
+    assert dumped == {"type": "tool_call", "toolCallId": "1", "toolName": "bash", "input": {}}
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+    return found
+
+
+def test_plugins_layer_imports_only_layers_above_it() -> None:
+    forbidden = ("pi_core.runtime", "pi_core.modes", "pi_core.cli", "pi_builtin_")
+    for path in (ROOT / "pi_core" / "src" / "pi_core" / "plugins").rglob("*.py"):
+        bad = [m for m in _imports(path) if m.startswith(forbidden)]
+        assert bad == [], f"{path.name} imports {bad}"
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"]])
+def test_fast_paths_import_no_heavy_modules(argv: list[str]) -> None:
+    code = (
+        "import sys\n"
+        "from pi_core.cli.app import cli\n"
+        f"try:\n    cli.main({argv!r}, prog_name='pi')\n"
+        "except SystemExit:\n    pass\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
+        "{'pydantic', 'anthropic', 'openai', 'prompt_toolkit', 'pi_core.plugins'} or m == 'rich.markdown')\n"
+        "sys.stderr.write(repr(heavy))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stderr == "[]"
