@@ -226,3 +226,50 @@ async def test_agent_loop_iterator_yields_events() -> None:
     _, config = setup([text_message("x")])
     kinds = [e.type async for e in agent_loop([user("hi")], AgentContext(), config)]
     assert kinds[0] == "agent_start" and kinds[-1] == "agent_end"
+
+
+async def test_loop_sequential_mode_and_terminate() -> None:
+    log: list[str] = []
+
+    async def stop_tool(
+        tool_call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any
+    ) -> AgentToolResult:
+        log.append(f"run {tool_call_id}")
+        return AgentToolResult(content=[TextContent(text="stop")], terminate=True)
+
+    tool = AgentTool(
+        name="halt",
+        label="halt",
+        description="halt",
+        parameters={"type": "object", "properties": {}},
+        execute=stop_tool,
+        execution_mode="sequential",
+    )
+    calls = tool_call_message(("c1", "halt", {}), ("c2", "halt", {}))
+    provider, config = setup([calls])
+    events, added = await run([user("go")], AgentContext(tools=[tool]), config)
+    kinds = [e.type for e in events if e.type.startswith("tool_execution") or e.type == "message_end"]
+    # sequential: start, end, result message for c1 before c2 starts
+    assert kinds[kinds.index("tool_execution_start") :][:4] == [
+        "tool_execution_start",
+        "tool_execution_end",
+        "message_end",
+        "tool_execution_start",
+    ]
+    assert log == ["run c1", "run c2"]
+    # every result asked to terminate: no second model call
+    assert len(provider.requests) == 1 and added[-1].role == "toolResult"
+    assert events[-1].type == "agent_end"
+
+
+async def test_loop_continue_preconditions() -> None:
+    import pytest
+    from pi_core.agent.loop import agent_loop_continue
+    from pi_core.ai.messages import AssistantMessage
+
+    _, config = setup([])
+    with pytest.raises(ValueError, match="Cannot continue: no messages in context"):
+        agent_loop_continue(AgentContext(), config)
+    done = AssistantMessage(api="faux", provider="faux", model="faux-1")
+    with pytest.raises(ValueError, match="Cannot continue from message role: assistant"):
+        agent_loop_continue(AgentContext(messages=[user("x"), done]), config)

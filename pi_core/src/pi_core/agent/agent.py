@@ -67,7 +67,7 @@ class PendingMessageQueue:
 @dataclass
 class AgentState:
     system_prompt: str = ""
-    model: Model = UNKNOWN_MODEL
+    model: Model = field(default_factory=lambda: UNKNOWN_MODEL.model_copy())
     thinking_level: ThinkingLevel = "off"
     tools: list[AgentTool] = field(default_factory=list)
     messages: list[AgentMessage] = field(default_factory=list)

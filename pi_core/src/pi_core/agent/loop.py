@@ -31,6 +31,7 @@ from pi_core.agent.events import (
 )
 from pi_core.agent.tools import AgentTool, AgentToolResult, ToolError
 from pi_core.agent.validation import validate_tool_arguments
+from pi_core.ai._fast import construct
 from pi_core.ai.abort import AbortSignal
 from pi_core.ai.messages import (
     AgentMessage,
@@ -42,6 +43,7 @@ from pi_core.ai.messages import (
 )
 from pi_core.ai.provider import (
     AssistantMessageStream,
+    CacheRetention,
     Context,
     Model,
     OnPayload,
@@ -139,6 +141,7 @@ class AgentLoopConfig:
     max_retries: int | None = None
     timeout_ms: int | None = None
     headers: dict[str, str] | None = None
+    cache_retention: CacheRetention | None = None
     #: Rewrite the agent messages before each provider call (the ``context`` hook).
     transform_context: Callable[[list[AgentMessage], AbortSignal | None], Any] | None = None
     #: Resolve the API key per call (expiring tokens); falls back to ``api_key``.
@@ -337,6 +340,7 @@ async def _stream_assistant_response(
         on_payload=config.on_payload,
         on_response=config.on_response,
         headers=config.headers,
+        cache_retention=config.cache_retention,
         timeout_ms=config.timeout_ms,
         max_retries=config.max_retries,
         max_retry_delay_ms=config.max_retry_delay_ms,
@@ -346,7 +350,7 @@ async def _stream_assistant_response(
     response = config.stream_fn(config.model, llm_context, options)
 
     added_partial = False
-    construct_update = MessageUpdateEvent.model_construct
+    update_type = "message_update"
     async for event in response:
         kind = event.type
         if kind == "start":
@@ -357,7 +361,8 @@ async def _stream_assistant_response(
         elif kind == "done" or kind == "error":
             break
         elif added_partial:
-            await emit(construct_update(message=event.partial, assistant_message_event=event))  # type: ignore[union-attr]
+            update = {"type": update_type, "message": event.partial, "assistant_message_event": event}  # type: ignore[union-attr]
+            await emit(construct(MessageUpdateEvent, update))
     final = await response.result()
     if added_partial:
         current.messages[-1] = final

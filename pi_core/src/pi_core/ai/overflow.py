@@ -46,11 +46,13 @@ NON_OVERFLOW_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
 def is_context_overflow(message: AssistantMessage, context_window: int | None = None) -> bool:
     """Whether ``message`` reports that the request did not fit the model's context window."""
     text = message.error_message
-    if message.stop_reason == "error" and text:
-        if not any(p.search(text) for p in NON_OVERFLOW_PATTERNS) and any(
-            p.search(text) for p in OVERFLOW_PATTERNS
-        ):
-            return True
+    if (
+        message.stop_reason == "error"
+        and text
+        and not any(p.search(text) for p in NON_OVERFLOW_PATTERNS)
+        and any(p.search(text) for p in OVERFLOW_PATTERNS)
+    ):
+        return True
     usage = message.usage
     if context_window and message.stop_reason == "stop" and usage.input + usage.cache_read > context_window:
         return True

@@ -156,8 +156,10 @@ class LoopbackLLMServer:
 
     def start(self) -> LoopbackLLMServer:
         self._server = _Server(self._state)
+        server = self._server
+        # A short poll interval keeps shutdown (once per test) fast.
         self._thread = threading.Thread(
-            target=self._server.serve_forever, name="pi-loopback-llm", daemon=True
+            target=lambda: server.serve_forever(poll_interval=0.01), name="pi-loopback-llm", daemon=True
         )
         self._thread.start()
         return self

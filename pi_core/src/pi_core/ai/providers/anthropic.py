@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from pi_core.ai._fast import construct
 from pi_core.ai.cost import calculate_cost
 from pi_core.ai.event_stream import AssistantMessageEventStream
 from pi_core.ai.json_parse import parse_streaming_json
@@ -375,23 +376,36 @@ async def _consume(
             if dtype == "text_delta" and isinstance(block, TextContent):
                 block.text += delta.text
                 push(
-                    TextDeltaEvent.model_construct(
-                        type="text_delta", content_index=at, delta=delta.text, partial=output
+                    construct(
+                        TextDeltaEvent,
+                        {"type": "text_delta", "content_index": at, "delta": delta.text, "partial": output},
                     )
                 )
             elif dtype == "thinking_delta" and isinstance(block, ThinkingContent):
                 block.thinking += delta.thinking
                 push(
-                    ThinkingDeltaEvent.model_construct(
-                        type="thinking_delta", content_index=at, delta=delta.thinking, partial=output
+                    construct(
+                        ThinkingDeltaEvent,
+                        {
+                            "type": "thinking_delta",
+                            "content_index": at,
+                            "delta": delta.thinking,
+                            "partial": output,
+                        },
                     )
                 )
             elif dtype == "input_json_delta" and isinstance(block, ToolCall):
                 raw_json[at] += delta.partial_json
                 block.arguments = parse_streaming_json(raw_json[at])
                 push(
-                    ToolCallDeltaEvent.model_construct(
-                        type="toolcall_delta", content_index=at, delta=delta.partial_json, partial=output
+                    construct(
+                        ToolCallDeltaEvent,
+                        {
+                            "type": "toolcall_delta",
+                            "content_index": at,
+                            "delta": delta.partial_json,
+                            "partial": output,
+                        },
                     )
                 )
             elif dtype == "signature_delta" and isinstance(block, ThinkingContent):

@@ -10,6 +10,7 @@ import contextlib
 import json
 from typing import Any
 
+from pi_core.ai._fast import construct
 from pi_core.ai.cost import calculate_cost
 from pi_core.ai.event_stream import AssistantMessageEventStream
 from pi_core.ai.json_parse import parse_streaming_json
@@ -331,6 +332,13 @@ def parse_usage(raw: Any, model: Model) -> Usage:
     return usage
 
 
+class _Usage:
+    """Attribute access over a raw usage dict (as found in a choice's extra fields)."""
+
+    def __init__(self, raw: dict[str, Any]) -> None:
+        self.__dict__.update(raw)
+
+
 def map_finish_reason(reason: str) -> tuple[str, str | None]:
     if reason in ("stop", "end"):
         return "stop", None
@@ -422,8 +430,10 @@ async def _consume(
         if not choices:
             continue
         choice = choices[0]
-        if not getattr(chunk, "usage", None) and getattr(choice, "usage", None):
-            output.usage = parse_usage(choice.usage, model)
+        choice_extra = choice.model_extra
+        if choice_extra and not getattr(chunk, "usage", None) and choice_extra.get("usage"):
+            # Some servers (e.g. Moonshot) report usage on the choice instead of the chunk.
+            output.usage = parse_usage(_Usage(choice_extra["usage"]), model)
         if choice.finish_reason:
             saw_finish = True
             mapped, error = map_finish_reason(choice.finish_reason)
@@ -441,8 +451,14 @@ async def _consume(
                 push(TextStartEvent(content_index=len(blocks) - 1, partial=output))
             text_block.text += content
             push(
-                TextDeltaEvent.model_construct(
-                    type="text_delta", content_index=index_of(text_block), delta=content, partial=output
+                construct(
+                    TextDeltaEvent,
+                    {
+                        "type": "text_delta",
+                        "content_index": index_of(text_block),
+                        "delta": content,
+                        "partial": output,
+                    },
                 )
             )
         extra = delta.model_extra or {}
@@ -455,11 +471,14 @@ async def _consume(
                     push(ThinkingStartEvent(content_index=len(blocks) - 1, partial=output))
                 thinking_block.thinking += value
                 push(
-                    ThinkingDeltaEvent.model_construct(
-                        type="thinking_delta",
-                        content_index=index_of(thinking_block),
-                        delta=value,
-                        partial=output,
+                    construct(
+                        ThinkingDeltaEvent,
+                        {
+                            "type": "thinking_delta",
+                            "content_index": index_of(thinking_block),
+                            "delta": value,
+                            "partial": output,
+                        },
                     )
                 )
                 break
@@ -488,8 +507,14 @@ async def _consume(
                 raw_args[id(block)] += piece
                 block.arguments = parse_streaming_json(raw_args[id(block)])
             push(
-                ToolCallDeltaEvent.model_construct(
-                    type="toolcall_delta", content_index=index_of(block), delta=piece, partial=output
+                construct(
+                    ToolCallDeltaEvent,
+                    {
+                        "type": "toolcall_delta",
+                        "content_index": index_of(block),
+                        "delta": piece,
+                        "partial": output,
+                    },
                 )
             )
         details = extra.get("reasoning_details")

@@ -6,6 +6,7 @@ import json
 import re
 from typing import Any
 
+from pi_core.ai._fast import construct
 from pi_core.ai.cost import calculate_cost
 from pi_core.ai.event_stream import AssistantMessageEventStream
 from pi_core.ai.json_parse import parse_streaming_json
@@ -306,16 +307,23 @@ async def _consume(
             if current_type == "message" and isinstance(current, TextContent):
                 current.text += event.delta
                 push(
-                    TextDeltaEvent.model_construct(
-                        type="text_delta", content_index=at, delta=event.delta, partial=output
+                    construct(
+                        TextDeltaEvent,
+                        {"type": "text_delta", "content_index": at, "delta": event.delta, "partial": output},
                     )
                 )
         elif kind == "response.reasoning_summary_text.delta" or kind == "response.reasoning_text.delta":
             if current_type == "reasoning" and isinstance(current, ThinkingContent):
                 current.thinking += event.delta
                 push(
-                    ThinkingDeltaEvent.model_construct(
-                        type="thinking_delta", content_index=at, delta=event.delta, partial=output
+                    construct(
+                        ThinkingDeltaEvent,
+                        {
+                            "type": "thinking_delta",
+                            "content_index": at,
+                            "delta": event.delta,
+                            "partial": output,
+                        },
                     )
                 )
         elif kind == "response.function_call_arguments.delta":
@@ -323,8 +331,14 @@ async def _consume(
                 raw_args += event.delta
                 current.arguments = parse_streaming_json(raw_args)
                 push(
-                    ToolCallDeltaEvent.model_construct(
-                        type="toolcall_delta", content_index=at, delta=event.delta, partial=output
+                    construct(
+                        ToolCallDeltaEvent,
+                        {
+                            "type": "toolcall_delta",
+                            "content_index": at,
+                            "delta": event.delta,
+                            "partial": output,
+                        },
                     )
                 )
         elif kind == "response.created":

@@ -1,0 +1,289 @@
+"""The model registry: the built-in catalogue plus ``<agentDir>/models.json`` (spec §11, pi docs/models.md).
+
+``ModelRegistry.load()`` (re)reads models.json; a broken file is reported in ``error`` and ignored
+(built-ins stay). Provider-level ``baseUrl``/``compat``/``headers`` apply to that provider's
+built-in models, ``modelOverrides`` patch single built-ins, custom ``models`` are upserted by id.
+Plugins add providers through :meth:`ModelRegistry.register_provider` with the same
+:class:`ProviderConfig` shape.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from pi_core.ai.auth import AuthStorage, agent_dir, resolve_config_value
+from pi_core.ai.provider import Model, ModelCost, ProviderConfig, ProviderModelConfig
+
+MODEL_DEFAULTS: dict[str, Any] = {"context_window": 128000, "max_tokens": 16384}
+
+
+@cache
+def _catalogue() -> dict[str, list[dict[str, Any]]]:
+    text = resources.files("pi_core.ai").joinpath("catalogue.json").read_text(encoding="utf-8")
+    data: dict[str, list[dict[str, Any]]] = json.loads(text)
+    return data
+
+
+def builtin_models() -> list[Model]:
+    """Fresh copies of the built-in Anthropic and OpenAI models (values from pi-ai's catalogue)."""
+    return [Model.model_validate(entry) for entries in _catalogue().values() for entry in entries]
+
+
+def builtin_providers() -> list[str]:
+    return list(_catalogue())
+
+
+# --- models.json ----------------------------------------------------------------------------------
+
+
+def strip_json_comments(text: str) -> str:
+    """Drop ``//`` line comments and trailing commas outside strings (pi accepts both since 0.73)."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    in_string = False
+    while i < n:
+        ch = text[i]
+        if in_string:
+            out.append(ch)
+            if ch == "\\" and i + 1 < n:
+                out.append(text[i + 1])
+                i += 2
+                continue
+            if ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+            out.append(ch)
+        elif ch == "/" and i + 1 < n and text[i + 1] == "/":
+            while i < n and text[i] != "\n":
+                i += 1
+            continue
+        elif ch in "}]":
+            # A trailing comma before a closing bracket: remove it (and the whitespace after it).
+            j = len(out) - 1
+            while j >= 0 and out[j] in " \t\r\n":
+                j -= 1
+            if j >= 0 and out[j] == ",":
+                del out[j]
+            out.append(ch)
+        else:
+            out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+class ModelsJsonError(ValueError):
+    pass
+
+
+def parse_models_json(text: str, path: Path, builtin_provider_ids: set[str]) -> dict[str, ProviderConfig]:
+    """Validate a models.json text; raises :class:`ModelsJsonError` with pi's messages."""
+    try:
+        data = json.loads(strip_json_comments(text))
+    except json.JSONDecodeError as error:
+        raise ModelsJsonError(f"Failed to parse models.json: {error}\n\nFile: {path}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("providers", {}), dict):
+        raise ModelsJsonError(
+            f"Invalid models.json schema:\n  - providers: must be an object\n\nFile: {path}"
+        )
+    configs: dict[str, ProviderConfig] = {}
+    problems: list[str] = []
+    for name, raw in data.get("providers", {}).items():
+        try:
+            config = ProviderConfig.model_validate({**raw, "id": name} if isinstance(raw, dict) else raw)
+        except ValidationError as error:
+            for err in error.errors():
+                where = ".".join(str(p) for p in ("providers", name, *err["loc"]))
+                problems.append(f"  - {where}: {err['msg']}")
+            continue
+        configs[name] = config
+    if problems:
+        raise ModelsJsonError("Invalid models.json schema:\n" + "\n".join(problems) + f"\n\nFile: {path}")
+    for name, config in configs.items():
+        _check_provider(name, config, name in builtin_provider_ids)
+    return configs
+
+
+def _check_provider(name: str, config: ProviderConfig, builtin: bool) -> None:
+    if not (config.base_url or config.headers or config.compat or config.model_overrides or config.models):
+        raise ModelsJsonError(
+            f'Provider {name}: must specify "baseUrl", "headers", "compat", "modelOverrides", or "models".'
+        )
+    if config.models and not builtin:
+        if not config.base_url:
+            raise ModelsJsonError(f'Provider {name}: "baseUrl" is required when defining custom models.')
+        if not config.api_key:
+            raise ModelsJsonError(f'Provider {name}: "apiKey" is required when defining custom models.')
+    for model in config.models or []:
+        if not (model.api or config.api) and not builtin:
+            raise ModelsJsonError(
+                f'Provider {name}, model {model.id}: no "api" specified. Set at provider or model level.'
+            )
+        if model.context_window is not None and model.context_window <= 0:
+            raise ModelsJsonError(f"Provider {name}, model {model.id}: invalid contextWindow")
+        if model.max_tokens is not None and model.max_tokens <= 0:
+            raise ModelsJsonError(f"Provider {name}, model {model.id}: invalid maxTokens")
+
+
+def _apply_override(model: Model, override: dict[str, Any]) -> Model:
+    patch = Model.model_validate(
+        {
+            **model.to_json_dict(),
+            **{
+                k: v
+                for k, v in override.items()
+                if k not in ("thinkingLevelMap", "cost", "compat", "headers")
+            },
+        }
+    )
+    if "thinkingLevelMap" in override:
+        patch.thinking_level_map = {**(model.thinking_level_map or {}), **override["thinkingLevelMap"]}
+    if "cost" in override:
+        patch.cost = ModelCost.model_validate({**model.cost.to_json_dict(), **override["cost"]})
+    if "compat" in override:
+        patch.compat = {**(model.compat or {}), **override["compat"]}
+    if "headers" in override:
+        patch.headers = {**(model.headers or {}), **override["headers"]}
+    return patch
+
+
+def _custom_model(config: ProviderConfig, entry: ProviderModelConfig, base: Model | None) -> Model:
+    fields: dict[str, Any] = {
+        "id": entry.id,
+        "name": entry.name or (base.name if base else entry.id),
+        "api": entry.api or config.api or (base.api if base else ""),
+        "provider": config.id,
+        "base_url": entry.base_url or config.base_url or (base.base_url if base else ""),
+        "reasoning": entry.reasoning if entry.reasoning is not None else False,
+        "thinking_level_map": entry.thinking_level_map,
+        "input": entry.input or ["text"],
+        "cost": entry.cost or {},
+        "context_window": entry.context_window or MODEL_DEFAULTS["context_window"],
+        "max_tokens": entry.max_tokens or MODEL_DEFAULTS["max_tokens"],
+        "headers": entry.headers,
+        "compat": {**(config.compat or {}), **(entry.compat or {})} or None,
+    }
+    return Model.model_validate(fields)
+
+
+# --- the registry ---------------------------------------------------------------------------------
+
+
+@dataclass
+class _Source:
+    config: ProviderConfig
+    plugin: bool
+
+
+class ModelRegistry:
+    """All models (built-in, models.json, plugin providers) and the auth needed to call them."""
+
+    def __init__(self, auth: AuthStorage | None = None, models_json: Path | None = None) -> None:
+        self.auth = auth if auth is not None else AuthStorage()
+        self.models_json_path = models_json if models_json is not None else agent_dir() / "models.json"
+        self.error: str | None = None
+        self._configs: dict[str, _Source] = {}
+        self._plugin_configs: dict[str, ProviderConfig] = {}
+        self._models: list[Model] = []
+        self.load()
+
+    def register_provider(self, config: ProviderConfig) -> None:
+        """A provider from a plugin (same shape as a models.json provider; ``id`` is its name)."""
+        if not config.id:
+            raise ValueError("ProviderConfig.id (the provider name) is required to register a provider")
+        _check_provider(config.id, config, config.id in set(builtin_providers()))
+        self._plugin_configs[config.id] = config
+        self.load()
+
+    def load(self) -> None:
+        """(Re)build the model list; models.json errors go to ``error`` and the file is ignored."""
+        self.error = None
+        configs: dict[str, _Source] = {name: _Source(c, True) for name, c in self._plugin_configs.items()}
+        try:
+            text = self.models_json_path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            text = None
+        if text is not None:
+            try:
+                for name, config in parse_models_json(
+                    text, self.models_json_path, set(builtin_providers())
+                ).items():
+                    configs[name] = _Source(config, False)
+            except ModelsJsonError as error:
+                self.error = str(error)
+        self._configs = configs
+        models = builtin_models()
+        for source in configs.values():
+            models = self._merge(models, source.config)
+        self._models = models
+
+    @staticmethod
+    def _merge(models: list[Model], config: ProviderConfig) -> list[Model]:
+        merged: list[Model] = []
+        for model in models:
+            if model.provider == config.id:
+                if config.base_url:
+                    model.base_url = config.base_url
+                if config.compat:
+                    model.compat = {**(model.compat or {}), **config.compat}
+                override = (config.model_overrides or {}).get(model.id)
+                if override:
+                    model = _apply_override(model, override)
+            merged.append(model)
+        for entry in config.models or []:
+            base = next((m for m in merged if m.provider == config.id and m.id == entry.id), None)
+            custom = _custom_model(config, entry, base)
+            merged = [m for m in merged if not (m.provider == config.id and m.id == entry.id)]
+            merged.append(custom)
+        return merged
+
+    # --- queries ----------------------------------------------------------------------------------
+
+    def all(self) -> list[Model]:
+        return list(self._models)
+
+    def providers(self) -> list[str]:
+        return sorted({m.provider for m in self._models})
+
+    def find(self, provider: str, model_id: str) -> Model | None:
+        return next((m for m in self._models if m.provider == provider and m.id == model_id), None)
+
+    def provider_config(self, provider: str) -> ProviderConfig | None:
+        source = self._configs.get(provider)
+        return source.config if source else None
+
+    def has_auth(self, provider: str) -> bool:
+        config = self.provider_config(provider)
+        return self.auth.has_auth(provider, config.api_key if config else None)
+
+    def available(self) -> list[Model]:
+        """Models whose provider has configured auth (no commands are run to decide)."""
+        ok = {p: self.has_auth(p) for p in {m.provider for m in self._models}}
+        return [m for m in self._models if ok[m.provider]]
+
+    def get_api_key(self, model: Model) -> str | None:
+        """Auth storage / env first, then the models.json ``apiKey`` (resolved now, not cached)."""
+        config = self.provider_config(model.provider)
+        return self.auth.get_api_key(model.provider, config.api_key if config else None)
+
+    def request_headers(self, model: Model) -> dict[str, str]:
+        """Provider headers + model headers, values resolved (``!cmd`` / env name / literal)."""
+        config = self.provider_config(model.provider)
+        headers: dict[str, str] = {}
+        raw: dict[str, str] = {**(model.headers or {})}
+        if config and config.headers:
+            raw.update(config.headers)
+        for key, value in raw.items():
+            headers[key] = resolve_config_value(value)
+        if config and config.auth_header:
+            api_key = self.get_api_key(model)
+            if api_key:
+                headers["Authorization"] = f"Bearer {api_key}"
+        return headers

@@ -1,0 +1,300 @@
+"""Finding models by what a user typed (pi's model-resolver, spec §11.3) and ``--list-models`` output."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+
+from pi_core.ai.provider import THINKING_LEVELS, Model, ThinkingLevel
+
+DEFAULT_MODEL_PER_PROVIDER: dict[str, str] = {
+    "amazon-bedrock": "us.anthropic.claude-opus-4-6-v1",
+    "anthropic": "claude-opus-4-7",
+    "openai": "gpt-5.4",
+    "azure-openai-responses": "gpt-5.4",
+    "openai-codex": "gpt-5.5",
+    "deepseek": "deepseek-v4-pro",
+    "google": "gemini-3.1-pro-preview",
+    "google-vertex": "gemini-3.1-pro-preview",
+    "github-copilot": "gpt-5.4",
+    "openrouter": "moonshotai/kimi-k2.6",
+    "vercel-ai-gateway": "zai/glm-5.1",
+    "xai": "grok-4.20-0309-reasoning",
+    "groq": "openai/gpt-oss-120b",
+    "cerebras": "zai-glm-4.7",
+    "zai": "glm-5.1",
+    "mistral": "devstral-medium-latest",
+    "minimax": "MiniMax-M2.7",
+    "minimax-cn": "MiniMax-M2.7",
+    "moonshotai": "kimi-k2.6",
+    "moonshotai-cn": "kimi-k2.6",
+    "huggingface": "moonshotai/Kimi-K2.6",
+    "fireworks": "accounts/fireworks/models/kimi-k2p6",
+    "opencode": "kimi-k2.6",
+    "opencode-go": "kimi-k2.6",
+    "kimi-coding": "kimi-for-coding",
+    "cloudflare-workers-ai": "@cf/moonshotai/kimi-k2.6",
+    "cloudflare-ai-gateway": "workers-ai/@cf/moonshotai/kimi-k2.6",
+    "xiaomi": "mimo-v2.5-pro",
+    "xiaomi-token-plan-cn": "mimo-v2.5-pro",
+    "xiaomi-token-plan-ams": "mimo-v2.5-pro",
+    "xiaomi-token-plan-sgp": "mimo-v2.5-pro",
+}
+
+_DATED = re.compile(r"-\d{8}$")
+
+
+class ModelNotFoundError(LookupError):
+    pass
+
+
+@dataclass
+class ResolvedModel:
+    model: Model
+    thinking_level: ThinkingLevel | None = None
+    warning: str | None = None
+
+
+def _is_alias(model_id: str) -> bool:
+    return model_id.endswith("-latest") or not _DATED.search(model_id)
+
+
+def find_exact_model(reference: str, models: list[Model]) -> Model | None:
+    """``provider/id`` or a bare id (case-insensitive); an ambiguous bare id matches nothing."""
+    ref = reference.strip()
+    if not ref:
+        return None
+    lower = ref.lower()
+    canonical = [m for m in models if f"{m.provider}/{m.id}".lower() == lower]
+    if len(canonical) == 1:
+        return canonical[0]
+    if canonical:
+        return None
+    if "/" in ref:
+        provider, _, model_id = ref.partition("/")
+        provider, model_id = provider.strip().lower(), model_id.strip().lower()
+        if provider and model_id:
+            hits = [m for m in models if m.provider.lower() == provider and m.id.lower() == model_id]
+            if len(hits) == 1:
+                return hits[0]
+            if hits:
+                return None
+    ids = [m for m in models if m.id.lower() == lower]
+    return ids[0] if len(ids) == 1 else None
+
+
+def _match(pattern: str, models: list[Model]) -> Model | None:
+    exact = find_exact_model(pattern, models)
+    if exact is not None:
+        return exact
+    needle = pattern.lower()
+    hits = [m for m in models if needle in m.id.lower() or needle in (m.name or "").lower()]
+    if not hits:
+        return None
+    aliases = [m for m in hits if _is_alias(m.id)]
+    pool = aliases or hits
+    return max(pool, key=lambda m: m.id)
+
+
+def parse_model_pattern(
+    pattern: str, models: list[Model], allow_invalid_level: bool = True
+) -> ResolvedModel | None:
+    """Match ``pattern`` (optionally ``pattern:level``); ``None`` when nothing matches."""
+    model = _match(pattern, models)
+    if model is not None:
+        return ResolvedModel(model)
+    if ":" not in pattern:
+        return None
+    prefix, _, suffix = pattern.rpartition(":")
+    if suffix in THINKING_LEVELS:
+        inner = parse_model_pattern(prefix, models, allow_invalid_level)
+        if inner is None:
+            return None
+        return ResolvedModel(inner.model, None if inner.warning else suffix, inner.warning)
+    if not allow_invalid_level:
+        return None
+    inner = parse_model_pattern(prefix, models, allow_invalid_level)
+    if inner is None:
+        return None
+    return ResolvedModel(
+        inner.model, None, f'Invalid thinking level "{suffix}" in pattern "{pattern}". Using default instead.'
+    )
+
+
+def resolve_cli_model(cli_model: str, models: list[Model], cli_provider: str | None = None) -> ResolvedModel:
+    """``--model`` (and ``--provider``) against *all* models; raises with pi's messages."""
+    if not models:
+        raise ModelNotFoundError("No models available. Check your installation or add models to models.json.")
+    providers = {m.provider.lower(): m.provider for m in models}
+    provider = providers.get(cli_provider.lower()) if cli_provider else None
+    if cli_provider and provider is None:
+        raise ModelNotFoundError(
+            f'Unknown provider "{cli_provider}". Use --list-models to see available providers/models.'
+        )
+    pattern = cli_model
+    inferred = False
+    if provider is None and "/" in cli_model:
+        maybe = providers.get(cli_model.split("/", 1)[0].lower())
+        if maybe:
+            provider, pattern, inferred = maybe, cli_model.split("/", 1)[1], True
+    lower = cli_model.lower()
+
+    def exact_anywhere() -> Model | None:
+        return next(
+            (m for m in models if m.id.lower() == lower or f"{m.provider}/{m.id}".lower() == lower), None
+        )
+
+    if provider is None and (hit := exact_anywhere()) is not None:
+        return ResolvedModel(hit)
+    if cli_provider and provider and lower.startswith(f"{provider.lower()}/"):
+        pattern = cli_model[len(provider) + 1 :]
+    candidates = [m for m in models if m.provider == provider] if provider else models
+    found = parse_model_pattern(pattern, candidates, allow_invalid_level=False)
+    if found is not None:
+        return found
+    if inferred:
+        if (hit := exact_anywhere()) is not None:
+            return ResolvedModel(hit)
+        fallback = parse_model_pattern(cli_model, models, allow_invalid_level=False)
+        if fallback is not None:
+            return fallback
+    if provider:
+        own = [m for m in models if m.provider == provider]
+        if own:
+            default_id = DEFAULT_MODEL_PER_PROVIDER.get(provider)
+            base = next((m for m in own if m.id == default_id), own[0])
+            return ResolvedModel(
+                base.model_copy(update={"id": pattern, "name": pattern}),
+                None,
+                f'Model "{pattern}" not found for provider "{provider}". Using custom model id.',
+            )
+    display = f"{provider}/{pattern}" if provider else cli_model
+    raise ModelNotFoundError(f'Model "{display}" not found. Use --list-models to see available models.')
+
+
+def resolve_model_scope(patterns: list[str], models: list[Model]) -> list[ResolvedModel]:
+    """``--models`` / ``enabledModels``: globs (``*?[``) or patterns, each optionally ``:level``."""
+    resolved: list[ResolvedModel] = []
+    for raw in patterns:
+        if any(c in raw for c in "*?["):
+            glob, level = raw, None
+            head, _, tail = raw.rpartition(":")
+            if head and tail in THINKING_LEVELS:
+                glob, level = head, tail
+            glob_lower = glob.lower()
+            for m in models:
+                if (
+                    fnmatchcase(f"{m.provider}/{m.id}".lower(), glob_lower)
+                    or fnmatchcase(m.id.lower(), glob_lower)
+                ) and all(r.model is not m for r in resolved):
+                    resolved.append(ResolvedModel(m, level))
+            continue
+        found = parse_model_pattern(raw, models)
+        if found is not None and all(r.model is not found.model for r in resolved):
+            resolved.append(found)
+    return resolved
+
+
+# --- fuzzy search and --list-models ---------------------------------------------------------------
+
+_BOUNDARY = re.compile(r"[\s\-_./:]")
+
+
+def _fuzzy_score(query: str, text: str) -> float | None:
+    q, t = query.lower(), text.lower()
+
+    def score_of(needle: str) -> float | None:
+        if not needle:
+            return 0.0
+        if len(needle) > len(t):
+            return None
+        qi, score, last, run = 0, 0.0, -1, 0
+        for i, ch in enumerate(t):
+            if qi >= len(needle):
+                break
+            if ch != needle[qi]:
+                continue
+            if last == i - 1:
+                run += 1
+                score -= run * 5
+            else:
+                run = 0
+                if last >= 0:
+                    score += (i - last - 1) * 2
+            if i == 0 or _BOUNDARY.match(t[i - 1]):
+                score -= 10
+            score += i * 0.1
+            last = i
+            qi += 1
+        if qi < len(needle):
+            return None
+        return score - 100 if needle == t else score
+
+    primary = score_of(q)
+    if primary is not None:
+        return primary
+    swap = re.fullmatch(r"([a-z]+)([0-9]+)", q) or re.fullmatch(r"([0-9]+)([a-z]+)", q)
+    if swap is None:
+        return None
+    swapped = score_of(swap.group(2) + swap.group(1))
+    return None if swapped is None else swapped + 5
+
+
+def fuzzy_filter(models: list[Model], query: str) -> list[Model]:
+    """pi-tui's fuzzy filter over ``"provider id"``: every token must match; best score first."""
+    tokens = query.split()
+    if not tokens:
+        return list(models)
+    scored: list[tuple[float, int, Model]] = []
+    for index, model in enumerate(models):
+        text = f"{model.provider} {model.id}"
+        total = 0.0
+        for token in tokens:
+            score = _fuzzy_score(token, text)
+            if score is None:
+                break
+            total += score
+        else:
+            scored.append((total, index, model))
+    scored.sort(key=lambda item: (item[0], item[1]))
+    return [model for _, _, model in scored]
+
+
+def format_token_count(count: int) -> str:
+    def fmt(value: float, unit: str) -> str:
+        return f"{int(value)}{unit}" if value == int(value) else f"{value:.1f}{unit}"
+
+    if count >= 1_000_000:
+        return fmt(count / 1_000_000, "M")
+    if count >= 1_000:
+        return fmt(count / 1_000, "K")
+    return str(count)
+
+
+def format_model_list(models: list[Model], search: str | None = None, docs_dir: str = "docs") -> str:
+    """The text ``pi --list-models [search]`` prints (no trailing newline)."""
+    if not models:
+        return (
+            "No models available. Use /login to log into a provider via OAuth or API key. See:\n"
+            f"  {docs_dir}/providers.md\n  {docs_dir}/models.md"
+        )
+    chosen = fuzzy_filter(models, search) if search else list(models)
+    if not chosen:
+        return f'No models matching "{search}"'
+    chosen.sort(key=lambda m: (m.provider, m.id))
+    header = ("provider", "model", "context", "max-out", "thinking", "images")
+    rows = [
+        (
+            m.provider,
+            m.id,
+            format_token_count(m.context_window),
+            format_token_count(m.max_tokens),
+            "yes" if m.reasoning else "no",
+            "yes" if "image" in m.input else "no",
+        )
+        for m in chosen
+    ]
+    widths = [max(len(header[i]), *(len(r[i]) for r in rows)) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)) for row in [header, *rows]]
+    return "\n".join(lines)

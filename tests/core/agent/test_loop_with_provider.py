@@ -1,0 +1,62 @@
+"""The loop end to end on a real SDK provider (loopback server): tool round trip and abort."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from pi_core.agent.agent import Agent, AgentState
+from pi_core.agent.loop import AgentLoopConfig
+from pi_core.agent.tools import AgentTool, AgentToolResult
+from pi_core.ai.builtin_providers import register_builtin_api_providers
+from pi_core.ai.messages import AssistantMessage, TextContent, ToolResultMessage
+from pi_core.testing import LOOPBACK_API_KEY, LoopbackLLMServer, Text, ToolUse, Turn, text_turn, tool_turn
+
+
+async def echo(tool_call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any) -> AgentToolResult:
+    return AgentToolResult(content=[TextContent(text=f"echo {params['text']}")])
+
+
+ECHO = AgentTool(
+    name="echo",
+    label="echo",
+    description="Echo text",
+    parameters={"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+    execute=echo,
+)
+
+
+def agent_for(server: LoopbackLLMServer, api: str) -> Agent:
+    register_builtin_api_providers()
+    model = server.model(api)
+    config = AgentLoopConfig(model=model, api_key=LOOPBACK_API_KEY, max_retries=0)
+    return Agent(AgentState(model=model, tools=[ECHO], system_prompt="sys"), config)
+
+
+async def test_loop_tool_round_trip_on_each_api(pi_llm_server: LoopbackLLMServer) -> None:
+    for api in ("anthropic-messages", "openai-completions", "openai-responses"):
+        pi_llm_server.add(
+            tool_turn(ToolUse("echo", {"text": "a"}, id="call_1"), ToolUse("echo", {"bad": 1}, id="call_2")),
+            text_turn("all done"),
+        )
+        agent = agent_for(pi_llm_server, api)
+        await agent.prompt("go")
+        roles = [m.role for m in agent.state.messages]
+        assert roles == ["user", "assistant", "toolResult", "toolResult", "assistant"], api
+        ok, bad = (m for m in agent.state.messages if isinstance(m, ToolResultMessage))
+        assert ok.content[0].text == "echo a" and not ok.is_error  # type: ignore[union-attr]
+        assert bad.is_error and "Validation failed" in bad.content[0].text  # type: ignore[union-attr]
+        follow_up_body = pi_llm_server.requests[-1].body
+        assert "echo a" in str(follow_up_body)
+
+
+async def test_loop_abort_mid_stream_on_real_provider(pi_llm_server: LoopbackLLMServer) -> None:
+    pi_llm_server.add(Turn(blocks=[Text("z" * 300, chunks=150)], delay=0.01))
+    agent = agent_for(pi_llm_server, "openai-completions")
+    task = asyncio.create_task(agent.prompt("go"))
+    await asyncio.sleep(0.3)
+    agent.abort()
+    await asyncio.wait_for(task, 5)
+    last = agent.state.messages[-1]
+    assert isinstance(last, AssistantMessage) and last.stop_reason == "aborted"
+    assert last.content[0].text.startswith("z")  # type: ignore[union-attr]

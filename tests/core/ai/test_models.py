@@ -1,0 +1,201 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from pi_core.ai.auth import AuthStorage
+from pi_core.ai.models import ModelRegistry, builtin_models, strip_json_comments
+from pi_core.ai.provider import ProviderConfig
+from pi_core.ai.resolve import (
+    ModelNotFoundError,
+    format_model_list,
+    fuzzy_filter,
+    parse_model_pattern,
+    resolve_cli_model,
+    resolve_model_scope,
+)
+from pi_core.ai.thinking import clamp_thinking_level, supported_thinking_levels
+
+
+def registry(agent_dir: Path, data: object | None = None, text: str | None = None) -> ModelRegistry:
+    path = agent_dir / "models.json"
+    if text is not None:
+        path.write_text(text)
+    elif data is not None:
+        path.write_text(json.dumps(data))
+    return ModelRegistry(AuthStorage(agent_dir / "auth.json"), path)
+
+
+def test_builtin_catalogue_values() -> None:
+    models = {f"{m.provider}/{m.id}": m for m in builtin_models()}
+    opus = models["anthropic/claude-opus-4-7"]
+    assert opus.api == "anthropic-messages" and opus.base_url == "https://api.anthropic.com"
+    assert opus.context_window == 1_000_000 and opus.max_tokens == 128000 and opus.reasoning
+    assert opus.thinking_level_map and opus.thinking_level_map.get("xhigh") == "xhigh"
+    gpt = models["openai/gpt-5.4"]
+    assert gpt.api == "openai-responses" and gpt.input == ["text", "image"]
+    assert models["openai/gpt-4o"].cost.input == 2.5
+
+
+def test_models_json_custom_provider(pi_agent_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MY_LOCAL_KEY", "from-env")
+    text = """{
+      // local server
+      "providers": {
+        "ollama": {
+          "baseUrl": "http://localhost:11434/v1",
+          "api": "openai-completions",
+          "apiKey": "MY_LOCAL_KEY",
+          "headers": {"x-extra": "literal"},
+          "compat": {"supportsDeveloperRole": false},
+          "models": [{"id": "llama3.1:8b"}, {"id": "qwen", "reasoning": true, "contextWindow": 32000,},],
+        },
+      },
+    }"""
+    reg = registry(pi_agent_dir, text=text)
+    assert reg.error is None
+    llama = reg.find("ollama", "llama3.1:8b")
+    assert llama is not None
+    assert (llama.name, llama.context_window, llama.max_tokens, llama.input) == (
+        "llama3.1:8b",
+        128000,
+        16384,
+        ["text"],
+    )
+    assert llama.compat == {"supportsDeveloperRole": False}
+    assert reg.get_api_key(llama) == "from-env"
+    assert reg.request_headers(llama) == {"x-extra": "literal"}
+    assert llama in reg.available()
+    assert reg.find("ollama", "qwen").context_window == 32000  # type: ignore[union-attr]
+
+
+def test_models_json_command_key_and_overrides(pi_agent_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_OAUTH_TOKEN", raising=False)
+    data = {
+        "providers": {
+            "anthropic": {
+                "baseUrl": "http://proxy.local",
+                "apiKey": "!echo from-command",
+                "modelOverrides": {"claude-opus-4-7": {"name": "Opus via proxy", "cost": {"input": 1}}},
+            }
+        }
+    }
+    reg = registry(pi_agent_dir, data)
+    opus = reg.find("anthropic", "claude-opus-4-7")
+    assert opus is not None and opus.base_url == "http://proxy.local" and opus.name == "Opus via proxy"
+    assert opus.cost.input == 1 and opus.cost.output == 25
+    assert reg.get_api_key(opus) == "from-command"
+
+
+@pytest.mark.parametrize(
+    ("provider", "message"),
+    [
+        (
+            {"api": "openai-completions"},
+            'Provider p: must specify "baseUrl", "headers", "compat", "modelOverrides", or "models".',
+        ),
+        (
+            {"models": [{"id": "m"}], "apiKey": "k", "api": "openai-completions"},
+            '"baseUrl" is required when defining custom models.',
+        ),
+        (
+            {"models": [{"id": "m"}], "baseUrl": "http://x", "api": "openai-completions"},
+            '"apiKey" is required',
+        ),
+        ({"models": [{"id": "m"}], "baseUrl": "http://x", "apiKey": "k"}, 'no "api" specified'),
+        (
+            {"models": [{"id": "m", "maxTokens": 0}], "baseUrl": "http://x", "apiKey": "k", "api": "a"},
+            "invalid maxTokens",
+        ),
+    ],
+)
+def test_models_json_validation_errors_keep_builtins(
+    pi_agent_dir: Path, provider: dict[str, object], message: str
+) -> None:
+    reg = registry(pi_agent_dir, {"providers": {"p": provider}})
+    assert reg.error is not None and message in reg.error
+    assert reg.find("anthropic", "claude-opus-4-7") is not None
+    assert all(m.provider != "p" for m in reg.all())
+
+
+def test_models_json_syntax_and_schema_errors(pi_agent_dir: Path) -> None:
+    reg = registry(pi_agent_dir, text="{ not json")
+    assert reg.error is not None and reg.error.startswith("Failed to parse models.json:")
+    reg = registry(pi_agent_dir, {"providers": {"p": {"models": "nope", "baseUrl": "x"}}})
+    assert reg.error is not None and reg.error.startswith(
+        "Invalid models.json schema:\n  - providers.p.models:"
+    )
+    assert reg.error.endswith(f"File: {pi_agent_dir / 'models.json'}")
+
+
+def test_strip_json_comments_keeps_urls() -> None:
+    assert json.loads(strip_json_comments('{"u": "http://x//y", // c\n "a": [1,2,],}')) == {
+        "u": "http://x//y",
+        "a": [1, 2],
+    }
+
+
+def test_plugin_provider_config(pi_agent_dir: Path) -> None:
+    reg = registry(pi_agent_dir)
+    reg.register_provider(
+        ProviderConfig(
+            id="mine", base_url="http://h/v1", api="openai-completions", api_key="lit", models=[{"id": "m1"}]
+        )  # type: ignore[list-item]
+    )
+    model = reg.find("mine", "m1")
+    assert model is not None and model.api == "openai-completions"
+    assert reg.get_api_key(model) == "lit"
+
+
+def test_resolve_cli_model_rules(pi_agent_dir: Path) -> None:
+    models = registry(pi_agent_dir).all()
+    assert resolve_cli_model("claude-opus-4-7", models).model.id == "claude-opus-4-7"
+    assert resolve_cli_model("anthropic/claude-opus-4-7", models).model.provider == "anthropic"
+    # substring: prefer aliases (no -YYYYMMDD), highest id
+    assert resolve_cli_model("sonnet", models).model.id == "claude-sonnet-4-6"
+    assert resolve_cli_model("opus-4-1", models).model.id == "claude-opus-4-1"
+    resolved = resolve_cli_model("sonnet:high", models)
+    assert resolved.model.id == "claude-sonnet-4-6" and resolved.thinking_level == "high"
+    with pytest.raises(ModelNotFoundError, match='Model "sonnet:bogus" not found'):
+        resolve_cli_model("sonnet:bogus", models)
+    fallback = resolve_cli_model("claude-future-9", models, cli_provider="anthropic")
+    assert fallback.model.id == "claude-future-9" and fallback.model.api == "anthropic-messages"
+    assert (
+        fallback.warning
+        == 'Model "claude-future-9" not found for provider "anthropic". Using custom model id.'
+    )
+    with pytest.raises(ModelNotFoundError, match='Unknown provider "nope"'):
+        resolve_cli_model("x", models, cli_provider="nope")
+    with pytest.raises(ModelNotFoundError, match=r'Model "zzz-nothing" not found\. Use --list-models'):
+        resolve_cli_model("zzz-nothing", models)
+
+
+def test_scope_patterns_with_globs_and_levels(pi_agent_dir: Path) -> None:
+    models = registry(pi_agent_dir).all()
+    scoped = resolve_model_scope(["anthropic/claude-opus-4-*:low", "gpt-5.4"], models)
+    ids = [(r.model.id, r.thinking_level) for r in scoped]
+    assert ("claude-opus-4-7", "low") in ids and ("gpt-5.4", None) in ids
+    invalid = parse_model_pattern("gpt-5.4:turbo", models)
+    assert invalid is not None and invalid.warning and "Invalid thinking level" in invalid.warning
+
+
+def test_list_models_output_and_fuzzy(pi_agent_dir: Path) -> None:
+    models = builtin_models()
+    text = format_model_list(models, "sonnet 4-6")
+    lines = text.splitlines()
+    assert lines[0].split() == ["provider", "model", "context", "max-out", "thinking", "images"]
+    assert lines[1].split() == ["anthropic", "claude-sonnet-4-6", "1M", "64K", "yes", "yes"]
+    assert format_model_list(models, "qqqqq") == 'No models matching "qqqqq"'
+    assert format_model_list([]).startswith("No models available. Use /login")
+    assert "o4-mini" in {m.id for m in fuzzy_filter(models, "o4mini")}
+
+
+def test_thinking_levels_and_clamping() -> None:
+    models = {m.id: m for m in builtin_models()}
+    assert supported_thinking_levels(models["gpt-4o"]) == ["off"]
+    assert supported_thinking_levels(models["claude-opus-4-7"])[-1] == "xhigh"
+    assert "xhigh" not in supported_thinking_levels(models["claude-sonnet-4-5"])
+    assert clamp_thinking_level(models["claude-sonnet-4-5"], "xhigh") == "high"
+    assert clamp_thinking_level(models["gpt-4o"], "high") == "off"

@@ -1,0 +1,242 @@
+"""What each provider puts on the wire (recorded by the loopback server), per spec §9."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pi_core.ai.messages import (
+    AssistantMessage,
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from pi_core.ai.provider import Context, StreamOptions, ToolSpec
+from pi_core.ai.stream import complete_simple
+from pi_core.testing import LOOPBACK_API_KEY, LoopbackLLMServer, text_turn
+
+TOOL = ToolSpec(
+    name="ls", description="List", parameters={"type": "object", "properties": {"path": {"type": "string"}}}
+)
+
+
+async def send(
+    server: LoopbackLLMServer, api: str, context: Context, model: dict[str, Any] | None = None, **opts: Any
+) -> dict[str, Any]:
+    server.add(text_turn("ok"))
+    target = server.model(api, **(model or {}))
+    message = await complete_simple(
+        target, context, StreamOptions(api_key=LOOPBACK_API_KEY, max_retries=0, **opts)
+    )
+    assert message.stop_reason == "stop", message.error_message
+    body = server.requests[-1].body
+    assert isinstance(body, dict)
+    return body
+
+
+def simple() -> Context:
+    return Context(system_prompt="SYS", messages=[UserMessage(content="hello")], tools=[TOOL])
+
+
+async def test_anthropic_cache_control_and_budget_thinking(pi_llm_server: LoopbackLLMServer) -> None:
+    body = await send(
+        pi_llm_server,
+        "anthropic-messages",
+        simple(),
+        model={"reasoning": True, "max_tokens": 64000},
+        reasoning="medium",
+    )
+    assert body["system"] == [{"type": "text", "text": "SYS", "cache_control": {"type": "ephemeral"}}]
+    assert body["messages"] == [
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "hello", "cache_control": {"type": "ephemeral"}}],
+        }
+    ]
+    assert body["tools"][-1]["cache_control"] == {"type": "ephemeral"}
+    assert body["tools"][0]["input_schema"] == {
+        "type": "object",
+        "properties": {"path": {"type": "string"}},
+        "required": [],
+    }
+    # default budgets: medium 8192; max_tokens = min(32000 + 8192, 64000)
+    assert body["thinking"] == {"type": "enabled", "budget_tokens": 8192, "display": "summarized"}
+    assert body["max_tokens"] == 40192
+    headers = pi_llm_server.requests[-1].headers
+    assert "interleaved-thinking-2025-05-14" in headers["anthropic-beta"]
+    assert LOOPBACK_API_KEY in (headers.get("x-api-key") or headers["authorization"])
+
+
+async def test_anthropic_off_and_adaptive(pi_llm_server: LoopbackLLMServer) -> None:
+    body = await send(pi_llm_server, "anthropic-messages", simple(), model={"reasoning": True})
+    assert body["thinking"] == {"type": "disabled"}
+    assert body["max_tokens"] == 16384
+    body = await send(
+        pi_llm_server,
+        "anthropic-messages",
+        simple(),
+        model={"id": "claude-opus-4-7", "reasoning": True},
+        reasoning="xhigh",
+    )
+    assert body["thinking"] == {"type": "adaptive", "display": "summarized"}
+    assert body["output_config"] == {"effort": "high"}
+    assert "anthropic-beta" not in pi_llm_server.requests[-1].headers
+
+
+async def test_anthropic_history_images_tool_results_and_redacted(pi_llm_server: LoopbackLLMServer) -> None:
+    api = "anthropic-messages"
+    model_id = f"loopback-{api}"
+    history = [
+        UserMessage(content=[TextContent(text="look"), ImageContent(data="AAAA", mime_type="image/png")]),
+        AssistantMessage(
+            api=api,
+            provider="anthropic",
+            model=model_id,
+            stop_reason="toolUse",
+            content=[
+                ThinkingContent(thinking="[Reasoning redacted]", thinking_signature="opaque", redacted=True),
+                ThinkingContent(thinking="hmm", thinking_signature="sig"),
+                ToolCall(id="toolu_1", name="ls", arguments={"path": "."}),
+                ToolCall(id="toolu_2", name="ls", arguments={"path": "src"}),
+            ],
+        ),
+        ToolResultMessage(tool_call_id="toolu_1", tool_name="ls", content=[TextContent(text="a\nb")]),
+    ]
+    body = await send(
+        pi_llm_server, api, Context(messages=history, tools=[TOOL]), model={"input": ["text", "image"]}
+    )
+    user, assistant, results = body["messages"]
+    assert user["content"][1] == {
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"},
+    }
+    assert assistant["content"][0] == {"type": "redacted_thinking", "data": "opaque"}
+    assert assistant["content"][1] == {"type": "thinking", "thinking": "hmm", "signature": "sig"}
+    # The orphaned second call got a synthetic error result, grouped in one user message.
+    assert [r["tool_use_id"] for r in results["content"]] == ["toolu_1", "toolu_2"]
+    assert (
+        results["content"][1]["content"] == "No result provided" and results["content"][1]["is_error"] is True
+    )
+    assert results["content"][-1]["cache_control"] == {"type": "ephemeral"}
+
+
+async def test_openai_completions_defaults(pi_llm_server: LoopbackLLMServer) -> None:
+    body = await send(
+        pi_llm_server, "openai-completions", simple(), model={"reasoning": True}, reasoning="high"
+    )
+    assert body["stream_options"] == {"include_usage": True}
+    assert body["store"] is False
+    assert body["max_completion_tokens"] == 16384
+    assert body["reasoning_effort"] == "high"
+    assert body["messages"][0] == {"role": "developer", "content": "SYS"}
+    assert body["tools"] == [
+        {
+            "type": "function",
+            "function": {"name": "ls", "description": "List", "parameters": TOOL.parameters, "strict": False},
+        }
+    ]
+    assert pi_llm_server.requests[-1].headers["authorization"] == f"Bearer {LOOPBACK_API_KEY}"
+
+
+async def test_openai_completions_compat_and_off(pi_llm_server: LoopbackLLMServer) -> None:
+    compat = {
+        "supportsDeveloperRole": False,
+        "supportsReasoningEffort": False,
+        "maxTokensField": "max_tokens",
+    }
+    body = await send(
+        pi_llm_server,
+        "openai-completions",
+        simple(),
+        model={"reasoning": True, "compat": compat},
+        reasoning="low",
+    )
+    assert body["messages"][0]["role"] == "system"
+    assert "reasoning_effort" not in body and body["max_tokens"] == 16384
+    body = await send(pi_llm_server, "openai-completions", simple())
+    assert body["messages"][0]["role"] == "system" and "reasoning_effort" not in body
+
+
+async def test_openai_completions_history(pi_llm_server: LoopbackLLMServer) -> None:
+    api = "openai-completions"
+    history = [
+        UserMessage(content="go"),
+        AssistantMessage(
+            api=api,
+            provider="openai",
+            model=f"loopback-{api}",
+            stop_reason="toolUse",
+            content=[TextContent(text="calling"), ToolCall(id="call_1", name="ls", arguments={"path": "."})],
+        ),
+        ToolResultMessage(tool_call_id="call_1", tool_name="ls", content=[TextContent(text="x")]),
+        AssistantMessage(api=api, provider="openai", model="m", stop_reason="error", error_message="boom"),
+    ]
+    body = await send(pi_llm_server, api, Context(messages=history, tools=[TOOL]))
+    assert [m["role"] for m in body["messages"]] == ["user", "assistant", "tool"]
+    assert body["messages"][1]["tool_calls"][0]["function"] == {"name": "ls", "arguments": '{"path": "."}'}
+    assert body["messages"][2] == {"role": "tool", "content": "x", "tool_call_id": "call_1"}
+
+
+async def test_openai_responses_reasoning_and_history(pi_llm_server: LoopbackLLMServer) -> None:
+    api = "openai-responses"
+    history = [
+        UserMessage(content="go"),
+        AssistantMessage(
+            api=api,
+            provider="openai",
+            model=f"loopback-{api}",
+            stop_reason="toolUse",
+            content=[ToolCall(id="call_1|fc_1", name="ls", arguments={})],
+        ),
+        ToolResultMessage(tool_call_id="call_1|fc_1", tool_name="ls", content=[TextContent(text="x")]),
+    ]
+    body = await send(
+        pi_llm_server,
+        api,
+        Context(system_prompt="SYS", messages=history),
+        model={"reasoning": True},
+        reasoning="minimal",
+    )
+    assert body["reasoning"] == {"effort": "minimal", "summary": "auto"}
+    assert body["include"] == ["reasoning.encrypted_content"]
+    assert body["store"] is False and body["max_output_tokens"] == 16384
+    assert body["input"][0] == {"role": "developer", "content": "SYS"}
+    assert body["input"][2] == {
+        "type": "function_call",
+        "call_id": "call_1",
+        "name": "ls",
+        "arguments": "{}",
+        "id": "fc_1",
+    }
+    assert body["input"][3] == {"type": "function_call_output", "call_id": "call_1", "output": "x"}
+    body = await send(
+        pi_llm_server, api, Context(messages=[UserMessage(content="x")]), model={"reasoning": True}
+    )
+    assert body["reasoning"] == {"effort": "none"}
+
+
+async def test_cross_model_history_is_transformed(pi_llm_server: LoopbackLLMServer) -> None:
+    history = [
+        UserMessage(content="go"),
+        AssistantMessage(
+            api="openai-responses",
+            provider="openai",
+            model="gpt-5",
+            stop_reason="toolUse",
+            content=[
+                ThinkingContent(thinking="secret plan", thinking_signature='{"type":"reasoning"}'),
+                ToolCall(id="call_abc|fc_+/=" + "x" * 80, name="ls", arguments={}),
+            ],
+        ),
+        ToolResultMessage(
+            tool_call_id="call_abc|fc_+/=" + "x" * 80, tool_name="ls", content=[TextContent(text="y")]
+        ),
+    ]
+    body = await send(pi_llm_server, "anthropic-messages", Context(messages=history))
+    assistant = body["messages"][1]
+    assert assistant["content"][0] == {"type": "text", "text": "secret plan"}
+    new_id = assistant["content"][1]["id"]
+    assert len(new_id) <= 64 and all(c.isalnum() or c in "_-" for c in new_id)
+    assert body["messages"][2]["content"][0]["tool_use_id"] == new_id

@@ -1,0 +1,57 @@
+from __future__ import annotations
+
+from pi_core.ai.json_parse import parse_streaming_json
+from pi_core.ai.messages import (
+    AssistantMessage,
+    ImageContent,
+    TextContent,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+)
+from pi_core.ai.overflow import is_context_overflow
+from pi_core.ai.provider import Model
+from pi_core.ai.transform import TOOL_IMAGE_PLACEHOLDER, USER_IMAGE_PLACEHOLDER, transform_messages
+
+
+def test_parse_streaming_json_partials() -> None:
+    assert parse_streaming_json("") == {}
+    assert parse_streaming_json('{"path": "src/ma') == {"path": "src/ma"}
+    assert parse_streaming_json('{"a": 1, "b": [1, 2') == {"a": 1, "b": [1, 2]}
+    assert parse_streaming_json('{"a": 1, "b"') == {"a": 1}
+    assert parse_streaming_json('{"a": tr') == {}
+    assert parse_streaming_json('{"a": "x\\') == {"a": "x"}
+    assert parse_streaming_json('{"a": "line\nbreak"}') == {"a": "line\nbreak"}
+
+
+def error(text: str) -> AssistantMessage:
+    return AssistantMessage(api="a", provider="p", model="m", stop_reason="error", error_message=text)
+
+
+def test_overflow_patterns() -> None:
+    assert is_context_overflow(
+        error('400 {"error":{"message":"prompt is too long: 213462 tokens > 200000 maximum"}}')
+    )
+    assert is_context_overflow(error("413 status code (no body)"))
+    assert not is_context_overflow(error("ThrottlingException: Too many tokens, rate limit"))
+    assert not is_context_overflow(error("429 Too many requests"))
+    silent = AssistantMessage(api="a", provider="p", model="m", usage=Usage(input=900, cache_read=200))
+    assert is_context_overflow(silent, 1000) and not is_context_overflow(silent)
+    truncated = AssistantMessage(
+        api="a", provider="p", model="m", stop_reason="length", usage=Usage(input=995)
+    )
+    assert is_context_overflow(truncated, 1000)
+
+
+def test_transform_images_for_text_only_models() -> None:
+    model = Model(id="m", api="a", provider="p", input=["text"])
+    img = ImageContent(data="x", mime_type="image/png")
+    out = transform_messages(
+        [
+            UserMessage(content=[img, img, TextContent(text="hi")]),
+            ToolResultMessage(tool_call_id="t", tool_name="n", content=[img]),
+        ],
+        model,
+    )
+    assert [b.text for b in out[0].content] == [USER_IMAGE_PLACEHOLDER, "hi"]  # type: ignore[union-attr]
+    assert out[1].content[0].text == TOOL_IMAGE_PLACEHOLDER  # type: ignore[union-attr]
