@@ -176,3 +176,16 @@ def test_bash_execution_conversion_texts() -> None:
 def test_assistant_messages_pass_through_unchanged() -> None:
     a = AssistantMessage.model_validate(asst("hi"))
     assert convert_to_llm([a])[0] is a
+
+
+def test_latest_compaction_entry() -> None:
+    from pi_core.session.context import get_latest_compaction_entry
+
+    entries = [
+        e("compaction", "c1", None, summary="a", firstKeptEntryId="x", tokensBefore=1),
+        e("compaction", "c2", "c1", summary="b", firstKeptEntryId="x", tokensBefore=2),
+        e("message", "u", "c2", message=user("hi")),
+    ]
+    found = get_latest_compaction_entry(entries)
+    assert found is not None and found.id == "c2"
+    assert get_latest_compaction_entry(entries[2:]) is None

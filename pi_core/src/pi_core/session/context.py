@@ -153,3 +153,11 @@ def _emit(meta: EntryMeta, load: Callable[[EntryMeta], SessionEntry], out: list[
                 summary=entry.summary, from_id=entry.from_id, timestamp=iso_to_ms(entry.timestamp)
             )
         )
+
+
+def get_latest_compaction_entry(entries: Sequence[SessionEntry]) -> CompactionEntry | None:
+    """The last compaction entry in ``entries`` (file order, any branch), as pi's helper of that name."""
+    for entry in reversed(entries):
+        if isinstance(entry, CompactionEntry):
+            return entry
+    return None

@@ -45,35 +45,50 @@ def _str_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+#: One shared string object per entry type / message role instead of one per entry.
+_SHARED: dict[str, str] = {}
+
+
 def meta_from_dict(data: dict[str, Any], line: str | None = None, line_no: int = 0) -> EntryMeta:
-    """Build the record from a parsed JSON entry (assumes ``id`` is a string)."""
-    kind = data.get("type")
-    kind = kind if isinstance(kind, str) else ""
+    """Build the record from a parsed JSON entry (assumes ``id`` is a string).
+
+    Called once per line when a file is opened, hence written for speed (few calls).
+    """
+    get = data.get
+    kind = get("type")
+    kind = _SHARED.setdefault(kind, kind) if isinstance(kind, str) else ""
+    parent = get("parentId")
+    timestamp = get("timestamp")
     meta = EntryMeta(
-        type=kind,
-        id=data["id"],
-        parent_id=_str_or_none(data.get("parentId")),
-        timestamp=str(data.get("timestamp", "")),
-        line=line,
-        line_no=line_no,
+        kind,
+        data["id"],
+        parent if isinstance(parent, str) else None,
+        timestamp if isinstance(timestamp, str) else ("" if timestamp is None else str(timestamp)),
+        None,
+        None,
+        line,
+        None,
+        line_no,
     )
     if kind == "message":
-        message = data.get("message")
+        message = get("message")
         if isinstance(message, dict):
-            meta.key = _str_or_none(message.get("role"))
-            if meta.key == "assistant":
-                meta.extra = (message.get("provider"), message.get("model"))
+            role = message.get("role")
+            if isinstance(role, str):
+                meta.key = _SHARED.setdefault(role, role)
+                if role == "assistant":
+                    meta.extra = (message.get("provider"), message.get("model"))
     elif kind == "thinking_level_change":
-        meta.key = _str_or_none(data.get("thinkingLevel"))
+        meta.key = _str_or_none(get("thinkingLevel"))
     elif kind == "model_change":
-        meta.extra = (data.get("provider"), data.get("modelId"))
+        meta.extra = (get("provider"), get("modelId"))
     elif kind == "compaction":
-        meta.key = _str_or_none(data.get("firstKeptEntryId"))
+        meta.key = _str_or_none(get("firstKeptEntryId"))
     elif kind == "label":
-        meta.key = _str_or_none(data.get("targetId"))
-        meta.extra = _str_or_none(data.get("label"))
+        meta.key = _str_or_none(get("targetId"))
+        meta.extra = _str_or_none(get("label"))
     elif kind == "session_info":
-        meta.key = _str_or_none(data.get("name"))
+        meta.key = _str_or_none(get("name"))
     return meta
 
 

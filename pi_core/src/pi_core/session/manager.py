@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from pi_core.ai.messages import AgentMessage, UserContentBlock
+from pi_core.session._gc import gc_paused
 from pi_core.session.context import SessionContext, context_from_path
 from pi_core.session.entries import (
     CURRENT_SESSION_VERSION,
@@ -376,7 +377,7 @@ class SessionManager:
             return meta.entry
         assert meta.line is not None
         try:
-            return parse_entry(meta.line)
+            return parse_entry(meta.line, meta.type)
         except ValidationError as exc:
             where = f"{self._session_file}:{meta.line_no}" if meta.line_no else f"entry {meta.id}"
             raise SessionFileError(f"{where}: invalid {meta.type or 'entry'} entry: {exc}") from exc
@@ -406,16 +407,23 @@ class SessionManager:
 
     def get_entries(self) -> list[SessionEntry]:
         """All entries in file order (header excluded)."""
-        return [self._load(meta) for meta in self._metas]
+        with gc_paused():
+            return [self._load(meta) for meta in self._metas]
 
     def _path_metas(self, from_id: str | None) -> list[EntryMeta]:
         path: list[EntryMeta] = []
-        seen: set[str] = set()
-        current = self._by_id.get(from_id) if from_id is not None else None
-        while current is not None and current.id not in seen:
-            seen.add(current.id)
+        by_id = self._by_id
+        current = by_id.get(from_id) if from_id is not None else None
+        limit = len(by_id)  # a parent cycle (damaged file) cannot make the walk endless
+        while current is not None and len(path) <= limit:
             path.append(current)
-            current = self._by_id.get(current.parent_id) if current.parent_id is not None else None
+            parent = current.parent_id
+            current = by_id.get(parent) if parent is not None else None
+        if len(path) > limit:  # parent cycle: keep each entry once, stop where it closes
+            unique: dict[str, EntryMeta] = {}
+            for meta in path:
+                unique.setdefault(meta.id, meta)
+            path = list(unique.values())
         path.reverse()
         return path
 
@@ -447,7 +455,8 @@ class SessionManager:
         """What the model sees from the current leaf."""
         if self._leaf_id is None:
             return SessionContext()
-        return context_from_path(self._path_metas(self._leaf_id), self._load)
+        with gc_paused():
+            return context_from_path(self._path_metas(self._leaf_id), self._load)
 
     # --- branching ---------------------------------------------------------------------------
 

@@ -1,0 +1,271 @@
+"""Session storage benchmark: open + build context, append latency, peak memory; TS pi alongside.
+
+    uv run python bench/bench_session.py [--sizes 1000,10000,100000] [--no-ts]
+
+Each open+context measurement runs in a fresh subprocess so its peak RSS is its own
+(reported as the process peak and as the growth over the interpreter with pi_core imported).
+Two shapes per size: ``linear`` (no compaction: every message goes to the context, the worst
+case) and ``compacted`` (a compaction near the end keeps the last 50 entries, the usual shape
+of a long session). The TypeScript pi's SessionManager is timed on the same files when node
+and the npm package are present (PI_TS_CLI or /work/scratch/tspi).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+TS_ROOT = Path("/work/scratch/tspi/node_modules/@mariozechner/pi-coding-agent")
+
+
+def make_file(path: Path, count: int, compacted: bool) -> None:
+    from pi_core.session.jsonl import dumps
+
+    usage = {
+        "input": 1200,
+        "output": 80,
+        "cacheRead": 0,
+        "cacheWrite": 0,
+        "totalTokens": 1280,
+        "cost": {"input": 0.0036, "output": 0.0012, "cacheRead": 0, "cacheWrite": 0, "total": 0.0048},
+    }
+    out = path.open("w")
+    lines = [
+        dumps(
+            {
+                "type": "session",
+                "version": 3,
+                "id": "bench",
+                "timestamp": "2025-01-01T00:00:00.000Z",
+                "cwd": "/bench",
+            }
+        )
+    ]
+    out.write(lines[0] + "\n")
+    parent = None
+    for i in range(count):
+        kind = i % 3
+        ts = 1735689600000 + i
+        if kind == 0:
+            message = {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": f"Please look at module_{i}.py and fix the failing test."}
+                ],
+                "timestamp": ts,
+            }
+        elif kind == 1:
+            message = {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "Let me read the file first."},
+                    {
+                        "type": "toolCall",
+                        "id": f"call_{i}",
+                        "name": "read",
+                        "arguments": {"path": f"src/module_{i}.py"},
+                    },
+                ],
+                "api": "anthropic-messages",
+                "provider": "anthropic",
+                "model": "claude-sonnet-4-5",
+                "usage": usage,
+                "stopReason": "toolUse",
+                "timestamp": ts,
+            }
+        else:
+            message = {
+                "role": "toolResult",
+                "toolCallId": f"call_{i - 1}",
+                "toolName": "read",
+                "content": [{"type": "text", "text": "def f(x):\n    return x * 2\n" * 8}],
+                "isError": False,
+                "timestamp": ts,
+            }
+        entry_id = f"{i:08x}"
+        out.write(
+            dumps(
+                {
+                    "type": "message",
+                    "id": entry_id,
+                    "parentId": parent,
+                    "timestamp": "2025-01-01T00:00:00.000Z",
+                    "message": message,
+                }
+            )
+            + "\n"
+        )
+        parent = entry_id
+        if compacted and i == count - 50:
+            comp_id = "c0mpact0"
+            out.write(
+                dumps(
+                    {
+                        "type": "compaction",
+                        "id": comp_id,
+                        "parentId": parent,
+                        "timestamp": "2025-01-01T00:00:00.000Z",
+                        "summary": "## Goal\nBench summary.",
+                        "firstKeptEntryId": f"{i - 20:08x}",
+                        "tokensBefore": 150000,
+                        "details": {"readFiles": [], "modifiedFiles": []},
+                        "fromHook": False,
+                    }
+                )
+                + "\n"
+            )
+            parent = comp_id
+    out.close()
+
+
+def measure_open(path: str) -> None:
+    """(child) open + build context; print seconds and memory as JSON."""
+    from pi_core.session.manager import SessionManager
+
+    baseline = peak_rss_mb()
+    start = time.perf_counter()
+    sm = SessionManager.open(path)
+    opened = time.perf_counter()
+    ctx = sm.build_session_context()
+    done = time.perf_counter()
+    peak = peak_rss_mb()
+    print(
+        json.dumps(
+            {
+                "open_s": opened - start,
+                "context_s": done - opened,
+                "total_s": done - start,
+                "messages": len(ctx.messages),
+                "peak_mb": peak,
+                "growth_mb": peak - baseline,
+            }
+        )
+    )
+
+
+def peak_rss_mb() -> float:
+    """Peak RSS of this process image (VmHWM; unlike ru_maxrss it is not inherited across exec)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+TS_SCRIPT = r"""
+import { SessionManager } from "%s";
+import { readFileSync } from "fs";
+const start = performance.now();
+const sm = SessionManager.open(process.argv[1]);
+const opened = performance.now();
+const ctx = sm.buildSessionContext();
+const done = performance.now();
+const hwm = readFileSync("/proc/self/status", "utf8").split("\n").find((l) => l.startsWith("VmHWM:"));
+const rss = hwm ? parseInt(hwm.split(/\s+/)[1]) / 1024 : process.resourceUsage().maxRSS / 1024;
+console.log(JSON.stringify({open_s: (opened - start) / 1000, context_s: (done - opened) / 1000,
+  total_s: (done - start) / 1000, messages: ctx.messages.length, peak_mb: rss}));
+"""
+
+
+def ts_open(path: Path) -> dict | None:
+    root = Path(os.environ["PI_TS_CLI"]).parent.parent if os.environ.get("PI_TS_CLI") else TS_ROOT
+    module = root / "dist" / "core" / "session-manager.js"
+    if shutil.which("node") is None or not module.exists():
+        return None
+    script = TS_SCRIPT % module.as_uri()
+    out = subprocess.run(
+        ["node", "--input-type=module", "-e", script, str(path)], capture_output=True, text=True, timeout=600
+    )
+    if out.returncode != 0:
+        return {"error": out.stderr.strip().splitlines()[-1] if out.stderr else "failed"}
+    return json.loads(out.stdout)
+
+
+def py_open(path: Path) -> dict:
+    out = subprocess.run(
+        [sys.executable, __file__, "--child-open", str(path)], capture_output=True, text=True, check=True
+    )
+    return json.loads(out.stdout)
+
+
+def bench_append(directory: Path, fsync: bool, count: int = 2000) -> dict:
+    from pi_core.ai.messages import AssistantMessage, TextContent, UserMessage
+    from pi_core.session.manager import SessionManager
+
+    sm = SessionManager.create("/bench", directory, fsync=fsync)
+    sm.append_message(UserMessage(content=[TextContent(text="hi")]))
+    sm.append_message(AssistantMessage(content=[TextContent(text="hello")], api="x", provider="p", model="m"))
+    message = UserMessage(content=[TextContent(text="A typical prompt of moderate length " * 3)])
+    times = []
+    for _ in range(count):
+        start = time.perf_counter()
+        sm.append_message(message)
+        times.append(time.perf_counter() - start)
+    sm.close()
+    times.sort()
+    return {
+        "mean_us": statistics.fmean(times) * 1e6,
+        "p50_us": times[len(times) // 2] * 1e6,
+        "p99_us": times[int(len(times) * 0.99)] * 1e6,
+        "per_s": count / sum(times),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--no-ts", action="store_true")
+    parser.add_argument("--child-open")
+    args = parser.parse_args()
+    if args.child_open:
+        measure_open(args.child_open)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        print(
+            f"{'entries':>8} {'shape':>9} | {'py open':>8} {'py ctx':>8} {'py total':>8} {'py peak MB':>10} "
+            f"{'py +MB':>7} {'msgs':>6} | {'ts total':>8} {'ts peak MB':>10}"
+        )
+        for size in [int(s) for s in args.sizes.split(",")]:
+            for compacted in (False, True):
+                path = root / f"s{size}{'c' if compacted else ''}.jsonl"
+                make_file(path, size, compacted)
+                py = py_open(path)
+                ts = None if args.no_ts else ts_open(path)
+                ts_total = f"{ts['total_s']:8.3f}" if ts and "total_s" in ts else f"{'n/a':>8}"
+                ts_peak = f"{ts['peak_mb']:10.1f}" if ts and "peak_mb" in ts else f"{'n/a':>10}"
+                shape = "compacted" if compacted else "linear"
+                print(
+                    f"{size:>8} {shape:>9} | {py['open_s']:8.3f} {py['context_s']:8.3f} {py['total_s']:8.3f} "
+                    f"{py['peak_mb']:10.1f} {py['growth_mb']:7.1f} {py['messages']:>6} | {ts_total} {ts_peak}"
+                    f"   (file {path.stat().st_size / 1e6:.1f} MB)"
+                )
+        from pi_core.session.listing import read_session_info
+
+        for path in sorted(root.glob("s*.jsonl")):
+            start = time.perf_counter()
+            info = read_session_info(path)
+            elapsed = time.perf_counter() - start
+            assert info is not None
+            print(f"listing {path.name}: {elapsed * 1000:.1f} ms ({info.message_count} messages)")
+        for fsync in (False, True):
+            result = bench_append(root / f"append{fsync}", fsync)
+            print(
+                f"append fsync={fsync!s:5}: mean {result['mean_us']:.1f} µs, p50 {result['p50_us']:.1f} µs, "
+                f"p99 {result['p99_us']:.1f} µs, {result['per_s']:.0f} appends/s"
+            )
+
+
+if __name__ == "__main__":
+    main()

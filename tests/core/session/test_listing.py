@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pi_core.session.listing import find_most_recent_session, read_session_info
+from pi_core.session.manager import SessionManager
+from session_helpers import assistant, user
+
+
+def test_summary_of_a_long_session(tmp_path: Path) -> None:
+    sm = SessionManager.create("/proj", tmp_path)
+    sm.append_session_info("first name")
+    sm.append_message(user("the very first question"))
+    for index in range(300):
+        sm.append_message(assistant(f"answer {index}"))
+        sm.append_message(user(f"follow-up {index}"))
+    sm.append_session_info("final name")
+    last = sm.append_message(assistant("done"))
+    info = read_session_info(Path(sm.get_session_file() or ""))
+    assert info is not None
+    assert info.name == "final name"
+    assert info.first_message == "the very first question"
+    assert info.message_count == 602
+    entry = sm.get_entry(last)
+    assert entry is not None
+    assert int(info.modified.timestamp() * 1000) == entry.message.timestamp  # type: ignore[union-attr]
+    assert info.cwd == "/proj" and info.id == sm.get_session_id()
+
+
+def test_cleared_name_and_no_messages(tmp_path: Path) -> None:
+    path = tmp_path / "x.jsonl"
+    header = {
+        "type": "session",
+        "version": 3,
+        "id": "i",
+        "timestamp": "2025-01-01T00:00:00.000Z",
+        "cwd": "/c",
+    }
+    info_line = {"type": "session_info", "id": "a", "parentId": None, "timestamp": "2025-01-01T00:00:00.000Z"}
+    path.write_text(json.dumps(header) + "\n" + json.dumps({**info_line, "name": "  "}) + "\n")
+    info = read_session_info(path)
+    assert info is not None and info.name is None and info.first_message == "(no messages)"
+    assert info.modified == info.created
+
+
+def test_non_session_files_are_ignored(tmp_path: Path) -> None:
+    (tmp_path / "junk.jsonl").write_text('{"type":"message"}\n')
+    assert read_session_info(tmp_path / "junk.jsonl") is None
+    assert find_most_recent_session(tmp_path) is None
