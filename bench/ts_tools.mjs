@@ -2,6 +2,7 @@
 // command line, for side-by-side checks and benchmarks.
 //   node bench/ts_tools.mjs schema                      -> JSON {name: parameters schema}
 //   node bench/ts_tools.mjs run CWD TOOL 'ARGS' [REPEAT] -> JSON {result|error, ms: [per-run ms]}
+//   node bench/ts_tools.mjs batch < [{cwd, tool, args}, ...] -> JSON [{result|error, ms}, ...]
 // PI_TS_PACKAGE overrides where the package lives (default /work/scratch/tspi/node_modules/...).
 import { pathToFileURL } from "node:url";
 
@@ -19,17 +20,10 @@ const factories = {
   ls: pi.createLsTool,
 };
 
-const [command, ...rest] = process.argv.slice(2);
-if (command === "schema") {
-  const out = {};
-  for (const [name, make] of Object.entries(factories)) out[name] = make(process.cwd()).parameters;
-  process.stdout.write(JSON.stringify(out));
-} else if (command === "run") {
-  const [cwd, name, argsJson, repeatText] = rest;
+async function runOnce(cwd, name, rawArgs, repeat = 1) {
   const tool = factories[name](cwd);
-  let args = JSON.parse(argsJson);
+  let args = rawArgs;
   if (tool.prepareArguments) args = tool.prepareArguments(args);
-  const repeat = Number(repeatText ?? "1");
   const ms = [];
   let result;
   let error;
@@ -44,8 +38,26 @@ if (command === "schema") {
     }
     ms.push(performance.now() - started);
   }
-  process.stdout.write(JSON.stringify({ result, error, ms }));
+  return { result, error, ms };
+}
+
+const [command, ...rest] = process.argv.slice(2);
+if (command === "schema") {
+  const out = {};
+  for (const [name, make] of Object.entries(factories)) out[name] = make(process.cwd()).parameters;
+  process.stdout.write(JSON.stringify(out));
+} else if (command === "run") {
+  const [cwd, name, argsJson, repeatText] = rest;
+  process.stdout.write(JSON.stringify(await runOnce(cwd, name, JSON.parse(argsJson), Number(repeatText ?? "1"))));
+} else if (command === "batch") {
+  const chunks = [];
+  for await (const chunk of process.stdin) chunks.push(chunk);
+  const out = [];
+  for (const call of JSON.parse(Buffer.concat(chunks).toString("utf8"))) {
+    out.push(await runOnce(call.cwd, call.tool, call.args, call.repeat ?? 1));
+  }
+  process.stdout.write(JSON.stringify(out));
 } else {
-  process.stderr.write("usage: ts_tools.mjs schema | run CWD TOOL ARGS_JSON [REPEAT]\n");
+  process.stderr.write("usage: ts_tools.mjs schema | run CWD TOOL ARGS_JSON [REPEAT] | batch < CALLS_JSON\n");
   process.exit(2);
 }

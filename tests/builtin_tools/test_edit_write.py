@@ -147,3 +147,44 @@ async def test_write_to_a_directory_fails_clearly(run: RunTool, tmp_path: Path) 
     (tmp_path / "d").mkdir()
     with pytest.raises(ToolError, match=r"^EISDIR"):
         await run("write", {"path": "d", "content": "x"})
+
+
+def _reference_diff(old: str, new: str) -> str:
+    """The diff computed on whole line lists (no head/tail shortcuts), rendered the same way."""
+    from pi_builtin_tools import edit_diff
+
+    runs = [
+        edit_diff._Run(
+            kind, len(lines), [edit_diff._display(x) for x in lines], [edit_diff._display(x) for x in lines]
+        )
+        for kind, lines in edit_diff._line_parts(edit_diff._tokens(old), edit_diff._tokens(new))
+    ]
+    original = edit_diff._runs
+    edit_diff._runs = lambda a, b, keep: runs  # type: ignore[assignment]
+    try:
+        return edit_diff.generate_diff(old, new)[0]
+    finally:
+        edit_diff._runs = original
+
+
+def test_diff_shortcuts_match_the_whole_file_diff() -> None:
+    import random
+
+    rng = random.Random(3)
+    for _ in range(300):
+        lines = [rng.choice(["a", "b", "", "c", "d"]) for _ in range(rng.randint(0, 40))]
+        old = "\n".join(lines) + rng.choice(["", "\n"])
+        new_lines = list(lines)
+        for _ in range(rng.randint(1, 3)):
+            position = rng.randint(0, len(new_lines))
+            action = rng.random()
+            if action < 0.4 and new_lines:
+                del new_lines[min(position, len(new_lines) - 1)]
+            elif action < 0.8:
+                new_lines.insert(position, rng.choice(["a", "x", ""]))
+            elif new_lines:
+                new_lines[min(position, len(new_lines) - 1)] = "changed"
+        new = "\n".join(new_lines) + rng.choice(["", "\n"])
+        if old == new:
+            continue
+        assert generate_diff(old, new)[0] == _reference_diff(old, new), (old, new)

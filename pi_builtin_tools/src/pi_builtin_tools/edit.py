@@ -140,8 +140,8 @@ def _edit_file(absolute: str, path: str, edits: list[Edit]) -> AgentToolResult:
         bom, text = "\ufeff", text[1:]
     ending = detect_line_ending(text)
     base, new = apply_edits(normalize_to_lf(text), edits, path)
-    with open(absolute, "w", encoding="utf-8", newline="") as handle:
-        handle.write(bom + restore_line_endings(new, ending))
+    with open(absolute, "wb") as handle:
+        handle.write((bom + restore_line_endings(new, ending)).encode("utf-8", "surrogatepass"))
     diff, first_changed = generate_diff(base, new)
     details: dict[str, Any] = {"diff": diff}
     if first_changed is not None:

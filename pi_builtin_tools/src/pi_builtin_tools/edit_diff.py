@@ -7,7 +7,6 @@ whole file is edited in that space. Uniqueness is always counted in the normalis
 
 from __future__ import annotations
 
-import difflib
 import itertools
 import re
 import unicodedata
@@ -88,6 +87,22 @@ def _find(content: str, old_text: str) -> tuple[int, int, bool]:
     return index, len(fuzzy_old), True
 
 
+def _plain_exact(content: str, edits: list[Edit]) -> bool:
+    """True when counting in fuzzy space must give the same answers as counting in ``content``.
+
+    For ASCII text the fuzzy space only strips trailing blanks of lines. An ASCII ``oldText`` with no
+    newline that ends in a non-blank cannot overlap stripped blanks, so its occurrences are the same
+    in both spaces.
+    """
+    if not content.isascii():
+        return False
+    for edit in edits:
+        old = edit.old_text
+        if not old.isascii() or "\n" in old or old[-1] in _ASCII_WS or content.find(old) == -1:
+            return False
+    return True
+
+
 def apply_edits(content: str, edits: list[Edit], path: str) -> tuple[str, str]:
     """(base_content, new_content) for LF-normalised ``content``; raises pi's error texts."""
     count = len(edits)
@@ -99,7 +114,8 @@ def apply_edits(content: str, edits: list[Edit], path: str) -> tuple[str, str]:
                 if count == 1
                 else f"edits[{i}].oldText must not be empty in {path}."
             )
-    fuzzy_content = normalize_for_fuzzy_match(content)
+    # When fuzzy space cannot change the counts (see _plain_exact), skip normalising a huge file.
+    fuzzy_content = content if _plain_exact(content, normalized) else normalize_for_fuzzy_match(content)
     used_fuzzy = any(
         content.find(e.old_text) == -1 and fuzzy_content.find(normalize_for_fuzzy_match(e.old_text)) != -1
         for e in normalized
@@ -155,24 +171,26 @@ def apply_edits(content: str, edits: list[Edit], path: str) -> tuple[str, str]:
 
 
 def generate_diff(old: str, new: str, context_lines: int = 4) -> tuple[str, int | None]:
-    """pi's numbered line diff and the first changed line (1-based, in the new file)."""
-    old_lines = old.split("\n")
-    new_lines = new.split("\n")
-    width = len(str(max(len(old_lines), len(new_lines))))
-    parts = [
-        (kind, [_display(line) for line in lines]) for kind, lines in _line_parts(_tokens(old), _tokens(new))
-    ]
+    """pi's numbered line diff and the first changed line (1-based, in the new file).
+
+    Only the changed middle is split into lines: the common head and tail are found with C-speed
+    slice comparisons and contribute just their context lines, so editing a 50 MB file stays cheap.
+    """
+    parts = _runs(old, new, 2 * context_lines)
+    old_tokens = sum(run.count for run in parts if run.kind != "+")
+    new_tokens = sum(run.count for run in parts if run.kind != "-")
+    width = len(str(max(_split_length(old, old_tokens), _split_length(new, new_tokens))))
     out: list[str] = []
     old_no = new_no = 1
     first_changed: int | None = None
     last_was_change = False
     gap = f" {'':>{width}} ..."
-    for i, (kind, lines) in enumerate(parts):
-        if kind != "=":
+    for i, run in enumerate(parts):
+        if run.kind != "=":
             if first_changed is None:
                 first_changed = new_no
-            for line in lines:
-                if kind == "+":
+            for line in run.head:
+                if run.kind == "+":
                     out.append(f"+{new_no:>{width}} {line}")
                     new_no += 1
                 else:
@@ -180,35 +198,153 @@ def generate_diff(old: str, new: str, context_lines: int = 4) -> tuple[str, int 
                     old_no += 1
             last_was_change = True
             continue
-        next_is_change = i < len(parts) - 1 and parts[i + 1][0] != "="
-        shown: list[tuple[bool, list[str]]] = []  # (is_gap, lines)
-        if last_was_change and next_is_change:
-            if len(lines) <= context_lines * 2:
-                shown = [(False, lines)]
-            else:
-                shown = [(False, lines[:context_lines]), (True, lines[context_lines:-context_lines])]
-                shown.append((False, lines[-context_lines:]))
+        next_is_change = i < len(parts) - 1 and parts[i + 1].kind != "="
+        count = run.count
+        if last_was_change and next_is_change and count <= context_lines * 2:
+            shown = [(0, run.head)]
+        elif last_was_change and next_is_change:
+            skipped = count - 2 * context_lines
+            shown = [(0, run.head[:context_lines]), (skipped, run.tail[-context_lines:])]
         elif last_was_change:
-            shown = [(False, lines[:context_lines]), (True, lines[context_lines:])]
+            head = run.head[:context_lines]
+            shown = [(0, head), (count - len(head), [])]
         elif next_is_change:
-            skipped = max(0, len(lines) - context_lines)
-            shown = [(True, lines[:skipped]), (False, lines[skipped:])]
+            skipped = max(0, count - context_lines)
+            shown = [(skipped, run.tail[len(run.tail) - (count - skipped) :])]
         else:
-            shown = [(True, lines)]
-        only_skip = not last_was_change and not next_is_change
-        for is_gap, chunk in shown:
-            if is_gap:
-                if chunk and not only_skip:
-                    out.append(gap)
-                old_no += len(chunk)
-                new_no += len(chunk)
-            else:
-                for line in chunk:
-                    out.append(f" {old_no:>{width}} {line}")
-                    old_no += 1
-                    new_no += 1
+            old_no += count
+            new_no += count
+            last_was_change = False
+            continue
+        for skipped, lines in shown:
+            if skipped:
+                out.append(gap)
+                old_no += skipped
+                new_no += skipped
+            for line in lines:
+                out.append(f" {old_no:>{width}} {line}")
+                old_no += 1
+                new_no += 1
         last_was_change = False
     return "\n".join(out), first_changed
+
+
+_SUFFIX_MARGIN = 1000
+
+
+def _split_length(text: str, tokens: int) -> int:
+    """``len(text.split("\\n"))`` from the jsdiff token count, without another pass over the text."""
+    return tokens + 1 if not text or text.endswith("\n") else tokens
+
+
+@dataclass
+class _Run:
+    """A run of equal, removed or added lines. Changed runs keep every line in ``head``; equal runs
+    keep only their first and last ``keep`` lines (all they can show as context) and a count."""
+
+    kind: str
+    count: int
+    head: list[str]
+    tail: list[str]
+
+
+def _runs(old: str, new: str, keep: int) -> list[_Run]:
+    prefix = _common_prefix(old, new)
+    prefix = old.rfind("\n", 0, prefix) + 1  # back to the start of the first differing line
+    old_end, new_end = len(old), len(new)
+    suffix = _common_suffix(old, new, prefix)
+    if suffix:
+        cut = old_end - suffix
+        if old[cut - 1] != "\n":  # forward to the start of a line shared by both tails
+            next_line = old.find("\n", cut)
+            cut = old_end if next_line == -1 else next_line + 1
+        # jsdiff extends equal runs greedily forwards, which decides where an ambiguous change sits;
+        # a margin of shared lines lets the line diff make that same choice near the tail.
+        for _ in range(_SUFFIX_MARGIN):
+            if cut >= old_end:
+                break
+            next_line = old.find("\n", cut)
+            cut = old_end if next_line == -1 else next_line + 1
+        old_end, new_end = cut, new_end - (old_end - cut)
+    runs: list[_Run] = []
+    if prefix:
+        # Index arithmetic only: slicing a 50 MB head or tail would copy it.
+        count = old.count("\n", 0, prefix)
+        head = _tokens(old[: _line_end_after(old, 0, keep)])[:count]
+        tail = _tokens(old[_line_start_before(old, prefix, keep) : prefix])
+        runs.append(_Run("=", count, [_display(x) for x in head], [_display(x) for x in tail]))
+    for kind, lines in _line_parts(_tokens(old[prefix:old_end]), _tokens(new[prefix:new_end])):
+        shown = [_display(x) for x in lines] if kind != "=" else [_display(x) for x in lines[:keep]]
+        tail = [_display(x) for x in lines[-keep:]] if kind == "=" else []
+        runs.append(_Run(kind, len(lines), shown, tail))
+    if old_end < len(old):
+        count = old.count("\n", old_end) + (0 if old.endswith("\n") else 1)
+        head = _tokens(old[old_end : _line_end_after(old, old_end, keep)])
+        tail = _tokens(old[_line_start_before(old, len(old), keep) :])[-keep:]
+        runs.append(_Run("=", count, [_display(x) for x in head], [_display(x) for x in tail]))
+    merged: list[_Run] = []
+    for run in runs:
+        if merged and run.kind == "=" == merged[-1].kind:
+            previous = merged[-1]
+            joined_head = (previous.head + run.head)[:keep] if previous.count < keep else previous.head
+            joined_tail = (previous.tail + run.tail)[-keep:] if run.count < keep else run.tail
+            merged[-1] = _Run("=", previous.count + run.count, joined_head, joined_tail)
+        elif run.count:
+            merged.append(run)
+    return merged
+
+
+def _line_end_after(text: str, start: int, n: int) -> int:
+    """Index just past the ``n``-th newline at or after ``start`` (or the end of ``text``)."""
+    position = start
+    for _ in range(n):
+        found = text.find("\n", position)
+        if found == -1:
+            return len(text)
+        position = found + 1
+    return position
+
+
+def _line_start_before(text: str, end: int, n: int) -> int:
+    """Start of the ``n``-th last line of ``text[:end]`` (lines there counted as jsdiff tokens)."""
+    position = end - 1 if end and text[end - 1] == "\n" else end
+    for _ in range(n):
+        found = text.rfind("\n", 0, position)
+        if found == -1:
+            return 0
+        position = found
+    return position + 1
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = min(len(a), len(b))
+    same, step = 0, 1 << 12
+    while same < n:
+        k = min(step, n - same)
+        if a[same : same + k] == b[same : same + k]:
+            same += k
+            step *= 2
+        elif k == 1:
+            break
+        else:
+            step = k // 2
+    return same
+
+
+def _common_suffix(a: str, b: str, floor: int) -> int:
+    """Length of the common tail, never reaching back past ``floor`` in either string."""
+    n = min(len(a), len(b)) - floor
+    same, step = 0, 1 << 12
+    while same < n:
+        k = min(step, n - same)
+        if a[len(a) - same - k : len(a) - same] == b[len(b) - same - k : len(b) - same]:
+            same += k
+            step *= 2
+        elif k == 1:
+            break
+        else:
+            step = k // 2
+    return same
 
 
 # Marks a last line without a final newline, so that it differs from the same text with one, as
@@ -229,36 +365,120 @@ def _display(line: str) -> str:
     return line.removesuffix(_NO_EOL)
 
 
-def _line_parts(old: list[str], new: list[str]) -> list[tuple[str, list[str]]]:
-    """Runs of equal / removed / added lines. Common head and tail are peeled off first, so a small
-    edit of a huge file only diffs the changed middle."""
-    head = 0
-    limit = min(len(old), len(new))
-    while head < limit and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and old[len(old) - 1 - tail] == new[len(new) - 1 - tail]:
-        tail += 1
-    parts: list[tuple[str, list[str]]] = []
-    if head:
-        parts.append(("=", old[:head]))
-    old_mid = old[head : len(old) - tail]
-    new_mid = new[head : len(new) - tail]
-    matcher = difflib.SequenceMatcher(None, old_mid, new_mid, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            parts.append(("=", old_mid[i1:i2]))
-            continue
-        if i2 > i1:
-            parts.append(("-", old_mid[i1:i2]))
-        if j2 > j1:
-            parts.append(("+", new_mid[j1:j2]))
-    if tail:
-        parts.append(("=", old[len(old) - tail :]))
-    merged: list[tuple[str, list[str]]] = []
-    for kind, lines in parts:
-        if merged and merged[-1][0] == kind == "=":
-            merged[-1] = ("=", merged[-1][1] + lines)
+class _Component:
+    __slots__ = ("added", "count", "previous", "removed")
+
+    def __init__(self, count: int, added: bool, removed: bool, previous: _Component | None) -> None:
+        self.count = count
+        self.added = added
+        self.removed = removed
+        self.previous = previous
+
+
+class _Path:
+    __slots__ = ("last", "old_pos")
+
+    def __init__(self, old_pos: int, last: _Component | None) -> None:
+        self.old_pos = old_pos
+        self.last = last
+
+
+def _common_run(a: list[str], b: list[str], i: int, j: int) -> int:
+    """How many items ``a[i:]`` and ``b[j:]`` share at their start; compares growing slices in C so a
+    long unchanged stretch of a big file costs little."""
+    n = min(len(a) - i, len(b) - j)
+    same = 0
+    step = 1
+    while same < n:
+        k = min(step, n - same)
+        if a[i + same : i + same + k] == b[j + same : j + same + k]:
+            same += k
+            step *= 2
+        elif k == 1:
+            break
         else:
-            merged.append((kind, lines))
-    return merged
+            step = k // 2
+    return same
+
+
+def _line_parts(old: list[str], new: list[str]) -> list[tuple[str, list[str]]]:
+    """Runs of equal / removed / added lines, by Myers' algorithm with jsdiff's tie-breaking, so
+    the hunks are the ones pi shows."""
+    old_len, new_len = len(old), len(new)
+
+    def extract(path: _Path, diagonal: int) -> int:
+        old_pos = path.old_pos
+        new_pos = old_pos - diagonal
+        common = _common_run(old, new, old_pos + 1, new_pos + 1)
+        if common:
+            path.last = _Component(common, False, False, path.last)
+        path.old_pos = old_pos + common
+        return new_pos + common
+
+    def extend(path: _Path, added: bool, removed: bool, old_inc: int) -> _Path:
+        last = path.last
+        if last is not None and last.added == added and last.removed == removed:
+            return _Path(path.old_pos + old_inc, _Component(last.count + 1, added, removed, last.previous))
+        return _Path(path.old_pos + old_inc, _Component(1, added, removed, last))
+
+    best: dict[int, _Path | None] = {0: _Path(-1, None)}
+    start = best[0]
+    assert start is not None
+    first_new_pos = extract(start, 0)
+    if start.old_pos + 1 >= old_len and first_new_pos + 1 >= new_len:
+        return _build(start.last, old, new)
+    lowest, highest = -(old_len + new_len + 1), old_len + new_len + 1
+    edit_length = 1
+    while True:
+        for diagonal in range(max(lowest, -edit_length), min(highest, edit_length) + 1, 2):
+            remove_path = best.get(diagonal - 1)
+            add_path = best.get(diagonal + 1)
+            if remove_path is not None:
+                best[diagonal - 1] = None
+            can_add = add_path is not None and 0 <= add_path.old_pos - diagonal < new_len
+            can_remove = remove_path is not None and remove_path.old_pos + 1 < old_len
+            if not can_add and not can_remove:
+                best[diagonal] = None
+                continue
+            if not can_remove or (
+                can_add
+                and remove_path is not None
+                and add_path is not None
+                and remove_path.old_pos < add_path.old_pos
+            ):
+                assert add_path is not None
+                path = extend(add_path, True, False, 0)
+            else:
+                assert remove_path is not None
+                path = extend(remove_path, False, True, 1)
+            new_pos = extract(path, diagonal)
+            if path.old_pos + 1 >= old_len and new_pos + 1 >= new_len:
+                return _build(path.last, old, new)
+            best[diagonal] = path
+            if path.old_pos + 1 >= old_len:
+                highest = min(highest, diagonal - 1)
+            if new_pos + 1 >= new_len:
+                lowest = max(lowest, diagonal + 1)
+        edit_length += 1
+
+
+def _build(last: _Component | None, old: list[str], new: list[str]) -> list[tuple[str, list[str]]]:
+    components: list[_Component] = []
+    while last is not None:
+        components.append(last)
+        last = last.previous
+    components.reverse()
+    parts: list[tuple[str, list[str]]] = []
+    old_pos = new_pos = 0
+    for component in components:
+        if component.removed:
+            parts.append(("-", old[old_pos : old_pos + component.count]))
+            old_pos += component.count
+        elif component.added:
+            parts.append(("+", new[new_pos : new_pos + component.count]))
+            new_pos += component.count
+        else:
+            parts.append(("=", new[new_pos : new_pos + component.count]))
+            new_pos += component.count
+            old_pos += component.count
+    return parts

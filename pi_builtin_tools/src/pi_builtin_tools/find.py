@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable
+import re
+from dataclasses import dataclass
 from typing import Any
 
 from pi_core.agent.tools import AgentTool, AgentToolResult, ToolError, ToolUpdate
@@ -79,21 +80,29 @@ def create_find_tool() -> AgentTool:
     )
 
 
-def _matcher(pattern: str) -> Callable[[str, str], bool]:
-    """``match(absolute_path, name)`` with fd's basename / full-path rule."""
+@dataclass(frozen=True)
+class _Matcher:
+    """fd's glob rule. ``full`` matches an absolute path; ``__call__`` takes a path and its base name."""
+
+    full: re.Pattern[str]
+
+    def __call__(self, absolute: str, name: str) -> bool:
+        return self.full.match(absolute) is not None
+
+
+def _matcher(pattern: str) -> _Matcher:
     if "/" in pattern:
         if not pattern.startswith(("/", "**/")) and pattern != "**":
             pattern = f"**/{pattern}"
-        full = compile_glob(pattern)
-        return lambda absolute, name: full.match(absolute) is not None
-    base = compile_glob(pattern)
-    return lambda absolute, name: base.match(name) is not None
+        return _Matcher(compile_glob(pattern))
+    # A base-name pattern: anything up to the last slash, then the pattern.
+    return _Matcher(compile_glob("**/" + pattern if pattern else pattern))
 
 
 class _Collector:
     """Matches files and the directories above them (fd lists both; ``rg --files`` only files)."""
 
-    def __init__(self, root: str, matcher: Callable[[str, str], bool], limit: int) -> None:
+    def __init__(self, root: str, matcher: _Matcher, limit: int) -> None:
         self.root = root.rstrip(os.sep) or os.sep
         self.matcher = matcher
         self.limit = limit
@@ -113,18 +122,18 @@ class _Collector:
             parent = os.path.dirname(parent)
         for directory in reversed(pending):
             if not self.full and self.matcher(directory, os.path.basename(directory)):
-                self.results.append(self._relative(directory) + "/")
+                self.results.append(self.relative(directory) + "/")
         if not self.full and self.matcher(path, os.path.basename(path)):
-            self.results.append(self._relative(path))
+            self.results.append(self.relative(path))
 
-    def _relative(self, path: str) -> str:
+    def relative(self, path: str) -> str:
         prefix = self.root if self.root.endswith(os.sep) else self.root + os.sep
         rel = path[len(prefix) :] if path.startswith(prefix) else os.path.relpath(path, self.root)
         return rel.replace(os.sep, "/")
 
 
 async def _find_rg(
-    rg: str, search_path: str, matcher: Callable[[str, str], bool], limit: int, signal: AbortSignal | None
+    rg: str, search_path: str, matcher: _Matcher, limit: int, signal: AbortSignal | None
 ) -> list[str]:
     process = await asyncio.create_subprocess_exec(
         rg,
@@ -137,27 +146,22 @@ async def _find_rg(
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
-        limit=2**20,
     )
     remove = signal.add_listener(process.kill) if signal is not None else (lambda: None)
-    collector = _Collector(search_path, matcher, limit)
+    listing = _Listing(search_path, matcher, limit)
     stderr_task = asyncio.ensure_future(process.stderr.read() if process.stderr else asyncio.sleep(0, b""))
     try:
         assert process.stdout is not None
-        buffer = b""
+        pending = b""
         while chunk := await process.stdout.read(1 << 16):
-            buffer += chunk
-            *lines, buffer = buffer.split(b"\n")
-            for line in lines:
-                collector.add_file(os.fsdecode(line.rstrip(b"\r")))
-                if collector.full:
-                    break
-            if collector.full:
-                process.kill()
+            *lines, pending = (pending + chunk).split(b"\n")
+            if listing.feed(lines):
+                process.kill()  # enough files and no directory among the results: stop early, like fd
                 break
-        if buffer and not collector.full:
-            collector.add_file(os.fsdecode(buffer.rstrip(b"\r")))
-        code = await process.wait()
+        else:
+            if pending:
+                listing.feed([pending])
+        await process.wait()
         stderr = await stderr_task
     except BaseException:
         if process.returncode is None:
@@ -168,13 +172,60 @@ async def _find_rg(
         remove()
     if signal is not None and signal.aborted:
         raise ToolError(ABORTED)
-    if code not in (0, 1) and not collector.full and not collector.results:
+    if process.returncode not in (0, 1) and not listing.files and not listing.stopped:
         message = (stderr or b"").decode("utf-8", "replace").strip()
-        raise ToolError(message or f"ripgrep exited with code {code}")
-    return collector.results
+        raise ToolError(message or f"ripgrep exited with code {process.returncode}")
+    return listing.results()
 
 
-def _find_python(search_path: str, matcher: Callable[[str, str], bool], limit: int) -> list[str]:
+class _Listing:
+    """Matches ``rg --files`` output chunk by chunk. While no directory matches the pattern, matching
+    files are collected in bulk and the listing can stop at the limit; once a directory matches, the
+    whole listing is kept and ordered by ``_Collector`` (directories before their files)."""
+
+    def __init__(self, root: str, matcher: _Matcher, limit: int) -> None:
+        self.root = root.rstrip(os.sep) or os.sep
+        self.matcher = matcher
+        self.limit = limit
+        self.files: list[str] = []
+        self.matched: list[str] = []
+        self.directory_matched = False
+        self.stopped = False
+        self._seen: set[str] = {self.root}
+
+    def feed(self, raw_lines: list[bytes]) -> bool:
+        """Take more lines; True when enough results are known and the listing may stop."""
+        lines = [os.fsdecode(line.rstrip(b"\r")) for line in raw_lines if line]
+        self.files += lines
+        if self.directory_matched:
+            return False
+        full = self.matcher.full.match
+        new = {path.rpartition(os.sep)[0] for path in lines} - self._seen
+        for directory in list(new):
+            parent = os.path.dirname(directory)
+            while parent not in self._seen and parent not in new and len(parent) > len(self.root):
+                new.add(parent)
+                parent = os.path.dirname(parent)
+        self._seen |= new
+        if any(full(d) for d in new if len(d) > len(self.root)):
+            self.directory_matched = True
+            return False
+        self.matched += [path for path in lines if full(path)]
+        self.stopped = len(self.matched) >= self.limit
+        return self.stopped
+
+    def results(self) -> list[str]:
+        collector = _Collector(self.root, self.matcher, self.limit)
+        if self.directory_matched:
+            for path in self.files:
+                collector.add_file(path)
+                if collector.full:
+                    break
+            return collector.results
+        return [collector.relative(path) for path in self.matched[: self.limit]]
+
+
+def _find_python(search_path: str, matcher: _Matcher, limit: int) -> list[str]:
     collector = _Collector(search_path, matcher, limit)
     for path, _ in walk_files(search_path, require_git=False):
         collector.add_file(path)

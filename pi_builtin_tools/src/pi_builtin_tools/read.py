@@ -128,23 +128,24 @@ def _image_result(data: bytes, mime: str, auto_resize: bool, non_vision: str | N
 
 def _text_output(params: ReadParams, text: str) -> tuple[str, dict[str, Any] | None]:
     # Text exactly as stored: no line numbers, CRs kept; only the selection and notices are ours.
-    all_lines = text.split("\n")
-    total = len(all_lines)
+    # Lines are only split as far as needed, so a 50 MB file costs little more than reading it.
+    total = text.count("\n") + 1
     offset = int(params.offset) if params.offset else 0
     start = max(0, offset - 1) if offset else 0
     if start >= total:
         raise ToolError(f"Offset {_js_number(params.offset)} is beyond end of file ({total} lines total)")
+    rest = text[_line_start(text, start) :] if start else text
     user_limited: int | None = None
     if params.limit is not None:
-        end = min(start + int(params.limit), total)
-        selected = "\n".join(all_lines[start:end])
-        user_limited = max(0, end - start)
+        limit = max(0, int(params.limit))
+        selected = "\n".join(rest.split("\n", limit)[:limit])
+        user_limited = min(limit, total - start)
     else:
-        selected = "\n".join(all_lines[start:]) if start else text
+        selected = rest
     truncation = truncate_head(selected)
     first = start + 1
     if truncation.first_line_exceeds_limit:
-        size = format_size(len(all_lines[start].encode("utf-8", "surrogatepass")))
+        size = format_size(len(rest.split("\n", 1)[0].encode("utf-8", "surrogatepass")))
         notice = (
             f"[Line {first} is {size}, exceeds {format_size(DEFAULT_MAX_BYTES)} limit. "
             f"Use bash: sed -n '{first}p' {params.path} | head -c {DEFAULT_MAX_BYTES}]"
@@ -166,6 +167,19 @@ def _text_output(params: ReadParams, text: str) -> tuple[str, dict[str, Any] | N
         notice = f"[{remaining} more lines in file. Use offset={next_offset} to continue.]"
         return f"{truncation.content}\n\n{notice}", None
     return truncation.content, None
+
+
+def _line_start(text: str, line: int) -> int:
+    """Index where 0-based ``line`` starts: newlines are counted a megabyte at a time in C, and only
+    the chunk holding the line is split."""
+    position, remaining, chunk = 0, line, 1 << 20
+    while True:
+        end = min(len(text), position + chunk)
+        found = text.count("\n", position, end)
+        if found >= remaining or end == len(text):
+            return end - len(text[position:end].split("\n", remaining)[-1])
+        remaining -= found
+        position = end
 
 
 def _js_number(value: float | None) -> str:
