@@ -7,6 +7,7 @@ writes the entry. See docs/compaction.md.
 
 from __future__ import annotations
 
+from .completion import model_completion
 from .entry_messages import (
     branch_context_messages,
     iso_to_ms,
@@ -14,7 +15,24 @@ from .entry_messages import (
     message_for_compaction,
 )
 from .fileops import FileOperations, format_file_operations
+from .hooks import CompactionHooks
+from .navigate import (
+    BranchCollection,
+    TreeNavigation,
+    TreeSession,
+    collect_entries_for_branch_summary,
+    navigate_tree,
+)
 from .registry import CompactionStrategyRegistry, UnknownStrategyError
+from .run import (
+    ALREADY_COMPACTED,
+    COMPACTION_CANCELLED,
+    NOTHING_TO_COMPACT,
+    CompactionOutcome,
+    CompactionReason,
+    CompactionSession,
+    run_compaction,
+)
 from .serialize import TOOL_RESULT_MAX_CHARS, format_tool_call, serialize_conversation, truncate_for_summary
 from .settings import (
     DEFAULT_STRATEGY,
@@ -47,14 +65,22 @@ from .tokens import (
 )
 
 __all__ = [
+    "ALREADY_COMPACTED",
+    "COMPACTION_CANCELLED",
     "DEFAULT_STRATEGY",
+    "NOTHING_TO_COMPACT",
     "TOOL_RESULT_MAX_CHARS",
+    "BranchCollection",
     "BranchSummarizer",
     "BranchSummaryResult",
     "BranchSummarySettings",
     "CompactionError",
+    "CompactionHooks",
+    "CompactionOutcome",
     "CompactionPreparation",
+    "CompactionReason",
     "CompactionResult",
+    "CompactionSession",
     "CompactionSettings",
     "CompactionSettingsError",
     "CompactionStrategy",
@@ -64,10 +90,13 @@ __all__ = [
     "FileOperations",
     "SummarizationAborted",
     "SummaryRequest",
+    "TreeNavigation",
+    "TreeSession",
     "UnknownStrategyError",
     "branch_context_messages",
     "branch_summary_settings_from",
     "calculate_context_tokens",
+    "collect_entries_for_branch_summary",
     "compaction_settings_from",
     "estimate_context_tokens",
     "estimate_tokens",
@@ -78,6 +107,9 @@ __all__ = [
     "js_len",
     "message_for_branch_summary",
     "message_for_compaction",
+    "model_completion",
+    "navigate_tree",
+    "run_compaction",
     "serialize_conversation",
     "should_compact",
     "truncate_for_summary",

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from .settings import CompactionSettings
 from .strategy import BranchSummarizer, CompactionError, CompactionStrategy
 
@@ -31,6 +34,14 @@ class CompactionStrategyRegistry:
             raise ValueError(f"compaction strategy {name!r} is already registered by {first}")
         self._strategies[name] = strategy
         self._owners[name] = owner
+
+    @classmethod
+    def from_registered(cls, registered: Mapping[str, Any]) -> CompactionStrategyRegistry:
+        """Build from ``Registrations.compaction_strategies`` (name -> ``Registered(plugin, item)``)."""
+        registry = cls()
+        for name, entry in registered.items():
+            registry.register(name, entry.item, owner=f"plugin {entry.plugin!r}")
+        return registry
 
     def names(self) -> list[str]:
         return sorted(self._strategies)

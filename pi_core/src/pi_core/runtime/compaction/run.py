@@ -53,11 +53,12 @@ class CompactionSession(Protocol):
         summary: str,
         first_kept_entry_id: str,
         tokens_before: int,
-        details: Any = None,
-        from_hook: bool = False,
+        details: Any = ...,
+        from_hook: bool = ...,
+        /,
     ) -> str: ...
 
-    def get_entry(self, entry_id: str) -> Any: ...
+    def get_entry(self, entry_id: str, /) -> Any: ...
 
 
 @dataclass

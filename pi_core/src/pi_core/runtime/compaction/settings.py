@@ -12,12 +12,17 @@ from typing import Any
 from pydantic import Field, ValidationError
 
 from pi_core._model import PiModel
+from pi_core.errors import ConfigError
+from pi_core.plugins.events import CompactionSettingsView
 
 DEFAULT_STRATEGY = "default"
 
 
-class CompactionSettings(PiModel):
-    """``compaction.*``: ``enabled`` gates automatic compaction only; ``/compact`` always works."""
+class CompactionSettings(CompactionSettingsView):
+    """``compaction.*``: ``enabled`` gates automatic compaction only; ``/compact`` always works.
+
+    Extends the view ``session_before_compact`` hands to plugins with validation and ``strategy``.
+    """
 
     enabled: bool = True
     reserve_tokens: int = Field(default=16384, ge=0)
@@ -32,7 +37,7 @@ class BranchSummarySettings(PiModel):
     skip_prompt: bool = False
 
 
-class CompactionSettingsError(ValueError):
+class CompactionSettingsError(ConfigError, ValueError):
     """A ``compaction`` or ``branchSummary`` settings object has a value of the wrong type."""
 
 

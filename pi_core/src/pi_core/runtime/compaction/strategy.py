@@ -17,21 +17,20 @@ from pydantic import Field
 
 from pi_core._model import PiModel
 from pi_core.ai.abort import AbortSignal
-from pi_core.ai.messages import AgentMessage, AssistantMessage, UserMessage
+from pi_core.ai.messages import AssistantMessage, UserMessage
+from pi_core.errors import PiError
+from pi_core.plugins import events
 
 from .fileops import FileOperations
 from .settings import BranchSummarySettings, CompactionSettings
 
 
-class CompactionPreparation(PiModel):
-    """What a compaction will do; handed to ``session_before_compact`` as ``preparation`` (spec §5.9)."""
+class CompactionPreparation(events.CompactionPreparation):
+    """What a compaction will do; handed to ``session_before_compact`` as ``preparation`` (spec §5.9).
 
-    first_kept_entry_id: str
-    messages_to_summarize: list[AgentMessage] = Field(default_factory=list)
-    turn_prefix_messages: list[AgentMessage] = Field(default_factory=list)
-    is_split_turn: bool = False
-    tokens_before: int = 0
-    previous_summary: str | None = None
+    The hook payload's model with the two loosely typed fields made precise.
+    """
+
     file_ops: FileOperations = Field(default_factory=FileOperations)
     settings: CompactionSettings = Field(default_factory=CompactionSettings)
 
@@ -114,7 +113,7 @@ class BranchSummarizer(Protocol):
         ...
 
 
-class CompactionError(Exception):
+class CompactionError(PiError):
     """A compaction or branch summary could not be produced; the session was left unchanged."""
 
 
