@@ -175,3 +175,50 @@ async def test_load_resources_async(proj: Path) -> None:
     write(proj / "AGENTS.md", "async")
     resources = await load_resources_async(ResourceOptions(cwd=str(proj)))
     assert resources.context_files[-1].content == "async"
+
+
+def test_source_info_as_pi_reports_it(proj: Path, agent_dir: Path, tmp_path: Path) -> None:
+    auto = skill(proj / ".pi/skills/auto/SKILL.md", "auto")
+    listed = skill(tmp_path / "listed/SKILL.md", "listed")
+    cli = skill(tmp_path / "cli/c/SKILL.md", "c")
+    hooked = skill(tmp_path / "hooked/h/SKILL.md", "h")
+    write(agent_dir / "prompts/p.md", "p")
+    cli_prompt = write(tmp_path / "cp.md", "cp")
+    write(agent_dir / "settings.json", json.dumps({"skills": [str(tmp_path / "listed")]}))
+    resources = load_resources(
+        ResourceOptions(
+            cwd=str(proj), skill_paths=[str(tmp_path / "cli")], prompt_template_paths=[str(cli_prompt)]
+        )
+    )
+    resources.extend(skill_paths=[str(tmp_path / "hooked")], source="extension:demo", base_dir="/ext")
+    infos = {s.name: s.source_info.to_json_dict() for s in resources.skills if s.source_info}
+    assert infos == {
+        "auto": {
+            "path": str(auto),
+            "source": "auto",
+            "scope": "project",
+            "origin": "top-level",
+            "baseDir": str(proj / ".pi"),
+        },
+        "listed": {"path": str(listed), "source": "local", "scope": "user", "origin": "top-level"},
+        "c": {
+            "path": str(cli),
+            "source": "local",
+            "scope": "temporary",
+            "origin": "top-level",
+            "baseDir": str(cli.parent),
+        },
+        "h": {
+            "path": str(hooked),
+            "source": "extension:demo",
+            "scope": "temporary",
+            "origin": "top-level",
+            "baseDir": "/ext",
+        },
+    }
+    prompt_infos = {t.name: t.source_info for t in resources.prompt_templates}
+    assert prompt_infos["p"] is not None and prompt_infos["p"].scope == "user"
+    assert prompt_infos["p"].base_dir == str(agent_dir)
+    assert prompt_infos["cp"] is not None and prompt_infos["cp"].scope == "temporary"
+    assert prompt_infos["cp"].path == str(cli_prompt)
+    assert prompt_infos["cp"].base_dir == str(tmp_path)

@@ -73,11 +73,11 @@ def test_load_templates_frontmatter_and_description_fallback(tmp_path: Path) -> 
     write(tmp_path / "p/b.md", "\n\n" + "x" * 61 + "\nsecond\n")
     write(tmp_path / "p/c.md", "short first line\n")
     write(tmp_path / "p/sub/nested.md", "not loaded: directories are not recursive")
-    write(tmp_path / "p/.dot.md", "skipped")
+    write(tmp_path / "p/.dot.md", "an explicit directory keeps dot-files, as pi")
     write(tmp_path / "p/notes.txt", "skipped")
     result = load_prompt_templates([str(tmp_path / "p")], str(tmp_path))
     by_name = {t.name: t for t in result.templates}
-    assert sorted(by_name) == ["a", "b", "c"]
+    assert sorted(by_name) == [".dot", "a", "b", "c"]
     assert (by_name["a"].description, by_name["a"].argument_hint, by_name["a"].content) == (
         "Alpha",
         "<PR-URL>",

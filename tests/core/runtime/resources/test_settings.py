@@ -237,3 +237,90 @@ def test_settings_path_that_is_a_directory_is_reported(project: Path, agent_dir:
     assert error.error.path == str(agent_dir / "settings.json")
     assert error.error.reason.startswith("cannot read settings")
     assert settings_manager.settings == Settings()
+
+
+def test_set_rejects_invalid_values_and_changes_nothing(project: Path, agent_dir: Path) -> None:
+    path = write(agent_dir / "settings.json", '{"theme": "dark"}')
+    settings_manager = manager(project, agent_dir)
+    with pytest.raises(SettingsError, match=r"invalid value for steeringMode"):
+        settings_manager.set("steeringMode", "sometimes")
+    with pytest.raises(SettingsError, match=r"invalid value for compaction\.enabled"):
+        settings_manager.set("compaction.enabled", "maybe")
+    assert path.read_text() == '{"theme": "dark"}'
+    assert settings_manager.settings.steering_mode == "one-at-a-time"
+
+
+def test_typed_view_is_cached_until_a_change(project: Path, agent_dir: Path) -> None:
+    settings_manager = manager(project, agent_dir)
+    first = settings_manager.settings
+    assert settings_manager.settings is first
+    settings_manager.set("theme", "t")
+    assert settings_manager.settings is not first
+    assert settings_manager.settings.theme == "t"
+    with pytest.raises(ValueError, match="hideThinkingBlock"):
+        settings_manager.apply_overrides({"hideThinkingBlock": "nope"})
+    assert settings_manager.settings.hide_thinking_block is False
+
+
+def test_every_documented_key_is_a_field_not_an_extra() -> None:
+    """Every key of pi's settings.md lands in a typed field (a wrong alias would make it an extra)."""
+    data = {
+        "defaultProvider": "p",
+        "defaultModel": "m",
+        "defaultThinkingLevel": "high",
+        "hideThinkingBlock": True,
+        "thinkingBudgets": {"minimal": 1, "low": 2, "medium": 3, "high": 4},
+        "transport": "sse",
+        "steeringMode": "all",
+        "followUpMode": "all",
+        "theme": "light",
+        "quietStartup": True,
+        "collapseChangelog": True,
+        "enableInstallTelemetry": False,
+        "doubleEscapeAction": "fork",
+        "treeFilterMode": "no-tools",
+        "editorPaddingX": 3,
+        "autocompleteMaxVisible": 20,
+        "showHardwareCursor": True,
+        "warnings": {"anthropicExtraUsage": False},
+        "compaction": {"enabled": False, "reserveTokens": 1, "keepRecentTokens": 2},
+        "branchSummary": {"reserveTokens": 3, "skipPrompt": True},
+        "retry": {
+            "enabled": False,
+            "maxRetries": 1,
+            "baseDelayMs": 2,
+            "provider": {"timeoutMs": 3, "maxRetries": 4, "maxRetryDelayMs": 5},
+        },
+        "terminal": {
+            "showImages": False,
+            "imageWidthCells": 9,
+            "clearOnShrink": True,
+            "showTerminalProgress": True,
+        },
+        "images": {"autoResize": False, "blockImages": True},
+        "shellPath": "/bin/zsh",
+        "shellCommandPrefix": "set -e",
+        "npmCommand": ["pnpm"],
+        "sessionDir": "~/s",
+        "enabledModels": ["a*"],
+        "markdown": {"codeBlockIndent": "    "},
+        "packages": ["npm:x", {"source": "git:h/o/r", "skills": []}],
+        "extensions": ["e"],
+        "skills": ["s"],
+        "prompts": ["p"],
+        "themes": ["t"],
+        "enableSkillCommands": False,
+        "lastChangelogVersion": "0.73.1",
+    }
+    settings = Settings.model_validate(data)
+    assert settings.extra_keys() == {}
+    assert settings.model_dump(mode="json", by_alias=True, exclude_none=True) == data
+
+
+def test_env_fallbacks_for_terminal_flags() -> None:
+    assert Settings().hardware_cursor_enabled({"PI_HARDWARE_CURSOR": "1"}) is True
+    assert Settings().hardware_cursor_enabled({}) is False
+    assert Settings(show_hardware_cursor=False).hardware_cursor_enabled({"PI_HARDWARE_CURSOR": "1"}) is False
+    assert Settings().clear_on_shrink_enabled({"PI_CLEAR_ON_SHRINK": "1"}) is True
+    explicit = Settings.model_validate({"terminal": {"clearOnShrink": False}})
+    assert explicit.clear_on_shrink_enabled({"PI_CLEAR_ON_SHRINK": "1"}) is False

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -69,7 +70,7 @@ def test_malformed_frontmatter_is_a_warning_with_position(tmp_path: Path) -> Non
     assert skill is None
     assert diagnostics[0].type == "warning"
     assert diagnostics[0].path == str(path)
-    assert "at line 2, column 12" in diagnostics[0].message
+    assert re.search(r"at line [23], column \d+$", diagnostics[0].message)
 
 
 def test_disable_model_invocation_must_be_boolean_true(tmp_path: Path) -> None:
@@ -162,5 +163,22 @@ def test_expand_skill_command_passes_other_text_through(tmp_path: Path) -> None:
 
 def test_expand_skill_command_unreadable_file_raises(tmp_path: Path) -> None:
     skill = Skill("gone", "d", str(tmp_path / "gone.md"), str(tmp_path))
-    with pytest.raises(SkillExpansionError, match=r"gone\.md"):
+    with pytest.raises(SkillExpansionError, match=r"gone\.md") as raised:
         expand_skill_command("/skill:gone", [skill])
+    assert raised.value.skill is skill
+    assert "No such file" in raised.value.reason
+
+
+@pytest.mark.parametrize(
+    ("frontmatter", "message"),
+    [
+        ("description: 42", "description must be a string"),
+        ("description: [a, b]", "description must be a string"),
+        ("name: true\ndescription: d", "name must be a string"),
+    ],
+)
+def test_non_string_fields_stop_the_skill(tmp_path: Path, frontmatter: str, message: str) -> None:
+    path = skill_file(tmp_path, "s/SKILL.md", frontmatter)
+    skill, diagnostics = load_skill_file(str(path))
+    assert skill is None
+    assert [d.message for d in diagnostics] == [message]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from pi_core.runtime.resources.ignore_rules import IgnoreMatcher
-from pi_core.runtime.resources.paths import CONFIG_DIR_NAME, canonical, home_dir, resolve_path
+from pi_core.runtime.resources.paths import CONFIG_DIR_NAME, file_identity, home_dir, resolve_path
 
 ResourceType = Literal["skills", "prompts", "themes"]
 Scope = Literal["user", "project", "temporary"]
@@ -31,6 +31,8 @@ class ResolvedResource:
     scope: Scope
     source: Source
     enabled: bool = True
+    #: The directory auto-discovery searched from (``<agentDir>`` or ``<cwd>/.pi``); ``None`` otherwise.
+    base_dir: str | None = None
 
     @property
     def rank(self) -> int:
@@ -295,9 +297,9 @@ def resolve_resources(
     """All candidate files of one type from settings entries and auto-discovery, best first."""
     found: dict[str, ResolvedResource] = {}
 
-    def add(path: str, scope: Scope, source: Source, enabled: bool) -> None:
+    def add(path: str, scope: Scope, source: Source, enabled: bool, base: str | None = None) -> None:
         if path and path not in found:
-            found[path] = ResolvedResource(path, scope, source, enabled)
+            found[path] = ResolvedResource(path, scope, source, enabled, base)
 
     project_base = os.path.join(cwd, CONFIG_DIR_NAME)
     for entries, scope, base in (
@@ -355,13 +357,13 @@ def resolve_resources(
         )
     for scope, base, paths, overrides in auto:
         for path in paths:
-            add(path, scope, "auto", enabled_by_overrides(path, overrides, base))
+            add(path, scope, "auto", enabled_by_overrides(path, overrides, base), base)
 
     ordered = sorted(found.values(), key=lambda r: r.rank)
-    seen: set[str] = set()
+    seen: set[tuple[int, int] | str] = set()
     unique: list[ResolvedResource] = []
     for resource in ordered:
-        real = canonical(resource.path)
+        real = file_identity(resource.path)
         if real not in seen:
             seen.add(real)
             unique.append(resource)
@@ -373,10 +375,10 @@ def merge_paths(
 ) -> list[str]:
     """Concatenate path lists, resolving each and dropping later duplicates of the same real file."""
     merged: list[str] = []
-    seen: set[str] = set()
+    seen: set[tuple[int, int] | str] = set()
     for raw in [*primary, *additional]:
         resolved = resolve(raw)
-        real = canonical(resolved)
+        real = file_identity(resolved)
         if real in seen:
             continue
         seen.add(real)

@@ -6,39 +6,54 @@ PyYAML speaks YAML 1.1, so a loader with YAML 1.2 core-schema scalars is built h
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
+if TYPE_CHECKING:
+    import yaml
 
 
 class FrontmatterError(ValueError):
     """The frontmatter block is not valid YAML; the message names the line and column."""
 
 
-class _Yaml12Loader(yaml.SafeLoader):
-    """SafeLoader whose implicit scalar types follow the YAML 1.2 core schema."""
+@functools.cache
+def _yaml12_loader() -> type[yaml.SafeLoader]:
+    """A safe loader whose implicit scalar types follow the YAML 1.2 core schema.
 
+    Built on first use so importing this module stays cheap. libyaml's parser is used when PyYAML
+    was built with it (about 10x faster); the resolvers are Python-side, so results are the same.
+    """
+    import yaml
 
-_Yaml12Loader.yaml_implicit_resolvers = {}
-_Yaml12Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:null", re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""]
-)
-_Yaml12Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
-)
-_Yaml12Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:int", re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"), list("-+0123456789")
-)
-_Yaml12Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(
-        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
-        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
-    ),
-    list("-+0123456789."),
-)
+    base: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    class Yaml12Loader(base):  # type: ignore[valid-type,misc]
+        yaml_implicit_resolvers: dict[Any, Any] = {}  # noqa: RUF012 - PyYAML's class-level registry
+
+    Yaml12Loader.add_implicit_resolver(
+        "tag:yaml.org,2002:null", re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""]
+    )
+    Yaml12Loader.add_implicit_resolver(
+        "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+    )
+    Yaml12Loader.add_implicit_resolver(
+        "tag:yaml.org,2002:int",
+        re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"),
+        list("-+0123456789"),
+    )
+    Yaml12Loader.add_implicit_resolver(
+        "tag:yaml.org,2002:float",
+        re.compile(
+            r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+            r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+        ),
+        list("-+0123456789."),
+    )
+    Yaml12Loader.add_constructor("tag:yaml.org,2002:int", _construct_yaml12_int)
+    return Yaml12Loader
 
 
 def _construct_yaml12_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
@@ -48,9 +63,6 @@ def _construct_yaml12_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int
     if text.startswith("0x"):
         return int(text[2:], 16)
     return int(text, 10)  # YAML 1.2: a leading zero does not mean octal
-
-
-_Yaml12Loader.add_constructor("tag:yaml.org,2002:int", _construct_yaml12_int)
 
 
 @dataclass(frozen=True)
@@ -82,8 +94,10 @@ def parse_frontmatter(content: str) -> Frontmatter:
     body = normalized[end + 4 :].strip()
     if not yaml_text:
         return Frontmatter({}, body)
+    import yaml
+
     try:
-        parsed = yaml.load(yaml_text, Loader=_Yaml12Loader)
+        parsed = yaml.load(yaml_text, Loader=_yaml12_loader())
     except yaml.YAMLError as error:
         raise FrontmatterError(_describe_yaml_error(error)) from error
     if parsed is None:
@@ -100,6 +114,8 @@ def strip_frontmatter(content: str) -> str:
 
 def _describe_yaml_error(error: yaml.YAMLError) -> str:
     """A one-line message with the position counted in the file (the block starts on line 2)."""
+    import yaml
+
     if isinstance(error, yaml.MarkedYAMLError) and error.problem_mark is not None:
         mark = error.problem_mark
         problem = error.problem or "invalid YAML"

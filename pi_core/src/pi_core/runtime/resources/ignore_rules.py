@@ -7,8 +7,10 @@ walk's root and added to one matcher shared by the whole walk.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:
+    import pathspec
 
 IGNORE_FILE_NAMES = (".gitignore", ".ignore", ".fdignore")
 
@@ -59,5 +61,7 @@ class IgnoreMatcher:
         if not self._patterns:
             return False
         if self._spec is None:
+            import pathspec  # imported on first use: most walks have no ignore files
+
             self._spec = pathspec.GitIgnoreSpec.from_lines(self._patterns)
         return self._spec.match_file(relative_path)

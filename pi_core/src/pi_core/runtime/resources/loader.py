@@ -4,17 +4,19 @@ prompt templates and theme paths — and extend them later with paths from ``res
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from pi_core.runtime.resources.context_files import ContextFile, load_context_files
 from pi_core.runtime.resources.diagnostics import ResourceDiagnostic
-from pi_core.runtime.resources.discovery import ResourceType, merge_paths, resolve_resources
-from pi_core.runtime.resources.paths import get_agent_dir, resolve_path
+from pi_core.runtime.resources.discovery import ResolvedResource, ResourceType, merge_paths, resolve_resources
+from pi_core.runtime.resources.paths import CONFIG_DIR_NAME, get_agent_dir, is_under, resolve_path
 from pi_core.runtime.resources.prompt_templates import PromptTemplate, load_prompt_templates
 from pi_core.runtime.resources.settings import SettingsManager
 from pi_core.runtime.resources.skills import Skill, load_skills
+from pi_core.runtime.resources.source_info import SourceInfo, find_source_info
 from pi_core.runtime.resources.system_prompt_files import load_append_system_prompt, load_system_prompt
 
 
@@ -60,6 +62,8 @@ class Resources:
     other_diagnostics: list[ResourceDiagnostic] = field(default_factory=list)
     _skill_paths: list[str] = field(default_factory=list, repr=False)
     _prompt_paths: list[str] = field(default_factory=list, repr=False)
+    _resolved_infos: dict[str, SourceInfo] = field(default_factory=dict, repr=False)
+    _extension_infos: dict[str, SourceInfo] = field(default_factory=dict, repr=False)
 
     @property
     def diagnostics(self) -> list[ResourceDiagnostic]:
@@ -79,25 +83,59 @@ class Resources:
     def _resolve(self, raw: str) -> str:
         return resolve_path(raw, self.cwd)
 
+    def _source_info(self, path: str, explicit_root: str, explicit_base: str) -> SourceInfo:
+        found = find_source_info(path, self._extension_infos, self._resolved_infos)
+        if found is not None:
+            return found
+        # An explicit path (--skill / --prompt-template): described by where the file lies.
+        for scope, root in (
+            ("user", os.path.join(self.agent_dir, explicit_root)),
+            ("project", os.path.join(self.cwd, CONFIG_DIR_NAME, explicit_root)),
+        ):
+            if is_under(path, root):
+                base = explicit_base if explicit_root == "skills" else root
+                return SourceInfo(path=path, source="local", scope=scope, base_dir=base)
+        return SourceInfo(path=path, source="local", scope="temporary", base_dir=explicit_base)
+
     def _load_skills(self) -> None:
         result = load_skills(self._skill_paths, self.cwd)
-        self.skills, self.skill_diagnostics = result.skills, result.diagnostics
+        self.skills = [
+            dataclasses.replace(s, source_info=self._source_info(s.file_path, "skills", s.base_dir))
+            for s in result.skills
+        ]
+        self.skill_diagnostics = result.diagnostics
 
     def _load_prompts(self) -> None:
         result = load_prompt_templates(self._prompt_paths, self.cwd)
-        self.prompt_templates, self.prompt_diagnostics = result.templates, result.diagnostics
+        self.prompt_templates = [
+            dataclasses.replace(
+                t, source_info=self._source_info(t.file_path, "prompts", os.path.dirname(t.file_path))
+            )
+            for t in result.templates
+        ]
+        self.prompt_diagnostics = result.diagnostics
 
     def extend(
         self,
         skill_paths: Sequence[str] = (),
         prompt_paths: Sequence[str] = (),
         theme_paths: Sequence[str] = (),
+        *,
+        source: str = "extension",
+        base_dir: str | None = None,
     ) -> bool:
         """Add paths contributed by ``resources_discover`` hooks (relative to cwd, ``~`` allowed).
 
-        They come after everything already loaded, so existing names win collisions. Returns
-        whether anything was added (the caller then rebuilds the system prompt).
+        ``source`` labels them in ``source_info`` (pi uses ``extension:<name>``), ``base_dir`` is the
+        contributing plugin's directory if it has one. They come after everything already loaded,
+        so existing names win collisions. Returns whether anything was added (the caller then
+        rebuilds the system prompt).
         """
+        for raw in (*skill_paths, *prompt_paths, *theme_paths):
+            path = self._resolve(raw)
+            self._extension_infos[path] = SourceInfo(
+                path=path, source=source, scope="temporary", base_dir=base_dir
+            )
         changed = False
         if skill_paths:
             self._skill_paths = merge_paths(self._skill_paths, skill_paths, self._resolve)
@@ -113,13 +151,22 @@ class Resources:
         return changed
 
 
-def _enabled_paths(
-    resource_type: ResourceType, cwd: str, agent_dir: str, settings: SettingsManager
-) -> list[str]:
+def _enabled_paths(resource_type: ResourceType, resources: Resources) -> list[str]:
+    settings = resources.settings
     global_entries = _string_list(settings.global_settings().get(resource_type))
     project_entries = _string_list(settings.project_settings().get(resource_type))
-    resolved = resolve_resources(resource_type, cwd, agent_dir, global_entries, project_entries)
+    resolved = resolve_resources(
+        resource_type, resources.cwd, resources.agent_dir, global_entries, project_entries
+    )
+    for resource in resolved:
+        resources._resolved_infos.setdefault(resource.path, _info_for(resource))
     return [r.path for r in resolved if r.enabled]
+
+
+def _info_for(resource: ResolvedResource) -> SourceInfo:
+    return SourceInfo(
+        path=resource.path, source=resource.source, scope=resource.scope, base_dir=resource.base_dir
+    )
 
 
 def _string_list(value: object) -> list[str]:
@@ -149,23 +196,21 @@ def load_resources(options: ResourceOptions) -> Resources:
     def resolve(raw: str) -> str:
         return resolve_path(raw, cwd)
 
-    discovered_skills = [] if options.no_skills else _enabled_paths("skills", cwd, agent_dir, settings)
+    discovered_skills = [] if options.no_skills else _enabled_paths("skills", resources)
     resources._skill_paths = merge_paths(discovered_skills, options.skill_paths, resolve)
     resources._load_skills()
     resources.skill_diagnostics += _missing_cli_paths(
         options.skill_paths, "Skill path does not exist", resources.skill_diagnostics
     )
 
-    discovered_prompts = (
-        [] if options.no_prompt_templates else _enabled_paths("prompts", cwd, agent_dir, settings)
-    )
+    discovered_prompts = [] if options.no_prompt_templates else _enabled_paths("prompts", resources)
     resources._prompt_paths = merge_paths(discovered_prompts, options.prompt_template_paths, resolve)
     resources._load_prompts()
     resources.prompt_diagnostics += _missing_cli_paths(
         options.prompt_template_paths, "Prompt template path does not exist", resources.prompt_diagnostics
     )
 
-    discovered_themes = [] if options.no_themes else _enabled_paths("themes", cwd, agent_dir, settings)
+    discovered_themes = [] if options.no_themes else _enabled_paths("themes", resources)
     resources.theme_paths = merge_paths(discovered_themes, options.theme_paths, resolve)
     resources.theme_diagnostics += _missing_cli_paths(options.theme_paths, "Theme path does not exist", [])
 

@@ -48,6 +48,18 @@ def canonical(path: str) -> str:
         return path
 
 
+def file_identity(path: str) -> tuple[int, int] | str:
+    """What makes two paths the same file: device and inode (symlinks followed), else the path.
+
+    Equivalent to comparing real paths, without resolving every path component.
+    """
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return path
+    return (stat.st_dev, stat.st_ino)
+
+
 def is_under(target: str, root: str) -> bool:
     """True if ``target`` is ``root`` or lies inside it (both absolute)."""
     root = os.path.normpath(root)

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pi_core.runtime.resources.diagnostics import Collision, ResourceDiagnostic
-from pi_core.runtime.resources.discovery import collect_flat_entries
 from pi_core.runtime.resources.frontmatter import FrontmatterError, parse_frontmatter
 from pi_core.runtime.resources.paths import resolve_path
+from pi_core.runtime.resources.source_info import SourceInfo
 
 _DESCRIPTION_FALLBACK_LENGTH = 60
 
@@ -24,6 +24,8 @@ class PromptTemplate:
     content: str
     file_path: str
     argument_hint: str | None = None
+    #: Where it came from (filled in by the resource loader).
+    source_info: SourceInfo | None = None
 
 
 @dataclass
@@ -146,13 +148,24 @@ def load_prompt_template(file_path: str) -> PromptTemplate | None:
     )
 
 
+def _markdown_files_in(directory: str) -> list[str]:
+    """``.md`` files directly in ``directory``, by name. Unlike auto-discovery, pi does not skip
+    dot-files nor read ignore files for an explicitly given template directory."""
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError:
+        return []
+    paths = (os.path.join(directory, name) for name in names if name.endswith(".md"))
+    return [path for path in paths if os.path.isfile(path)]
+
+
 def load_prompt_templates(paths: Sequence[str], cwd: str) -> PromptTemplateLoadResult:
     """Load templates from files and directories (non-recursive), in order; first name wins."""
     loaded: list[PromptTemplate] = []
     for raw in paths:
         path = resolve_path(raw, cwd)
         if os.path.isdir(path):
-            files = collect_flat_entries(path, ".md")
+            files = _markdown_files_in(path)
         elif os.path.isfile(path) and path.endswith(".md"):
             files = [path]
         else:

@@ -170,6 +170,7 @@ class SettingsManager:
         self._load_failed: dict[SettingsScope, bool] = {"global": False, "project": False}
         self._errors: list[ScopedSettingsError] = []
         self._overrides: JsonObject = {}
+        self._typed: Settings | None = None
         self.reload()
 
     @classmethod
@@ -209,6 +210,7 @@ class SettingsManager:
 
     def reload(self) -> None:
         """Re-read both files. A file that fails keeps being treated as empty and is reported."""
+        self._typed = None
         for scope in ("global", "project"):
             try:
                 self._data[scope] = self._read(scope)
@@ -243,12 +245,20 @@ class SettingsManager:
 
     @property
     def settings(self) -> Settings:
-        """The effective settings as a typed model with pi's defaults."""
-        return Settings.model_validate(self.merged())
+        """The effective settings as a typed model with pi's defaults (cached until a change)."""
+        if self._typed is None:
+            self._typed = Settings.model_validate(self.merged())
+        return self._typed
 
     def apply_overrides(self, overrides: Mapping[str, Any]) -> None:
-        """Layer values over the files for this run only (never written)."""
-        self._overrides = deep_merge_settings(self._overrides, overrides)
+        """Layer values over the files for this run only (never written).
+
+        Raises :class:`pydantic.ValidationError` if the result is not valid settings.
+        """
+        combined = deep_merge_settings(self._overrides, overrides)
+        Settings.model_validate(deep_merge_settings(self.merged(), combined))
+        self._overrides = combined
+        self._typed = None
 
     # -- writing -----------------------------------------------------------------------------
 
@@ -256,9 +266,10 @@ class SettingsManager:
         """Set ``key`` (``"theme"`` or ``"compaction.enabled"``) in ``scope`` and persist it.
 
         ``None`` removes the key. Nothing is written if that scope's file failed to load.
+        Raises :class:`SettingsError` (and changes nothing) if the value is not valid for the key.
         """
         field, _, nested = key.partition(".")
-        data = self._data[scope]
+        data = copy.deepcopy(self._data[scope])
         if nested:
             container = data.get(field)
             if not isinstance(container, dict):
@@ -266,6 +277,19 @@ class SettingsManager:
             _assign(container, nested, value)
         else:
             _assign(data, field, value)
+        candidate = {**self._data, scope: data}
+        try:
+            merged = deep_merge_settings(
+                deep_merge_settings(candidate["global"], candidate["project"]), self._overrides
+            )
+            Settings.model_validate(merged)
+        except ValidationError as error:
+            reason = error.errors()[0]["msg"]
+            raise SettingsError(
+                str(self._path(scope) or "<memory>"), f"invalid value for {key}: {reason}"
+            ) from None
+        self._data[scope] = data
+        self._typed = None
         self._persist(scope, field, nested or None)
 
     def _persist(self, scope: SettingsScope, field: str, nested: str | None) -> None:

@@ -7,6 +7,8 @@ edits the raw JSON so nothing it does not own is ever rewritten.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import Field
@@ -124,3 +126,15 @@ class Settings(PiModel):
     def extra_keys(self) -> dict[str, Any]:
         """Keys pi does not document (kept untouched)."""
         return dict(self.model_extra or {})
+
+    def hardware_cursor_enabled(self, env: Mapping[str, str] | None = None) -> bool:
+        """``showHardwareCursor``, else ``PI_HARDWARE_CURSOR=1`` (pi's rule)."""
+        if self.show_hardware_cursor is not None:
+            return self.show_hardware_cursor
+        return (os.environ if env is None else env).get("PI_HARDWARE_CURSOR") == "1"
+
+    def clear_on_shrink_enabled(self, env: Mapping[str, str] | None = None) -> bool:
+        """``terminal.clearOnShrink``, else ``PI_CLEAR_ON_SHRINK=1`` (pi's rule)."""
+        if self.terminal.clear_on_shrink is not None:
+            return self.terminal.clear_on_shrink
+        return (os.environ if env is None else env).get("PI_CLEAR_ON_SHRINK") == "1"

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from pi_core.runtime.resources.diagnostics import Collision, ResourceDiagnostic
 from pi_core.runtime.resources.discovery import collect_skill_entries
 from pi_core.runtime.resources.frontmatter import FrontmatterError, parse_frontmatter, strip_frontmatter
-from pi_core.runtime.resources.paths import canonical, resolve_path
+from pi_core.runtime.resources.paths import file_identity, resolve_path
+from pi_core.runtime.resources.source_info import SourceInfo
 
 MAX_NAME_LENGTH = 64
 MAX_DESCRIPTION_LENGTH = 1024
@@ -26,6 +27,8 @@ class Skill:
     file_path: str
     base_dir: str
     disable_model_invocation: bool = False
+    #: Where it came from (filled in by the resource loader).
+    source_info: SourceInfo | None = None
 
 
 @dataclass
@@ -49,40 +52,40 @@ def _validate_name(name: str, parent_dir_name: str) -> list[str]:
     return errors
 
 
-def _as_text(value: object) -> str:
-    """Frontmatter scalars as pi would see them in a string context (``None`` → empty)."""
-    if value is None or value is False:
-        return ""
-    if value is True:
-        return "true"
-    return str(value)
-
-
 def load_skill_file(file_path: str) -> tuple[Skill | None, list[ResourceDiagnostic]]:
-    """Parse one skill file. Warnings do not stop it loading; a missing description does."""
+    """Parse one skill file. Warnings do not stop it loading; a missing description does.
+
+    A ``name``/``description`` that is not a string stops the skill with a warning (pi fails on it).
+    """
     diagnostics: list[ResourceDiagnostic] = []
+
+    def warn(message: str) -> None:
+        diagnostics.append(ResourceDiagnostic("warning", message, file_path))
+
     try:
         with open(file_path, encoding="utf-8") as handle:
             frontmatter = parse_frontmatter(handle.read()).data
     except (OSError, UnicodeDecodeError, FrontmatterError) as error:
-        diagnostics.append(ResourceDiagnostic("warning", str(error), file_path))
+        warn(str(error))
         return None, diagnostics
     skill_dir = os.path.dirname(file_path)
     parent_name = os.path.basename(skill_dir)
-    description = _as_text(frontmatter.get("description"))
-    if not description.strip():
-        diagnostics.append(ResourceDiagnostic("warning", "description is required", file_path))
+    description = frontmatter.get("description")
+    if not description or (isinstance(description, str) and not description.strip()):
+        warn("description is required")
+        description = None
+    elif not isinstance(description, str):
+        warn("description must be a string")
+        return None, diagnostics
     elif len(description) > MAX_DESCRIPTION_LENGTH:
-        diagnostics.append(
-            ResourceDiagnostic(
-                "warning",
-                f"description exceeds {MAX_DESCRIPTION_LENGTH} characters ({len(description)})",
-                file_path,
-            )
-        )
-    name = _as_text(frontmatter.get("name")) or parent_name
-    diagnostics.extend(ResourceDiagnostic("warning", e, file_path) for e in _validate_name(name, parent_name))
-    if not description.strip():
+        warn(f"description exceeds {MAX_DESCRIPTION_LENGTH} characters ({len(description)})")
+    name = frontmatter.get("name") or parent_name
+    if not isinstance(name, str):
+        warn("name must be a string")
+        return None, diagnostics
+    for problem in _validate_name(name, parent_name):
+        warn(problem)
+    if description is None:
         return None, diagnostics
     skill = Skill(
         name=name,
@@ -100,13 +103,13 @@ def load_skills(paths: Sequence[str], cwd: str) -> SkillLoadResult:
     Directories are searched as pi searches a skills directory (SKILL.md roots, top-level ``.md``).
     """
     by_name: dict[str, Skill] = {}
-    real_paths: set[str] = set()
+    real_paths: set[tuple[int, int] | str] = set()
     diagnostics: list[ResourceDiagnostic] = []
     collisions: list[ResourceDiagnostic] = []
 
     def add(skills: Iterable[Skill]) -> None:
         for skill in skills:
-            real = canonical(skill.file_path)
+            real = file_identity(skill.file_path)
             if real in real_paths:
                 continue  # the same file reached through a symlink
             existing = by_name.get(skill.name)
@@ -176,10 +179,15 @@ def format_skills_for_prompt(skills: Sequence[Skill]) -> str:
 
 
 class SkillExpansionError(RuntimeError):
-    """The skill file could not be read; the caller reports it and keeps the text as typed."""
+    """The skill file could not be read; the caller reports it and keeps the text as typed.
+
+    pi reports it as an extension error with ``extensionPath = skill.file_path``,
+    ``event = "skill_expansion"`` and ``error = reason``.
+    """
 
     def __init__(self, skill: Skill, reason: str) -> None:
         self.skill = skill
+        self.reason = reason
         super().__init__(f"{skill.file_path}: {reason}")
 
 
