@@ -11,30 +11,18 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
 from pi_core.ai.auth import AuthStorage
 from pi_core.ai.provider import Model, ModelCost, ProviderConfig
+from pi_core.runtime.jsonc import parse_jsonc
 
 
 class ModelsJsonError(ValueError):
     """models.json could not be used; the message says why and names the file."""
-
-
-_LINE_COMMENT = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*')
-_TRAILING_COMMA = re.compile(r'("(?:\\.|[^"\\])*")|,(\s*[}\]])')
-
-
-def parse_jsonc(text: str) -> Any:
-    """JSON with ``//`` line comments and trailing commas (strings are left alone)."""
-    text = _LINE_COMMENT.sub(lambda m: m.group(1) or "", text)
-    text = _TRAILING_COMMA.sub(lambda m: m.group(1) or m.group(2), text)
-    return json.loads(text)
 
 
 def _models_of(name: str, config: ProviderConfig) -> list[Model]:
