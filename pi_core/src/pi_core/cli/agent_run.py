@@ -45,9 +45,32 @@ def start_agent(setup: PluginSetup, messages: tuple[str, ...], params: dict[str,
     if app_mode != "interactive":
         sys.stdout = sys.stderr
     try:
-        return asyncio.run(_run(setup, options, app_mode, stdin_tty, out))
+        code = asyncio.run(_run(setup, options, app_mode, stdin_tty, out))
     except KeyboardInterrupt:
-        return 130
+        code = 130
+    if app_mode != "interactive" and _is_pi_process():
+        _exit_now(code, out)
+    return code
+
+
+def _is_pi_process() -> bool:
+    """Whether this process is the ``pi`` command itself (not a test runner calling the CLI)."""
+    main = sys.modules.get("__main__")
+    name = Path(getattr(main, "__file__", "") or "").name
+    return name in ("pi", "pi.exe", "__main__.py") and os.environ.get("PI_SLOW_EXIT") != "1"
+
+
+def _exit_now(code: int, out: IO[str]) -> None:
+    """Leave without tearing the interpreter down.
+
+    Everything is written by now (session files use unbuffered appends, settings are written
+    synchronously); unloading a thousand modules and their pydantic schemas only costs time — about
+    half a second of every print-mode run.
+    """
+    for stream in (out, sys.stderr, sys.__stdout__):
+        if stream is not None:
+            stream.flush()
+    os._exit(code)
 
 
 def _export(options: RunOptions) -> int:

@@ -1050,6 +1050,9 @@ class AgentSession:
         finally:
             self._disposed = True
             self._listeners.clear()
+            close = getattr(self.session_manager, "close", None)
+            if close is not None:
+                close()  # releases the file descriptor; a later append reopens it
 
 
 def _user_text(message: UserMessage) -> str:
