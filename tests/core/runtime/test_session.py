@@ -218,3 +218,88 @@ async def test_thinking_level_and_model_changes_are_recorded(harness: Harness) -
     assert session.thinking_level == "high"
     assert session.cycle_thinking_level() is not None
     assert harness.settings.settings.default_model == "faux-think"
+
+
+class _KeepLastUserStrategy:
+    """A compaction strategy for tests: keep everything from the last user message on."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def prepare(self, branch: Any, settings: Any) -> Any:
+        from pi_core.runtime.compaction import CompactionPreparation
+
+        users = [e for e in branch if e.type == "message" and e.message.role == "user"]
+        if not users or branch[-1].type == "compaction":
+            return None
+        return CompactionPreparation(first_kept_entry_id=users[-1].id, tokens_before=1234)
+
+    async def compact(self, preparation: Any, *, complete: Any, signal: Any, custom_instructions: Any) -> Any:
+        from pi_core.runtime.compaction import CompactionResult
+
+        self.calls += 1
+        return CompactionResult(
+            summary="SUMMARY", first_kept_entry_id=preparation.first_kept_entry_id, tokens_before=1234
+        )
+
+
+def _with_strategy(harness: Harness, session: Any) -> _KeepLastUserStrategy:
+    from pi_core.runtime.compaction import CompactionStrategyRegistry
+
+    strategy = _KeepLastUserStrategy()
+    registry = CompactionStrategyRegistry()
+    registry.register("default", strategy, owner="tests")
+    session.services.compaction = registry
+    return strategy
+
+
+async def test_context_overflow_compacts_and_continues_once(harness: Harness) -> None:
+    from pi_core.runtime.events import CompactionEndEvent, CompactionStartEvent
+
+    overflow = "prompt is too long: 213462 tokens > 200000 maximum"
+    harness.provider.responses += [
+        text_message("first"),
+        text_message("", stop_reason="error", error_message=overflow),
+        text_message("after compaction"),
+    ]
+    session = harness.build()
+    strategy = _with_strategy(harness, session)
+    await session.prompt("one")
+    await session.prompt("two")
+    assert strategy.calls == 1
+    starts = [e for e in harness.events if isinstance(e, CompactionStartEvent)]
+    ends = [e for e in harness.events if isinstance(e, CompactionEndEvent)]
+    assert [e.reason for e in starts] == ["overflow"]
+    assert ends[0].will_retry and ends[0].result is not None and ends[0].result["summary"] == "SUMMARY"
+    roles = [m.role for m in session.messages]
+    assert roles == ["compactionSummary", "user", "assistant"]
+    assert session.get_last_assistant_text() == "after compaction"
+
+
+async def test_threshold_compaction_after_a_large_reply(harness: Harness) -> None:
+    from pi_core.ai.messages import Usage
+    from pi_core.runtime.events import CompactionEndEvent
+
+    big = text_message("big", usage=Usage(input=95_000, output=100, total_tokens=95_100))
+    harness.provider.responses += [text_message("small"), big]
+    session = harness.build()
+    _with_strategy(harness, session)
+    await session.prompt("one")
+    await session.prompt("two")
+    ends = [e for e in harness.events if isinstance(e, CompactionEndEvent)]
+    assert [(e.reason, e.will_retry) for e in ends] == [("threshold", False)]
+    assert session.messages[0].role == "compactionSummary"
+
+
+async def test_without_a_compaction_plugin_a_needed_compaction_is_reported_once(harness: Harness) -> None:
+    from pi_core.ai.messages import Usage
+
+    big = Usage(input=95_000, output=100, total_tokens=95_100)
+    harness.provider.responses += [text_message("a", usage=big), text_message("b", usage=big)]
+    errors: list[Any] = []
+    session = harness.build()
+    await session.bind_mode(on_error=errors.append)
+    await session.prompt("one")
+    await session.prompt("two")
+    assert len(errors) == 1 and "no compaction strategy is installed" in errors[0].error
+    assert session.get_last_assistant_text() == "b"

@@ -616,7 +616,13 @@ class AgentSession:
             if self.messages and self.messages[-1] is message:
                 self._drop_trailing_error()
             result = await self._auto_compact("overflow", will_retry=True)
-            return result is not None
+            if result is None:
+                return False
+            # The rebuilt context comes from the file, which still holds the failed reply.
+            last = self.messages[-1] if self.messages else None
+            if isinstance(last, AssistantMessage) and last.stop_reason == "error":
+                self._drop_trailing_error()
+            return True
         await self._auto_compact("threshold", will_retry=False)
         return self.agent.has_queued_messages() and bool(self.messages)
 
