@@ -3,7 +3,8 @@
 Every input line is handled in its own task, so a long command (``prompt``, ``compact``, ``bash``)
 never blocks the next one; responses carry the command's ``id`` for correlation. ``prompt`` answers
 as soon as its preflight passed (or it was queued or handled), later failures arrive only as
-events. stdin EOF shuts the runtime down and the mode returns exit status 0.
+events. stdin EOF lets the commands already read finish (open dialogs get their default answer), then
+shuts the runtime down; the mode returns exit status 0.
 """
 
 from __future__ import annotations
@@ -63,11 +64,12 @@ class RpcMode:
             task = asyncio.create_task(self.handle_line(line))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
+        # EOF: nobody can answer dialogs any more; let the commands already read finish.
+        self.ui.close()
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
         if self._unsubscribe is not None:
             self._unsubscribe()
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
         await self.host.dispose()
         return 0
 

@@ -38,6 +38,7 @@ class RpcExtensionUI:
     def __init__(self, send: Callable[[UiRequest], None]) -> None:
         self._send = send
         self._pending: dict[str, asyncio.Future[UiResponse | None]] = {}
+        self._closed = False
 
     def resolve(self, response: UiResponse) -> None:
         """Hand a client's ``extension_ui_response`` to the dialog waiting for it (unknown ids ignored)."""
@@ -45,10 +46,17 @@ class RpcExtensionUI:
         if future is not None and not future.done():
             future.set_result(response)
 
+    def close(self) -> None:
+        """The client is gone: every open dialog gets its default answer, new ones get it at once."""
+        self._closed = True
+        for future in self._pending.values():
+            if not future.done():
+                future.set_result(None)
+
     async def _dialog(
         self, request: UiRequest, signal: AbortSignal | None, timeout_ms: float | None
     ) -> UiResponse | None:
-        if signal is not None and signal.aborted:
+        if self._closed or (signal is not None and signal.aborted):
             return None
         future: asyncio.Future[UiResponse | None] = asyncio.get_running_loop().create_future()
         self._pending[request.id] = future
