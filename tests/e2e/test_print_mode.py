@@ -102,3 +102,4 @@ def test_anthropic_dialect_round_trip(pi_env: PiEnv) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout == "hello from claude\n"
     assert pi_env.server.requests[-1].api == "anthropic-messages"
+

@@ -189,3 +189,58 @@ def test_rpc_protocol_errors_and_commands_listing(pi_env: PiEnv) -> None:
         assert compacted["success"] is ("result" in end)
     finally:
         assert rpc.close() == 0
+
+
+ASKING_PLUGIN = '''
+from pi_core import hookimpl
+
+
+async def ask(args, ctx):
+    ok = await ctx.ui.confirm("Proceed?", f"run {args}")
+    choice = await ctx.ui.select("Colour", ["red", "blue"])
+    ctx.ui.notify(f"confirmed={ok} colour={choice}", "info")
+    ctx.set_session_name(f"asked {choice}")
+
+
+@hookimpl
+def register_commands(register):
+    register("ask", ask, description="Ask the client")
+
+
+@hookimpl
+def tool_call(event, ctx):
+    if event.tool_name == "bash":
+        return {"block": True, "reason": "bash is off in this project"}
+'''
+
+
+def test_rpc_routes_plugin_dialogs_to_the_client(pi_env: PiEnv, tmp_path: Path) -> None:
+    plugin = tmp_path / "asking.py"
+    plugin.write_text(ASKING_PLUGIN)
+    pi_env.server.add(tool_turn(ToolUse("bash", {"command": "rm -rf /"}, id="c1")), text_turn("blocked, fine"))
+    rpc = pi_env.rpc("-e", str(plugin))
+    try:
+        commands = _ok(rpc.call({"type": "get_commands"}), "get_commands")["commands"]
+        assert {"name": "ask", "description": "Ask the client", "source": "extension"}.items() <= next(
+            c for c in commands if c["name"] == "ask"
+        ).items()
+        # As in pi, the prompt is answered when the command is done, so dialogs come first.
+        prompt_id = rpc.send({"type": "prompt", "message": "/ask deploy"})
+        confirm = rpc.wait_for(lambda r: r.get("type") == "extension_ui_request" and r["method"] == "confirm")
+        assert (confirm["title"], confirm["message"]) == ("Proceed?", "run deploy")
+        rpc.send_raw(json.dumps({"type": "extension_ui_response", "id": confirm["id"], "confirmed": True}))
+        select = rpc.wait_for(lambda r: r.get("type") == "extension_ui_request" and r["method"] == "select")
+        assert select["options"] == ["red", "blue"]
+        rpc.send_raw(json.dumps({"type": "extension_ui_response", "id": select["id"], "value": "blue"}))
+        notify = rpc.wait_for(lambda r: r.get("type") == "extension_ui_request" and r["method"] == "notify")
+        assert notify["message"] == "confirmed=True colour=blue" and notify["notifyType"] == "info"
+        info = rpc.wait_for(lambda r: r.get("type") == "session_info_changed")
+        assert info["name"] == "asked blue"
+        _ok(rpc.wait_for(lambda r: r.get("id") == prompt_id), "prompt")
+        assert pi_env.server.requests == []  # a command never reaches the model
+
+        events = _prompt(rpc, "clean up")
+        end = next(e for e in events if e["type"] == "tool_execution_end")
+        assert end["isError"] is True and end["result"]["content"][0]["text"] == "bash is off in this project"
+    finally:
+        assert rpc.close() == 0

@@ -426,7 +426,7 @@ class AgentSession:
                 await outcome
         except Exception as error:  # a broken command is reported, the session stays intact
             logger.debug("command /%s failed", name, exc_info=True)
-            self._emit_error(command.plugin, "command", str(error) or type(error).__name__)
+            self._emit_error(f"command:{name}", "command", str(error) or type(error).__name__)
         return True
 
     async def _before_agent_start(self, text: str, images: list[ImageContent]) -> list[AgentMessage]:
