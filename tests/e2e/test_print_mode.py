@@ -103,3 +103,25 @@ def test_anthropic_dialect_round_trip(pi_env: PiEnv) -> None:
     assert result.stdout == "hello from claude\n"
     assert pi_env.server.requests[-1].api == "anthropic-messages"
 
+
+def test_sigterm_exits_143(pi_env: PiEnv) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from pi_core.testing import Text, Turn
+
+    pi_env.server.add(Turn(blocks=[Text("slow " * 200, chunks=200)], delay=0.05))
+    process = subprocess.Popen(
+        [str(Path(sys.executable).with_name("pi")), "--model", "loop/fake-model", "-p", "talk slowly"],
+        cwd=pi_env.project, env=pi_env.env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )  # fmt: skip
+    deadline = time.monotonic() + 20
+    while not pi_env.server.requests and time.monotonic() < deadline:
+        time.sleep(0.02)
+    process.send_signal(signal.SIGTERM)
+    process.communicate(timeout=20)
+    assert process.returncode == 143
