@@ -191,7 +191,7 @@ def test_rpc_protocol_errors_and_commands_listing(pi_env: PiEnv) -> None:
         assert rpc.close() == 0
 
 
-ASKING_PLUGIN = '''
+ASKING_PLUGIN = """
 from pi_core import hookimpl
 
 
@@ -211,13 +211,15 @@ def register_commands(register):
 def tool_call(event, ctx):
     if event.tool_name == "bash":
         return {"block": True, "reason": "bash is off in this project"}
-'''
+"""
 
 
 def test_rpc_routes_plugin_dialogs_to_the_client(pi_env: PiEnv, tmp_path: Path) -> None:
     plugin = tmp_path / "asking.py"
     plugin.write_text(ASKING_PLUGIN)
-    pi_env.server.add(tool_turn(ToolUse("bash", {"command": "rm -rf /"}, id="c1")), text_turn("blocked, fine"))
+    pi_env.server.add(
+        tool_turn(ToolUse("bash", {"command": "rm -rf /"}, id="c1")), text_turn("blocked, fine")
+    )
     rpc = pi_env.rpc("-e", str(plugin))
     try:
         commands = _ok(rpc.call({"type": "get_commands"}), "get_commands")["commands"]
