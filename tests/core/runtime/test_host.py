@@ -142,3 +142,23 @@ async def test_session_replacement_fires_hooks_and_rebinds(dirs: tuple[Path, Pat
         "start:new",
         "before_switch:resume",
     ]
+
+
+class SkillContributor:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @hookimpl
+    def resources_discover(self, event: Any) -> dict[str, list[str]]:
+        return {"skillPaths": [str(self.path)]}
+
+
+async def test_resources_discover_adds_skills_to_the_system_prompt(
+    dirs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    skill = tmp_path / "skills" / "deploy"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: deploy\ndescription: Ship the app\n---\nRun make deploy.")
+    host = await RuntimeHost.create(_options(dirs), _parts(SkillContributor(skill.parent)))
+    assert [s.name for s in host.session.resources.skills] == ["deploy"]
+    assert "<name>deploy</name>" in host.session.system_prompt
