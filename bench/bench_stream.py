@@ -19,15 +19,14 @@ import multiprocessing
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from pi_core.agent.events import AgentEvent
 from pi_core.agent.loop import AgentContext, AgentLoopConfig, run_agent_loop
 from pi_core.ai.builtin_providers import register_builtin_api_providers
-from pi_core.ai.event_stream import AssistantMessageEventStream
 from pi_core.ai.messages import AssistantMessage, UserMessage
-from pi_core.ai.provider import Context, Model, StartEvent, StreamOptions
+from pi_core.ai.provider import AssistantMessageEvent, Context, Model, StartEvent, StreamOptions
 from pi_core.ai.providers import anthropic as anthropic_provider
 from pi_core.ai.providers import openai_completions, openai_responses
 from pi_core.ai.providers._base import run_stream
@@ -100,15 +99,17 @@ class Replay:
 
 
 def replay_stream_fn(api: str, events: list[Any]) -> Callable[[Model, Context, StreamOptions], Any]:
-    def stream_fn(model: Model, context: Context, options: StreamOptions) -> AssistantMessageEventStream:
-        async def body(output: AssistantMessage, stream: AssistantMessageEventStream) -> None:
-            stream.push(StartEvent(partial=output))
+    def stream_fn(model: Model, context: Context, options: StreamOptions) -> Any:
+        async def body(output: AssistantMessage) -> AsyncIterator[AssistantMessageEvent]:
+            yield StartEvent(partial=output)
             if api == "anthropic-messages":
-                await anthropic_provider._consume(Replay(events), model, context, False, output, stream)
+                mapped = anthropic_provider._consume(Replay(events), model, context, False, output)
             elif api == "openai-completions":
-                await openai_completions._consume(Replay(events), model, output, stream)
+                mapped = openai_completions._consume(Replay(events), model, output)
             else:
-                await openai_responses._consume(Replay(events), model, output, stream)
+                mapped = openai_responses._consume(Replay(events), model, output)
+            async for event in mapped:
+                yield event
 
         return run_stream(model, options, body)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -63,7 +64,7 @@ def ts_request(server: LoopbackLLMServer, api: str, tmp_path: Path) -> dict[str,
 async def test_request_body_matches_typescript_pi(
     pi_llm_server: LoopbackLLMServer, api: str, tmp_path: Path
 ) -> None:
-    expected = ts_request(pi_llm_server, api, tmp_path)
+    expected = await asyncio.to_thread(ts_request, pi_llm_server, api, tmp_path)
     pi_llm_server.add(text_turn("ok"))
     model = pi_llm_server.model(api, id="m1", provider="loop", reasoning=True, input=["text", "image"])
     # pi appends the date and cwd to a custom system prompt; send the same text.

@@ -199,3 +199,15 @@ def test_thinking_levels_and_clamping() -> None:
     assert "xhigh" not in supported_thinking_levels(models["claude-sonnet-4-5"])
     assert clamp_thinking_level(models["claude-sonnet-4-5"], "xhigh") == "high"
     assert clamp_thinking_level(models["gpt-4o"], "high") == "off"
+
+
+def test_list_models_text_uses_available_models(pi_agent_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pi_core.ai.models import list_models_text
+
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_OAUTH_TOKEN", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    reg = registry(pi_agent_dir)
+    assert list_models_text(reg).startswith("No models available.")
+    monkeypatch.setenv("OPENAI_API_KEY", "x")
+    text = list_models_text(reg, "gpt-5.4")
+    assert "anthropic" not in text and "gpt-5.4" in text

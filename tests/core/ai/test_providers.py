@@ -232,3 +232,29 @@ async def test_loopback_consumer_can_stop_early(pi_llm_server: LoopbackLLMServer
             break
     await response.aclose()  # type: ignore[attr-defined]
     await asyncio.sleep(0)
+
+
+async def test_provider_error_event_mid_stream(pi_llm_server: LoopbackLLMServer, api: str) -> None:
+    pi_llm_server.add(Turn(blocks=[Text("half an ans")], stream_error=overloaded()))
+    _, message = await collect(pi_llm_server, api, ctx())
+    assert message.stop_reason == "error"
+    assert "Overloaded" in message.error_message
+    assert message.content[0].text == "half an ans"
+
+
+async def test_provider_outside_cancellation_propagates(pi_llm_server: LoopbackLLMServer, api: str) -> None:
+    pi_llm_server.add(Turn(blocks=[Text("w" * 100, chunks=100)], delay=0.01))
+    controller = AbortController()
+    started = asyncio.Event()
+
+    async def consume() -> None:
+        response = stream_simple(pi_llm_server.model(api), ctx(), options(signal=controller.signal))
+        async for event in response:
+            if event.type == "text_delta":
+                started.set()
+
+    task = asyncio.create_task(consume())
+    await started.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task

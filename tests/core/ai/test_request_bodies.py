@@ -240,3 +240,50 @@ async def test_cross_model_history_is_transformed(pi_llm_server: LoopbackLLMServ
     new_id = assistant["content"][1]["id"]
     assert len(new_id) <= 64 and all(c.isalnum() or c in "_-" for c in new_id)
     assert body["messages"][2]["content"][0]["tool_use_id"] == new_id
+
+
+async def test_on_payload_replaces_body_and_on_response_sees_status(pi_llm_server: LoopbackLLMServer) -> None:
+    from pi_core.ai.provider import Model, ProviderResponseInfo
+
+    seen: list[int] = []
+
+    async def on_payload(params: dict[str, Any], model: Model) -> dict[str, Any]:
+        return {**params, "temperature": 0.25}
+
+    async def on_response(info: ProviderResponseInfo, model: Model) -> None:
+        seen.append(info.status)
+        assert info.headers["request-id"] == "req_loopback"
+
+    for api in ("anthropic-messages", "openai-completions", "openai-responses"):
+        pi_llm_server.add(text_turn("ok"))
+        options = StreamOptions(
+            api_key=LOOPBACK_API_KEY, max_retries=0, on_payload=on_payload, on_response=on_response
+        )
+        message = await complete_simple(pi_llm_server.model(api), simple(), options)
+        assert message.stop_reason == "stop", message.error_message
+        assert pi_llm_server.requests[-1].body["temperature"] == 0.25
+    assert seen == [200, 200, 200]
+
+
+async def test_openai_completions_thinking_formats_reach_the_wire(pi_llm_server: LoopbackLLMServer) -> None:
+    qwen = {"thinkingFormat": "qwen-chat-template"}
+    body = await send(
+        pi_llm_server,
+        "openai-completions",
+        simple(),
+        model={"reasoning": True, "compat": qwen},
+        reasoning="low",
+    )
+    assert body["chat_template_kwargs"] == {"enable_thinking": True, "preserve_thinking": True}
+    body = await send(
+        pi_llm_server, "openai-completions", simple(), model={"reasoning": True, "provider": "deepseek"}
+    )
+    assert body["thinking"] == {"type": "disabled"} and body["messages"][0]["role"] == "system"
+    body = await send(
+        pi_llm_server,
+        "openai-completions",
+        simple(),
+        model={"reasoning": True, "provider": "openrouter"},
+        reasoning="high",
+    )
+    assert body["reasoning"] == {"effort": "high"}

@@ -349,8 +349,21 @@ async def _stream_assistant_response(
     )
     response = config.stream_fn(config.model, llm_context, options)
 
-    added_partial = False
     update_type = "message_update"
+    try:
+        final = await _consume_response(response, current, emit, update_type)
+    finally:
+        # If this task is cancelled mid-stream, stop the provider's HTTP work too.
+        closer = getattr(response, "aclose", None)
+        if closer is not None:
+            await closer()
+    return final
+
+
+async def _consume_response(
+    response: AssistantMessageStream, current: AgentContext, emit: Emit, update_type: str
+) -> AssistantMessage:
+    added_partial = False
     async for event in response:
         kind = event.type
         if kind == "start":

@@ -42,8 +42,14 @@ class AssistantMessageEventStream:
 
     def end(self, result: AssistantMessage | None = None) -> None:
         self._done = True
-        if result is not None and not self._result.done():
-            self._result.set_result(result)
+        if not self._result.done():
+            if result is not None:
+                self._result.set_result(result)
+            else:
+                # A provider bug must not hang the consumer: fail ``result()`` instead.
+                self._result.set_exception(
+                    RuntimeError("Provider stream ended without a done or error event")
+                )
         waiter = self._waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)

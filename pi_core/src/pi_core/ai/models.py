@@ -287,3 +287,14 @@ class ModelRegistry:
             if api_key:
                 headers["Authorization"] = f"Bearer {api_key}"
         return headers
+
+
+def list_models_text(registry: ModelRegistry, search: str | None = None) -> str:
+    """What ``pi --list-models [search]`` prints on stdout: the *available* models as a table.
+
+    A models.json problem is in ``registry.error``; pi prints it to stderr first as
+    ``Warning: errors loading models.json:\n<error>``.
+    """
+    from pi_core.ai.resolve import format_model_list
+
+    return format_model_list(registry.available(), search)

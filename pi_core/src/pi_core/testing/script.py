@@ -77,6 +77,8 @@ class Turn:
     malformed: bool = False
     #: After the blocks, drop the connection without finishing the response.
     drop: bool = False
+    #: After the blocks, send the API's in-stream error event (e.g. ``overloaded()`` mid-response).
+    stream_error: HttpError | None = None
 
 
 @dataclass

@@ -91,6 +91,9 @@ def anthropic_stream(turn: Turn, model: str, seq: int) -> Iterator[bytes]:
         yield frame({"type": "content_block_stop", "index": index}, "content_block_stop")
     if turn.malformed:
         yield frame(MALFORMED_DATA, "content_block_delta")
+    if turn.stream_error is not None:
+        yield frame(anthropic_error(turn.stream_error), "error")
+        return
     if turn.drop:
         yield DROP
         return
@@ -154,6 +157,9 @@ def completions_stream(turn: Turn, model: str, seq: int, include_usage: bool) ->
             tool_index += 1
     if turn.malformed:
         yield frame(MALFORMED_DATA)
+    if turn.stream_error is not None:
+        yield frame(openai_error(turn.stream_error))
+        return
     if turn.drop:
         yield DROP
         return
@@ -330,6 +336,10 @@ def responses_stream(turn: Turn, model: str, seq: int) -> Iterator[bytes]:
         yield event("response.output_item.done", output_index=index, item=item)
     if turn.malformed:
         yield frame(MALFORMED_DATA, "response.output_text.delta")
+    if turn.stream_error is not None:
+        error = turn.stream_error
+        yield event("error", code=error.code or error.error_type, message=error.message, param=None)
+        return
     if turn.drop:
         yield DROP
         return

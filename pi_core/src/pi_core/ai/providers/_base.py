@@ -5,13 +5,12 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any
 
 from pi_core.ai.auth import redact
-from pi_core.ai.event_stream import AssistantMessageEventStream
 from pi_core.ai.messages import AssistantMessage, ToolCall
-from pi_core.ai.provider import DoneEvent, ErrorEvent, Model, StreamOptions
+from pi_core.ai.provider import AssistantMessageEvent, DoneEvent, ErrorEvent, Model, StreamOptions
 
 ABORTED_MESSAGE = "Request was aborted"
 
@@ -57,58 +56,112 @@ def describe_error(error: BaseException) -> str:
     return text or name
 
 
-Body = Callable[[AssistantMessage, AssistantMessageEventStream], Awaitable[None]]
+Body = Callable[[AssistantMessage], AsyncIterator[AssistantMessageEvent]]
 
 
-def run_stream(model: Model, options: StreamOptions, body: Body) -> AssistantMessageEventStream:
-    """Run ``body`` in a task that pushes events; turn every failure into the terminal ``error`` event.
+class ProviderStream:
+    """A provider's event stream, driven in the consumer's own task.
 
-    Abort cancels the task (which makes the SDK close its HTTP response); the partial message keeps
-    everything received so far and ends with ``stopReason`` ``"aborted"``.
+    ``body(output)`` is an async generator that performs the request and yields events while it
+    fills ``output``. Running it in the consumer's task (no producer task, no queue) saves a task
+    switch per streamed delta. Abort cancels the consumer task only while it is suspended inside
+    the body (i.e. waiting on the SDK), so the HTTP response is closed at once; the cancellation is
+    then absorbed here and turned into the ``aborted`` error event. Every failure becomes the
+    terminal ``error`` event; nothing raises out of iteration (except a cancellation from outside).
     """
-    stream = AssistantMessageEventStream()
-    output = new_output(model)
-    signal = options.signal
-    secrets = [options.api_key] if options.api_key else []
 
-    def fail(message: str) -> None:
-        aborted = signal is not None and signal.aborted
-        output.stop_reason = "aborted" if aborted else "error"
+    def __init__(self, model: Model, options: StreamOptions, body: Body) -> None:
+        self._output = new_output(model)
+        self._options = options
+        self._body = body
+        self._final: AssistantMessage | None = None
+        self._iterator: AsyncGenerator[AssistantMessageEvent, None] | None = None
+        self._inside = False
+
+    def __aiter__(self) -> AsyncIterator[AssistantMessageEvent]:
+        if self._iterator is not None:
+            raise RuntimeError("a provider stream can be iterated only once")
+        self._iterator = self._run()
+        return self._iterator
+
+    async def result(self) -> AssistantMessage:
+        if self._final is None:
+            if self._iterator is None:
+                async for _ in self:
+                    pass
+            if self._final is None:
+                raise RuntimeError("Provider stream was closed before it finished")
+        return self._final
+
+    async def aclose(self) -> None:
+        if self._iterator is not None:
+            await self._iterator.aclose()
+
+    def _fail(self, message: str) -> ErrorEvent:
+        signal = self._options.signal
+        output = self._output
+        output.stop_reason = "aborted" if signal is not None and signal.aborted else "error"
+        secrets = [self._options.api_key] if self._options.api_key else []
         output.error_message = redact(message, secrets)
-        stream.push(ErrorEvent(reason=output.stop_reason, error=output))
+        self._final = output
+        return ErrorEvent(reason=output.stop_reason, error=output)
 
-    async def produce() -> None:
+    async def _run(self) -> AsyncGenerator[AssistantMessageEvent, None]:
+        output = self._output
+        signal = self._options.signal
+        task = asyncio.current_task()
+
+        cancelled_by_abort = False
+
+        def on_abort() -> None:
+            nonlocal cancelled_by_abort
+            if self._inside and task is not None:
+                cancelled_by_abort = True
+                task.cancel()
+
+        remove_listener = signal.add_listener(on_abort) if signal is not None else (lambda: None)
+        body = self._body(output)
         try:
             if signal is not None and signal.aborted:
                 raise StreamFailure(ABORTED_MESSAGE)
-            await body(output, stream)
+            while True:
+                # Aborted while the consumer held control (e.g. from an event handler): stop now.
+                if signal is not None and signal.aborted:
+                    raise StreamFailure(ABORTED_MESSAGE)
+                self._inside = True
+                try:
+                    event = await anext(body)
+                except StopAsyncIteration:
+                    break
+                finally:
+                    self._inside = False
+                yield event
             if signal is not None and signal.aborted:
                 raise StreamFailure(ABORTED_MESSAGE)
             if output.stop_reason in ("error", "aborted"):
                 raise StreamFailure(output.error_message or "Provider returned an error stop reason")
-            stream.push(DoneEvent(reason=output.stop_reason, message=output))
+            self._final = output
+            yield DoneEvent(reason=output.stop_reason, message=output)
         except asyncio.CancelledError:
-            task = asyncio.current_task()
-            if signal is not None and signal.aborted and task is not None:
+            # Absorb only our own cancellation; one requested from outside still propagates.
+            if cancelled_by_abort and task is not None and task.cancelling() == 1:
                 task.uncancel()
-                fail(ABORTED_MESSAGE)
+                yield self._fail(ABORTED_MESSAGE)
                 return
-            fail("Stream cancelled")
             raise
         except Exception as error:
-            fail(ABORTED_MESSAGE if signal is not None and signal.aborted else describe_error(error))
+            aborted = signal is not None and signal.aborted
+            yield self._fail(ABORTED_MESSAGE if aborted else describe_error(error))
         finally:
             remove_listener()
-            stream.end()
+            closer = getattr(body, "aclose", None)
+            if closer is not None:
+                await closer()
 
-    def on_abort() -> None:
-        task = stream.producer
-        if task is not None and not task.done():
-            task.cancel()
 
-    remove_listener = signal.add_listener(on_abort) if signal is not None else (lambda: None)
-    stream.producer = asyncio.get_running_loop().create_task(produce())
-    return stream
+def run_stream(model: Model, options: StreamOptions, body: Body) -> ProviderStream:
+    """The stream for ``body`` (see :class:`ProviderStream`)."""
+    return ProviderStream(model, options, body)
 
 
 def finish_tool_call(call: ToolCall, raw: str) -> None:
@@ -129,6 +182,34 @@ def finish_tool_call(call: ToolCall, raw: str) -> None:
             f'Tool call "{call.name}" ({call.id}) arguments are not a JSON object: {raw[:500]}'
         )
     call.arguments = value
+
+
+_signature_cache: dict[Any, frozenset[str]] = {}
+
+
+def split_body(create: Any, params: dict[str, Any]) -> dict[str, Any]:
+    """Keyword arguments for an SDK ``create``: the body fields it knows, the rest via ``extra_body``.
+
+    pi's request bodies carry fields a given SDK version may not declare (compat fields such as
+    ``enable_thinking``, a plugin's ``on_payload`` additions, or fields an SDK dropped); they must
+    reach the server untouched rather than fail as unexpected keyword arguments.
+    """
+    import inspect
+
+    key = getattr(create, "__func__", create)
+    known = _signature_cache.get(key)
+    if known is None:
+        known = frozenset(inspect.signature(create).parameters) - {
+            "extra_body",
+            "extra_headers",
+            "extra_query",
+        }
+        _signature_cache[key] = known
+    kwargs = {k: v for k, v in params.items() if k in known}
+    extra = {k: v for k, v in params.items() if k not in known}
+    if extra:
+        kwargs["extra_body"] = extra
+    return kwargs
 
 
 def request_options(options: StreamOptions) -> dict[str, Any]:

@@ -8,11 +8,11 @@ events and maps them onto pi's normalised events.
 from __future__ import annotations
 
 import re
+from collections.abc import AsyncIterator
 from typing import Any
 
 from pi_core.ai._fast import construct
 from pi_core.ai.cost import calculate_cost
-from pi_core.ai.event_stream import AssistantMessageEventStream
 from pi_core.ai.json_parse import parse_streaming_json
 from pi_core.ai.messages import (
     AssistantMessage,
@@ -25,6 +25,7 @@ from pi_core.ai.messages import (
     UserMessage,
 )
 from pi_core.ai.provider import (
+    AssistantMessageEvent,
     Context,
     Model,
     ProviderResponseInfo,
@@ -42,12 +43,14 @@ from pi_core.ai.provider import (
     ToolSpec,
 )
 from pi_core.ai.providers._base import (
+    ProviderStream,
     StreamFailure,
     client_kwargs,
     finish_tool_call,
     request_options,
     resolve_cache_retention,
     run_stream,
+    split_body,
 )
 from pi_core.ai.thinking import adjust_max_tokens_for_thinking, default_max_tokens
 from pi_core.ai.transform import transform_messages
@@ -306,20 +309,13 @@ def _headers(model: Model, context: Context, options: StreamOptions, oauth: bool
 class AnthropicMessagesProvider:
     api = API
 
-    def stream(self, model: Model, context: Context, options: StreamOptions) -> AssistantMessageEventStream:
-        async def body(output: AssistantMessage, stream: AssistantMessageEventStream) -> None:
-            await _run(model, context, options, output, stream)
-
-        return run_stream(model, options, body)
+    def stream(self, model: Model, context: Context, options: StreamOptions) -> ProviderStream:
+        return run_stream(model, options, lambda output: _run(model, context, options, output))
 
 
 async def _run(
-    model: Model,
-    context: Context,
-    options: StreamOptions,
-    output: AssistantMessage,
-    stream: AssistantMessageEventStream,
-) -> None:
+    model: Model, context: Context, options: StreamOptions, output: AssistantMessage
+) -> AsyncIterator[AssistantMessageEvent]:
     from anthropic import AsyncAnthropic
 
     api_key = options.api_key or ""
@@ -337,33 +333,33 @@ async def _run(
             replaced = await options.on_payload(params, model)
             if replaced is not None:
                 params = replaced
-        response = await client.messages.create(**params, stream=True, **request_options(options))
+        create = client.messages.create
+        response = await create(**split_body(create, {**params, "stream": True}), **request_options(options))
         if options.on_response is not None:
             http = response.response
             await options.on_response(
                 ProviderResponseInfo(status=http.status_code, headers=dict(http.headers)), model
             )
-        stream.push(StartEvent(partial=output))
-        await _consume(response, model, context, oauth, output, stream)
+        yield StartEvent(partial=output)
+        try:
+            async for event in _consume(response, model, context, oauth, output):
+                yield event
+        finally:
+            # Close the SDK stream explicitly: a failure inside our mapping must not leave it open.
+            await response.close()
     finally:
         await client.close()
 
 
 async def _consume(
-    response: Any,
-    model: Model,
-    context: Context,
-    oauth: bool,
-    output: AssistantMessage,
-    stream: AssistantMessageEventStream,
-) -> None:
+    response: Any, model: Model, context: Context, oauth: bool, output: AssistantMessage
+) -> AsyncIterator[AssistantMessageEvent]:
     blocks = output.content
     index_of: dict[int, int] = {}  # API block index → content index
     raw_json: dict[int, str] = {}
     usage = output.usage
     saw_start = saw_stop = False
     tools = context.tools or []
-    push = stream.push
     async for event in response:
         kind = event.type
         if kind == "content_block_delta":
@@ -375,7 +371,7 @@ async def _consume(
             dtype = delta.type
             if dtype == "text_delta" and isinstance(block, TextContent):
                 block.text += delta.text
-                push(
+                yield (
                     construct(
                         TextDeltaEvent,
                         {"type": "text_delta", "content_index": at, "delta": delta.text, "partial": output},
@@ -383,7 +379,7 @@ async def _consume(
                 )
             elif dtype == "thinking_delta" and isinstance(block, ThinkingContent):
                 block.thinking += delta.thinking
-                push(
+                yield (
                     construct(
                         ThinkingDeltaEvent,
                         {
@@ -397,7 +393,7 @@ async def _consume(
             elif dtype == "input_json_delta" and isinstance(block, ToolCall):
                 raw_json[at] += delta.partial_json
                 block.arguments = parse_streaming_json(raw_json[at])
-                push(
+                yield (
                     construct(
                         ToolCallDeltaEvent,
                         {
@@ -425,24 +421,24 @@ async def _consume(
             at = len(blocks)
             if cb.type == "text":
                 blocks.append(TextContent(text=""))
-                push(TextStartEvent(content_index=at, partial=output))
+                yield (TextStartEvent(content_index=at, partial=output))
             elif cb.type == "thinking":
                 blocks.append(ThinkingContent(thinking="", thinking_signature=""))
-                push(ThinkingStartEvent(content_index=at, partial=output))
+                yield (ThinkingStartEvent(content_index=at, partial=output))
             elif cb.type == "redacted_thinking":
                 blocks.append(
                     ThinkingContent(
                         thinking="[Reasoning redacted]", thinking_signature=cb.data, redacted=True
                     )
                 )
-                push(ThinkingStartEvent(content_index=at, partial=output))
+                yield (ThinkingStartEvent(content_index=at, partial=output))
             elif cb.type == "tool_use":
                 name = cb.name
                 if oauth:
                     name = next((t.name for t in tools if t.name.lower() == name.lower()), name)
                 blocks.append(ToolCall(id=cb.id, name=name, arguments={}))
                 raw_json[at] = ""
-                push(ToolCallStartEvent(content_index=at, partial=output))
+                yield (ToolCallStartEvent(content_index=at, partial=output))
             else:
                 continue
             index_of[event.index] = at
@@ -452,12 +448,12 @@ async def _consume(
                 continue
             block = blocks[at]
             if isinstance(block, TextContent):
-                push(TextEndEvent(content_index=at, content=block.text, partial=output))
+                yield (TextEndEvent(content_index=at, content=block.text, partial=output))
             elif isinstance(block, ThinkingContent):
-                push(ThinkingEndEvent(content_index=at, content=block.thinking, partial=output))
+                yield (ThinkingEndEvent(content_index=at, content=block.thinking, partial=output))
             else:
                 finish_tool_call(block, raw_json.pop(at, ""))
-                push(ToolCallEndEvent(content_index=at, tool_call=block, partial=output))
+                yield (ToolCallEndEvent(content_index=at, tool_call=block, partial=output))
         elif kind == "message_delta":
             reason = event.delta.stop_reason
             if reason:

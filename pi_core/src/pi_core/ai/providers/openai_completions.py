@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import AsyncIterator
 from typing import Any
 
 from pi_core.ai._fast import construct
 from pi_core.ai.cost import calculate_cost
-from pi_core.ai.event_stream import AssistantMessageEventStream
 from pi_core.ai.json_parse import parse_streaming_json
 from pi_core.ai.messages import (
     AssistantMessage,
@@ -26,6 +26,7 @@ from pi_core.ai.messages import (
     UserMessage,
 )
 from pi_core.ai.provider import (
+    AssistantMessageEvent,
     Context,
     Model,
     ProviderResponseInfo,
@@ -43,12 +44,14 @@ from pi_core.ai.provider import (
     ToolSpec,
 )
 from pi_core.ai.providers._base import (
+    ProviderStream,
     StreamFailure,
     client_kwargs,
     finish_tool_call,
     request_options,
     resolve_cache_retention,
     run_stream,
+    split_body,
 )
 from pi_core.ai.thinking import clamp_thinking_level, default_max_tokens
 from pi_core.ai.transform import transform_messages
@@ -352,20 +355,13 @@ def map_finish_reason(reason: str) -> tuple[str, str | None]:
 class OpenAICompletionsProvider:
     api = API
 
-    def stream(self, model: Model, context: Context, options: StreamOptions) -> AssistantMessageEventStream:
-        async def body(output: AssistantMessage, stream: AssistantMessageEventStream) -> None:
-            await _run(model, context, options, output, stream)
-
-        return run_stream(model, options, body)
+    def stream(self, model: Model, context: Context, options: StreamOptions) -> ProviderStream:
+        return run_stream(model, options, lambda output: _run(model, context, options, output))
 
 
 async def _run(
-    model: Model,
-    context: Context,
-    options: StreamOptions,
-    output: AssistantMessage,
-    stream: AssistantMessageEventStream,
-) -> None:
+    model: Model, context: Context, options: StreamOptions, output: AssistantMessage
+) -> AsyncIterator[AssistantMessageEvent]:
     from openai import AsyncOpenAI
 
     compat = detect_compat(model)
@@ -383,23 +379,28 @@ async def _run(
             replaced = await options.on_payload(params, model)
             if replaced is not None:
                 params = replaced
-        response = await client.chat.completions.create(**params, **request_options(options))
+        create = client.chat.completions.create
+        response = await create(**split_body(create, params), **request_options(options))
         if options.on_response is not None:
             http = response.response
             await options.on_response(
                 ProviderResponseInfo(status=http.status_code, headers=dict(http.headers)), model
             )
-        stream.push(StartEvent(partial=output))
-        await _consume(response, model, output, stream)
+        yield StartEvent(partial=output)
+        try:
+            async for event in _consume(response, model, output):
+                yield event
+        finally:
+            # Close the SDK stream explicitly: a failure inside our mapping must not leave it open.
+            await response.close()
     finally:
         await client.close()
 
 
 async def _consume(
-    response: Any, model: Model, output: AssistantMessage, stream: AssistantMessageEventStream
-) -> None:
+    response: Any, model: Model, output: AssistantMessage
+) -> AsyncIterator[AssistantMessageEvent]:
     blocks = output.content
-    push = stream.push
     text_block: TextContent | None = None
     thinking_block: ThinkingContent | None = None
     calls_by_index: dict[int, ToolCall] = {}
@@ -448,9 +449,9 @@ async def _consume(
             if text_block is None:
                 text_block = TextContent(text="")
                 blocks.append(text_block)
-                push(TextStartEvent(content_index=len(blocks) - 1, partial=output))
+                yield (TextStartEvent(content_index=len(blocks) - 1, partial=output))
             text_block.text += content
-            push(
+            yield (
                 construct(
                     TextDeltaEvent,
                     {
@@ -468,9 +469,9 @@ async def _consume(
                 if thinking_block is None:
                     thinking_block = ThinkingContent(thinking="", thinking_signature=field)
                     blocks.append(thinking_block)
-                    push(ThinkingStartEvent(content_index=len(blocks) - 1, partial=output))
+                    yield (ThinkingStartEvent(content_index=len(blocks) - 1, partial=output))
                 thinking_block.thinking += value
-                push(
+                yield (
                     construct(
                         ThinkingDeltaEvent,
                         {
@@ -493,7 +494,7 @@ async def _consume(
                 )
                 blocks.append(block)
                 raw_args[id(block)] = ""
-                push(ToolCallStartEvent(content_index=len(blocks) - 1, partial=output))
+                yield (ToolCallStartEvent(content_index=len(blocks) - 1, partial=output))
             if stream_index is not None:
                 calls_by_index[stream_index] = block
             if tc.id:
@@ -506,7 +507,7 @@ async def _consume(
             if piece:
                 raw_args[id(block)] += piece
                 block.arguments = parse_streaming_json(raw_args[id(block)])
-            push(
+            yield (
                 construct(
                     ToolCallDeltaEvent,
                     {
@@ -530,11 +531,11 @@ async def _consume(
                             b.thought_signature = json.dumps(detail)
     for at, done in enumerate(blocks):
         if isinstance(done, TextContent):
-            push(TextEndEvent(content_index=at, content=done.text, partial=output))
+            yield (TextEndEvent(content_index=at, content=done.text, partial=output))
         elif isinstance(done, ThinkingContent):
-            push(ThinkingEndEvent(content_index=at, content=done.thinking, partial=output))
+            yield (ThinkingEndEvent(content_index=at, content=done.thinking, partial=output))
         else:
             finish_tool_call(done, raw_args.pop(id(done), ""))
-            push(ToolCallEndEvent(content_index=at, tool_call=done, partial=output))
+            yield (ToolCallEndEvent(content_index=at, tool_call=done, partial=output))
     if not saw_finish:
         raise StreamFailure("OpenAI stream ended without a finish_reason (connection closed mid-response)")

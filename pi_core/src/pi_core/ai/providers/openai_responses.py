@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import AsyncIterator
 from typing import Any
 
 from pi_core.ai._fast import construct
 from pi_core.ai.cost import calculate_cost
-from pi_core.ai.event_stream import AssistantMessageEventStream
 from pi_core.ai.json_parse import parse_streaming_json
 from pi_core.ai.messages import (
     AssistantMessage,
@@ -21,6 +21,7 @@ from pi_core.ai.messages import (
     UserMessage,
 )
 from pi_core.ai.provider import (
+    AssistantMessageEvent,
     Context,
     Model,
     ProviderResponseInfo,
@@ -38,12 +39,14 @@ from pi_core.ai.provider import (
     ToolSpec,
 )
 from pi_core.ai.providers._base import (
+    ProviderStream,
     StreamFailure,
     client_kwargs,
     finish_tool_call,
     request_options,
     resolve_cache_retention,
     run_stream,
+    split_body,
 )
 from pi_core.ai.thinking import clamp_thinking_level, default_max_tokens
 from pi_core.ai.transform import transform_messages
@@ -232,20 +235,13 @@ def build_params(model: Model, context: Context, options: StreamOptions) -> dict
 class OpenAIResponsesProvider:
     api = API
 
-    def stream(self, model: Model, context: Context, options: StreamOptions) -> AssistantMessageEventStream:
-        async def body(output: AssistantMessage, stream: AssistantMessageEventStream) -> None:
-            await _run(model, context, options, output, stream)
-
-        return run_stream(model, options, body)
+    def stream(self, model: Model, context: Context, options: StreamOptions) -> ProviderStream:
+        return run_stream(model, options, lambda output: _run(model, context, options, output))
 
 
 async def _run(
-    model: Model,
-    context: Context,
-    options: StreamOptions,
-    output: AssistantMessage,
-    stream: AssistantMessageEventStream,
-) -> None:
+    model: Model, context: Context, options: StreamOptions, output: AssistantMessage
+) -> AsyncIterator[AssistantMessageEvent]:
     from openai import AsyncOpenAI
 
     headers = dict(model.headers or {})
@@ -267,14 +263,20 @@ async def _run(
             replaced = await options.on_payload(params, model)
             if replaced is not None:
                 params = replaced
-        response = await client.responses.create(**params, **request_options(options))
+        create = client.responses.create
+        response = await create(**split_body(create, params), **request_options(options))
         if options.on_response is not None:
             http = response.response
             await options.on_response(
                 ProviderResponseInfo(status=http.status_code, headers=dict(http.headers)), model
             )
-        stream.push(StartEvent(partial=output))
-        await _consume(response, model, output, stream)
+        yield StartEvent(partial=output)
+        try:
+            async for event in _consume(response, model, output):
+                yield event
+        finally:
+            # Close the SDK stream explicitly: a failure inside our mapping must not leave it open.
+            await response.close()
     finally:
         await client.close()
 
@@ -292,10 +294,9 @@ def _dump(item: Any) -> dict[str, Any]:
 
 
 async def _consume(
-    response: Any, model: Model, output: AssistantMessage, stream: AssistantMessageEventStream
-) -> None:
+    response: Any, model: Model, output: AssistantMessage
+) -> AsyncIterator[AssistantMessageEvent]:
     blocks = output.content
-    push = stream.push
     current_type: str | None = None
     current: TextContent | ThinkingContent | ToolCall | None = None
     raw_args = ""
@@ -306,7 +307,7 @@ async def _consume(
         if kind == "response.output_text.delta" or kind == "response.refusal.delta":
             if current_type == "message" and isinstance(current, TextContent):
                 current.text += event.delta
-                push(
+                yield (
                     construct(
                         TextDeltaEvent,
                         {"type": "text_delta", "content_index": at, "delta": event.delta, "partial": output},
@@ -315,7 +316,7 @@ async def _consume(
         elif kind == "response.reasoning_summary_text.delta" or kind == "response.reasoning_text.delta":
             if current_type == "reasoning" and isinstance(current, ThinkingContent):
                 current.thinking += event.delta
-                push(
+                yield (
                     construct(
                         ThinkingDeltaEvent,
                         {
@@ -330,7 +331,7 @@ async def _consume(
             if current_type == "function_call" and isinstance(current, ToolCall):
                 raw_args += event.delta
                 current.arguments = parse_streaming_json(raw_args)
-                push(
+                yield (
                     construct(
                         ToolCallDeltaEvent,
                         {
@@ -349,28 +350,28 @@ async def _consume(
             if item.type == "reasoning":
                 current = ThinkingContent(thinking="")
                 blocks.append(current)
-                push(ThinkingStartEvent(content_index=len(blocks) - 1, partial=output))
+                yield (ThinkingStartEvent(content_index=len(blocks) - 1, partial=output))
             elif item.type == "message":
                 current = TextContent(text="")
                 blocks.append(current)
-                push(TextStartEvent(content_index=len(blocks) - 1, partial=output))
+                yield (TextStartEvent(content_index=len(blocks) - 1, partial=output))
             elif item.type == "function_call":
                 current = ToolCall(id=f"{item.call_id}|{item.id}", name=item.name, arguments={})
                 raw_args = item.arguments or ""
                 blocks.append(current)
-                push(ToolCallStartEvent(content_index=len(blocks) - 1, partial=output))
+                yield (ToolCallStartEvent(content_index=len(blocks) - 1, partial=output))
             else:
                 current = None
         elif kind == "response.reasoning_summary_part.done":
             if current_type == "reasoning" and isinstance(current, ThinkingContent):
                 current.thinking += "\n\n"
-                push(ThinkingDeltaEvent(content_index=at, delta="\n\n", partial=output))
+                yield (ThinkingDeltaEvent(content_index=at, delta="\n\n", partial=output))
         elif kind == "response.function_call_arguments.done":
             if current_type == "function_call" and isinstance(current, ToolCall):
                 previous, raw_args = raw_args, event.arguments
                 current.arguments = parse_streaming_json(raw_args)
                 if raw_args.startswith(previous) and len(raw_args) > len(previous):
-                    push(
+                    yield (
                         ToolCallDeltaEvent(content_index=at, delta=raw_args[len(previous) :], partial=output)
                     )
         elif kind == "response.output_item.done":
@@ -380,7 +381,7 @@ async def _consume(
                 content = "\n\n".join(_get(c, "text", "") for c in (_get(item, "content") or []))
                 current.thinking = summary or content or current.thinking
                 current.thinking_signature = json.dumps(_dump(item), separators=(",", ":"))
-                push(ThinkingEndEvent(content_index=at, content=current.thinking, partial=output))
+                yield (ThinkingEndEvent(content_index=at, content=current.thinking, partial=output))
             elif item.type == "message" and isinstance(current, TextContent):
                 parts = _get(item, "content") or []
                 current.text = "".join(
@@ -391,7 +392,7 @@ async def _consume(
                 if _get(item, "phase"):
                     signature["phase"] = item.phase
                 current.text_signature = json.dumps(signature, separators=(",", ":"))
-                push(TextEndEvent(content_index=at, content=current.text, partial=output))
+                yield (TextEndEvent(content_index=at, content=current.text, partial=output))
             elif item.type == "function_call":
                 if isinstance(current, ToolCall):
                     call = current
@@ -399,7 +400,7 @@ async def _consume(
                 else:
                     call = ToolCall(id=f"{item.call_id}|{item.id}", name=item.name, arguments={})
                     finish_tool_call(call, item.arguments or "")
-                push(ToolCallEndEvent(content_index=at, tool_call=call, partial=output))
+                yield (ToolCallEndEvent(content_index=at, tool_call=call, partial=output))
             current, current_type = None, None
         elif kind in ("response.completed", "response.incomplete"):
             finished = True
