@@ -91,6 +91,8 @@ FILES = {
     "code.py": "".join(f"def f{i}():\n    return {i}\n\n" for i in range(30)),
     "noeol.txt": "a\nb\nc",
     "dir/sub/x.md": "hello\n",
+    "trail.txt": "foo bar\nfoo\nx  \ny\nz\n",
+    "wide-utf8.txt": "\n".join("é" * 150 for _ in range(300)),
 }
 
 CASES: list[tuple[str, dict[str, Any]]] = [
@@ -104,6 +106,8 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ("read", {"path": "crlf.txt", "limit": 2}),
     ("read", {"path": "@noeol.txt", "offset": 3}),
     ("read", {"path": "dir"}),
+    ("read", {"path": "smart.txt"}),
+    ("read", {"path": "wide-utf8.txt", "offset": 7}),
     ("edit", {"path": "a.txt", "edits": [{"oldText": "alpha", "newText": "ALPHA"}]}),
     ("edit", {"path": "a.txt", "edits": [{"oldText": "beta", "newText": "B"}]}),
     ("edit", {"path": "a.txt", "edits": [{"oldText": "nothing", "newText": "B"}]}),
@@ -122,6 +126,15 @@ CASES: list[tuple[str, dict[str, Any]]] = [
         },
     ),
     ("edit", {"path": "a.txt", "oldText": "gamma", "newText": "G"}),
+    ("edit", {"path": "trail.txt", "edits": [{"oldText": "foo ", "newText": "F"}]}),
+    ("edit", {"path": "trail.txt", "edits": [{"oldText": "x\ny", "newText": "XY"}]}),
+    (
+        "edit",
+        {
+            "path": "trail.txt",
+            "edits": [{"oldText": "y\nz", "newText": "YZ"}, {"oldText": "bar", "newText": "B"}],
+        },
+    ),
     ("write", {"path": "new/dir/h.txt", "content": "h\u00e9llo\U0001f600"}),
     ("ls", {}),
     ("ls", {"path": "dir", "limit": 1}),

@@ -160,7 +160,7 @@ def _reference_diff(old: str, new: str) -> str:
         for kind, lines in edit_diff._line_parts(edit_diff._tokens(old), edit_diff._tokens(new))
     ]
     original = edit_diff._runs
-    edit_diff._runs = lambda a, b, keep: runs  # type: ignore[assignment]
+    edit_diff._runs = lambda *_: runs  # type: ignore[assignment]
     try:
         return edit_diff.generate_diff(old, new)[0]
     finally:

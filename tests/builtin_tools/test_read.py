@@ -143,3 +143,13 @@ async def test_already_aborted(run: RunTool, tmp_path: Path) -> None:
     controller.abort()
     with pytest.raises(ToolError, match=r"^Operation aborted$"):
         await run("read", {"path": "a"}, signal=controller.signal)
+
+
+def test_line_start_across_megabyte_chunks() -> None:
+    from pi_builtin_tools.read import _line_start
+
+    text = "\n".join("x" * (i % 97) for i in range(60000))  # about 2.9 MB
+    for line in (1, 5, 21000, 21001, 59999):
+        assert text[_line_start(text, line, "\n") :] == "\n".join(text.split("\n")[line:])
+        data = text.encode()
+        assert data[_line_start(data, line, b"\n") :] == b"\n".join(data.split(b"\n")[line:])

@@ -151,3 +151,20 @@ async def test_find_lists_directories_too(run: RunTool, tree: Path, backend: str
     assert sorted(text.split("\n")) == ["main.py", "pkg/", "pkg/notes.md", "pkg/util.py"]
     lines = text.split("\n")
     assert lines.index("pkg/") < lines.index("pkg/util.py")
+
+
+async def test_stopping_at_the_limit_with_lots_of_output_pending(
+    run: RunTool, tmp_path: Path, backend: str
+) -> None:
+    # Regression: killing rg with unread output in the pipe must not leave the tool waiting forever.
+    import asyncio
+
+    deep = tmp_path / ("d" * 100)
+    deep.mkdir()
+    for i in range(1000):
+        (deep / f"file_{i:05d}_{'x' * 120}.txt").write_text("")
+    (tmp_path / "many.txt").write_text("match\n" * 30000)
+    found = await asyncio.wait_for(run("find", {"pattern": "*.txt", "limit": 5}), 20)
+    assert found.details == {"resultLimitReached": 5}
+    matched = await asyncio.wait_for(run("grep", {"pattern": "match", "limit": 2}), 20)
+    assert matched.details == {"matchLimitReached": 2}

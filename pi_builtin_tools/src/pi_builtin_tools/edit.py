@@ -139,10 +139,12 @@ def _edit_file(absolute: str, path: str, edits: list[Edit]) -> AgentToolResult:
     if text.startswith("\ufeff"):
         bom, text = "\ufeff", text[1:]
     ending = detect_line_ending(text)
-    base, new = apply_edits(normalize_to_lf(text), edits, path)
+    applied = apply_edits(normalize_to_lf(text), edits, path)
     with open(absolute, "wb") as handle:
-        handle.write((bom + restore_line_endings(new, ending)).encode("utf-8", "surrogatepass"))
-    diff, first_changed = generate_diff(base, new)
+        handle.write((bom + restore_line_endings(applied.new, ending)).encode("utf-8", "surrogatepass"))
+    diff, first_changed = generate_diff(
+        applied.base, applied.new, known_head=applied.head, known_tail=applied.tail
+    )
     details: dict[str, Any] = {"diff": diff}
     if first_changed is not None:
         details["firstChangedLine"] = first_changed
@@ -162,10 +164,12 @@ def preview_edit_diff(path: str, edits: list[Edit], cwd: str) -> dict[str, Any]:
         with open(absolute, encoding="utf-8") as handle:
             text = handle.read()
         text = text.removeprefix("\ufeff")
-        base, new = apply_edits(normalize_to_lf(text), edits, path)
+        applied = apply_edits(normalize_to_lf(text), edits, path)
     except OSError as exc:
         return {"error": f"Could not edit file: {path}. Error code: {error_code(exc)}."}
     except (ToolError, UnicodeDecodeError) as exc:
         return {"error": str(exc)}
-    diff, first_changed = generate_diff(base, new)
+    diff, first_changed = generate_diff(
+        applied.base, applied.new, known_head=applied.head, known_tail=applied.tail
+    )
     return {"diff": diff, "firstChangedLine": first_changed}

@@ -11,6 +11,7 @@ import itertools
 import re
 import unicodedata
 from dataclasses import dataclass
+from typing import NoReturn
 
 from pi_core.agent.tools import ToolError
 
@@ -87,24 +88,43 @@ def _find(content: str, old_text: str) -> tuple[int, int, bool]:
     return index, len(fuzzy_old), True
 
 
-def _plain_exact(content: str, edits: list[Edit]) -> bool:
+def _has_trailing_blanks(text: str) -> bool:
+    """Whether an ASCII text has a blank at the end of a line (one-character scans run at memchr speed)."""
+    return any(ws in text and (f"{ws}\n" in text or text.endswith(ws)) for ws in _ASCII_WS)
+
+
+def _plain_exact(content: str, edits: list[Edit], exact: list[int]) -> bool:
     """True when counting in fuzzy space must give the same answers as counting in ``content``.
 
-    For ASCII text the fuzzy space only strips trailing blanks of lines. An ASCII ``oldText`` with no
-    newline that ends in a non-blank cannot overlap stripped blanks, so its occurrences are the same
-    in both spaces.
+    For ASCII text the fuzzy space only strips blanks at line ends. Every ``oldText`` must be found
+    as is and be its own normal form (ASCII, no blank at a line end). One without a newline cannot
+    overlap stripped blanks, so its occurrences are the same in both spaces; one with a newline is safe
+    when the file has no blanks at line ends either.
     """
-    if not content.isascii():
+    if not content.isascii() or -1 in exact:
         return False
+    multiline = False
     for edit in edits:
         old = edit.old_text
-        if not old.isascii() or "\n" in old or old[-1] in _ASCII_WS or content.find(old) == -1:
+        if not old.isascii() or _has_trailing_blanks(old):
             return False
-    return True
+        multiline |= "\n" in old
+    return not (multiline and _has_trailing_blanks(content))
 
 
-def apply_edits(content: str, edits: list[Edit], path: str) -> tuple[str, str]:
-    """(base_content, new_content) for LF-normalised ``content``; raises pi's error texts."""
+@dataclass(frozen=True)
+class Applied:
+    """The content edits were matched in (``base``), the result, and where the changes lie: ``base``
+    and ``new`` agree on their first ``head`` and last ``tail`` characters."""
+
+    base: str
+    new: str
+    head: int
+    tail: int
+
+
+def apply_edits(content: str, edits: list[Edit], path: str) -> Applied:
+    """Apply edits to LF-normalised ``content``; raises pi's error texts."""
     count = len(edits)
     normalized = [Edit(normalize_to_lf(e.old_text), normalize_to_lf(e.new_text)) for e in edits]
     for i, edit in enumerate(normalized):
@@ -114,11 +134,22 @@ def apply_edits(content: str, edits: list[Edit], path: str) -> tuple[str, str]:
                 if count == 1
                 else f"edits[{i}].oldText must not be empty in {path}."
             )
-    # When fuzzy space cannot change the counts (see _plain_exact), skip normalising a huge file.
-    fuzzy_content = content if _plain_exact(content, normalized) else normalize_for_fuzzy_match(content)
+    exact = [content.find(e.old_text) for e in normalized]
+    if _plain_exact(content, normalized, exact):
+        # Fuzzy space cannot change the answers: match and count in the file as it is, and stop
+        # counting at the second occurrence (a 50 MB file is then scanned about once).
+        base = content
+        plain_matches: list[_Match] = []
+        for i, edit in enumerate(normalized):
+            first = exact[i]
+            if content.find(edit.old_text, first + len(edit.old_text)) != -1:
+                _raise_duplicate(path, i, count, content.count(edit.old_text))
+            plain_matches.append(_Match(i, first, len(edit.old_text), edit.new_text))
+        return _replace(base, plain_matches, path, count)
+    fuzzy_content = normalize_for_fuzzy_match(content)
     used_fuzzy = any(
-        content.find(e.old_text) == -1 and fuzzy_content.find(normalize_for_fuzzy_match(e.old_text)) != -1
-        for e in normalized
+        exact[i] == -1 and fuzzy_content.find(normalize_for_fuzzy_match(e.old_text)) != -1
+        for i, e in enumerate(normalized)
     )
     base = fuzzy_content if used_fuzzy else content
     fuzzy_base = fuzzy_content if base is content else base  # normalising twice is a no-op
@@ -136,15 +167,22 @@ def apply_edits(content: str, edits: list[Edit], path: str) -> tuple[str, str]:
             )
         occurrences = fuzzy_base.count(normalize_for_fuzzy_match(edit.old_text))
         if occurrences > 1:
-            raise ToolError(
-                f"Found {occurrences} occurrences of the text in {path}. The text must be unique. "
-                "Please provide more context to make it unique."
-                if count == 1
-                else f"Found {occurrences} occurrences of edits[{i}] in {path}. Each oldText must be unique. "
-                "Please provide more context to make it unique."
-            )
+            _raise_duplicate(path, i, count, occurrences)
         matches.append(_Match(i, index, length, edit.new_text))
+    return _replace(base, matches, path, count)
 
+
+def _raise_duplicate(path: str, i: int, count: int, occurrences: int) -> NoReturn:
+    raise ToolError(
+        f"Found {occurrences} occurrences of the text in {path}. The text must be unique. "
+        "Please provide more context to make it unique."
+        if count == 1
+        else f"Found {occurrences} occurrences of edits[{i}] in {path}. Each oldText must be unique. "
+        "Please provide more context to make it unique."
+    )
+
+
+def _replace(base: str, matches: list[_Match], path: str, count: int) -> Applied:
     matches.sort(key=lambda m: m.index)
     for previous, current in itertools.pairwise(matches):
         if previous.index + previous.length > current.index:
@@ -167,16 +205,18 @@ def apply_edits(content: str, edits: list[Edit], path: str) -> tuple[str, str]:
             if count == 1
             else f"No changes made to {path}. The replacements produced identical content."
         )
-    return base, new_content
+    return Applied(base, new_content, matches[0].index, len(base) - (matches[-1].index + matches[-1].length))
 
 
-def generate_diff(old: str, new: str, context_lines: int = 4) -> tuple[str, int | None]:
+def generate_diff(
+    old: str, new: str, context_lines: int = 4, *, known_head: int = 0, known_tail: int = 0
+) -> tuple[str, int | None]:
     """pi's numbered line diff and the first changed line (1-based, in the new file).
 
     Only the changed middle is split into lines: the common head and tail are found with C-speed
     slice comparisons and contribute just their context lines, so editing a 50 MB file stays cheap.
     """
-    parts = _runs(old, new, 2 * context_lines)
+    parts = _runs(old, new, 2 * context_lines, known_head, known_tail)
     old_tokens = sum(run.count for run in parts if run.kind != "+")
     new_tokens = sum(run.count for run in parts if run.kind != "-")
     width = len(str(max(_split_length(old, old_tokens), _split_length(new, new_tokens))))
@@ -248,11 +288,11 @@ class _Run:
     tail: list[str]
 
 
-def _runs(old: str, new: str, keep: int) -> list[_Run]:
-    prefix = _common_prefix(old, new)
+def _runs(old: str, new: str, keep: int, known_head: int = 0, known_tail: int = 0) -> list[_Run]:
+    prefix = _common_prefix(old, new, known_head)
     prefix = old.rfind("\n", 0, prefix) + 1  # back to the start of the first differing line
     old_end, new_end = len(old), len(new)
-    suffix = _common_suffix(old, new, prefix)
+    suffix = _common_suffix(old, new, prefix, known_tail)
     if suffix:
         cut = old_end - suffix
         if old[cut - 1] != "\n":  # forward to the start of a line shared by both tails
@@ -316,9 +356,10 @@ def _line_start_before(text: str, end: int, n: int) -> int:
     return position + 1
 
 
-def _common_prefix(a: str, b: str) -> int:
+def _common_prefix(a: str, b: str, known: int = 0) -> int:
+    """Length of the common head; the first ``known`` characters are known to agree."""
     n = min(len(a), len(b))
-    same, step = 0, 1 << 12
+    same, step = min(known, n), 1 << 12
     while same < n:
         k = min(step, n - same)
         if a[same : same + k] == b[same : same + k]:
@@ -331,10 +372,10 @@ def _common_prefix(a: str, b: str) -> int:
     return same
 
 
-def _common_suffix(a: str, b: str, floor: int) -> int:
+def _common_suffix(a: str, b: str, floor: int, known: int = 0) -> int:
     """Length of the common tail, never reaching back past ``floor`` in either string."""
     n = min(len(a), len(b)) - floor
-    same, step = 0, 1 << 12
+    same, step = max(0, min(known, n)), 1 << 12
     while same < n:
         k = min(step, n - same)
         if a[len(a) - same - k : len(a) - same] == b[len(b) - same - k : len(b) - same]:

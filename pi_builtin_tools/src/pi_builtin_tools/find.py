@@ -157,6 +157,7 @@ async def _find_rg(
             *lines, pending = (pending + chunk).split(b"\n")
             if listing.feed(lines):
                 process.kill()  # enough files and no directory among the results: stop early, like fd
+                await _drain(process.stdout)  # unread output would keep wait() from returning
                 break
         else:
             if pending:
@@ -250,3 +251,8 @@ def _format(found: list[str], limit: int) -> AgentToolResult:
     if notices:
         text += f"\n\n[{'. '.join(notices)}]"
     return AgentToolResult(content=[TextContent(text=text)], details=details or None)
+
+
+async def _drain(stream: asyncio.StreamReader) -> None:
+    while await stream.read(1 << 16):
+        pass

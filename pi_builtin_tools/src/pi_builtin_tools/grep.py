@@ -137,6 +137,7 @@ async def _search_rg(
             if len(search.matches) >= limit:
                 search.limit_reached = True
                 process.kill()
+                await _drain(process.stdout)  # unread output would keep wait() from returning
                 break
         code = await process.wait()
         stderr = await stderr_task
@@ -254,3 +255,8 @@ def _format(search: _Search, search_path: str, is_dir: bool, context: int, limit
     if notices:
         text += f"\n\n[{'. '.join(notices)}]"
     return AgentToolResult(content=[TextContent(text=text)], details=details or None)
+
+
+async def _drain(stream: asyncio.StreamReader) -> None:
+    while await stream.read(1 << 16):
+        pass

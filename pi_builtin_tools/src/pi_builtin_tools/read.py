@@ -5,10 +5,16 @@ from __future__ import annotations
 import asyncio
 import base64
 import os
-from typing import Any
+from typing import Any, AnyStr
 
 from pi_core.agent.tools import AgentTool, AgentToolResult, ToolError, ToolUpdate
-from pi_core.agent.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
+from pi_core.agent.truncate import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_LINES,
+    TruncationResult,
+    format_size,
+    truncate_head,
+)
 from pi_core.ai.abort import AbortSignal
 from pi_core.ai.messages import ImageContent, TextContent, ToolResultContentBlock
 from pydantic import Field
@@ -95,7 +101,9 @@ def _read(params: ReadParams, absolute: str, auto_resize: bool, non_vision: str 
             f"Cannot read {params.path}: it is a binary file (contains NUL bytes), not text or a "
             "supported image (jpg, png, gif, webp). Use bash (e.g. `file`, `xxd | head`) to inspect it."
         )
-    text, details = _text_output(params, data.decode("utf-8", "replace"))
+    # ASCII files (most source files) are handled as bytes: same lines, same sizes, and only the part
+    # shown is ever decoded. Anything else is decoded as pi does, with replacement characters.
+    text, details = _text_output(params, data if data.isascii() else data.decode("utf-8", "replace"))
     return AgentToolResult(content=[TextContent(text=text)], details=details)
 
 
@@ -126,26 +134,34 @@ def _image_result(data: bytes, mime: str, auto_resize: bool, non_vision: str | N
     return AgentToolResult(content=[TextContent(text=note), ImageContent(data=encoded, mime_type=mime)])
 
 
-def _text_output(params: ReadParams, text: str) -> tuple[str, dict[str, Any] | None]:
+def _text_output(params: ReadParams, text: str | bytes) -> tuple[str, dict[str, Any] | None]:
     # Text exactly as stored: no line numbers, CRs kept; only the selection and notices are ours.
     # Lines are only split as far as needed, so a 50 MB file costs little more than reading it.
-    total = text.count("\n") + 1
+    if isinstance(text, bytes):
+        return _select(params, text, b"\n")
+    return _select(params, text, "\n")
+
+
+def _select(params: ReadParams, text: AnyStr, newline: AnyStr) -> tuple[str, dict[str, Any] | None]:
+    total = text.count(newline) + 1
     offset = int(params.offset) if params.offset else 0
     start = max(0, offset - 1) if offset else 0
     if start >= total:
         raise ToolError(f"Offset {_js_number(params.offset)} is beyond end of file ({total} lines total)")
-    rest = text[_line_start(text, start) :] if start else text
+    rest = text[_line_start(text, start, newline) :] if start else text
     user_limited: int | None = None
     if params.limit is not None:
         limit = max(0, int(params.limit))
-        selected = "\n".join(rest.split("\n", limit)[:limit])
+        selected = newline.join(rest.split(newline, limit)[:limit])
         user_limited = min(limit, total - start)
     else:
         selected = rest
-    truncation = truncate_head(selected)
+    truncation = _truncate_head(selected)
+    first_line = rest.split(newline, 1)[0]
+    first_line_bytes = len(first_line) if isinstance(first_line, bytes) else _utf8_len(first_line)
     first = start + 1
     if truncation.first_line_exceeds_limit:
-        size = format_size(len(rest.split("\n", 1)[0].encode("utf-8", "surrogatepass")))
+        size = format_size(first_line_bytes)
         notice = (
             f"[Line {first} is {size}, exceeds {format_size(DEFAULT_MAX_BYTES)} limit. "
             f"Use bash: sed -n '{first}p' {params.path} | head -c {DEFAULT_MAX_BYTES}]"
@@ -156,11 +172,11 @@ def _text_output(params: ReadParams, text: str) -> tuple[str, dict[str, Any] | N
         limit_note = (
             "" if truncation.truncated_by == "lines" else f" ({format_size(DEFAULT_MAX_BYTES)} limit)"
         )
-        text = (
+        shown = (
             f"{truncation.content}\n\n[Showing lines {first}-{last} of {total}{limit_note}. "
             f"Use offset={last + 1} to continue.]"
         )
-        return text, {"truncation": truncation.to_details()}
+        return shown, {"truncation": truncation.to_details()}
     if user_limited is not None and start + user_limited < total:
         remaining = total - (start + user_limited)
         next_offset = start + user_limited + 1
@@ -169,15 +185,28 @@ def _text_output(params: ReadParams, text: str) -> tuple[str, dict[str, Any] | N
     return truncation.content, None
 
 
-def _line_start(text: str, line: int) -> int:
+def _truncate_head(selected: str | bytes) -> TruncationResult:
+    if isinstance(selected, str):
+        return truncate_head(selected)
+    # ASCII bytes: only the first max_bytes + 1 bytes can contribute output, so only they are decoded;
+    # the totals are taken from the whole selection.
+    head = truncate_head(selected[: DEFAULT_MAX_BYTES + 1].decode("ascii"))
+    return head.model_copy(update={"total_lines": selected.count(b"\n") + 1, "total_bytes": len(selected)})
+
+
+def _utf8_len(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+def _line_start(text: AnyStr, line: int, newline: AnyStr) -> int:
     """Index where 0-based ``line`` starts: newlines are counted a megabyte at a time in C, and only
     the chunk holding the line is split."""
     position, remaining, chunk = 0, line, 1 << 20
     while True:
         end = min(len(text), position + chunk)
-        found = text.count("\n", position, end)
+        found = text.count(newline, position, end)
         if found >= remaining or end == len(text):
-            return end - len(text[position:end].split("\n", remaining)[-1])
+            return end - len(text[position:end].split(newline, remaining)[-1])
         remaining -= found
         position = end
 
