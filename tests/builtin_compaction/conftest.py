@@ -7,6 +7,7 @@ second apart, so the worked examples of spec/compaction.md §11 read like the sp
 from __future__ import annotations
 
 import asyncio
+import random
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -140,6 +141,51 @@ class Branch:
             details=details,
             from_hook=from_hook,
         )
+
+    def fill_random(self, rng: random.Random, size: int) -> None:
+        """A long chain mixing every entry type, tool calls on a few paths and occasional compactions."""
+        paths = ["a.py", "b.py", "docs/x.md", "ünï.txt"]
+        self.model_change("e0", parent=None)
+        for n in range(1, size):
+            entry_id = f"e{n}"
+            roll = rng.random()
+            if roll < 0.25:
+                self.user(entry_id, "u" * rng.randint(0, 900) + rng.choice(["", "😀", "é"]))
+            elif roll < 0.5:
+                calls = [
+                    (
+                        rng.choice(["read", "write", "edit", "bash"]),
+                        {"path": rng.choice(paths), "n": rng.randint(0, 9)},
+                    )
+                    for _ in range(rng.randint(0, 2))
+                ]
+                self.assistant(
+                    entry_id, "a" * rng.randint(0, 1200), calls=calls, total_tokens=rng.randint(0, 9000)
+                )
+            elif roll < 0.75:
+                self.tool_result(entry_id, "r" * rng.choice([2, 500, 2500, 9000]))
+            elif roll < 0.8:
+                self.thinking(entry_id)
+            elif roll < 0.85:
+                self.custom_message(entry_id, "note " * rng.randint(1, 60))
+            elif roll < 0.9:
+                self.branch_summary(
+                    entry_id,
+                    "s" * rng.randint(0, 300),
+                    details={"readFiles": ["r.md"], "modifiedFiles": ["m.md"]},
+                )
+            elif roll < 0.94 and n > 3:
+                path = self.path()
+                kept = rng.choice(path[1:])
+                self.compaction(
+                    entry_id,
+                    "summary " * 20,
+                    kept.id,
+                    rng.randint(0, 5000),
+                    {"readFiles": ["old.py"], "modifiedFiles": []},
+                )
+            else:
+                self.model_change(entry_id)
 
     def path(self, leaf: str | None = None) -> list[Any]:
         """Root-first entries from ``leaf`` (default: the last added) up the parent chain."""

@@ -45,7 +45,7 @@ def write_session(path: Path, entries: list[Any]) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def run_ts(session_file: Path, queries: list[tuple[int, str]]) -> list[Any]:
+def run_ts(session_file: Path, queries: list[tuple[int | str, str]]) -> list[Any]:
     """One node process answers every (keepRecentTokens, leaf) query on the file."""
     done = subprocess.run(
         ["node", str(SCRIPT), str(PI_PACKAGE), str(session_file), json.dumps(queries)],
@@ -75,52 +75,6 @@ def run_py(branch: list[Any], keep: int) -> Any:
     }
 
 
-def random_branch(branch: Any, rng: random.Random, size: int) -> None:
-    """A long chain mixing every entry type, tool calls on a few paths and occasional compactions."""
-    paths = ["a.py", "b.py", "docs/x.md", "ünï.txt"]
-    branch.model_change("e0", parent=None)
-    for n in range(1, size):
-        entry_id = f"e{n}"
-        roll = rng.random()
-        if roll < 0.25:
-            branch.user(entry_id, "u" * rng.randint(0, 900) + rng.choice(["", "😀", "é"]))
-        elif roll < 0.5:
-            calls = [
-                (
-                    rng.choice(["read", "write", "edit", "bash"]),
-                    {"path": rng.choice(paths), "n": rng.randint(0, 9)},
-                )
-                for _ in range(rng.randint(0, 2))
-            ]
-            branch.assistant(
-                entry_id, "a" * rng.randint(0, 1200), calls=calls, total_tokens=rng.randint(0, 9000)
-            )
-        elif roll < 0.75:
-            branch.tool_result(entry_id, "r" * rng.choice([2, 500, 2500, 9000]))
-        elif roll < 0.8:
-            branch.thinking(entry_id)
-        elif roll < 0.85:
-            branch.custom_message(entry_id, "note " * rng.randint(1, 60))
-        elif roll < 0.9:
-            branch.branch_summary(
-                entry_id,
-                "s" * rng.randint(0, 300),
-                details={"readFiles": ["r.md"], "modifiedFiles": ["m.md"]},
-            )
-        elif roll < 0.94 and n > 3:
-            path = branch.path()
-            kept = rng.choice(path[1:])
-            branch.compaction(
-                entry_id,
-                "summary " * 20,
-                kept.id,
-                rng.randint(0, 5000),
-                {"readFiles": ["old.py"], "modifiedFiles": []},
-            )
-        else:
-            branch.model_change(entry_id)
-
-
 def test_worked_example_tree_matches_ts(tree: Any, tmp_path: Path) -> None:
     branch = tree
     entries = [branch.entries[name] for name in branch.order]
@@ -135,7 +89,7 @@ def test_worked_example_tree_matches_ts(tree: Any, tmp_path: Path) -> None:
 @pytest.mark.parametrize("seed", range(6))
 def test_random_sessions_match_ts(branch: Any, tmp_path: Path, seed: int) -> None:
     rng = random.Random(seed)
-    random_branch(branch, rng, 120)
+    branch.fill_random(rng, 120)
     entries = [branch.entries[name] for name in branch.order]
     session_file = tmp_path / f"random-{seed}.jsonl"
     write_session(session_file, entries)
@@ -145,3 +99,31 @@ def test_random_sessions_match_ts(branch: Any, tmp_path: Path, seed: int) -> Non
     expected = run_ts(session_file, queries)
     for (keep, leaf), ts_result in zip(queries, expected, strict=True):
         assert run_py(branch.path(leaf), keep) == ts_result, (leaf, keep)
+
+
+async def test_context_after_two_compactions_matches_ts(tree: Any, scripted: Any, tmp_path: Path) -> None:
+    """Same kept entries, same context afterwards: compact twice here, rebuild the context there."""
+    from pi_builtin_compaction.summarize import compact
+    from pi_core.ai.abort import AbortController
+    from pi_core.session.context import build_session_context
+
+    branch = tree
+    for name, keep in (("C1", 420), ("C2", 60)):
+        preparation = prepare_compaction(branch.path(), CompactionSettings(keep_recent_tokens=keep))
+        assert preparation is not None
+        result = await compact(preparation, scripted.say(f"summary {name}"), AbortController().signal)
+        branch.compaction(
+            name, result.summary, result.first_kept_entry_id, result.tokens_before, result.details
+        )
+        branch.user(f"U{name}", f"after {name} " + "n" * 40)
+        branch.assistant(f"A{name}", "ok " + "m" * 200, total_tokens=2000)
+    entries = [branch.entries[name] for name in branch.order]
+    session_file = tmp_path / "compacted.jsonl"
+    write_session(session_file, entries)
+
+    leaves = ["AC2", "AC1", "C1", "R2"]
+    expected = run_ts(session_file, [("context", leaf) for leaf in leaves])
+    for leaf, ts_context in zip(leaves, expected, strict=True):
+        messages = convert_to_llm(build_session_context(entries, leaf).messages)
+        ours = {"roles": [m.role for m in messages], "text": serialize_conversation(messages)}
+        assert ours == ts_context, leaf

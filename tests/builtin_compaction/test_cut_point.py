@@ -118,3 +118,15 @@ def test_cut_respects_the_start_boundary(branch: Any) -> None:
     branch.assistant("A2", "d" * 40)
     # Never reaches the budget inside [2, 4): keep from the first cut point in range.
     assert cut(branch, 10000, start=2) == ("U2", None, False)
+
+
+def test_tokens_before_walk_equals_the_full_context_estimate(branch: Any) -> None:
+    import random
+
+    from pi_core.runtime.compaction import branch_context_messages, estimate_branch_context_tokens
+    from pi_core.runtime.compaction import estimate_context_tokens as full
+
+    branch.fill_random(random.Random(7), 300)
+    for leaf in branch.order[1::7]:
+        path = branch.path(leaf)
+        assert estimate_branch_context_tokens(path) == full(branch_context_messages(path)).tokens, leaf

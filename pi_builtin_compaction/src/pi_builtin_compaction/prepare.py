@@ -1,4 +1,9 @@
-"""pi's ``prepareCompaction``: boundaries, cut point, what to summarize, file operations (spec §5)."""
+"""pi's ``prepareCompaction``: boundaries, cut point, what to summarize, file operations (spec §5).
+
+One pass over the summarized range collects the messages and their file operations; the context
+size (``tokensBefore``) is estimated walking back only to the newest response with usage. That
+keeps a 100k-entry preparation well inside its budget (bench/bench_compaction.py).
+"""
 
 from __future__ import annotations
 
@@ -10,27 +15,31 @@ from pi_core.runtime.compaction import (
     CompactionPreparation,
     CompactionSettings,
     FileOperations,
-    branch_context_messages,
-    estimate_context_tokens,
+    estimate_branch_context_tokens,
+    last_compaction_index,
     message_for_compaction,
 )
 
 from .cut_point import find_cut_point
 
 
-def _last_compaction_index(branch: Sequence[Any]) -> int:
-    for i in range(len(branch) - 1, -1, -1):
-        if branch[i].type == "compaction":
-            return i
-    return -1
-
-
-def _messages(branch: Sequence[Any], start: int, end: int) -> list[AgentMessage]:
-    messages = []
+def _collect(branch: Sequence[Any], start: int, end: int, file_ops: FileOperations) -> list[AgentMessage]:
+    """The compaction messages of ``branch[start:end]``, recording file operations on the way."""
+    messages: list[AgentMessage] = []
+    append = messages.append
+    track = file_ops.add_from_message
     for i in range(start, end):
-        message = message_for_compaction(branch[i])
-        if message is not None:
-            messages.append(message)
+        entry = branch[i]
+        if entry.type == "message":
+            message = entry.message
+            append(message)
+            if message.role == "assistant":
+                track(message)
+        else:
+            # custom_message / branch_summary become user-like messages; they carry no tool calls.
+            synthesized = message_for_compaction(entry)
+            if synthesized is not None:
+                append(synthesized)
     return messages
 
 
@@ -40,17 +49,20 @@ def prepare_compaction(branch: Sequence[Any], settings: CompactionSettings) -> C
     if branch and branch[-1].type == "compaction":
         return None
 
-    previous_index = _last_compaction_index(branch)
+    previous_index = last_compaction_index(branch)
     previous_summary: str | None = None
     boundary_start = 0
+    file_ops = FileOperations()
     if previous_index >= 0:
         previous = branch[previous_index]
         previous_summary = previous.summary
         # Re-summarize what the previous compaction kept verbatim, together with everything newer.
         boundary_start = next(
-            (i for i, entry in enumerate(branch) if entry.id == previous.first_kept_entry_id),
+            (i for i in range(previous_index) if branch[i].id == previous.first_kept_entry_id),
             previous_index + 1,
         )
+        if not getattr(previous, "from_hook", None):
+            file_ops.add_from_details(getattr(previous, "details", None))
     boundary_end = len(branch)
 
     cut = find_cut_point(branch, boundary_start, boundary_end, settings.keep_recent_tokens)
@@ -59,23 +71,16 @@ def prepare_compaction(branch: Sequence[Any], settings: CompactionSettings) -> C
         return None
 
     history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_index
-    to_summarize = _messages(branch, boundary_start, history_end)
-    turn_prefix = _messages(branch, cut.turn_start_index, cut.first_kept_index) if cut.is_split_turn else []
-
-    file_ops = FileOperations()
-    if previous_index >= 0 and not getattr(branch[previous_index], "from_hook", None):
-        file_ops.add_from_details(getattr(branch[previous_index], "details", None))
-    for message in to_summarize:
-        file_ops.add_from_message(message)
-    for message in turn_prefix:
-        file_ops.add_from_message(message)
-
-    return CompactionPreparation(
+    to_summarize = _collect(branch, boundary_start, history_end, file_ops)
+    turn_prefix = (
+        _collect(branch, cut.turn_start_index, cut.first_kept_index, file_ops) if cut.is_split_turn else []
+    )
+    return CompactionPreparation.from_branch(
         first_kept_entry_id=first_kept.id,
         messages_to_summarize=to_summarize,
         turn_prefix_messages=turn_prefix,
         is_split_turn=cut.is_split_turn,
-        tokens_before=estimate_context_tokens(branch_context_messages(branch)).tokens,
+        tokens_before=estimate_branch_context_tokens(branch, previous_index),
         previous_summary=previous_summary,
         file_ops=file_ops,
         settings=settings,

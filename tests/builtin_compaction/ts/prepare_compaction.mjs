@@ -1,5 +1,6 @@
 // Runs the TypeScript pi's prepareCompaction (+ serialization) on a session file and prints JSON.
 // Usage: node prepare_compaction.mjs <pi-coding-agent dir> <session.jsonl> '[[keepRecentTokens, leafId], ...]'
+// A query ["context", leafId] prints the context instead of a preparation.
 import { pathToFileURL } from "node:url";
 import { join } from "node:path";
 
@@ -29,4 +30,15 @@ function prepare(keep, leafId) {
   };
 }
 
-console.log(JSON.stringify(JSON.parse(queries).map(([keep, leafId]) => prepare(keep, leafId))));
+// ["context", leafId]: the LLM messages of that leaf's context (roles + serialized text).
+function context(leafId) {
+  if (leafId) session.branch(leafId);
+  const messages = convertToLlm(session.buildSessionContext().messages);
+  return { roles: messages.map((m) => m.role), text: serializeConversation(messages) };
+}
+
+console.log(
+  JSON.stringify(
+    JSON.parse(queries).map(([keep, leafId]) => (keep === "context" ? context(leafId) : prepare(keep, leafId))),
+  ),
+);

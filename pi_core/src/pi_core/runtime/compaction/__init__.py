@@ -7,10 +7,20 @@ writes the entry. See docs/compaction.md.
 
 from __future__ import annotations
 
+from .check import (
+    OVERFLOW_RECOVERY_FAILED,
+    CompactionAction,
+    CompactionCheck,
+    check_compaction,
+    context_usage_tokens,
+    latest_compaction,
+)
 from .completion import model_completion
 from .entry_messages import (
     branch_context_messages,
+    estimate_branch_context_tokens,
     iso_to_ms,
+    last_compaction_index,
     message_for_branch_summary,
     message_for_compaction,
 )
@@ -69,11 +79,14 @@ __all__ = [
     "COMPACTION_CANCELLED",
     "DEFAULT_STRATEGY",
     "NOTHING_TO_COMPACT",
+    "OVERFLOW_RECOVERY_FAILED",
     "TOOL_RESULT_MAX_CHARS",
     "BranchCollection",
     "BranchSummarizer",
     "BranchSummaryResult",
     "BranchSummarySettings",
+    "CompactionAction",
+    "CompactionCheck",
     "CompactionError",
     "CompactionHooks",
     "CompactionOutcome",
@@ -96,8 +109,11 @@ __all__ = [
     "branch_context_messages",
     "branch_summary_settings_from",
     "calculate_context_tokens",
+    "check_compaction",
     "collect_entries_for_branch_summary",
     "compaction_settings_from",
+    "context_usage_tokens",
+    "estimate_branch_context_tokens",
     "estimate_context_tokens",
     "estimate_tokens",
     "format_file_operations",
@@ -105,6 +121,8 @@ __all__ = [
     "iso_to_ms",
     "js_json",
     "js_len",
+    "last_compaction_index",
+    "latest_compaction",
     "message_for_branch_summary",
     "message_for_compaction",
     "model_completion",

@@ -18,6 +18,8 @@ from pi_core.ai.messages import (
 )
 from pi_core.session.context import build_session_context, iso_to_ms
 
+from .tokens import calculate_context_tokens, estimate_tokens, valid_usage
+
 
 def _synthesized(entry: Any) -> AgentMessage | None:
     kind = entry.type
@@ -64,3 +66,57 @@ def message_for_branch_summary(entry: Any) -> AgentMessage | None:
 def branch_context_messages(branch: Sequence[Any]) -> list[AgentMessage]:
     """The messages of the session context with the branch's last entry as leaf."""
     return build_session_context(branch).messages
+
+
+def _context_message(entry: Any) -> AgentMessage | None:
+    # What building the session context emits for an entry (sessions.md §11.1 step 5).
+    kind = entry.type
+    if kind == "message":
+        message: AgentMessage = entry.message
+        return message
+    if kind == "custom_message" or (kind == "branch_summary" and entry.summary):
+        return _synthesized(entry)
+    return None
+
+
+def last_compaction_index(branch: Sequence[Any]) -> int:
+    """Index of the last ``compaction`` entry on the branch, or -1."""
+    for i in range(len(branch) - 1, -1, -1):
+        if branch[i].type == "compaction":
+            return i
+    return -1
+
+
+def estimate_branch_context_tokens(branch: Sequence[Any], compaction_index: int | None = None) -> int:
+    """``estimate_context_tokens(branch_context_messages(branch)).tokens``, walking back only as far
+    as the newest response with valid usage instead of building the whole context.
+
+    This is pi's ``tokensBefore``. Pass ``compaction_index`` (from :func:`last_compaction_index`)
+    when it is known, to spare the scan.
+    """
+    last = len(branch) - 1
+    if compaction_index is None:
+        compaction_index = last_compaction_index(branch)
+    spans = [range(last, compaction_index, -1)]
+    compaction = branch[compaction_index] if compaction_index >= 0 else None
+    if compaction is not None:
+        first_kept = next(
+            (i for i in range(compaction_index) if branch[i].id == compaction.first_kept_entry_id), None
+        )
+        if first_kept is not None:
+            spans.append(range(compaction_index - 1, first_kept - 1, -1))
+    trailing = 0
+    for span in spans:
+        for i in span:
+            message = _context_message(branch[i])
+            if message is None:
+                continue
+            usage = valid_usage(message)
+            if usage is not None:
+                return calculate_context_tokens(usage) + trailing
+            trailing += estimate_tokens(message)
+    if compaction is not None:
+        trailing += estimate_tokens(
+            CompactionSummaryMessage(summary=compaction.summary, tokens_before=0, timestamp=0)
+        )
+    return trailing

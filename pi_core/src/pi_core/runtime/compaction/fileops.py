@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import Field
 
 from pi_core._model import PiModel
-from pi_core.ai.messages import AgentMessage, AssistantMessage, ToolCall
+from pi_core.ai.messages import AgentMessage
 
 
 class FileOperations(PiModel):
@@ -34,19 +34,20 @@ class FileOperations(PiModel):
 
     def add_from_message(self, message: AgentMessage) -> None:
         """Record the file operations of an assistant message's tool calls."""
-        if not isinstance(message, AssistantMessage):
+        if message.role != "assistant":
             return
         for block in message.content:
-            if not isinstance(block, ToolCall):
+            if block.type != "toolCall":
                 continue
             path = block.arguments.get("path")
             if not isinstance(path, str) or not path:
                 continue
-            if block.name == "read":
+            name = block.name
+            if name == "read":
                 self.read.add(path)
-            elif block.name == "write":
+            elif name == "write":
                 self.written.add(path)
-            elif block.name == "edit":
+            elif name == "edit":
                 self.edited.add(path)
 
     def file_lists(self) -> tuple[list[str], list[str]]:

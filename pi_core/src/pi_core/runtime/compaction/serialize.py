@@ -6,17 +6,10 @@ continuing the conversation. Call ``convert_to_llm`` first so pi's own roles arr
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
-from pi_core.ai.messages import (
-    AssistantMessage,
-    LlmMessage,
-    TextContent,
-    ThinkingContent,
-    ToolCall,
-    ToolResultMessage,
-    UserMessage,
-)
+from pi_core.ai.messages import LlmMessage, ToolCall
 
 from .tokens import js_json, js_len
 
@@ -39,46 +32,72 @@ def truncate_for_summary(text: str, max_chars: int = TOOL_RESULT_MAX_CHARS) -> s
 
 def format_tool_call(call: ToolCall) -> str:
     """``name(k1=v1, k2=v2)`` with each value as compact JSON, keys in stored order."""
-    arguments = ", ".join(f"{key}={js_json(value)}" for key, value in call.arguments.items())
+    arguments = ", ".join([f"{key}={js_json(value)}" for key, value in call.arguments.items()])
     return f"{call.name}({arguments})"
 
 
-def _serialize_assistant(message: AssistantMessage, parts: list[str]) -> None:
+def _text(content: list[Any]) -> str:
+    # All text blocks concatenated; the single-block case (nearly every message) skips the join.
+    if len(content) == 1:
+        block = content[0]
+        return block.text if block.type == "text" else ""
+    return "".join([block.text for block in content if block.type == "text"])
+
+
+def _serialize_assistant(content: list[Any], add: Callable[[str], None]) -> None:
+    if len(content) == 1:  # the common shapes: one text answer or one tool call
+        block = content[0]
+        kind = block.type
+        if kind == "text":
+            add("[Assistant]: " + block.text)
+        elif kind == "toolCall":
+            add("[Assistant tool calls]: " + format_tool_call(block))
+        elif kind == "thinking":
+            add("[Assistant thinking]: " + block.thinking)
+        return
     texts: list[str] = []
     thinking: list[str] = []
     calls: list[str] = []
-    for block in message.content:
-        if isinstance(block, TextContent):
+    for block in content:
+        kind = block.type
+        if kind == "text":
             texts.append(block.text)
-        elif isinstance(block, ThinkingContent):
+        elif kind == "thinking":
             thinking.append(block.thinking)
-        elif isinstance(block, ToolCall):
+        elif kind == "toolCall":
             calls.append(format_tool_call(block))
     if thinking:
-        parts.append("[Assistant thinking]: " + "\n".join(thinking))
+        add("[Assistant thinking]: " + "\n".join(thinking))
     if texts:
-        parts.append("[Assistant]: " + "\n".join(texts))
+        add("[Assistant]: " + "\n".join(texts))
     if calls:
-        parts.append("[Assistant tool calls]: " + "; ".join(calls))
+        add("[Assistant tool calls]: " + "; ".join(calls))
 
 
 def serialize_conversation(messages: Iterable[LlmMessage]) -> str:
-    """pi's ``serializeConversation``: one labelled part per message piece, blank lines between."""
+    """pi's ``serializeConversation``: one labelled part per message piece, blank lines between.
+
+    Thinking, text and tool calls of an assistant message come out in that order, whatever the
+    block order was. Hot on big sessions, hence the fast paths for single-block messages.
+    """
     parts: list[str] = []
+    add = parts.append
     for message in messages:
-        if isinstance(message, UserMessage):
+        role = message.role
+        if role == "user":
             content = message.content
-            text = (
-                content
-                if isinstance(content, str)
-                else "".join(block.text for block in content if isinstance(block, TextContent))
-            )
+            text = content if isinstance(content, str) else _text(content)
             if text:
-                parts.append(f"[User]: {text}")
-        elif isinstance(message, AssistantMessage):
-            _serialize_assistant(message, parts)
-        elif isinstance(message, ToolResultMessage):
-            text = "".join(block.text for block in message.content if isinstance(block, TextContent))
-            if text:
-                parts.append(f"[Tool result]: {truncate_for_summary(text)}")
+                add("[User]: " + text)
+        elif role == "assistant":
+            _serialize_assistant(message.content, add)  # type: ignore[arg-type]
+        elif role == "toolResult":
+            text = _text(message.content)  # type: ignore[arg-type]
+            if len(text) > TOOL_RESULT_MAX_CHARS and text.isascii():
+                # The usual long output: cut it in one step (no UTF-16 counting needed).
+                dropped = len(text) - TOOL_RESULT_MAX_CHARS
+                head = text[:TOOL_RESULT_MAX_CHARS]
+                add(f"[Tool result]: {head}\n\n[... {dropped} more characters truncated]")
+            elif text:
+                add("[Tool result]: " + truncate_for_summary(text))
     return "\n\n".join(parts)

@@ -17,7 +17,7 @@ from pydantic import Field
 
 from pi_core._model import PiModel
 from pi_core.ai.abort import AbortSignal
-from pi_core.ai.messages import AssistantMessage, UserMessage
+from pi_core.ai.messages import AgentMessage, AssistantMessage, UserMessage
 from pi_core.errors import PiError
 from pi_core.plugins import events
 
@@ -33,6 +33,35 @@ class CompactionPreparation(events.CompactionPreparation):
 
     file_ops: FileOperations = Field(default_factory=FileOperations)
     settings: CompactionSettings = Field(default_factory=CompactionSettings)
+
+    @classmethod
+    def from_branch(
+        cls,
+        *,
+        first_kept_entry_id: str,
+        messages_to_summarize: list[AgentMessage],
+        turn_prefix_messages: list[AgentMessage],
+        is_split_turn: bool,
+        tokens_before: int,
+        previous_summary: str | None,
+        file_ops: FileOperations,
+        settings: CompactionSettings,
+    ) -> CompactionPreparation:
+        """Build from messages taken out of session entries, which are validated already.
+
+        Skips re-validating every message: on a 100k-entry session that alone costs more than the
+        rest of the preparation. Anything else must use the normal constructor.
+        """
+        return cls.model_construct(
+            first_kept_entry_id=first_kept_entry_id,
+            messages_to_summarize=messages_to_summarize,
+            turn_prefix_messages=turn_prefix_messages,
+            is_split_turn=is_split_turn,
+            tokens_before=tokens_before,
+            previous_summary=previous_summary,
+            file_ops=file_ops,
+            settings=settings,
+        )
 
 
 class CompactionResult(PiModel):

@@ -6,6 +6,7 @@ the cut points, equal the TypeScript pi's on the same session.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,6 +31,8 @@ from pi_core.session.jsonl import dumps
 
 from .settings import CompactionSettings
 
+_fast_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
 #: What one image block counts in tool results and custom messages (1200 tokens).
 IMAGE_CHARS = 4800
 
@@ -41,9 +44,25 @@ def js_len(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
+def _has_float(value: Any) -> bool:
+    if type(value) is float:
+        return True
+    if isinstance(value, dict):
+        return any(_has_float(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_has_float(item) for item in value)
+    return False
+
+
 def js_json(value: Any) -> str:
-    """``JSON.stringify(value)`` for JSON data (numbers formatted as JavaScript does)."""
-    return dumps(value)
+    """``JSON.stringify(value)`` for JSON data.
+
+    Without floats, the C encoder writes exactly what JavaScript does (same escapes, non-ASCII
+    kept); floats need JavaScript's number formatting, which the session writer implements.
+    """
+    if _has_float(value):
+        return dumps(value)
+    return _fast_dumps(value)
 
 
 def calculate_context_tokens(usage: Usage) -> int:
