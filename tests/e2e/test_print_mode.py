@@ -83,7 +83,7 @@ def test_bad_input_exit_codes(pi_env: PiEnv) -> None:
     unknown_flag = pi_env.run("--bogus", "-p", "x")
     assert unknown_flag.returncode == 2 and "--bogus" in unknown_flag.stderr
     unknown_model = pi_env.run("-p", "x", model="nope/nothing")
-    assert unknown_model.returncode == 1
+    assert unknown_model.returncode == 2
     assert 'Model "nope/nothing" not found' in unknown_model.stderr
     missing_file = pi_env.run("-p", "@missing.txt", "x")
     assert missing_file.returncode == 1 and "File not found" in missing_file.stderr

@@ -111,6 +111,11 @@ def test_rpc_model_thinking_queue_and_settings_commands(pi_env: PiEnv) -> None:
         )  # not a reasoning model
         assert _ok(rpc.call({"type": "cycle_thinking_level"}), "cycle_thinking_level") is None
 
+        # Queued while idle: delivered with the next run, not starting one.
+        _ok(rpc.call({"type": "follow_up", "message": "idle follow-up"}), "follow_up")
+        assert rpc.wait_for(lambda r: r.get("type") == "queue_update")["followUp"] == ["idle follow-up"]
+        assert _ok(rpc.call({"type": "get_state"}), "get_state")["pendingMessageCount"] == 1
+        assert pi_env.server.requests == []
         _ok(rpc.call({"type": "set_steering_mode", "mode": "all"}), "set_steering_mode")
         _ok(rpc.call({"type": "set_follow_up_mode", "mode": "all"}), "set_follow_up_mode")
         _ok(rpc.call({"type": "set_auto_compaction", "enabled": False}), "set_auto_compaction")
@@ -136,12 +141,12 @@ def test_rpc_model_thinking_queue_and_settings_commands(pi_env: PiEnv) -> None:
         assert busy["success"] is False and "Specify streamingBehavior" in busy["error"]
         _ok(rpc.call({"type": "steer", "message": "steer me"}), "steer")
         _ok(rpc.call({"type": "prompt", "message": "later", "streamingBehavior": "followUp"}), "prompt")
-        queued = rpc.wait_for(lambda r: r.get("type") == "queue_update" and r["followUp"] == ["later"])
+        queued = rpc.wait_for(lambda r: r.get("type") == "queue_update" and "later" in r["followUp"])
         assert queued["steering"] == ["steer me"]
         events = rpc.events_until("agent_end", timeout=30)
         users = [e["message"]["content"][0]["text"] for e in events
                  if e["type"] == "message_start" and e["message"]["role"] == "user"]  # fmt: skip
-        assert users == ["go", "steer me", "later"]
+        assert users == ["go", "steer me", "idle follow-up", "later"]  # follow-ups: mode "all"
 
         rpc.seen.clear()
         pi_env.server.add(Turn(blocks=[Text("never finished " * 50, chunks=50)], delay=0.1))

@@ -173,7 +173,8 @@ async def _run(
         click.echo(f"{'Error' if diagnostic.kind == 'error' else 'Warning'}: {diagnostic.message}", err=True)
     if any(d.kind == "error" for d in host.diagnostics):
         await host.dispose()
-        return 1
+        # An unknown model is a usage error like an unknown flag (status 2); the rest are pi's 1.
+        return 2 if any(d.usage for d in host.diagnostics) else 1
     if options.list_models is not None:
         _list_models(host, options.list_models, out)
         await host.dispose()

@@ -67,6 +67,8 @@ class RuntimeOptions:
 class Diagnostic:
     kind: Literal["warning", "error"]
     message: str
+    #: The command line asked for something that does not exist (unknown model or provider).
+    usage: bool = False
 
 
 @dataclass
@@ -402,7 +404,7 @@ def _initial_model(
         if resolved.warning:
             diagnostics.append(Diagnostic("warning", resolved.warning))
         if resolved.error:
-            diagnostics.append(Diagnostic("error", resolved.error))
+            diagnostics.append(Diagnostic("error", resolved.error, usage=True))
         model, level = resolved.model, resolved.thinking_level
     context = manager.build_session_context()
     if model is None and context.messages and context.model is not None:
