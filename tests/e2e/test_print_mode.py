@@ -125,3 +125,14 @@ def test_sigterm_exits_143(pi_env: PiEnv) -> None:
     process.send_signal(signal.SIGTERM)
     process.communicate(timeout=20)
     assert process.returncode == 143
+
+
+def test_list_models_prints_pi_table(pi_env: PiEnv) -> None:
+    result = pi_env.run("--list-models", model=None)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "provider  model        context  max-out  thinking  images",
+        "loop      fake-model   128K     4.1K     no        no    ",
+        "loopa     fake-claude  200K     4.1K     no        no    ",
+    ]
+    assert pi_env.run("--list-models", "claude", model=None).stdout.count("\n") == 2

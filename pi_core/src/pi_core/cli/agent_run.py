@@ -282,12 +282,18 @@ async def _run_mode(
 
 
 def _list_models(host: Any, search: str, out: IO[str]) -> None:
+    """pi's ``--list-models`` table of the models that have credentials."""
     models = host.services.model_registry.get_available()
+    if not models:
+        from pi_core.runtime.auth_guidance import no_models_available_message
+
+        out.write(no_models_available_message() + "\n")
+        return
     if search:
         needle = search.lower()
-        models = [m for m in models if needle in f"{m.provider}/{m.id} {m.name}".lower()]
+        models = [m for m in models if _fuzzy(needle, f"{m.provider} {m.id}".lower())]
     if not models:
-        out.write("No models available.\n" if not search else f'No models matching "{search}"\n')
+        out.write(f'No models matching "{search}"\n')
         return
     rows = [("provider", "model", "context", "max-out", "thinking", "images")]
     for m in sorted(models, key=lambda m: (m.provider, m.id)):
@@ -297,16 +303,26 @@ def _list_models(host: Any, search: str, out: IO[str]) -> None:
         )  # fmt: skip
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
-        out.write(
-            "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() + "\n"
-        )
+        out.write("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)) + "\n")
+
+
+def _fuzzy(needle: str, text: str) -> bool:
+    """Every character of ``needle`` appears in ``text`` in order (pi's fuzzy filter, simplified)."""
+    position = 0
+    for char in needle:
+        position = text.find(char, position)
+        if position < 0:
+            return False
+        position += 1
+    return True
 
 
 def _tokens(count: int) -> str:
-    if count >= 1_000_000:
-        return f"{count / 1_000_000:g}M"
-    if count >= 1000:
-        return f"{count / 1000:g}K"
+    """200000 → 200K, 1000000 → 1M, 4096 → 4.1K, as pi formats token counts."""
+    for size, unit in ((1_000_000, "M"), (1000, "K")):
+        if count >= size:
+            value = count / size
+            return f"{int(value)}{unit}" if value.is_integer() else f"{value:.1f}{unit}"
     return str(count)
 
 
