@@ -162,3 +162,13 @@ async def test_resources_discover_adds_skills_to_the_system_prompt(
     host = await RuntimeHost.create(_options(dirs), _parts(SkillContributor(skill.parent)))
     assert [s.name for s in host.session.resources.skills] == ["deploy"]
     assert "<name>deploy</name>" in host.session.system_prompt
+
+
+async def test_session_dir_setting_is_used_when_no_flag(dirs: tuple[Path, Path], tmp_path: Path) -> None:
+    agent, _ = dirs
+    target = tmp_path / "elsewhere"
+    (agent / "settings.json").write_text(json.dumps({"sessionDir": str(target)}))
+    host = await RuntimeHost.create(_options(dirs), _parts())
+    assert host.session.session_manager.get_session_dir() == str(target)
+    flagged = await RuntimeHost.create(_options(dirs, session_dir=str(tmp_path / "flag")), _parts())
+    assert flagged.session.session_manager.get_session_dir() == str(tmp_path / "flag")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -169,6 +169,10 @@ class RuntimeHost:
             tools=dict(plugins.tools),
             compaction=_compaction_registry(plugins),
         )
+        configured_dir = settings.settings.session_dir
+        if options.session_dir is None and configured_dir:
+            # Precedence as pi: --session-dir, PI_CODING_AGENT_SESSION_DIR, then setting sessionDir.
+            options = replace(options, session_dir=_expand_home(configured_dir))
         manager = await asyncio.to_thread(_session_manager, options)
         model, level, model_diagnostics = _initial_model(options, catalog, settings, manager)
         diagnostics.extend(model_diagnostics)
@@ -478,6 +482,11 @@ def _record_start(session: AgentSession, manager: Any, model: Model | None) -> N
     previous = context.model
     if previous is None or (previous.provider, previous.model_id) != (model.provider, model.id):
         manager.append_model_change(model.provider, model.id)
+
+
+def _expand_home(path: str) -> str:
+    """``~`` expansion without touching the file system (string work only)."""
+    return os.path.expanduser(path)
 
 
 def default_agent_dir() -> str:
