@@ -32,15 +32,36 @@ def _user_texts(path: Path) -> list[str]:
     return texts
 
 
+def _session(pi_env: PiEnv, prompt: str, answer: str) -> Path:
+    """A finished one-turn session of the project, written directly (faster than running pi)."""
+    from pi_core.ai.messages import AssistantMessage, TextContent, UserMessage
+    from pi_core.session.manager import SessionManager
+    from pi_core.session.paths import default_session_dir
+
+    folder = default_session_dir(str(pi_env.project), pi_env.agent_dir)
+    manager = SessionManager.create(str(pi_env.project), folder)
+    manager.append_model_change("loop", "fake-model")
+    manager.append_thinking_level_change("off")
+    manager.append_message(UserMessage(content=[TextContent(text=prompt)]))
+    reply = AssistantMessage(
+        content=[TextContent(text=answer)], api="openai-completions", provider="loop", model="fake-model"
+    )
+    manager.append_message(reply)
+    manager.close()
+    return Path(manager.get_session_file() or "")
+
+
 def _two_sessions(pi_env: PiEnv) -> tuple[Path, Path]:
+    """A real tool-using run of pi (it writes one.txt), then a newer session written directly."""
     pi_env.server.add(
-        tool_turn(ToolUse("write", {"path": "one.txt", "content": "1"}, id="c1")), text_turn("made one"),
-        text_turn("made two"),
-    )  # fmt: skip
+        tool_turn(ToolUse("write", {"path": "one.txt", "content": "1"}, id="c1")), text_turn("made one")
+    )
     assert pi_env.run("-p", "first session").returncode == 0
+    assert (pi_env.project / "one.txt").read_text() == "1"
+    (first,) = pi_env.session_files()
     time.sleep(0.02)  # distinct modification times
-    assert pi_env.run("-p", "second session").returncode == 0
-    first, second = pi_env.session_files()
+    second = _session(pi_env, "second session", "made two")
+    assert pi_env.session_files() == [first, second]
     return first, second
 
 
