@@ -45,7 +45,7 @@ def write_session(path: Path, entries: list[Any]) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def run_ts(session_file: Path, queries: list[tuple[int | str, str]]) -> list[Any]:
+def run_ts(session_file: Path, queries: list[tuple[Any, Any]]) -> list[Any]:
     """One node process answers every (keepRecentTokens, leaf) query on the file."""
     done = subprocess.run(
         ["node", str(SCRIPT), str(PI_PACKAGE), str(session_file), json.dumps(queries)],
@@ -127,3 +127,46 @@ async def test_context_after_two_compactions_matches_ts(tree: Any, scripted: Any
         messages = convert_to_llm(build_session_context(entries, leaf).messages)
         ours = {"roles": [m.role for m in messages], "text": serialize_conversation(messages)}
         assert ours == ts_context, leaf
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_branch_summary_selection_matches_ts(branch: Any, tmp_path: Path, seed: int) -> None:
+    """Which entries a branch summary covers and which messages fit the budget, as TS pi decides."""
+    from pi_builtin_compaction.branch import prepare_branch_entries
+    from pi_core.runtime.compaction import collect_entries_for_branch_summary
+    from pi_core.session.manager import SessionManager
+
+    rng = random.Random(100 + seed)
+    branch.fill_random(rng, 80)
+    for side in range(4):  # side branches off random points of the main line
+        branch.last = rng.choice(branch.order[1:])
+        for n in range(rng.randint(1, 12)):
+            if n % 2:
+                branch.assistant(
+                    f"s{side}-{n}", "s" * rng.randint(0, 900), calls=[("edit", {"path": f"f{side}.py"})]
+                )
+            else:
+                branch.user(f"s{side}-{n}", "q" * rng.randint(0, 900))
+    entries = [branch.entries[name] for name in branch.order]
+    session_file = tmp_path / "tree.jsonl"
+    write_session(session_file, entries)
+    session = SessionManager.open(session_file)
+
+    leaves = [name for name in branch.order if not any(e.parent_id == name for e in entries)]
+    pairs = [(rng.choice(leaves), rng.choice(branch.order)) for _ in range(12)]
+    queries = [("branch", [old, target, budget]) for old, target in pairs for budget in (0, 700, 4000)]
+    expected = run_ts(session_file, queries)
+    for (_, (old, target, budget)), ts_result in zip(queries, expected, strict=True):
+        collected = collect_entries_for_branch_summary(session, old, target)
+        selected = prepare_branch_entries(collected.entries, budget)
+        ours = {
+            "collected": [e.id for e in collected.entries],
+            "commonAncestorId": collected.common_ancestor_id,
+            "text": serialize_conversation(convert_to_llm(selected.messages)),
+            "count": len(selected.messages),
+            "totalTokens": selected.total_tokens,
+            "read": sorted(selected.file_ops.read),
+            "written": sorted(selected.file_ops.written),
+            "edited": sorted(selected.file_ops.edited),
+        }
+        assert ours == ts_result, (old, target, budget)

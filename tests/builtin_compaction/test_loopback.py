@@ -106,9 +106,13 @@ async def test_split_turn_requests_on_the_wire(pi_llm_server: LoopbackLLMServer)
     # Reasoning models get the session's thinking level on both requests (budget on top of the
     # summary's output budget, capped by the model's max_tokens).
     assert history["thinking"]["type"] == "enabled" and prefix["thinking"]["type"] == "enabled"
+    # The n-th request the server recorded got the n-th scripted answer.
+    answers = ["## Goal\nhistory", "## Original Request\nrefactor"]
+    if pi_llm_server.requests[0].body is prefix:
+        answers.reverse()
     entry: Any = outcome.entry
     assert entry.summary == (
-        "## Goal\nhistory\n\n---\n\n**Turn Context (split turn):**\n\n## Original Request\nrefactor"
+        f"{answers[0]}\n\n---\n\n**Turn Context (split turn):**\n\n{answers[1]}"
         "\n\n<read-files>\nb.py\n</read-files>"
     )
 

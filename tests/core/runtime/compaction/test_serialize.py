@@ -22,3 +22,28 @@ def test_empty_parts_are_omitted() -> None:
         UserMessage(content=[TextContent(text="a"), TextContent(text="b")]),
     ]
     assert serialize_conversation(messages) == "[User]: ab"
+
+
+def test_single_block_shapes() -> None:
+    from pi_core.ai.messages import AssistantMessage, ImageContent, ThinkingContent
+
+    def assistant(*blocks: object) -> AssistantMessage:
+        return AssistantMessage(content=list(blocks), api="a", provider="p", model="m")  # type: ignore[arg-type]
+
+    messages = [
+        assistant(ToolCall(id="1", name="ls", arguments={})),
+        assistant(ThinkingContent(thinking="plan")),
+        assistant(),
+        ToolResultMessage(
+            tool_call_id="1", tool_name="ls", content=[ImageContent(data="A", mime_type="image/png")]
+        ),
+        ToolResultMessage(tool_call_id="2", tool_name="read", content=[TextContent(text="y" * 2003)]),
+        UserMessage(content=[ImageContent(data="A", mime_type="image/png")]),
+    ]
+    assert serialize_conversation(messages) == "\n\n".join(
+        [
+            "[Assistant tool calls]: ls()",
+            "[Assistant thinking]: plan",
+            "[Tool result]: " + "y" * 2000 + "\n\n[... 3 more characters truncated]",
+        ]
+    )

@@ -78,26 +78,35 @@ def serialize_conversation(messages: Iterable[LlmMessage]) -> str:
     """pi's ``serializeConversation``: one labelled part per message piece, blank lines between.
 
     Thinking, text and tool calls of an assistant message come out in that order, whatever the
-    block order was. Hot on big sessions, hence the fast paths for single-block messages.
+    block order was. Hot on big sessions, hence the inlined paths for single-block messages.
     """
     parts: list[str] = []
     add = parts.append
+    limit = TOOL_RESULT_MAX_CHARS
     for message in messages:
         role = message.role
+        content: Any = message.content
+        if role == "assistant":
+            if len(content) == 1 and content[0].type == "text":
+                add("[Assistant]: " + content[0].text)
+            else:
+                _serialize_assistant(content, add)
+            continue
+        if content.__class__ is str:
+            text = content
+        elif len(content) == 1:
+            block = content[0]
+            text = block.text if block.type == "text" else ""
+        else:
+            text = _text(content)
+        if not text:
+            continue
         if role == "user":
-            content = message.content
-            text = content if isinstance(content, str) else _text(content)
-            if text:
-                add("[User]: " + text)
-        elif role == "assistant":
-            _serialize_assistant(message.content, add)  # type: ignore[arg-type]
+            add("[User]: " + text)
         elif role == "toolResult":
-            text = _text(message.content)  # type: ignore[arg-type]
-            if len(text) > TOOL_RESULT_MAX_CHARS and text.isascii():
+            if len(text) > limit and text.isascii():
                 # The usual long output: cut it in one step (no UTF-16 counting needed).
-                dropped = len(text) - TOOL_RESULT_MAX_CHARS
-                head = text[:TOOL_RESULT_MAX_CHARS]
-                add(f"[Tool result]: {head}\n\n[... {dropped} more characters truncated]")
-            elif text:
+                add(f"[Tool result]: {text[:limit]}\n\n[... {len(text) - limit} more characters truncated]")
+            else:
                 add("[Tool result]: " + truncate_for_summary(text))
     return "\n\n".join(parts)

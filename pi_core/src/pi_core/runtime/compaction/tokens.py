@@ -10,6 +10,7 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from json.encoder import encode_basestring as _encode_string
 from typing import Any
 
 from pi_core.ai.messages import (
@@ -60,6 +61,8 @@ def js_json(value: Any) -> str:
     Without floats, the C encoder writes exactly what JavaScript does (same escapes, non-ASCII
     kept); floats need JavaScript's number formatting, which the session writer implements.
     """
+    if type(value) is str:
+        return _encode_string(value)
     if _has_float(value):
         return dumps(value)
     return _fast_dumps(value)
