@@ -49,7 +49,9 @@ def _models_json(server: LoopbackLLMServer) -> dict[str, object]:
     }
 
 
-def _one_run(argv: list[str], env: dict[str, str], cwd: Path, server: LoopbackLLMServer) -> tuple[float, float]:
+def _one_run(
+    argv: list[str], env: dict[str, str], cwd: Path, server: LoopbackLLMServer
+) -> tuple[float, float]:
     before = len(server.requests)
     server.add(text_turn("ok"))
     start = time.perf_counter()
