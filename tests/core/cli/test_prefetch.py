@@ -41,3 +41,13 @@ def test_prefetch_skips_help_and_unknown(agent_dir: Path) -> None:
 
 def test_parse_jsonc_keeps_slashes_inside_strings() -> None:
     assert parse_jsonc('{"url": "http://x//y", // c\n "a": [1,],}') == {"url": "http://x//y", "a": [1]}
+
+
+def test_prefetch_only_for_non_interactive_runs(agent_dir: Path) -> None:
+    from pi_core.cli.prefetch import prefetch_for_argv
+
+    assert prefetch_for_argv(["--model", "local/m", "hello"], stdin_is_tty=True) is None
+    assert prefetch_for_argv(["plugins", "--model", "local/m"], stdin_is_tty=False) is None
+    thread = prefetch_for_argv(["--model", "local/m", "-p", "hello"], stdin_is_tty=True)
+    assert thread is not None
+    thread.join(30)

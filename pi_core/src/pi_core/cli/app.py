@@ -42,10 +42,6 @@ class PiGroup(click.Group):
     ) -> tuple[str | None, click.Command | None, list[str]]:
         name, command, rest = super().resolve_command(ctx, args)
         if name == DEFAULT_COMMAND and command is not None:
-            # Overlap the provider SDK's import with plugin loading (see pi_core.cli.prefetch).
-            from pi_core.cli.prefetch import prefetch_sdk
-
-            prefetch_sdk(rest)
             # Plugins declare flags: load them (once) and give ``run`` their options before parsing.
             from pi_core.cli.run import command_with_plugin_flags
 

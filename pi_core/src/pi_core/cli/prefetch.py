@@ -78,6 +78,23 @@ def guess_sdk(args: Sequence[str]) -> str | None:
     return _sdk_for_api(_PROVIDER_API.get(provider.lower()))
 
 
+_NON_INTERACTIVE_FLAGS = ("-p", "--print", "--mode")
+
+
+def prefetch_for_argv(args: Sequence[str], *, stdin_is_tty: bool) -> threading.Thread | None:
+    """Called first thing by ``pi``: prefetch for non-interactive runs of the agent.
+
+    Those are the runs where start-up time is the whole cost (``-p``, ``--mode``, piped stdin).
+    Subcommands such as ``pi plugins`` are left alone: a background import racing interpreter
+    shutdown is not worth it there.
+    """
+    if args and args[0] in ("plugins", "trust", "untrust"):
+        return None
+    if stdin_is_tty and not any(a in _NON_INTERACTIVE_FLAGS or a.startswith("--mode=") for a in args):
+        return None
+    return prefetch_sdk(args)
+
+
 def prefetch_sdk(args: Sequence[str]) -> threading.Thread | None:
     """Import the guessed SDK in a daemon thread; returns the thread (None when nothing to do)."""
     if "-h" in args or "--help" in args or "--version" in args or "--export" in args:
