@@ -228,9 +228,14 @@ def test_rpc_routes_plugin_dialogs_to_the_client(pi_env: PiEnv, tmp_path: Path) 
     rpc = pi_env.rpc("-e", str(plugin))
     try:
         commands = _ok(rpc.call({"type": "get_commands"}), "get_commands")["commands"]
-        assert {"name": "ask", "description": "Ask the client", "source": "extension"}.items() <= next(
-            c for c in commands if c["name"] == "ask"
-        ).items()
+        ask = next(c for c in commands if c["name"] == "ask")
+        assert (ask["description"], ask["source"]) == ("Ask the client", "extension")
+        assert ask["sourceInfo"] == {
+            "path": str(plugin),
+            "source": "local",
+            "scope": "temporary",
+            "origin": "top-level",
+        }
         # As in pi, the prompt is answered when the command is done, so dialogs come first.
         prompt_id = rpc.send({"type": "prompt", "message": "/ask deploy"})
         confirm = rpc.wait_for(lambda r: r.get("type") == "extension_ui_request" and r["method"] == "confirm")

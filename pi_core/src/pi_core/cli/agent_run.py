@@ -110,7 +110,30 @@ def plugin_parts(setup: PluginSetup) -> PluginParts:
             name: (registered.plugin, registered.item)
             for name, registered in registrations.compaction_strategies.items()
         },
+        plugin_sources={name: _source_info(record) for name, record in setup.pm.records.items()},
     )
+
+
+#: Where a plugin came from (core's record) → pi's ``sourceInfo.scope``.
+_SCOPES = {"flag": "temporary", "project": "project", "project settings": "project"}
+
+
+def _source_info(record: Any) -> dict[str, str]:
+    """pi's ``sourceInfo`` for a plugin: discovered files are ``auto``, -e and settings paths ``local``."""
+    if record.source in ("project", "global"):
+        source = "auto"
+    elif record.source in ("flag", "project settings", "global settings"):
+        source = "local"
+    elif record.distribution:
+        source = f"pypi:{record.distribution}"
+    else:
+        source = str(record.source)
+    return {
+        "path": str(record.path or record.where),
+        "source": source,
+        "scope": _SCOPES.get(record.source, "user"),
+        "origin": "top-level",
+    }
 
 
 def runtime_options(options: RunOptions, cwd: str, session_path: str | None) -> RuntimeOptions:

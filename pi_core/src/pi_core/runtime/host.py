@@ -81,6 +81,8 @@ class PluginParts:
     commands: list[Any] = field(default_factory=list)
     providers: list[Any] = field(default_factory=list)
     compaction_strategies: dict[str, tuple[str, Any]] = field(default_factory=dict)
+    #: Plugin name → pi's ``sourceInfo`` (``{path, source, scope, origin}``) for ``get_commands``.
+    plugin_sources: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 class SessionNotFoundError(LookupError):
@@ -166,6 +168,7 @@ class RuntimeHost:
             model_registry=catalog,
             hooks=plugins.hooks,
             commands=list(plugins.commands),
+            plugin_sources=dict(plugins.plugin_sources),
             tools=dict(plugins.tools),
             compaction=_compaction_registry(plugins),
         )

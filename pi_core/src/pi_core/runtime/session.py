@@ -88,6 +88,8 @@ class SessionServices:
     model_registry: Any
     hooks: Hooks | None = None
     commands: list[CommandSpec] = field(default_factory=list)
+    #: Plugin name → ``sourceInfo`` reported for its commands (RPC ``get_commands``).
+    plugin_sources: dict[str, dict[str, str]] = field(default_factory=dict)
     #: Every tool that could be active, by name (built-in and plugin tools).
     tools: dict[str, AgentTool] = field(default_factory=dict)
     #: Compaction strategies by name (``pi_core.runtime.compaction`` registry), or None without any.
@@ -1000,7 +1002,10 @@ class AgentSession:
             item: dict[str, Any] = {"name": command.invocation_name}
             if command.description:
                 item["description"] = command.description
-            item.update(source="extension", sourceInfo={"path": command.plugin, "source": "plugin"})
+            info = self.services.plugin_sources.get(command.plugin) or {
+                "path": command.plugin, "source": "local", "scope": "temporary", "origin": "top-level",
+            }  # fmt: skip
+            item.update(source="extension", sourceInfo=info)
             out.append(item)
         for template in self.resources.prompt_templates:
             out.append(_resource_command(template.name, template, "prompt"))
