@@ -136,3 +136,17 @@ def test_list_models_prints_pi_table(pi_env: PiEnv) -> None:
         "loopa     fake-claude  200K     4.1K     no        no    ",
     ]
     assert pi_env.run("--list-models", "claude", model=None).stdout.count("\n") == 2
+
+
+def test_piped_stdin_runs_print_mode_with_prompt_and_tool_flags(pi_env: PiEnv) -> None:
+    pi_env.server.add(text_turn("short answer"))
+    result = pi_env.run("--system-prompt", "You are terse.", "--append-system-prompt", "Extra rule.",
+                        "--tools", "read,grep", input="question from a pipe")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "short answer\n"
+    body = pi_env.server.requests[-1].body
+    system = body["messages"][0]
+    assert system["role"] in ("system", "developer")
+    assert system["content"].startswith("You are terse.") and "Extra rule." in system["content"]
+    assert sorted(tool["function"]["name"] for tool in body["tools"]) == ["grep", "read"]
+    assert _user_texts(body) == ["question from a pipe"]
