@@ -303,3 +303,19 @@ async def test_without_a_compaction_plugin_a_needed_compaction_is_reported_once(
     await session.prompt("two")
     assert len(errors) == 1 and "no compaction strategy is installed" in errors[0].error
     assert session.get_last_assistant_text() == "b"
+
+
+async def test_abort_cancels_a_pending_retry(harness: Harness) -> None:
+    harness.settings.apply_overrides({"retry": {"baseDelayMs": 60_000}})
+    harness.provider.responses.append(text_message("", stop_reason="error", error_message="429 rate limited"))
+    session = harness.build()
+    run = asyncio.create_task(session.prompt("go"))
+    for _ in range(100):
+        await asyncio.sleep(0.01)
+        if any(isinstance(e, AutoRetryStartEvent) for e in harness.events):
+            break
+    assert not session.is_idle
+    await session.abort()
+    await asyncio.wait_for(run, 5)
+    assert harness.events[-1] == AutoRetryEndEvent(success=False, attempt=1, final_error="Retry cancelled")
+    assert session.is_idle
