@@ -191,7 +191,13 @@ def test_rpc_protocol_errors_and_commands_listing(pi_env: PiEnv) -> None:
         start = rpc.wait_for(lambda r: r.get("type") == "compaction_start")
         end = rpc.wait_for(lambda r: r.get("type") == "compaction_end")
         assert start == {"type": "compaction_start", "reason": "manual"} and end["reason"] == "manual"
-        assert compacted["success"] is ("result" in end)
+        data = _ok(compacted, "compact")
+        assert data["summary"].startswith("## Goal") and set(data) == {
+            "summary", "firstKeptEntryId", "tokensBefore", "details",
+        }  # fmt: skip
+        assert end["result"] == data and end["aborted"] is False and end["willRetry"] is False
+        messages = _ok(rpc.call({"type": "get_messages"}), "get_messages")["messages"]
+        assert messages[0]["role"] == "compactionSummary"
     finally:
         assert rpc.close() == 0
 
