@@ -40,9 +40,6 @@ from pi_core.plugins.registry import CommandSpec
 from pi_core.runtime import auth_guidance
 from pi_core.runtime.bash_executor import BashOutcome, execute_bash
 from pi_core.runtime.events import (
-    CompactionEndEvent,
-    CompactionReason,
-    CompactionStartEvent,
     ExtensionErrorEvent,
     QueueUpdateEvent,
     SessionInfoChangedEvent,
@@ -58,6 +55,7 @@ from pi_core.runtime.resources import (
     expand_skill_command,
 )
 from pi_core.runtime.retry import AutoRetry, RetrySettings, is_retryable_error
+from pi_core.runtime.session_compaction import SessionCompaction
 from pi_core.runtime.stats import ContextUsage, SessionStats, compute_stats
 from pi_core.runtime.ui import HeadlessUI
 from pi_core.session.convert import convert_to_llm
@@ -71,10 +69,6 @@ ErrorReporter = Callable[[ExtensionErrorEvent], None]
 
 ALREADY_STREAMING = (
     "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
-)
-NO_COMPACTION_PLUGIN = (
-    "Compaction is needed but no compaction strategy is installed (pip install pi-builtin-compaction); "
-    "going on without it."
 )
 
 
@@ -125,20 +119,17 @@ class AgentSession:
         self._next_turn: list[CustomMessage] = []
         self._pending_bash: list[BashExecutionMessage] = []
         self._bash_abort: AbortController | None = None
-        self._compaction_abort: AbortController | None = None
         self._driving = False
         self._idle = asyncio.Event()
         self._idle.set()
-        self._is_compacting = False
-        self._overflow_attempted = False
         self._last_assistant: AssistantMessage | None = None
-        self._warned_no_compaction = False
         self._disposed = False
         #: The runtime host that owns this session (session replacement for command contexts).
         self.host: Any = None
         self._active_tools = [name for name in active_tools if name in services.tools]
         self._base_system_prompt = ""
         self._retry = AutoRetry(self._emit)
+        self._compaction = SessionCompaction(self)
         self._bridge = HookBridge(services.hooks, self.extension_context) if services.hooks else None
 
         settings = self.settings.settings
@@ -242,11 +233,11 @@ class AgentSession:
 
     @property
     def is_idle(self) -> bool:
-        return not self.is_streaming and not self._retry.in_flight and not self._is_compacting
+        return not self.is_streaming and not self._retry.in_flight and not self.is_compacting
 
     @property
     def is_compacting(self) -> bool:
-        return self._is_compacting
+        return self._compaction.is_compacting
 
     @property
     def steering_mode(self) -> QueueMode:
@@ -350,7 +341,7 @@ class AgentSession:
             self._validate_model()
             last = self._find_last_assistant()
             if last is not None:
-                await self._check_compaction(last, skip_aborted=False)
+                await self._compaction.check(last, skip_aborted=False)
             content: list[TextContent | ImageContent] = [TextContent(text=expanded), *image_list]
             messages: list[AgentMessage] = [UserMessage(content=content)]
             messages.extend(self._next_turn)
@@ -491,7 +482,7 @@ class AgentSession:
             if await self._retry.handle_error(message, settings, self._drop_trailing_error):
                 return self.agent.continue_
         self._retry.settle()
-        if await self._check_compaction(message, skip_aborted=True):
+        if await self._compaction.check(message, skip_aborted=True):
             return self.agent.continue_
         return None
 
@@ -502,7 +493,7 @@ class AgentSession:
 
     async def _on_agent_event(self, event: agent_events.AgentEvent, signal: AbortSignal) -> None:
         if isinstance(event, agent_events.MessageStartEvent) and isinstance(event.message, UserMessage):
-            self._overflow_attempted = False
+            self._compaction.overflow_attempted = False
             self._dequeue_display(event.message)
         if self._bridge is not None:
             replacement = await self._bridge.agent_event(event)
@@ -515,7 +506,7 @@ class AgentSession:
             if isinstance(event.message, AssistantMessage):
                 self._last_assistant = event.message
                 if event.message.stop_reason != "error":
-                    self._overflow_attempted = False
+                    self._compaction.overflow_attempted = False
                 await self._retry.note_reply(event.message)
         elif isinstance(event, agent_events.AgentEndEvent) and self._last_assistant is None:
             # The loop raised (e.g. no key): the agent reports a synthetic error reply, never persisted.
@@ -556,8 +547,7 @@ class AgentSession:
     async def abort(self) -> None:
         """Cancel a pending retry, abort the run and wait until the agent is idle."""
         self._retry.cancel()
-        if self._compaction_abort is not None:
-            self._compaction_abort.abort()
+        self._compaction.abort()
         self.agent.abort()
         await self.agent.wait_for_idle()
 
@@ -569,167 +559,11 @@ class AgentSession:
         await self._idle.wait()
         await self.agent.wait_for_idle()
 
-    # --- compaction -----------------------------------------------------------------------------
-
-    def _strategy(self) -> tuple[Any, Any] | None:
-        """(strategy, settings) for the configured strategy, or None without a compaction plugin."""
-        registry = self.services.compaction
-        if registry is None or not registry.names():
-            return None
-        from pi_core.runtime.compaction import compaction_settings_from
-
-        settings = compaction_settings_from(self.settings.merged())
-        return registry.select(settings), settings
-
-    async def _check_compaction(self, message: AssistantMessage, *, skip_aborted: bool) -> bool:
-        """pi's ``_checkCompaction``; True when the agent should continue (overflow recovered)."""
-        from pi_core.runtime.compaction import compaction_settings_from
-        from pi_core.runtime.compaction.check import OVERFLOW_RECOVERY_FAILED, check_compaction
-
-        settings = compaction_settings_from(self.settings.merged())
-        model = self.model
-        check = check_compaction(
-            message,
-            settings=settings,
-            model_provider=model.provider if model else None,
-            model_id=model.id if model else None,
-            context_window=model.context_window if model else 0,
-            branch=self.session_manager.get_branch(),
-            agent_messages=self.messages,
-            overflow_attempted=self._overflow_attempted,
-            skip_aborted=skip_aborted,
-        )
-        if check.action == "none":
-            return False
-        if check.action == "overflow_exhausted":
-            self._emit(
-                CompactionEndEvent(
-                    reason="overflow", aborted=False, will_retry=False, error_message=OVERFLOW_RECOVERY_FAILED
-                )
-            )
-            return False
-        if self._strategy() is None:
-            if not self._warned_no_compaction:
-                self._warned_no_compaction = True
-                self._emit_error("pi", "compaction", NO_COMPACTION_PLUGIN)
-            return False
-        if check.action == "overflow":
-            self._overflow_attempted = True
-            if self.messages and self.messages[-1] is message:
-                self._drop_trailing_error()
-            result = await self._auto_compact("overflow", will_retry=True)
-            if result is None:
-                return False
-            # The rebuilt context comes from the file, which still holds the failed reply.
-            last = self.messages[-1] if self.messages else None
-            if isinstance(last, AssistantMessage) and last.stop_reason == "error":
-                self._drop_trailing_error()
-            return True
-        await self._auto_compact("threshold", will_retry=False)
-        return self.agent.has_queued_messages() and bool(self.messages)
-
-    async def _auto_compact(self, reason: CompactionReason, *, will_retry: bool) -> dict[str, Any] | None:
-        self._emit(CompactionStartEvent(reason=reason))
-        try:
-            outcome = await self._run_compaction(reason, None)
-        except Exception as error:  # a broken strategy must not take the session down
-            logger.warning("auto-compaction failed", exc_info=True)
-            prefix = (
-                "Context overflow recovery failed: " if reason == "overflow" else "Auto-compaction failed: "
-            )
-            self._emit(
-                CompactionEndEvent(
-                    reason=reason, aborted=False, will_retry=False, error_message=prefix + str(error)
-                )
-            )
-            return None
-        result = outcome.result.to_json_dict() if outcome.result is not None else None
-        self._emit(
-            CompactionEndEvent(
-                reason=reason,
-                result=result,
-                aborted=outcome.aborted,
-                will_retry=will_retry and result is not None,
-                error_message=outcome.end_error_message,
-            )
-        )
-        if result is not None and will_retry:
-            await asyncio.sleep(0.1)  # pi gives the UI a beat before the retried request
-        return result
-
-    async def _run_compaction(self, reason: CompactionReason, instructions: str | None) -> Any:
-        from pi_core.runtime.compaction.run import run_compaction
-
-        chosen = self._strategy()
-        assert chosen is not None
-        strategy, settings = chosen
-        self._is_compacting = True
-        controller = self._compaction_abort = AbortController()
-        try:
-            return await run_compaction(
-                session=self.session_manager,
-                strategy=strategy,
-                settings=settings,
-                complete=self._complete_for_summary,
-                signal=controller.signal,
-                reason=reason,
-                custom_instructions=instructions,
-                hooks=self.hooks,
-                ctx=self.extension_context(),
-                after_append=self._after_compaction_entry,
-            )
-        finally:
-            self._is_compacting = False
-            self._compaction_abort = None
-
-    async def _after_compaction_entry(self, entry: Any) -> None:
-        await self._reload_messages()
-
-    async def _complete_for_summary(self, request: Any, signal: AbortSignal) -> AssistantMessage:
-        from pi_core.ai.provider import Context, StreamOptions
-        from pi_core.ai.stream import complete_simple
-
-        model = self.model
-        if model is None:
-            raise RuntimeError(auth_guidance.no_model_selected_message())
-        level = self.thinking_level
-        options = StreamOptions(
-            max_tokens=request.max_tokens,
-            signal=signal,
-            api_key=await self._api_key_for(model.provider),
-            reasoning=level if (request.use_reasoning and model.reasoning and level != "off") else None,  # type: ignore[arg-type]
-        )
-        context = Context(system_prompt=request.system_prompt, messages=list(request.messages))
-        return await complete_simple(model, context, options)
+    # --- compaction (see pi_core.runtime.session_compaction) ------------------------------------
 
     async def compact(self, custom_instructions: str | None = None) -> dict[str, Any]:
         """Manual compaction (``/compact``, RPC ``compact``); raises with pi's message on failure."""
-        if self._strategy() is None:
-            raise RuntimeError("No compaction strategy is installed (pip install pi-builtin-compaction)")
-        if not self.is_idle:
-            await self.abort()
-        self._emit(CompactionStartEvent(reason="manual"))
-        try:
-            outcome = await self._run_compaction("manual", custom_instructions)
-        except Exception as error:
-            message = f"Compaction failed: {error}"
-            self._emit(
-                CompactionEndEvent(reason="manual", aborted=False, will_retry=False, error_message=message)
-            )
-            raise
-        result = outcome.result.to_json_dict() if outcome.result is not None else None
-        self._emit(
-            CompactionEndEvent(
-                reason="manual",
-                result=result,
-                aborted=outcome.aborted,
-                will_retry=False,
-                error_message=outcome.end_error_message,
-            )
-        )
-        if result is None:
-            raise RuntimeError(outcome.error or "Compaction failed")
-        return result
+        return await self._compaction.compact(custom_instructions)
 
     async def navigate_tree(
         self,
@@ -741,52 +575,22 @@ class AgentSession:
         label: str | None = None,
     ) -> Any:
         """Move the leaf to ``target_id`` (optionally summarizing the abandoned branch), as ``/tree``."""
-        from pi_core.runtime.compaction import branch_summary_settings_from, compaction_settings_from
-        from pi_core.runtime.compaction.navigate import navigate_tree
+        return await self._compaction.navigate_tree(
+            target_id,
+            summarize=summarize,
+            custom_instructions=custom_instructions,
+            replace_instructions=replace_instructions,
+            label=label,
+        )
 
-        registry = self.services.compaction
-        summarizer = None
-        if registry is not None and registry.names():
-            summarizer = registry.branch_summarizer(compaction_settings_from(self.settings.merged()))
-        controller = self._compaction_abort = AbortController()
-        try:
-            return await navigate_tree(
-                session=self.session_manager,
-                target_id=target_id,
-                summarize=summarize,
-                custom_instructions=custom_instructions,
-                replace_instructions=replace_instructions,
-                label=label,
-                summarizer=summarizer,
-                settings=branch_summary_settings_from(self.settings.merged()),
-                context_window=self.model.context_window if self.model else 0,
-                complete=self._complete_for_summary if self.model else None,
-                signal=controller.signal,
-                hooks=self.hooks,
-                ctx=self.extension_context(),
-                after_move=self._reload_messages,
-            )
-        finally:
-            self._compaction_abort = None
-
-    async def _reload_messages(self, *_: Any) -> None:
-        self.agent.state.messages = list(self.session_manager.build_session_context().messages)
+    def get_context_usage(self) -> ContextUsage | None:
+        return self._compaction.get_context_usage()
 
     def set_auto_compaction_enabled(self, enabled: bool) -> None:
         self.settings.set("compaction.enabled", enabled)
 
     def set_auto_retry_enabled(self, enabled: bool) -> None:
         self.settings.set("retry.enabled", enabled)
-
-    def get_context_usage(self) -> ContextUsage | None:
-        from pi_core.runtime.compaction.check import context_usage_tokens
-
-        model = self.model
-        if model is None or model.context_window <= 0:
-            return None
-        tokens = context_usage_tokens(self.session_manager.get_branch(), self.messages)
-        percent = None if tokens is None else tokens / model.context_window * 100
-        return ContextUsage(tokens=tokens, context_window=model.context_window, percent=percent)
 
     # --- model and thinking ---------------------------------------------------------------------
 
