@@ -6,6 +6,10 @@ import sys
 
 
 def main() -> None:
+    # Start importing the provider SDK before anything else (see pi_core.cli.prefetch).
+    from pi_core.cli.prefetch import prefetch_for_argv
+
+    prefetch_for_argv(sys.argv[1:], stdin_is_tty=sys.stdin.isatty())
     from pi_core.cli.app import cli
 
     sys.exit(cli.main(prog_name="pi"))

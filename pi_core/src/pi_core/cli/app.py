@@ -15,6 +15,7 @@ import click
 
 from pi_core import __version__
 from pi_core.cli.options import plugin_control_options
+from pi_core.cli.run_options import RUN_OPTIONS
 
 DEFAULT_COMMAND = "run"
 _GROUP_OPTIONS = ("-h", "--help", "-v", "--version")
@@ -67,6 +68,10 @@ def run(ctx: click.Context, messages: tuple[str, ...], **options: Any) -> None:
     from pi_core.cli.run import run_agent
 
     run_agent(ctx, messages, options)
+
+
+# pi's own run flags (``pi --help``), declared in ``pi_core.cli.run_options``.
+run.params.extend(RUN_OPTIONS)
 
 
 @cli.command("plugins")

@@ -159,4 +159,6 @@ def run_agent(ctx: click.Context, messages: tuple[str, ...], options: dict[str, 
         setup = prepare_plugins(PluginControl.from_options(options))
     setup.flag_values = {name: options.get(name.replace("-", "_")) for name in setup.registrations.flags}
     gate(setup)
-    raise click.UsageError("no run mode is wired into this build yet (the runtime layer provides it)")
+    from pi_core.cli.agent_run import start_agent
+
+    raise SystemExit(start_agent(setup, messages, options))

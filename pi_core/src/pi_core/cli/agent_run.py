@@ -1,0 +1,383 @@
+"""Running the agent from ``pi [options] [@files...] [messages...]``: flags → runtime → mode.
+
+Called by the ``run`` command after the plugin gate. Mirrors pi's main: flag checks, ``--export``,
+``--list-models``, session choice, piped stdin and ``@file`` arguments, the runtime host, then the
+print, JSON or RPC mode. Exit statuses: 0 success, 1 for start-up or prompt errors (pi's), 2 for
+usage errors (click), 143/129 for SIGTERM/SIGHUP.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+import click
+
+from pi_core.cli.run_options import AppMode, RunOptions, check_run_options, run_options_from_params
+
+if TYPE_CHECKING:
+    from pi_core.cli.run import PluginSetup
+    from pi_core.runtime.host import PluginParts, RuntimeOptions
+
+
+def start_agent(setup: PluginSetup, messages: tuple[str, ...], params: dict[str, Any]) -> int:
+    """Everything after the plugin gate; returns the process exit status."""
+    options = run_options_from_params({**params, "args": messages})
+    if options.offline or os.environ.get("PI_OFFLINE", "").lower() in ("1", "true", "yes"):
+        os.environ["PI_OFFLINE"] = "1"
+        os.environ["PI_SKIP_VERSION_CHECK"] = "1"
+    stdin_tty = sys.stdin.isatty()
+    app_mode = options.app_mode(stdin_tty)
+    options, diagnostics = check_run_options(options, app_mode)
+    for diagnostic in diagnostics:
+        click.echo(diagnostic.render(), err=True)
+    if any(d.kind == "error" for d in diagnostics):
+        return 1
+    if options.export:
+        return _export(options)
+    # Modes other than the REPL own stdout; anything else that prints goes to stderr.
+    out = sys.stdout
+    if app_mode != "interactive":
+        sys.stdout = sys.stderr
+    try:
+        code = asyncio.run(_run(setup, options, app_mode, stdin_tty, out))
+    except KeyboardInterrupt:
+        code = 130
+    if app_mode != "interactive" and _is_pi_process():
+        _exit_now(code, out)
+    return code
+
+
+def _is_pi_process() -> bool:
+    """Whether this process is the ``pi`` command itself (not a test runner calling the CLI)."""
+    main = sys.modules.get("__main__")
+    name = Path(getattr(main, "__file__", "") or "").name
+    return name in ("pi", "pi.exe", "__main__.py") and os.environ.get("PI_SLOW_EXIT") != "1"
+
+
+def _exit_now(code: int, out: IO[str]) -> None:
+    """Leave without tearing the interpreter down.
+
+    Everything is written by now (session files use unbuffered appends, settings are written
+    synchronously); unloading a thousand modules and their pydantic schemas only costs time — about
+    half a second of every print-mode run.
+    """
+    for stream in (out, sys.stderr, sys.__stdout__):
+        if stream is not None:
+            stream.flush()
+    os._exit(code)
+
+
+def _export(options: RunOptions) -> int:
+    from pi_core.runtime.export_html import export_file_to_html
+
+    assert options.export is not None
+    output = options.messages[0] if options.messages else None
+    try:
+        path = export_file_to_html(options.export, output)
+    except (OSError, ValueError) as error:
+        click.echo(f"Error: {error}", err=True)
+        return 1
+    click.echo(f"Exported to: {path}")
+    return 0
+
+
+def plugin_parts(setup: PluginSetup) -> PluginParts:
+    """The runtime's view of the loaded plugins: hooks, tools, commands, providers, strategies."""
+    from pi_core.plugins.manager import BUILTIN_DISTRIBUTIONS
+    from pi_core.runtime.host import PluginParts
+
+    registrations = setup.registrations
+    builtin: set[str] = set()
+    tools = {}
+    for name, registered in registrations.tools.items():
+        tools[name] = registered.item
+        record = setup.pm.records.get(registered.plugin)
+        if record is not None and (record.builtin or record.distribution in BUILTIN_DISTRIBUTIONS):
+            builtin.add(name)
+    return PluginParts(
+        hooks=setup.build_hooks(),
+        tools=tools,
+        builtin_tool_names=builtin,
+        commands=list(registrations.commands),
+        providers=[registered.item for registered in registrations.providers],
+        compaction_strategies={
+            name: (registered.plugin, registered.item)
+            for name, registered in registrations.compaction_strategies.items()
+        },
+        plugin_sources={name: _source_info(record) for name, record in setup.pm.records.items()},
+    )
+
+
+#: Where a plugin came from (core's record) → pi's ``sourceInfo.scope``.
+_SCOPES = {"flag": "temporary", "project": "project", "project settings": "project"}
+
+
+def _source_info(record: Any) -> dict[str, str]:
+    """pi's ``sourceInfo`` for a plugin: discovered files are ``auto``, -e and settings paths ``local``."""
+    if record.source in ("project", "global"):
+        source = "auto"
+    elif record.source in ("flag", "project settings", "global settings"):
+        source = "local"
+    elif record.distribution:
+        source = f"pypi:{record.distribution}"
+    else:
+        source = str(record.source)
+    return {
+        "path": str(record.path or record.where),
+        "source": source,
+        "scope": _SCOPES.get(record.source, "user"),
+        "origin": "top-level",
+    }
+
+
+def runtime_options(options: RunOptions, cwd: str, session_path: str | None) -> RuntimeOptions:
+    from pi_core.runtime.host import RuntimeOptions, default_agent_dir
+
+    session_dir = options.session_dir or os.environ.get("PI_CODING_AGENT_SESSION_DIR") or None
+    return RuntimeOptions(
+        cwd=cwd,
+        agent_dir=default_agent_dir(),
+        session_dir=os.path.expanduser(session_dir) if session_dir else None,
+        no_session=options.no_session,
+        continue_recent=options.continue_,
+        session=session_path or options.session,
+        fork=options.fork,
+        provider=options.provider,
+        model=options.model,
+        api_key=options.api_key,
+        thinking=options.thinking,
+        models=options.models,
+        tools=options.tools,
+        no_tools=options.no_tools,
+        no_builtin_tools=options.no_builtin_tools,
+        skills=[os.path.abspath(p) for p in options.skills],
+        prompt_templates=[os.path.abspath(p) for p in options.prompt_templates],
+        themes=[os.path.abspath(p) for p in options.themes],
+        no_skills=options.no_skills,
+        no_prompt_templates=options.no_prompt_templates,
+        no_themes=options.no_themes,
+        no_context_files=options.no_context_files,
+        system_prompt=options.system_prompt,
+        append_system_prompt=list(options.append_system_prompt) or None,
+    )
+
+
+async def _read_piped_stdin() -> str | None:
+    data = await asyncio.to_thread(sys.stdin.read)
+    text = data.strip()
+    return text or None
+
+
+async def _run(
+    setup: PluginSetup, options: RunOptions, app_mode: AppMode, stdin_tty: bool, out: IO[str]
+) -> int:
+    from pi_core.runtime.auth_guidance import no_models_available_message
+    from pi_core.runtime.host import RuntimeHost, SessionNotFoundError
+
+    cwd = os.getcwd()
+    session_path = None
+    if options.resume:
+        session_path = await _pick_session(options, cwd)
+        if session_path is None:
+            click.echo("No session selected", err=True)
+            return 0
+    try:
+        host = await RuntimeHost.create(runtime_options(options, cwd, session_path), plugin_parts(setup))
+    except SessionNotFoundError as error:
+        click.echo(str(error), err=True)
+        return 1
+    for diagnostic in host.diagnostics:
+        click.echo(f"{'Error' if diagnostic.kind == 'error' else 'Warning'}: {diagnostic.message}", err=True)
+    if any(d.kind == "error" for d in host.diagnostics):
+        await host.dispose()
+        # An unknown model is a usage error like an unknown flag (status 2); the rest are pi's 1.
+        return 2 if any(d.usage for d in host.diagnostics) else 1
+    if options.list_models is not None:
+        _list_models(host, options.list_models, out)
+        await host.dispose()
+        return 0
+    stdin_text = None
+    if app_mode != "rpc" and not stdin_tty:
+        stdin_text = await _read_piped_stdin()
+        if stdin_text is not None and app_mode == "interactive":
+            app_mode = "print"
+    if app_mode == "interactive" and importlib.util.find_spec("pi_core.modes.interactive") is None:
+        click.echo(
+            "Error: the interactive mode is not part of this build; use -p, --mode json or --mode rpc",
+            err=True,
+        )
+        await host.dispose()
+        return 1
+    if host.session.model is None:
+        click.echo(no_models_available_message(), err=True)
+        await host.dispose()
+        return 1
+    initial, images = await _initial_message(options, stdin_text, host)
+    if initial is None and images is None:
+        await host.dispose()
+        return 1
+    return await _run_mode(host, app_mode, options, initial, images or [], out)
+
+
+async def _initial_message(options: RunOptions, stdin_text: str | None, host: Any) -> tuple[str | None, Any]:
+    """stdin text + ``@file`` contents + the first message, concatenated as pi does."""
+    from pi_core.runtime.resources import FileArgumentError, process_file_arguments
+
+    parts: list[str] = []
+    images: list[Any] = []
+    if stdin_text:
+        parts.append(stdin_text)
+    if options.file_args:
+        try:
+            files = await process_file_arguments(
+                options.file_args,
+                host.services.cwd,
+                auto_resize_images=host.services.settings.settings.images.auto_resize,
+            )
+        except FileArgumentError as error:
+            click.echo(f"Error: {error}", err=True)
+            return None, None
+        parts.append(files.text)
+        images = list(files.images)
+    if options.messages:
+        parts.append(options.messages[0])
+    return ("".join(parts) or None), images
+
+
+async def _run_mode(
+    host: Any, app_mode: AppMode, options: RunOptions, initial: str | None, images: list[Any], out: IO[str]
+) -> int:
+    def write_out(text: str) -> None:
+        out.write(text)
+        out.flush()
+
+    def write_err(text: str) -> None:
+        sys.stderr.write(text)
+        sys.stderr.flush()
+
+    loop = asyncio.get_running_loop()
+    task: asyncio.Task[int]
+    if app_mode == "interactive":
+        from pi_core.modes import interactive  # type: ignore[attr-defined]  # the REPL, when installed
+
+        task = asyncio.ensure_future(interactive.run_interactive(host, initial, images, options.messages[1:]))
+    elif app_mode == "rpc":
+        from pi_core.modes.rpc.mode import RpcMode
+
+        reader = asyncio.StreamReader()
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+        task = asyncio.ensure_future(RpcMode(host, write_out).run(reader))
+    else:
+        from pi_core.modes.print_mode import run_print_mode
+
+        task = asyncio.ensure_future(
+            run_print_mode(
+                host,
+                mode="json" if app_mode == "json" else "text",
+                initial_message=initial,
+                initial_images=images,
+                messages=options.messages[1:],
+                write_out=write_out,
+                write_err=write_err,
+            )
+        )
+    exit_code: dict[str, int] = {}
+
+    def on_signal(code: int) -> None:
+        exit_code["code"] = code
+        task.cancel()
+
+    for sig, code in ((signal.SIGTERM, 143), (signal.SIGHUP, 129)):
+        loop.add_signal_handler(sig, on_signal, code)
+    try:
+        return await task
+    except asyncio.CancelledError:
+        if "code" in exit_code:
+            await host.dispose()
+            return exit_code["code"]
+        raise
+
+
+def _list_models(host: Any, search: str, out: IO[str]) -> None:
+    """pi's ``--list-models`` table of the models that have credentials."""
+    models = host.services.model_registry.get_available()
+    if not models:
+        from pi_core.runtime.auth_guidance import no_models_available_message
+
+        out.write(no_models_available_message() + "\n")
+        return
+    if search:
+        needle = search.lower()
+        models = [m for m in models if _fuzzy(needle, f"{m.provider} {m.id}".lower())]
+    if not models:
+        out.write(f'No models matching "{search}"\n')
+        return
+    rows = [("provider", "model", "context", "max-out", "thinking", "images")]
+    for m in sorted(models, key=lambda m: (m.provider, m.id)):
+        rows.append(
+            (m.provider, m.id, _tokens(m.context_window), _tokens(m.max_tokens),
+             "yes" if m.reasoning else "no", "yes" if "image" in m.input else "no")
+        )  # fmt: skip
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        out.write("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)) + "\n")
+
+
+def _fuzzy(needle: str, text: str) -> bool:
+    """Every character of ``needle`` appears in ``text`` in order (pi's fuzzy filter, simplified)."""
+    position = 0
+    for char in needle:
+        position = text.find(char, position)
+        if position < 0:
+            return False
+        position += 1
+    return True
+
+
+def _tokens(count: int) -> str:
+    """200000 → 200K, 1000000 → 1M, 4096 → 4.1K, as pi formats token counts."""
+    for size, unit in ((1_000_000, "M"), (1000, "K")):
+        if count >= size:
+            value = count / size
+            return f"{int(value)}{unit}" if value.is_integer() else f"{value:.1f}{unit}"
+    return str(count)
+
+
+async def _pick_session(options: RunOptions, cwd: str) -> str | None:
+    """``--resume`` outside the REPL: list this project's sessions and read a choice from the terminal."""
+    from pi_core.session.manager import SessionManager
+
+    sessions = SessionManager.list_sessions(cwd, options.session_dir)
+    if not sessions:
+        click.echo("No sessions found for this project", err=True)
+        return None
+    for index, info in enumerate(sessions, 1):
+        label = info.name or info.first_message.replace("\n", " ")[:60]
+        click.echo(
+            f"{index:3}. {info.modified:%Y-%m-%d %H:%M}  {info.message_count:4} msgs  {label}", err=True
+        )
+    click.echo("Resume which session? [1] ", err=True, nl=False)
+    answer = await asyncio.to_thread(_read_tty_line)
+    if answer is None:
+        raise click.UsageError("--resume needs a terminal to choose from; use --session <id> instead")
+    answer = answer.strip() or "1"
+    if answer.isdigit() and 1 <= int(answer) <= len(sessions):
+        return sessions[int(answer) - 1].path
+    match = next((info for info in sessions if info.id.startswith(answer)), None)
+    return match.path if match else None
+
+
+def _read_tty_line() -> str | None:
+    if sys.stdin.isatty():
+        return sys.stdin.readline()
+    try:
+        with Path("/dev/tty").open() as tty:
+            return tty.readline()
+    except OSError:
+        return None

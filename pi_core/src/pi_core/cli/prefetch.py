@@ -1,0 +1,117 @@
+"""Start importing the provider SDK a run will need, in a background thread, as early as possible.
+
+``import openai`` / ``import anthropic`` are the largest single costs of a print-mode run (half a
+second and more). The SDK a run uses is known cheaply before anything else is loaded: from
+``--model``/``--provider`` and models.json, or the saved default provider. Importing it in a thread
+while the main thread loads plugins, settings and the session lets the two overlap; the
+provider's own ``import`` then finds the module ready (or waits on the import lock for the rest).
+Nothing here may fail a run: any problem just means no prefetch.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+#: Built-in providers whose wire API is known without loading the model catalogue.
+_PROVIDER_API = {"anthropic": "anthropic-messages", "openai": "openai-responses"}
+
+
+def _sdk_for_api(api: str | None) -> str | None:
+    if api is None:
+        return None
+    if api.startswith("anthropic"):
+        return "anthropic"
+    if api.startswith(("openai", "azure-openai")):
+        return "openai"
+    return None
+
+
+def _agent_dir() -> Path:
+    configured = os.environ.get("PI_CODING_AGENT_DIR")
+    return Path(os.path.expanduser(configured)) if configured else Path.home() / ".pi" / "agent"
+
+
+def _read_json(path: Path) -> dict[str, object]:
+    try:
+        from pi_core.runtime.jsonc import parse_jsonc
+
+        data = parse_jsonc(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _flag(args: Sequence[str], name: str) -> str | None:
+    for index, arg in enumerate(args):
+        if arg == name and index + 1 < len(args):
+            return args[index + 1]
+        if arg.startswith(name + "="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+def guess_sdk(args: Sequence[str]) -> str | None:
+    """The SDK module (``openai``/``anthropic``) the run will most likely use, or None."""
+    agent = _agent_dir()
+    model = _flag(args, "--model")
+    provider = _flag(args, "--provider")
+    if provider is None and model and "/" in model:
+        provider = model.split("/", 1)[0]
+    if provider is None and model is None:
+        settings = _read_json(agent / "settings.json")
+        default = settings.get("defaultProvider")
+        provider = default if isinstance(default, str) else None
+    if provider is None:
+        return None
+    providers = _read_json(agent / "models.json").get("providers")
+    if isinstance(providers, dict) and isinstance(providers.get(provider), dict):
+        config = providers[provider]
+        api = config.get("api")
+        if not isinstance(api, str):
+            models = config.get("models")
+            first = models[0] if isinstance(models, list) and models and isinstance(models[0], dict) else {}
+            api = first.get("api") if isinstance(first.get("api"), str) else None
+        return _sdk_for_api(api)
+    return _sdk_for_api(_PROVIDER_API.get(provider.lower()))
+
+
+_NON_INTERACTIVE_FLAGS = ("-p", "--print", "--mode")
+
+
+def prefetch_for_argv(args: Sequence[str], *, stdin_is_tty: bool) -> threading.Thread | None:
+    """Called first thing by ``pi``: prefetch for non-interactive runs of the agent.
+
+    Those are the runs where start-up time is the whole cost (``-p``, ``--mode``, piped stdin).
+    Subcommands such as ``pi plugins`` are left alone: a background import racing interpreter
+    shutdown is not worth it there.
+    """
+    if args and args[0] in ("plugins", "trust", "untrust"):
+        return None
+    if stdin_is_tty and not any(a in _NON_INTERACTIVE_FLAGS or a.startswith("--mode=") for a in args):
+        return None
+    return prefetch_sdk(args)
+
+
+def prefetch_sdk(args: Sequence[str]) -> threading.Thread | None:
+    """Import the guessed SDK in a daemon thread; returns the thread (None when nothing to do)."""
+    if "-h" in args or "--help" in args or "--version" in args or "--export" in args:
+        return None
+    try:
+        module = guess_sdk(args)
+    except Exception:  # a guess must never break a run
+        return None
+    if module is None:
+        return None
+
+    def load() -> None:
+        try:
+            __import__(module)
+        except Exception:  # the provider reports a missing or broken SDK itself, at request time
+            return
+
+    thread = threading.Thread(target=load, name=f"pi-prefetch-{module}", daemon=True)
+    thread.start()
+    return thread

@@ -1,0 +1,83 @@
+"""Print mode (``pi -p``) and JSON mode (``pi --mode json``): run the prompts, write the result, exit.
+
+Text mode writes the text blocks of the final assistant message to stdout (its error to stderr,
+exit 1, when it failed or was aborted). JSON mode writes the session header and then every
+session event as one JSON line, exactly as pi's ``JSON.stringify``; its exit status only reflects
+prompts that could not start. Plugin errors go to stderr as ``Extension error (PLUGIN): MESSAGE``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Literal
+
+from pi_core.ai.messages import AssistantMessage, ImageContent, TextContent
+from pi_core.modes.jsonl import serialize_json_line
+from pi_core.runtime.events import ExtensionErrorEvent
+from pi_core.runtime.host import RuntimeHost
+from pi_core.runtime.ui import HeadlessUI
+
+
+async def run_print_mode(
+    host: RuntimeHost,
+    *,
+    mode: Literal["text", "json"],
+    initial_message: str | None,
+    initial_images: Sequence[ImageContent] = (),
+    messages: Sequence[str] = (),
+    write_out: Callable[[str], None],
+    write_err: Callable[[str], None],
+) -> int:
+    """Run the prompts one after another; returns the exit status."""
+    unsubscribe: Callable[[], None] | None = None
+
+    def report(error: ExtensionErrorEvent) -> None:
+        write_err(f"Extension error ({error.extension_path}): {error.error}\n")
+
+    def notify(message: str, kind: str) -> None:
+        write_err(f"{message}\n")
+
+    async def bind() -> None:
+        nonlocal unsubscribe
+        if unsubscribe is not None:
+            unsubscribe()
+        session = host.session
+        await session.bind_mode(ui=HeadlessUI(notify), on_error=report)
+        if mode == "json":
+            unsubscribe = session.subscribe(lambda event: write_out(serialize_json_line(event)))
+
+    host.on_session_replaced(bind)
+    try:
+        if mode == "json":
+            write_out(serialize_json_line(host.session.session_manager.get_header()))
+        await bind()
+        if initial_message:
+            await host.session.prompt(initial_message, images=list(initial_images))
+        for message in messages:
+            await host.session.prompt(message)
+        if mode == "text":
+            return _print_final(host, write_out, write_err)
+        return 0
+    except Exception as error:  # a prompt that cannot start: pi prints the message and exits 1
+        write_err(f"{error}\n")
+        return 1
+    finally:
+        if unsubscribe is not None:
+            unsubscribe()
+        await host.dispose()
+
+
+def _print_final(
+    host: RuntimeHost, write_out: Callable[[str], None], write_err: Callable[[str], None]
+) -> int:
+    transcript = host.session.messages
+    last = transcript[-1] if transcript else None
+    if not isinstance(last, AssistantMessage):
+        return 0
+    if last.stop_reason in ("error", "aborted"):
+        write_err(f"{last.error_message or f'Request {last.stop_reason}'}\n")
+        return 1
+    for block in last.content:
+        if isinstance(block, TextContent):
+            write_out(f"{block.text}\n")
+    return 0

@@ -1,0 +1,216 @@
+"""The commands an RPC client sends on stdin, one model per ``type`` (pi 0.73.1 rpc-types).
+
+``parse_command`` turns a decoded JSON object into the matching model; an object whose ``type``
+is not a known command raises :class:`UnknownCommandError`, and a known one with bad fields
+raises pydantic's ``ValidationError``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, TypeAdapter
+
+from pi_core._model import PiModel
+from pi_core.ai.messages import ImageContent
+
+ThinkingLevelName = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+QueueMode = Literal["all", "one-at-a-time"]
+
+
+class _Command(PiModel):
+    id: str | None = None
+
+
+class PromptCommand(_Command):
+    type: Literal["prompt"] = "prompt"
+    message: str
+    images: list[ImageContent] | None = None
+    streaming_behavior: Literal["steer", "followUp"] | None = None
+
+
+class SteerCommand(_Command):
+    type: Literal["steer"] = "steer"
+    message: str
+    images: list[ImageContent] | None = None
+
+
+class FollowUpCommand(_Command):
+    type: Literal["follow_up"] = "follow_up"
+    message: str
+    images: list[ImageContent] | None = None
+
+
+class AbortCommand(_Command):
+    type: Literal["abort"] = "abort"
+
+
+class NewSessionCommand(_Command):
+    type: Literal["new_session"] = "new_session"
+    parent_session: str | None = None
+
+
+class GetStateCommand(_Command):
+    type: Literal["get_state"] = "get_state"
+
+
+class SetModelCommand(_Command):
+    type: Literal["set_model"] = "set_model"
+    provider: str
+    model_id: str
+
+
+class CycleModelCommand(_Command):
+    type: Literal["cycle_model"] = "cycle_model"
+
+
+class GetAvailableModelsCommand(_Command):
+    type: Literal["get_available_models"] = "get_available_models"
+
+
+class SetThinkingLevelCommand(_Command):
+    type: Literal["set_thinking_level"] = "set_thinking_level"
+    level: ThinkingLevelName
+
+
+class CycleThinkingLevelCommand(_Command):
+    type: Literal["cycle_thinking_level"] = "cycle_thinking_level"
+
+
+class SetSteeringModeCommand(_Command):
+    type: Literal["set_steering_mode"] = "set_steering_mode"
+    mode: QueueMode
+
+
+class SetFollowUpModeCommand(_Command):
+    type: Literal["set_follow_up_mode"] = "set_follow_up_mode"
+    mode: QueueMode
+
+
+class CompactCommand(_Command):
+    type: Literal["compact"] = "compact"
+    custom_instructions: str | None = None
+
+
+class SetAutoCompactionCommand(_Command):
+    type: Literal["set_auto_compaction"] = "set_auto_compaction"
+    enabled: bool
+
+
+class SetAutoRetryCommand(_Command):
+    type: Literal["set_auto_retry"] = "set_auto_retry"
+    enabled: bool
+
+
+class AbortRetryCommand(_Command):
+    type: Literal["abort_retry"] = "abort_retry"
+
+
+class BashCommand(_Command):
+    type: Literal["bash"] = "bash"
+    command: str
+
+
+class AbortBashCommand(_Command):
+    type: Literal["abort_bash"] = "abort_bash"
+
+
+class GetSessionStatsCommand(_Command):
+    type: Literal["get_session_stats"] = "get_session_stats"
+
+
+class ExportHtmlCommand(_Command):
+    type: Literal["export_html"] = "export_html"
+    output_path: str | None = None
+
+
+class SwitchSessionCommand(_Command):
+    type: Literal["switch_session"] = "switch_session"
+    session_path: str
+
+
+class ForkCommand(_Command):
+    type: Literal["fork"] = "fork"
+    entry_id: str
+
+
+class CloneCommand(_Command):
+    type: Literal["clone"] = "clone"
+
+
+class GetForkMessagesCommand(_Command):
+    type: Literal["get_fork_messages"] = "get_fork_messages"
+
+
+class GetLastAssistantTextCommand(_Command):
+    type: Literal["get_last_assistant_text"] = "get_last_assistant_text"
+
+
+class SetSessionNameCommand(_Command):
+    type: Literal["set_session_name"] = "set_session_name"
+    name: str
+
+
+class GetMessagesCommand(_Command):
+    type: Literal["get_messages"] = "get_messages"
+
+
+class GetCommandsCommand(_Command):
+    type: Literal["get_commands"] = "get_commands"
+
+
+RpcCommand = Annotated[
+    PromptCommand
+    | SteerCommand
+    | FollowUpCommand
+    | AbortCommand
+    | NewSessionCommand
+    | GetStateCommand
+    | SetModelCommand
+    | CycleModelCommand
+    | GetAvailableModelsCommand
+    | SetThinkingLevelCommand
+    | CycleThinkingLevelCommand
+    | SetSteeringModeCommand
+    | SetFollowUpModeCommand
+    | CompactCommand
+    | SetAutoCompactionCommand
+    | SetAutoRetryCommand
+    | AbortRetryCommand
+    | BashCommand
+    | AbortBashCommand
+    | GetSessionStatsCommand
+    | ExportHtmlCommand
+    | SwitchSessionCommand
+    | ForkCommand
+    | CloneCommand
+    | GetForkMessagesCommand
+    | GetLastAssistantTextCommand
+    | SetSessionNameCommand
+    | GetMessagesCommand
+    | GetCommandsCommand,
+    Field(discriminator="type"),
+]
+
+_ADAPTER: TypeAdapter[RpcCommand] = TypeAdapter(RpcCommand)
+
+COMMAND_TYPES: frozenset[str] = frozenset(
+    cls.model_fields["type"].default
+    for cls in _Command.__subclasses__()  # every concrete command derives from _Command directly
+)
+
+
+class UnknownCommandError(ValueError):
+    """The object's ``type`` names no RPC command."""
+
+    def __init__(self, command_type: str) -> None:
+        super().__init__(f"Unknown command: {command_type}")
+        self.command_type = command_type
+
+
+def parse_command(raw: dict[str, Any]) -> RpcCommand:
+    """Validate one decoded input object as an RPC command."""
+    command_type = raw.get("type")
+    if not isinstance(command_type, str) or command_type not in COMMAND_TYPES:
+        raise UnknownCommandError(str(command_type))
+    return _ADAPTER.validate_python(raw)

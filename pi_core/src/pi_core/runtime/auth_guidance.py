@@ -1,0 +1,47 @@
+"""The texts pi shows when no model is usable: no model chosen, no API key, expired login."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+UNKNOWN_PROVIDER = "unknown"
+API_KEY_NEEDS_MODEL = (
+    "--api-key requires a model to be specified via --model, --provider/--model, or --models"
+)
+
+
+def docs_path() -> Path:
+    """Where the user docs live: the workspace's ``docs/`` (pi points at its bundled docs the same way)."""
+    return Path(__file__).resolve().parents[4] / "docs"
+
+
+def provider_login_help() -> str:
+    docs = docs_path()
+    return "\n".join(
+        [
+            "Use /login to log into a provider via OAuth or API key. See:",
+            f"  {docs / 'providers.md'}",
+            f"  {docs / 'models.md'}",
+        ]
+    )
+
+
+def no_models_available_message() -> str:
+    return f"No models available. {provider_login_help()}"
+
+
+def no_model_selected_message() -> str:
+    return f"No model selected.\n\n{provider_login_help()}\n\nThen use /model to select a model."
+
+
+def no_api_key_message(provider: str) -> str:
+    shown = "the selected model" if provider == UNKNOWN_PROVIDER else provider
+    return f"No API key found for {shown}.\n\n{provider_login_help()}"
+
+
+def oauth_failed_message(provider: str) -> str:
+    return (
+        f'Authentication failed for "{provider}". '
+        "Credentials may have expired or network is unavailable. "
+        f"Run '/login {provider}' to re-authenticate."
+    )

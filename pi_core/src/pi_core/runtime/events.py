@@ -1,0 +1,83 @@
+"""Events AgentSession adds on top of the agent loop's events (pi's ``AgentSessionEvent``).
+
+Modes receive these and the loop's ``AgentEvent`` models through one subscription; JSON and RPC
+modes write each one as a line. Field names and optional-field omission follow pi 0.73.1.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pi_core._model import PiModel
+
+CompactionReason = Literal["manual", "threshold", "overflow"]
+
+
+class QueueUpdateEvent(PiModel):
+    """The full pending steering and follow-up texts, sent whenever either list changes."""
+
+    type: Literal["queue_update"] = "queue_update"
+    steering: list[str]
+    follow_up: list[str]
+
+
+class CompactionStartEvent(PiModel):
+    type: Literal["compaction_start"] = "compaction_start"
+    reason: CompactionReason
+
+
+class CompactionEndEvent(PiModel):
+    """``result`` is the compaction result object, absent when nothing was compacted."""
+
+    type: Literal["compaction_end"] = "compaction_end"
+    reason: CompactionReason
+    result: dict[str, Any] | None = None
+    aborted: bool
+    will_retry: bool
+    error_message: str | None = None
+
+
+class AutoRetryStartEvent(PiModel):
+    type: Literal["auto_retry_start"] = "auto_retry_start"
+    attempt: int
+    max_attempts: int
+    delay_ms: int
+    error_message: str
+
+
+class AutoRetryEndEvent(PiModel):
+    type: Literal["auto_retry_end"] = "auto_retry_end"
+    success: bool
+    attempt: int
+    final_error: str | None = None
+
+
+class ThinkingLevelChangedEvent(PiModel):
+    type: Literal["thinking_level_changed"] = "thinking_level_changed"
+    level: str
+
+
+class SessionInfoChangedEvent(PiModel):
+    type: Literal["session_info_changed"] = "session_info_changed"
+    name: str | None = None
+
+
+class ExtensionErrorEvent(PiModel):
+    """A plugin handler raised; RPC mode forwards it, print mode writes it to stderr."""
+
+    type: Literal["extension_error"] = "extension_error"
+    extension_path: str
+    event: str
+    error: str
+
+
+SessionEvent = (
+    QueueUpdateEvent
+    | CompactionStartEvent
+    | CompactionEndEvent
+    | AutoRetryStartEvent
+    | AutoRetryEndEvent
+    | ThinkingLevelChangedEvent
+    | SessionInfoChangedEvent
+    | ExtensionErrorEvent
+)

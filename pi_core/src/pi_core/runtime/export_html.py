@@ -1,0 +1,198 @@
+"""Export a session to one self-contained HTML file (``pi --export``, RPC ``export_html``).
+
+The page shows the active branch (root → leaf) of the session tree: user and assistant messages,
+thinking, tool calls with their results, user bash runs, custom messages and summaries. It needs
+no network and no script: styles are inline, every text is escaped, and the raw session data is
+embedded as JSON (``<script type="application/json" id="pi-session">``) for tools that want it.
+Works on raw JSONL entries, so any session file pi can read exports, unknown entry types included.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+_CSS = """
+body{margin:0;background:#1e1f24;color:#e6e6e6;font:14px/1.5 ui-monospace,SFMono-Regular,Menlo,monospace}
+main{max-width:960px;margin:0 auto;padding:24px}
+header{border-bottom:1px solid #3a3c44;margin-bottom:16px}
+h1{font-size:18px;margin:0 0 4px}
+.meta{color:#9aa0a6;font-size:12px}
+.entry{border-radius:6px;margin:12px 0;padding:10px 14px;background:#2a2c33}
+.user{background:#343541}
+.assistant{background:#26282e}
+.toolResult{background:#23252a;border-left:3px solid #4e8a5a}
+.toolResult.error{border-left-color:#b4534b}
+.bashExecution{border-left:3px solid #c7a13b}
+.custom,.summary{border-left:3px solid #6b7bd6}
+.role{color:#9aa0a6;font-size:12px;text-transform:uppercase;margin-bottom:4px}
+pre{white-space:pre-wrap;word-break:break-word;margin:4px 0}
+.thinking{color:#9aa0a6;font-style:italic}
+.toolCall{color:#8ab4f8}
+.error-text{color:#f28b82}
+img{max-width:100%}
+details summary{cursor:pointer;color:#9aa0a6}
+"""
+
+
+def default_export_path(session_file: str | Path) -> Path:
+    """pi's default name: ``pi-session-<session file stem>.html`` in the current directory."""
+    return Path(f"pi-session-{Path(session_file).stem}.html")
+
+
+def read_session_file(path: Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """The header and entries of a JSONL session file; unparseable lines are skipped as pi skips them."""
+    header: dict[str, Any] | None = None
+    entries: list[dict[str, Any]] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if not isinstance(record, dict):
+            continue
+        if record.get("type") == "session" and header is None:
+            header = record
+        else:
+            entries.append(record)
+    return header, entries
+
+
+def active_branch(entries: Sequence[dict[str, Any]], leaf_id: str | None) -> list[dict[str, Any]]:
+    """Entries from the root to ``leaf_id`` (default: the last entry), following ``parentId``."""
+    by_id = {entry["id"]: entry for entry in entries if isinstance(entry.get("id"), str)}
+    if leaf_id is None:
+        leaf_id = next((entry["id"] for entry in reversed(entries) if "id" in entry), None)
+    path: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    current = by_id.get(leaf_id) if leaf_id else None
+    while current is not None and current["id"] not in seen:
+        seen.add(current["id"])
+        path.append(current)
+        parent = current.get("parentId")
+        current = by_id.get(parent) if isinstance(parent, str) else None
+    path.reverse()
+    return path
+
+
+def _pre(text: str, css: str = "") -> str:
+    cls = f' class="{css}"' if css else ""
+    return f"<pre{cls}>{html.escape(text)}</pre>"
+
+
+def _blocks(content: Any) -> str:
+    if isinstance(content, str):
+        return _pre(content)
+    parts: list[str] = []
+    for block in content if isinstance(content, list) else []:
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "text":
+            parts.append(_pre(str(block.get("text", ""))))
+        elif kind == "thinking":
+            parts.append(_pre(str(block.get("thinking", "")), "thinking"))
+        elif kind == "toolCall":
+            args = json.dumps(block.get("arguments", {}), indent=2, ensure_ascii=False)
+            parts.append(_pre(f"→ {block.get('name')}({args})", "toolCall"))
+        elif kind == "image":
+            mime = html.escape(str(block.get("mimeType", "image/png")), quote=True)
+            data = html.escape(str(block.get("data", "")), quote=True)
+            parts.append(f'<img alt="image" src="data:{mime};base64,{data}">')
+    return "".join(parts)
+
+
+def _message_html(message: dict[str, Any]) -> str:
+    role = str(message.get("role", "message"))
+    body: str
+    css = role
+    if role == "assistant":
+        body = _blocks(message.get("content"))
+        if message.get("errorMessage"):
+            body += _pre(str(message["errorMessage"]), "error-text")
+        label = f"assistant · {message.get('provider', '')}/{message.get('model', '')}"
+    elif role == "toolResult":
+        body = _blocks(message.get("content"))
+        css += " error" if message.get("isError") else ""
+        label = f"tool result · {message.get('toolName', '')}"
+    elif role == "bashExecution":
+        body = _pre(f"$ {message.get('command', '')}\n{message.get('output', '')}")
+        if message.get("exitCode") not in (None, 0):
+            body += _pre(f"exit code {message['exitCode']}", "error-text")
+        label = "bash"
+    elif role in ("compactionSummary", "branchSummary"):
+        body, css, label = _pre(str(message.get("summary", ""))), "summary", role
+    elif role == "custom":
+        body, label = _blocks(message.get("content")), f"custom · {message.get('customType', '')}"
+    else:
+        body, label = _blocks(message.get("content")), role
+    return f'<div class="entry {html.escape(css)}"><div class="role">{html.escape(label)}</div>{body}</div>'
+
+
+def _entry_html(entry: dict[str, Any]) -> str:
+    kind = entry.get("type")
+    if kind == "message" and isinstance(entry.get("message"), dict):
+        return _message_html(entry["message"])
+    if kind == "custom_message":
+        return _message_html({**entry, "role": "custom"})
+    if kind in ("compaction", "branch_summary"):
+        label = "compaction summary" if kind == "compaction" else "branch summary"
+        summary = _pre(str(entry.get("summary", "")))
+        return f'<div class="entry summary"><div class="role">{label}</div>{summary}</div>'
+    if kind == "model_change":
+        model = f"{entry.get('provider')}/{entry.get('modelId')}"
+        return f'<div class="meta">model: {html.escape(model)}</div>'
+    if kind == "thinking_level_change":
+        return f'<div class="meta">thinking: {html.escape(str(entry.get("thinkingLevel")))}</div>'
+    return ""  # labels, session info, plugin entries: state, not conversation
+
+
+def render_session_html(
+    header: dict[str, Any] | None,
+    entries: Sequence[dict[str, Any]],
+    leaf_id: str | None = None,
+    *,
+    system_prompt: str | None = None,
+    tools: Iterable[dict[str, Any]] | None = None,
+) -> str:
+    """The whole page for a session's active branch."""
+    header = header or {}
+    title = f"pi session {header.get('id', '')}".strip()
+    branch = active_branch(entries, leaf_id)
+    name = next((e.get("name") for e in reversed(entries) if e.get("type") == "session_info"), None)
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{html.escape(str(name or title))}</title><style>{_CSS}</style></head><body><main>",
+        f"<header><h1>{html.escape(str(name or title))}</h1>",
+        f'<div class="meta">{html.escape(str(header.get("timestamp", "")))} · '
+        f"{html.escape(str(header.get('cwd', '')))}</div></header>",
+    ]
+    if system_prompt:
+        parts.append(f"<details><summary>System prompt</summary>{_pre(system_prompt)}</details>")
+    tool_list = list(tools or [])
+    if tool_list:
+        names = ", ".join(str(tool.get("name")) for tool in tool_list)
+        parts.append(f'<div class="meta">tools: {html.escape(names)}</div>')
+    parts.extend(_entry_html(entry) for entry in branch)
+    data = {"header": header, "entries": list(entries), "leafId": leaf_id, "systemPrompt": system_prompt}
+    # "</" inside a script element would end it early; JSON allows escaping the slash.
+    embedded = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
+    parts.append(f'<script type="application/json" id="pi-session">{embedded}</script>')
+    parts.append("</main></body></html>\n")
+    return "\n".join(parts)
+
+
+def export_file_to_html(input_path: str | Path, output_path: str | Path | None = None) -> Path:
+    """Render a session file to HTML and write it; returns the written path (``pi --export``)."""
+    source = Path(input_path)
+    if not source.is_file():
+        raise FileNotFoundError(f"File not found: {input_path}")
+    header, entries = read_session_file(source)
+    target = Path(output_path) if output_path else default_export_path(source)
+    target.write_text(render_session_html(header, entries), encoding="utf-8")
+    return target

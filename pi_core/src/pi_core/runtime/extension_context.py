@@ -1,0 +1,304 @@
+"""The ``ctx`` plugins receive: a live, narrow view of the running session plus its actions.
+
+One object per dispatch. Properties are read when used, so they reflect the current state; once
+the session is disposed (replaced by ``new_session``/``fork``/``switch_session``, or shut down) every
+member raises :class:`StaleContextError`, because a plugin must never keep a ``ctx`` beyond the call
+(spec extensions §11.4). Command handlers get :class:`RuntimeCommandContext`, which adds the
+session-control methods that would deadlock inside the agent loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from pi_core.ai.abort import AbortSignal
+from pi_core.ai.messages import CustomMessage, ImageContent, TextContent
+
+if TYPE_CHECKING:
+    from pi_core.runtime.session import AgentSession
+
+
+class StaleContextError(RuntimeError):
+    """A ``ctx`` was used after its session was replaced or shut down."""
+
+
+@dataclass(frozen=True)
+class ExecResult:
+    """What ``ctx.exec`` returns."""
+
+    stdout: str
+    stderr: str
+    code: int
+    killed: bool
+
+
+@dataclass(frozen=True)
+class ChangeResult:
+    cancelled: bool
+
+
+class RuntimeContext:
+    """Implements :class:`pi_core.plugins.context.ExtensionContext` and the plugin actions."""
+
+    def __init__(self, session: AgentSession) -> None:
+        self._session = session
+
+    @property
+    def _s(self) -> AgentSession:
+        if self._session.disposed:
+            raise StaleContextError(
+                "This context belongs to a session that was replaced or shut down; "
+                "use the ctx passed to the current call."
+            )
+        return self._session
+
+    # --- ExtensionContext -------------------------------------------------------------------------
+
+    @property
+    def ui(self) -> Any:
+        return self._s.ui
+
+    @property
+    def has_ui(self) -> bool:
+        return self._s.has_ui
+
+    @property
+    def cwd(self) -> str:
+        return self._s.cwd
+
+    @property
+    def session_manager(self) -> Any:
+        return self._s.session_manager
+
+    @property
+    def model_registry(self) -> Any:
+        return self._s.model_registry
+
+    @property
+    def model(self) -> Any:
+        return self._s.model
+
+    @property
+    def signal(self) -> AbortSignal | None:
+        return self._s.agent.signal
+
+    def is_idle(self) -> bool:
+        return self._s.is_idle
+
+    def abort(self) -> None:
+        session = self._s
+        session.abort_retry()
+        session.agent.abort()
+
+    def has_pending_messages(self) -> bool:
+        return self._s.pending_message_count > 0
+
+    def shutdown(self) -> None:
+        host = self._s.host
+        if host is not None:
+            host.request_shutdown()
+
+    def get_context_usage(self) -> Any:
+        return self._s.get_context_usage()
+
+    def compact(
+        self,
+        *,
+        custom_instructions: str | None = None,
+        on_complete: Callable[[Any], None] | None = None,
+        on_error: Callable[[BaseException], None] | None = None,
+    ) -> None:
+        session = self._s
+
+        async def run() -> None:
+            try:
+                result = await session.compact(custom_instructions)
+            except Exception as error:
+                if on_error is not None:
+                    on_error(error)
+                return
+            if on_complete is not None:
+                on_complete(result)
+
+        _spawn(run())
+
+    def get_system_prompt(self) -> str:
+        return self._s.system_prompt
+
+    # --- actions ----------------------------------------------------------------------------------
+
+    async def send_message(
+        self,
+        custom_type: str,
+        content: str | Sequence[TextContent | ImageContent],
+        *,
+        display: bool = True,
+        details: Any = None,
+        deliver_as: Literal["steer", "followUp", "nextTurn"] | None = None,
+        trigger_turn: bool = False,
+    ) -> None:
+        """Add a custom message (shown to the model as a user message)."""
+        message = CustomMessage(
+            custom_type=custom_type,
+            content=content if isinstance(content, str) else list(content),
+            display=display,
+            details=details,
+        )
+        await self._s.send_custom_message(message, deliver_as=deliver_as, trigger_turn=trigger_turn)
+
+    async def send_user_message(
+        self,
+        content: str | Sequence[TextContent | ImageContent],
+        *,
+        deliver_as: Literal["steer", "followUp"] | None = None,
+    ) -> None:
+        await self._s.send_user_message(content, deliver_as=deliver_as)
+
+    def append_entry(self, custom_type: str, data: Any = None) -> str:
+        """Persist plugin state as a ``custom`` entry (not sent to the model)."""
+        return str(self._s.session_manager.append_custom_entry(custom_type, data))
+
+    def set_session_name(self, name: str) -> None:
+        self._s.set_session_name(name)
+
+    def get_session_name(self) -> str | None:
+        return self._s.session_name
+
+    def set_label(self, entry_id: str, label: str | None) -> None:
+        self._s.session_manager.append_label_change(entry_id, label)
+
+    async def exec(
+        self,
+        command: str,
+        args: Sequence[str] = (),
+        *,
+        cwd: str | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - seconds, part of the plugin API
+    ) -> ExecResult:
+        """Run a program (no shell) in the session cwd and capture its output."""
+        process = await asyncio.create_subprocess_exec(
+            command,
+            *args,
+            cwd=cwd or self._s.cwd,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+        )
+        killed = False
+        try:
+            out, err = await asyncio.wait_for(process.communicate(), timeout)
+        except TimeoutError:
+            killed = True
+            process.kill()
+            out, err = await process.communicate()
+        return ExecResult(
+            out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), process.returncode or 0, killed
+        )
+
+    def get_active_tools(self) -> list[str]:
+        return self._s.active_tool_names
+
+    def get_all_tools(self) -> list[str]:
+        return list(self._s.services.tools)
+
+    def set_active_tools(self, names: Sequence[str]) -> None:
+        self._s.set_active_tools(names)
+
+    async def set_model(self, model: Any) -> bool:
+        """Switch model; False when the model has no configured auth."""
+        try:
+            await self._s.set_model(model)
+        except RuntimeError:
+            return False
+        return True
+
+    def get_thinking_level(self) -> str:
+        return self._s.thinking_level
+
+    def set_thinking_level(self, level: str) -> None:
+        self._s.set_thinking_level(level)
+
+
+class RuntimeCommandContext(RuntimeContext):
+    """Implements :class:`pi_core.plugins.context.CommandContext`: session control for commands."""
+
+    async def wait_for_idle(self) -> None:
+        await self._s.wait_for_idle()
+
+    def _host(self) -> Any:
+        host = self._s.host
+        if host is None:
+            raise RuntimeError("this session has no runtime host; session control is unavailable")
+        return host
+
+    async def new_session(
+        self,
+        *,
+        parent_session: str | None = None,
+        setup: Callable[[Any], Awaitable[None] | None] | None = None,
+        with_session: Callable[[Any], Awaitable[None] | None] | None = None,
+    ) -> ChangeResult:
+        cancelled = await self._host().new_session(parent_session=parent_session, setup=setup)
+        await _after_change(self._host(), cancelled, with_session)
+        return ChangeResult(cancelled)
+
+    async def fork(
+        self,
+        entry_id: str,
+        *,
+        position: str = "before",
+        with_session: Callable[[Any], Awaitable[None] | None] | None = None,
+    ) -> ChangeResult:
+        cancelled, _ = await self._host().fork(entry_id, position=position)
+        await _after_change(self._host(), cancelled, with_session)
+        return ChangeResult(cancelled)
+
+    async def navigate_tree(
+        self,
+        target_id: str,
+        *,
+        summarize: bool | None = None,
+        custom_instructions: str | None = None,
+        replace_instructions: bool | None = None,
+        label: str | None = None,
+    ) -> ChangeResult:
+        outcome = await self._s.navigate_tree(
+            target_id,
+            summarize=bool(summarize),
+            custom_instructions=custom_instructions,
+            replace_instructions=replace_instructions,
+            label=label,
+        )
+        return ChangeResult(outcome.cancelled)
+
+    async def switch_session(
+        self, path: str, *, with_session: Callable[[Any], Awaitable[None] | None] | None = None
+    ) -> ChangeResult:
+        cancelled = await self._host().switch_session(path)
+        await _after_change(self._host(), cancelled, with_session)
+        return ChangeResult(cancelled)
+
+    async def reload(self) -> None:
+        await self._host().reload()
+
+
+async def _after_change(
+    host: Any, cancelled: bool, callback: Callable[[Any], Awaitable[None] | None] | None
+) -> None:
+    if cancelled or callback is None:
+        return
+    outcome = callback(RuntimeCommandContext(host.session))
+    if outcome is not None:
+        await outcome
+
+
+_background: set[asyncio.Task[None]] = set()
+
+
+def _spawn(coroutine: Awaitable[None]) -> None:
+    task: asyncio.Task[None] = asyncio.ensure_future(coroutine)
+    _background.add(task)
+    task.add_done_callback(_background.discard)

@@ -1,0 +1,161 @@
+"""Where the agent loop meets the plugin hooks: loop callbacks and agent-event → hook-event mapping.
+
+The loop knows nothing of plugins; AgentSession plugs these callbacks into its config so that
+``tool_call`` can block, ``tool_result`` can patch, ``context`` can rewrite the messages and the
+provider hooks see the payload and the response. Hooks with no handler cost nothing: each
+callback checks ``hooks.has`` first (``message_update`` fires for every streamed delta).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from pi_core.agent import events as agent_events
+from pi_core.agent.loop import (
+    AfterToolCallContext,
+    AfterToolCallResult,
+    BeforeToolCallContext,
+    BeforeToolCallResult,
+)
+from pi_core.ai.abort import AbortSignal
+from pi_core.ai.messages import AgentMessage
+from pi_core.ai.provider import Model, ProviderResponseInfo
+from pi_core.plugins import events as hook_events
+from pi_core.plugins.dispatch import Hooks
+
+
+class HookBridge:
+    """Callbacks for :class:`~pi_core.agent.loop.AgentLoopConfig` that dispatch plugin hooks."""
+
+    def __init__(self, hooks: Hooks, context: Callable[[], Any]) -> None:
+        self.hooks = hooks
+        self._context = context
+        self.turn_index = 0
+
+    async def before_tool_call(
+        self, call: BeforeToolCallContext, signal: AbortSignal | None
+    ) -> BeforeToolCallResult | None:
+        if not self.hooks.has("tool_call"):
+            return None
+        args = call.args if isinstance(call.args, dict) else _as_dict(call.args)
+        event = hook_events.ToolCallEvent(
+            tool_call_id=call.tool_call.id, tool_name=call.tool_call.name, input=args
+        )
+        result = await self.hooks.tool_call(event, self._context())
+        if result is not None and result.block:
+            return BeforeToolCallResult(block=True, reason=result.reason)
+        return None
+
+    async def after_tool_call(
+        self, call: AfterToolCallContext, signal: AbortSignal | None
+    ) -> AfterToolCallResult | None:
+        if not self.hooks.has("tool_result"):
+            return None
+        args = call.args if isinstance(call.args, dict) else _as_dict(call.args)
+        event = hook_events.ToolResultEvent(
+            tool_call_id=call.tool_call.id,
+            tool_name=call.tool_call.name,
+            input=args,
+            content=list(call.result.content),
+            details=call.result.details,
+            is_error=call.is_error,
+        )
+        patch = await self.hooks.tool_result(event, self._context())
+        if patch is None:
+            return None
+        return AfterToolCallResult(content=patch.content, details=patch.details, is_error=patch.is_error)
+
+    async def transform_context(
+        self, messages: list[AgentMessage], signal: AbortSignal | None
+    ) -> list[AgentMessage]:
+        if not self.hooks.has("context"):
+            return messages
+        result = await self.hooks.context(hook_events.ContextEvent(messages=messages), self._context())
+        if result is not None and result.messages is not None:
+            return list(result.messages)
+        return messages
+
+    async def on_payload(self, payload: dict[str, Any], model: Model) -> dict[str, Any] | None:
+        if not self.hooks.has("before_provider_request"):
+            return None
+        event = hook_events.BeforeProviderRequestEvent(payload=payload)
+        result = await self.hooks.before_provider_request(event, self._context())
+        return result.payload if result is not None else None
+
+    async def on_response(self, response: ProviderResponseInfo, model: Model) -> None:
+        if not self.hooks.has("after_provider_response"):
+            return
+        event = hook_events.AfterProviderResponseEvent(status=response.status, headers=response.headers)
+        await self.hooks.after_provider_response(event, self._context())
+
+    async def agent_event(self, event: agent_events.AgentEvent) -> AgentMessage | None:
+        """Dispatch the plugin hook for ``event``; returns a replacement message from ``message_end``."""
+        hooks, kind = self.hooks, event.type
+        if not hooks.has(kind):
+            if kind == "turn_end":
+                self.turn_index += 1
+            elif kind == "agent_start":
+                self.turn_index = 0
+            return None
+        ctx = self._context()
+        match event:
+            case agent_events.AgentStartEvent():
+                self.turn_index = 0
+                await hooks.agent_start(hook_events.AgentStartEvent(), ctx)
+            case agent_events.AgentEndEvent():
+                await hooks.agent_end(hook_events.AgentEndEvent(messages=event.messages), ctx)
+            case agent_events.TurnStartEvent():
+                stamp = int(time.time() * 1000)
+                await hooks.turn_start(
+                    hook_events.TurnStartEvent(turn_index=self.turn_index, timestamp=stamp), ctx
+                )
+            case agent_events.TurnEndEvent():
+                turn = hook_events.TurnEndEvent(
+                    turn_index=self.turn_index, message=event.message, tool_results=list(event.tool_results)
+                )
+                self.turn_index += 1
+                await hooks.turn_end(turn, ctx)
+            case agent_events.MessageStartEvent():
+                await hooks.message_start(hook_events.MessageStartEvent(message=event.message), ctx)
+            case agent_events.MessageUpdateEvent():
+                update = hook_events.MessageUpdateEvent(
+                    message=event.message, assistant_message_event=event.assistant_message_event
+                )
+                await hooks.message_update(update, ctx)
+            case agent_events.MessageEndEvent():
+                result = await hooks.message_end(hook_events.MessageEndEvent(message=event.message), ctx)
+                if result is not None and result.message is not None:
+                    return result.message
+            case agent_events.ToolExecutionStartEvent():
+                start = hook_events.ToolExecutionStartEvent(
+                    tool_call_id=event.tool_call_id, tool_name=event.tool_name, args=event.args
+                )
+                await hooks.tool_execution_start(start, ctx)
+            case agent_events.ToolExecutionUpdateEvent():
+                update_event = hook_events.ToolExecutionUpdateEvent(
+                    tool_call_id=event.tool_call_id,
+                    tool_name=event.tool_name,
+                    args=event.args,
+                    partial_result=event.partial_result,
+                )
+                await hooks.tool_execution_update(update_event, ctx)
+            case agent_events.ToolExecutionEndEvent():
+                end = hook_events.ToolExecutionEndEvent(
+                    tool_call_id=event.tool_call_id,
+                    tool_name=event.tool_name,
+                    result=event.result,
+                    is_error=event.is_error,
+                )
+                await hooks.tool_execution_end(end, ctx)
+        return None
+
+
+def _as_dict(args: Any) -> dict[str, Any]:
+    """Tool arguments validated into a pydantic model, back as the dict plugins see."""
+    dump = getattr(args, "model_dump", None)
+    if callable(dump):
+        value = dump(mode="json", by_alias=True)
+        return value if isinstance(value, dict) else {}
+    return {}

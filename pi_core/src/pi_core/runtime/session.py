@@ -1,0 +1,907 @@
+"""``AgentSession``: one conversation driven end to end, shared by the print, JSON and RPC modes.
+
+It owns the stateful :class:`~pi_core.agent.agent.Agent`, the session file (through the session
+manager), the plugin hooks and the resources, and runs pi's prompt flow (spec agent-loop §4):
+extension command → ``input`` → skill/template expansion → queue while streaming → model and key
+validation → compaction pre-check → ``before_agent_start`` → run → auto-retry / overflow recovery /
+threshold compaction. Events reach subscribers (the modes) in the order pi emits them, and every
+``message_end`` is persisted. It never prints; modes render what it emits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pi_core.agent import events as agent_events
+from pi_core.agent.agent import UNKNOWN_MODEL as _UNKNOWN_MODEL
+from pi_core.agent.agent import Agent, AgentState, QueueMode
+from pi_core.agent.loop import AgentLoopConfig
+from pi_core.agent.tools import AgentTool
+from pi_core.ai.abort import AbortController, AbortSignal
+from pi_core.ai.messages import (
+    AgentMessage,
+    AssistantMessage,
+    BashExecutionMessage,
+    CustomMessage,
+    ImageContent,
+    TextContent,
+    UserMessage,
+)
+from pi_core.ai.provider import Model
+from pi_core.ai.thinking import clamp_thinking_level, supported_thinking_levels
+from pi_core.plugins import events as hook_events
+from pi_core.plugins.dispatch import HookErrorRecord, Hooks
+from pi_core.plugins.registry import CommandSpec
+from pi_core.runtime import auth_guidance
+from pi_core.runtime.bash_executor import BashOutcome, execute_bash
+from pi_core.runtime.events import (
+    ExtensionErrorEvent,
+    QueueUpdateEvent,
+    SessionInfoChangedEvent,
+    ThinkingLevelChangedEvent,
+)
+from pi_core.runtime.hook_bridge import HookBridge
+from pi_core.runtime.resources import (
+    Resources,
+    SettingsManager,
+    SkillExpansionError,
+    build_system_prompt,
+    expand_prompt_template,
+    expand_skill_command,
+)
+from pi_core.runtime.retry import AutoRetry, RetrySettings, is_retryable_error
+from pi_core.runtime.session_compaction import SessionCompaction
+from pi_core.runtime.stats import ContextUsage, SessionStats, compute_stats
+from pi_core.runtime.ui import HeadlessUI
+from pi_core.session.convert import convert_to_llm
+
+logger = logging.getLogger("pi.runtime")
+
+Listener = Callable[[Any], None]
+"""Receives every agent event and session event, in order (the modes write them out)."""
+
+ErrorReporter = Callable[[ExtensionErrorEvent], None]
+
+ALREADY_STREAMING = (
+    "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
+)
+
+
+@dataclass
+class SessionServices:
+    """What an AgentSession is built from; the runtime host assembles it once per working directory."""
+
+    cwd: str
+    settings: SettingsManager
+    resources: Resources
+    model_registry: Any
+    hooks: Hooks | None = None
+    commands: list[CommandSpec] = field(default_factory=list)
+    #: Plugin name → ``sourceInfo`` reported for its commands (RPC ``get_commands``).
+    plugin_sources: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: Every tool that could be active, by name (built-in and plugin tools).
+    tools: dict[str, AgentTool] = field(default_factory=dict)
+    #: Compaction strategies by name (``pi_core.runtime.compaction`` registry), or None without any.
+    compaction: Any = None
+    #: Scoped models for cycling (``--models`` / ``enabledModels``): (model, explicit level or None).
+    scoped_models: list[tuple[Model, str | None]] = field(default_factory=list)
+
+
+class AgentSession:
+    """A conversation: the agent, its session file, the hooks and the resources, behind one API."""
+
+    def __init__(
+        self,
+        services: SessionServices,
+        session_manager: Any,
+        *,
+        model: Model | None,
+        thinking_level: str,
+        active_tools: Sequence[str],
+    ) -> None:
+        self.services = services
+        self.session_manager = session_manager
+        self.settings = services.settings
+        self.resources = services.resources
+        self.model_registry = services.model_registry
+        self.hooks = services.hooks
+        self._listeners: list[Listener] = []
+        self._ui: Any = HeadlessUI()
+        self._has_ui = False
+        self._report_error: ErrorReporter | None = None
+        self._steering_texts: list[str] = []
+        self._follow_up_texts: list[str] = []
+        self._next_turn: list[CustomMessage] = []
+        self._pending_bash: list[BashExecutionMessage] = []
+        self._bash_abort: AbortController | None = None
+        self._driving = False
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._last_assistant: AssistantMessage | None = None
+        self._disposed = False
+        #: The runtime host that owns this session (session replacement for command contexts).
+        self.host: Any = None
+        self._active_tools = [name for name in active_tools if name in services.tools]
+        self._base_system_prompt = ""
+        self._retry = AutoRetry(self._emit)
+        self._compaction = SessionCompaction(self)
+        self._bridge = HookBridge(services.hooks, self.extension_context) if services.hooks else None
+
+        settings = self.settings.settings
+        bridge = self._bridge
+        config = AgentLoopConfig(
+            model=model or _UNKNOWN_MODEL,
+            convert_to_llm=convert_to_llm,
+            session_id=session_manager.get_session_id(),
+            get_api_key=self._api_key_for,
+            tool_context=self,
+            max_retries=settings.retry.provider.max_retries,
+            timeout_ms=settings.retry.provider.timeout_ms,
+            max_retry_delay_ms=settings.retry.provider.max_retry_delay_ms,
+            thinking_budgets=(
+                settings.thinking_budgets.model_dump(exclude_none=True) if settings.thinking_budgets else None
+            ),
+            before_tool_call=bridge.before_tool_call if bridge else None,
+            after_tool_call=bridge.after_tool_call if bridge else None,
+            transform_context=bridge.transform_context if bridge else None,
+            on_payload=bridge.on_payload if bridge else None,
+            on_response=bridge.on_response if bridge else None,
+        )
+        state = AgentState(model=model or _UNKNOWN_MODEL)
+        self.agent = Agent(state, config, settings.steering_mode, settings.follow_up_mode)
+        self.agent.subscribe(self._on_agent_event)
+        if model is not None:
+            state.thinking_level = clamp_thinking_level(model, thinking_level)
+        else:
+            state.thinking_level = thinking_level  # type: ignore[assignment]  # validated by the caller
+        self.agent.state.messages = list(session_manager.build_session_context().messages)
+        self._apply_tools()
+
+    # --- binding --------------------------------------------------------------------------------
+
+    async def bind_mode(self, *, ui: Any = None, on_error: ErrorReporter | None = None) -> None:
+        """Attach a mode: the UI plugins get (``None`` = headless) and where plugin errors go."""
+        self._ui = ui if ui is not None else HeadlessUI()
+        self._has_ui = not isinstance(self._ui, HeadlessUI)
+        self._report_error = on_error
+
+    def report_hook_error(self, record: HookErrorRecord) -> None:
+        """The dispatcher's error sink: forward an isolated plugin error to the mode."""
+        self._emit_error(record.plugin, record.hook, str(record.error) or type(record.error).__name__)
+
+    def _emit_error(self, plugin: str, event: str, error: str) -> None:
+        if self._report_error is not None:
+            self._report_error(ExtensionErrorEvent(extension_path=plugin, event=event, error=error))
+        else:
+            logger.warning("plugin %s failed in %s: %s", plugin, event, error)
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Receive every event; returns the unsubscribe function."""
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def _emit(self, event: Any) -> None:
+        for listener in list(self._listeners):
+            listener(event)
+
+    def extension_context(self) -> Any:
+        """A fresh context for one hook dispatch (see :mod:`pi_core.runtime.extension_context`)."""
+        from pi_core.runtime.extension_context import RuntimeContext
+
+        return RuntimeContext(self)
+
+    @property
+    def ui(self) -> Any:
+        return self._ui
+
+    @property
+    def has_ui(self) -> bool:
+        return self._has_ui
+
+    # --- state ----------------------------------------------------------------------------------
+
+    @property
+    def cwd(self) -> str:
+        return str(self.services.cwd)
+
+    @property
+    def model(self) -> Model | None:
+        model = self.agent.state.model
+        return None if model is _UNKNOWN_MODEL else model
+
+    @property
+    def thinking_level(self) -> str:
+        return self.agent.state.thinking_level
+
+    @property
+    def messages(self) -> list[AgentMessage]:
+        return self.agent.state.messages
+
+    @property
+    def is_streaming(self) -> bool:
+        return self.agent.state.is_streaming or self._driving
+
+    @property
+    def is_idle(self) -> bool:
+        return not self.is_streaming and not self._retry.in_flight and not self.is_compacting
+
+    @property
+    def is_compacting(self) -> bool:
+        return self._compaction.is_compacting
+
+    @property
+    def steering_mode(self) -> QueueMode:
+        return self.agent.steering_mode
+
+    @property
+    def follow_up_mode(self) -> QueueMode:
+        return self.agent.follow_up_mode
+
+    @property
+    def session_file(self) -> str | None:
+        return self.session_manager.get_session_file()
+
+    @property
+    def session_id(self) -> str:
+        return str(self.session_manager.get_session_id())
+
+    @property
+    def session_name(self) -> str | None:
+        return self.session_manager.get_session_name()
+
+    @property
+    def auto_compaction_enabled(self) -> bool:
+        return self.settings.settings.compaction.enabled
+
+    @property
+    def auto_retry_enabled(self) -> bool:
+        return self.settings.settings.retry.enabled
+
+    @property
+    def pending_message_count(self) -> int:
+        return len(self._steering_texts) + len(self._follow_up_texts)
+
+    @property
+    def system_prompt(self) -> str:
+        return self.agent.state.system_prompt
+
+    @property
+    def prompt_templates(self) -> list[Any]:
+        return list(self.resources.prompt_templates)
+
+    @property
+    def active_tool_names(self) -> list[str]:
+        return list(self._active_tools)
+
+    # --- tools and system prompt ----------------------------------------------------------------
+
+    def _apply_tools(self) -> None:
+        tools = [self.services.tools[name] for name in self._active_tools]
+        self.agent.state.tools = tools
+        self._base_system_prompt = build_system_prompt(tools, self.resources)
+        self.agent.state.system_prompt = self._base_system_prompt
+
+    def set_active_tools(self, names: Sequence[str]) -> None:
+        """Activate exactly these registered tools (unknown names are ignored, as pi does)."""
+        self._active_tools = [name for name in dict.fromkeys(names) if name in self.services.tools]
+        self._apply_tools()
+
+    def rebuild_system_prompt(self) -> None:
+        self._apply_tools()
+
+    # --- prompting ------------------------------------------------------------------------------
+
+    async def prompt(
+        self,
+        text: str,
+        *,
+        images: Sequence[ImageContent] | None = None,
+        streaming_behavior: Literal["steer", "followUp"] | None = None,
+        source: Literal["interactive", "rpc", "extension"] = "interactive",
+        expand_prompt_templates: bool = True,
+        on_preflight: Callable[[bool], None] | None = None,
+    ) -> None:
+        """Run pi's prompt flow; returns when the run (and any retry or recovery) is over."""
+        accepted = on_preflight or (lambda ok: None)
+        image_list = list(images or [])
+        if expand_prompt_templates and text.startswith("/") and await self._run_extension_command(text):
+            accepted(True)
+            return
+        if self.hooks is not None and self.hooks.has("input"):
+            outcome = await self.hooks.input(
+                hook_events.InputEvent(text=text, images=image_list or None, source=source),
+                self.extension_context(),
+            )
+            if outcome.action == "handled":
+                accepted(True)
+                return
+            if outcome.action == "transform":
+                text = outcome.text if outcome.text is not None else text
+                image_list = list(outcome.images) if outcome.images is not None else image_list
+        expanded = self._expand(text) if expand_prompt_templates else text
+        if self.is_streaming:
+            if streaming_behavior is None:
+                raise RuntimeError(ALREADY_STREAMING)
+            self._queue(expanded, image_list, follow_up=streaming_behavior == "followUp")
+            accepted(True)
+            return
+        self._claim()  # now: a second prompt must queue, not race (spec §4.2)
+        try:
+            self._flush_pending_bash()
+            self._validate_model()
+            last = self._find_last_assistant()
+            if last is not None:
+                await self._compaction.check(last, skip_aborted=False)
+            content: list[TextContent | ImageContent] = [TextContent(text=expanded), *image_list]
+            messages: list[AgentMessage] = [UserMessage(content=content)]
+            messages.extend(self._next_turn)
+            self._next_turn = []
+            messages.extend(await self._before_agent_start(expanded, image_list))
+            accepted(True)
+            await self._drive(lambda: self.agent.prompt(messages))
+        finally:
+            self._release()
+            self.agent.state.system_prompt = self._base_system_prompt
+
+    async def steer(self, text: str, images: Sequence[ImageContent] | None = None) -> None:
+        """Queue a steering message (delivered after the current tool batch)."""
+        self._reject_command(text)
+        self._queue(self._expand(text), list(images or []), follow_up=False)
+
+    async def follow_up(self, text: str, images: Sequence[ImageContent] | None = None) -> None:
+        """Queue a follow-up (delivered when the agent would otherwise stop)."""
+        self._reject_command(text)
+        self._queue(self._expand(text), list(images or []), follow_up=True)
+
+    def _reject_command(self, text: str) -> None:
+        if not text.startswith("/"):
+            return
+        name = text[1:].split(" ", 1)[0]
+        if self._find_command(name) is not None:
+            raise RuntimeError(
+                f'Extension command "/{name}" cannot be queued. '
+                "Use prompt() or execute the command when not streaming."
+            )
+
+    def _queue(self, text: str, images: list[ImageContent], *, follow_up: bool) -> None:
+        message = UserMessage(content=[TextContent(text=text), *images])
+        if follow_up:
+            self._follow_up_texts.append(text)
+            self.agent.follow_up(message)
+        else:
+            self._steering_texts.append(text)
+            self.agent.steer(message)
+        self._emit_queue_update()
+
+    def _emit_queue_update(self) -> None:
+        self._emit(
+            QueueUpdateEvent(steering=list(self._steering_texts), follow_up=list(self._follow_up_texts))
+        )
+
+    def clear_queue(self) -> tuple[list[str], list[str]]:
+        """Drop everything queued; returns the (steering, follow-up) texts."""
+        steering, follow = self._steering_texts, self._follow_up_texts
+        self._steering_texts, self._follow_up_texts = [], []
+        self.agent.clear_all_queues()
+        self._emit_queue_update()
+        return steering, follow
+
+    def _expand(self, text: str) -> str:
+        try:
+            text = expand_skill_command(text, self.resources.skills)
+        except SkillExpansionError as error:
+            self._emit_error(str(getattr(error, "skill", "skill")), "skill_expansion", str(error))
+        return expand_prompt_template(text, self.resources.prompt_templates)
+
+    def _find_command(self, name: str) -> CommandSpec | None:
+        return next((c for c in self.services.commands if c.invocation_name == name), None)
+
+    async def _run_extension_command(self, text: str) -> bool:
+        name, _, args = text[1:].partition(" ")
+        command = self._find_command(name)
+        if command is None:
+            return False
+        from pi_core.runtime.extension_context import RuntimeCommandContext
+
+        try:
+            outcome = command.handler(args, RuntimeCommandContext(self))
+            if asyncio.iscoroutine(outcome) or isinstance(outcome, Awaitable):
+                await outcome
+        except Exception as error:  # a broken command is reported, the session stays intact
+            logger.debug("command /%s failed", name, exc_info=True)
+            self._emit_error(f"command:{name}", "command", str(error) or type(error).__name__)
+        return True
+
+    async def _before_agent_start(self, text: str, images: list[ImageContent]) -> list[AgentMessage]:
+        if self.hooks is None or not self.hooks.has("before_agent_start"):
+            return []
+        event = hook_events.BeforeAgentStartEvent(
+            prompt=text, images=images or None, system_prompt=self._base_system_prompt
+        )
+        outcome = await self.hooks.before_agent_start(event, self.extension_context())
+        if outcome.system_prompt is not None:
+            self.agent.state.system_prompt = outcome.system_prompt
+        return [
+            CustomMessage(custom_type=m.custom_type, content=m.content, display=m.display, details=m.details)
+            for m in outcome.messages
+        ]
+
+    def _validate_model(self) -> None:
+        model = self.model
+        if model is None:
+            raise RuntimeError(auth_guidance.no_model_selected_message())
+        registry = self.model_registry
+        if registry is not None and not registry.has_configured_auth(model):
+            if registry.is_using_oauth(model):
+                raise RuntimeError(auth_guidance.oauth_failed_message(model.provider))
+            raise RuntimeError(auth_guidance.no_api_key_message(model.provider))
+
+    async def _api_key_for(self, provider: str) -> str | None:
+        model = self.model
+        if self.model_registry is None or model is None:
+            return None
+        key = await self.model_registry.get_api_key(model)
+        return str(key) if key else None
+
+    # --- running and what happens after a run ---------------------------------------------------
+
+    def _claim(self) -> None:
+        self._driving = True
+        self._idle.clear()
+
+    def _release(self) -> None:
+        self._driving = False
+        self._idle.set()
+
+    async def _drive(self, start: Callable[[], Awaitable[None]]) -> None:
+        """Run the agent, then retry / recover / compact as pi does until nothing is left to do."""
+        step: Callable[[], Awaitable[None]] | None = start
+        while step is not None:
+            self._last_assistant = None
+            await step()
+            step = await self._after_run()
+
+    async def _after_run(self) -> Callable[[], Awaitable[None]] | None:
+        message, self._last_assistant = self._last_assistant, None
+        if message is None:
+            return None
+        window = self.model.context_window if self.model else 0
+        if is_retryable_error(message, is_overflow=_is_overflow(message, window)):
+            retry = self.settings.settings.retry
+            settings = RetrySettings(retry.enabled, retry.max_retries, retry.base_delay_ms)
+            if await self._retry.handle_error(message, settings, self._drop_trailing_error):
+                return self.agent.continue_
+        self._retry.settle()
+        if await self._compaction.check(message, skip_aborted=True):
+            return self.agent.continue_
+        return None
+
+    def _drop_trailing_error(self) -> None:
+        messages = self.agent.state.messages
+        if messages and messages[-1].role == "assistant":
+            self.agent.state.messages = messages[:-1]
+
+    async def _on_agent_event(self, event: agent_events.AgentEvent, signal: AbortSignal) -> None:
+        if isinstance(event, agent_events.MessageStartEvent) and isinstance(event.message, UserMessage):
+            self._compaction.overflow_attempted = False
+            self._dequeue_display(event.message)
+        if self._bridge is not None:
+            replacement = await self._bridge.agent_event(event)
+            if replacement is not None and isinstance(event, agent_events.MessageEndEvent):
+                self._replace_last_message(event.message, replacement)
+                event = agent_events.MessageEndEvent(message=replacement)
+        self._emit(event)
+        if isinstance(event, agent_events.MessageEndEvent):
+            self._persist(event.message)
+            if isinstance(event.message, AssistantMessage):
+                self._last_assistant = event.message
+                if event.message.stop_reason != "error":
+                    self._compaction.overflow_attempted = False
+                await self._retry.note_reply(event.message)
+        elif isinstance(event, agent_events.AgentEndEvent) and self._last_assistant is None:
+            # The loop raised (e.g. no key): the agent reports a synthetic error reply, never persisted.
+            self._last_assistant = next(
+                (m for m in reversed(event.messages) if isinstance(m, AssistantMessage)), None
+            )
+
+    def _replace_last_message(self, old: AgentMessage, new: AgentMessage) -> None:
+        messages = self.agent.state.messages
+        for index in range(len(messages) - 1, -1, -1):
+            if messages[index] is old:
+                messages[index] = new
+                return
+
+    def _dequeue_display(self, message: UserMessage) -> None:
+        text = (
+            message.content
+            if isinstance(message.content, str)
+            else "".join(block.text for block in message.content if isinstance(block, TextContent))
+        )
+        for texts in (self._steering_texts, self._follow_up_texts):
+            if text in texts:
+                texts.remove(text)
+                self._emit_queue_update()
+                return
+
+    def _persist(self, message: AgentMessage) -> None:
+        if isinstance(message, CustomMessage):
+            self.session_manager.append_custom_message_entry(
+                message.custom_type, message.content, message.display, message.details
+            )
+        elif message.role in ("user", "assistant", "toolResult"):
+            self.session_manager.append_message(message)
+
+    def _find_last_assistant(self) -> AssistantMessage | None:
+        return next((m for m in reversed(self.messages) if isinstance(m, AssistantMessage)), None)
+
+    async def abort(self) -> None:
+        """Cancel a pending retry, abort the run and wait until the agent is idle."""
+        self._retry.cancel()
+        self._compaction.abort()
+        self.agent.abort()
+        await self.agent.wait_for_idle()
+
+    def abort_retry(self) -> None:
+        self._retry.cancel()
+
+    async def wait_for_idle(self) -> None:
+        """Wait for the run and whatever follows it (retries, recovery) to finish."""
+        await self._idle.wait()
+        await self.agent.wait_for_idle()
+
+    # --- compaction (see pi_core.runtime.session_compaction) ------------------------------------
+
+    async def compact(self, custom_instructions: str | None = None) -> dict[str, Any]:
+        """Manual compaction (``/compact``, RPC ``compact``); raises with pi's message on failure."""
+        return await self._compaction.compact(custom_instructions)
+
+    async def navigate_tree(
+        self,
+        target_id: str,
+        *,
+        summarize: bool = False,
+        custom_instructions: str | None = None,
+        replace_instructions: bool | None = None,
+        label: str | None = None,
+    ) -> Any:
+        """Move the leaf to ``target_id`` (optionally summarizing the abandoned branch), as ``/tree``."""
+        return await self._compaction.navigate_tree(
+            target_id,
+            summarize=summarize,
+            custom_instructions=custom_instructions,
+            replace_instructions=replace_instructions,
+            label=label,
+        )
+
+    def get_context_usage(self) -> ContextUsage | None:
+        return self._compaction.get_context_usage()
+
+    def set_auto_compaction_enabled(self, enabled: bool) -> None:
+        self.settings.set("compaction.enabled", enabled)
+
+    def set_auto_retry_enabled(self, enabled: bool) -> None:
+        self.settings.set("retry.enabled", enabled)
+
+    # --- model and thinking ---------------------------------------------------------------------
+
+    async def get_available_models(self) -> list[Model]:
+        if self.model_registry is None:
+            return []
+        return list(await _maybe_await(self.model_registry.get_available()))
+
+    async def find_available_model(self, provider: str, model_id: str) -> Model | None:
+        models = await self.get_available_models()
+        return next((m for m in models if m.provider == provider and m.id == model_id), None)
+
+    async def set_model(self, model: Model, *, source: Literal["set", "cycle", "restore"] = "set") -> None:
+        """Switch model: needs auth, records a ``model_change``, saves the default, re-clamps thinking."""
+        registry = self.model_registry
+        if registry is not None and not registry.has_configured_auth(model):
+            raise RuntimeError(f"No API key for {model.provider}/{model.id}")
+        previous = self.model
+        self.agent.state.model = model
+        self.session_manager.append_model_change(model.provider, model.id)
+        self.settings.set("defaultProvider", model.provider)
+        self.settings.set("defaultModel", model.id)
+        wanted = self.thinking_level
+        if previous is not None and not previous.reasoning:
+            wanted = self.settings.settings.default_thinking_level or "medium"
+        self.set_thinking_level(wanted)
+        if self.hooks is not None and self.hooks.has("model_select"):
+            event = hook_events.ModelSelectEvent(model=model, previous_model=previous, source=source)
+            await self.hooks.model_select(event, self.extension_context())
+
+    async def cycle_model(self) -> tuple[Model, str, bool] | None:
+        """Next scoped model (or next available one); ``None`` when there is nothing to cycle to."""
+        scoped = self.services.scoped_models
+        candidates = [(m, lvl) for m, lvl in scoped] or [(m, None) for m in await self.get_available_models()]
+        if len(candidates) <= 1:
+            return None
+        current = self.model
+        index = next(
+            (
+                i
+                for i, (m, _) in enumerate(candidates)
+                if current and m.provider == current.provider and m.id == current.id
+            ),
+            -1,
+        )
+        model, level = candidates[(index + 1) % len(candidates)]
+        await self.set_model(model, source="cycle")
+        if level is not None:
+            self.set_thinking_level(level)
+        return model, self.thinking_level, bool(scoped)
+
+    def set_thinking_level(self, level: str) -> None:
+        """Clamp to the model, record a change entry, save the default and emit ``thinking_level_changed``."""
+        model = self.model
+        new_level = clamp_thinking_level(model, level) if model is not None else level
+        previous = self.thinking_level
+        self.agent.state.thinking_level = new_level  # type: ignore[assignment]
+        if new_level != previous:
+            self.session_manager.append_thinking_level_change(new_level)
+            self._emit(ThinkingLevelChangedEvent(level=new_level))
+            if self.hooks is not None and self.hooks.has("thinking_level_select"):
+                event = hook_events.ThinkingLevelSelectEvent(level=new_level, previous_level=previous)
+                self.hooks.dispatcher.dispatch_background(
+                    "thinking_level_select", event, self.extension_context()
+                )
+        if model is not None and (model.reasoning or new_level != "off"):
+            self.settings.set("defaultThinkingLevel", new_level)
+
+    def cycle_thinking_level(self) -> str | None:
+        model = self.model
+        if model is None or not model.reasoning:
+            return None
+        levels = supported_thinking_levels(model)
+        current = levels.index(self.thinking_level) if self.thinking_level in levels else -1
+        self.set_thinking_level(levels[(current + 1) % len(levels)])
+        return self.thinking_level
+
+    def set_steering_mode(self, mode: QueueMode) -> None:
+        self.agent.steering_mode = mode
+        self.settings.set("steeringMode", mode)
+
+    def set_follow_up_mode(self, mode: QueueMode) -> None:
+        self.agent.follow_up_mode = mode
+        self.settings.set("followUpMode", mode)
+
+    # --- user bash --------------------------------------------------------------------------------
+
+    async def execute_bash(self, command: str, *, exclude_from_context: bool = False) -> BashOutcome:
+        """Run a user command; its result joins the transcript now (idle) or before the next prompt."""
+        settings = self.settings.settings
+        prefix = settings.shell_command_prefix
+        resolved = f"{prefix}\n{command}" if prefix else command
+        controller = self._bash_abort = AbortController()
+        try:
+            outcome = await execute_bash(
+                resolved, self.cwd, shell_path=settings.shell_path, signal_=controller.signal
+            )
+        finally:
+            self._bash_abort = None
+        self.record_bash_result(command, outcome, exclude_from_context=exclude_from_context)
+        return outcome
+
+    def record_bash_result(
+        self, command: str, outcome: BashOutcome, *, exclude_from_context: bool = False
+    ) -> None:
+        message = outcome.to_message(command, exclude_from_context=exclude_from_context)
+        if self.is_streaming:
+            self._pending_bash.append(message)
+            return
+        self.agent.state.messages.append(message)
+        self.session_manager.append_message(message)
+
+    def _flush_pending_bash(self) -> None:
+        pending, self._pending_bash = self._pending_bash, []
+        for message in pending:
+            self.agent.state.messages.append(message)
+            self.session_manager.append_message(message)
+
+    def abort_bash(self) -> None:
+        if self._bash_abort is not None:
+            self._bash_abort.abort()
+
+    # --- plugin actions -------------------------------------------------------------------------
+
+    async def send_custom_message(
+        self,
+        message: CustomMessage,
+        *,
+        deliver_as: Literal["steer", "followUp", "nextTurn"] | None = None,
+        trigger_turn: bool = False,
+    ) -> None:
+        """A plugin's custom message: next turn, queued, starting a run, or just recorded."""
+        if deliver_as == "nextTurn":
+            self._next_turn.append(message)
+            return
+        if self.is_streaming:
+            if deliver_as == "followUp":
+                self.agent.follow_up(message)
+            else:
+                self.agent.steer(message)
+            return
+        if trigger_turn:
+            self._claim()
+            try:
+                await self._drive(lambda: self.agent.prompt([message]))
+            finally:
+                self._release()
+            return
+        self.agent.state.messages.append(message)
+        self._emit(agent_events.MessageStartEvent(message=message))
+        self._emit(agent_events.MessageEndEvent(message=message))
+        self._persist(message)
+
+    async def send_user_message(
+        self,
+        content: str | Sequence[TextContent | ImageContent],
+        *,
+        deliver_as: Literal["steer", "followUp"] | None = None,
+    ) -> None:
+        """A plugin sends a user message: a prompt without command or template handling."""
+        if isinstance(content, str):
+            text, images = content, []
+        else:
+            text = "".join(b.text for b in content if isinstance(b, TextContent))
+            images = [b for b in content if isinstance(b, ImageContent)]
+        await self.prompt(
+            text,
+            images=images,
+            streaming_behavior=deliver_as,
+            source="extension",
+            expand_prompt_templates=False,
+        )
+
+    def set_session_name(self, name: str) -> None:
+        self.session_manager.append_session_info(name)
+        self._emit(SessionInfoChangedEvent(name=name))
+
+    # --- queries --------------------------------------------------------------------------------
+
+    def get_session_stats(self) -> SessionStats:
+        return compute_stats(
+            self.messages,
+            session_file=self.session_file,
+            session_id=self.session_id,
+            context_usage=self.get_context_usage(),
+        )
+
+    def get_last_assistant_text(self) -> str | None:
+        for message in reversed(self.messages):
+            if not isinstance(message, AssistantMessage):
+                continue
+            if message.stop_reason == "aborted" and not message.content:
+                continue
+            text = "".join(b.text for b in message.content if isinstance(b, TextContent)).strip()
+            return text or None
+        return None
+
+    def get_user_messages_for_forking(self) -> list[tuple[str, str]]:
+        """(entry id, text) of every user message on the current branch that has text."""
+        found: list[tuple[str, str]] = []
+        for entry in self.session_manager.get_branch():
+            message = getattr(entry, "message", None) if entry.type == "message" else None
+            if isinstance(message, UserMessage):
+                text = _user_text(message)
+                if text:
+                    found.append((entry.id, text))
+        return found
+
+    def get_commands(self) -> list[dict[str, Any]]:
+        """Extension commands, prompt templates and skills, as RPC ``get_commands`` lists them."""
+        out: list[dict[str, Any]] = []
+        for command in self.services.commands:
+            item: dict[str, Any] = {"name": command.invocation_name}
+            if command.description:
+                item["description"] = command.description
+            info = self.services.plugin_sources.get(command.plugin) or {
+                "path": command.plugin, "source": "local", "scope": "temporary", "origin": "top-level",
+            }  # fmt: skip
+            item.update(source="extension", sourceInfo=info)
+            out.append(item)
+        for template in self.resources.prompt_templates:
+            out.append(_resource_command(template.name, template, "prompt"))
+        for skill in self.resources.skills:
+            out.append(_resource_command(f"skill:{skill.name}", skill, "skill"))
+        return out
+
+    async def export_to_html(self, output_path: str | None = None) -> Path:
+        from pi_core.runtime.export_html import default_export_path, render_session_html
+
+        file = self.session_file
+        if file is None:
+            raise RuntimeError("Cannot export in-memory session to HTML")
+        if not await asyncio.to_thread(Path(file).exists):
+            raise RuntimeError("Nothing to export yet - start a conversation first")
+        entries = [
+            e.to_json_dict() if hasattr(e, "to_json_dict") else e for e in self.session_manager.get_entries()
+        ]
+        header = self.session_manager.get_header()
+        header_dict = header.to_json_dict() if hasattr(header, "to_json_dict") else header
+        tools = [{"name": t.name, "description": t.description} for t in self.agent.state.tools]
+        page = render_session_html(
+            header_dict,
+            entries,
+            self.session_manager.get_leaf_id(),
+            system_prompt=self.system_prompt,
+            tools=tools,
+        )
+        target = Path(output_path) if output_path else default_export_path(file)
+        await asyncio.to_thread(target.write_text, page, encoding="utf-8")
+        return target
+
+    # --- lifecycle ------------------------------------------------------------------------------
+
+    @property
+    def disposed(self) -> bool:
+        return self._disposed
+
+    async def dispose(
+        self, reason: Literal["quit", "reload", "new", "resume", "fork"] = "quit", target: str | None = None
+    ) -> None:
+        """Fire ``session_shutdown`` and stop: later use of this session's contexts raises."""
+        if self._disposed:
+            return
+        try:
+            if not self.is_idle:
+                await self.abort()
+            if self.hooks is not None and self.hooks.has("session_shutdown"):
+                event = hook_events.SessionShutdownEvent(reason=reason, target_session_file=target)
+                await self.hooks.session_shutdown(event, self.extension_context())
+            if self.hooks is not None:
+                await self.hooks.dispatcher.drain()
+        finally:
+            self._disposed = True
+            self._listeners.clear()
+            close = getattr(self.session_manager, "close", None)
+            if close is not None:
+                close()  # releases the file descriptor; a later append reopens it
+
+
+def _user_text(message: UserMessage) -> str:
+    if isinstance(message.content, str):
+        return message.content
+    return "".join(block.text for block in message.content if isinstance(block, TextContent))
+
+
+def _resource_command(name: str, resource: Any, source: str) -> dict[str, Any]:
+    item: dict[str, Any] = {"name": name}
+    description = getattr(resource, "description", None)
+    if description:
+        item["description"] = description
+    info = getattr(resource, "source_info", None)
+    if info is None:
+        info = {
+            "path": str(getattr(resource, "file_path", "")),
+            "source": getattr(resource, "source", "auto"),
+        }
+    elif hasattr(info, "to_json_dict"):
+        info = info.to_json_dict()
+    elif not isinstance(info, dict):
+        info = dict(vars(info))
+    item.update(source=source, sourceInfo=info)
+    return item
+
+
+def _is_overflow(message: AssistantMessage, context_window: int) -> bool:
+    from pi_core.ai.overflow import is_context_overflow
+
+    return bool(is_context_overflow(message, context_window))
+
+
+async def _maybe_await(value: Any) -> Any:
+    if asyncio.iscoroutine(value) or isinstance(value, Awaitable):
+        return await value
+    return value

@@ -1,0 +1,256 @@
+"""Compaction for an AgentSession: the checks after and before runs, automatic and manual runs,
+overflow recovery and tree navigation (spec agent-loop §7), on top of ``pi_core.runtime.compaction``.
+
+One :class:`SessionCompaction` belongs to each AgentSession and works on its state (it is part of the
+session, so it uses the session's internal helpers); the algorithm
+itself is the configured strategy plugin's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any
+
+from pi_core.ai.abort import AbortController, AbortSignal
+from pi_core.ai.messages import AssistantMessage
+from pi_core.runtime import auth_guidance
+from pi_core.runtime.events import CompactionEndEvent, CompactionReason, CompactionStartEvent
+from pi_core.runtime.stats import ContextUsage
+
+if TYPE_CHECKING:
+    from pi_core.runtime.session import AgentSession
+
+logger = logging.getLogger("pi.runtime")
+
+NO_COMPACTION_PLUGIN = (
+    "Compaction is needed but no compaction strategy is installed (pip install pi-builtin-compaction); "
+    "going on without it."
+)
+
+
+class SessionCompaction:
+    """Compaction state and operations of one session."""
+
+    def __init__(self, session: AgentSession) -> None:
+        self._s = session
+        self.is_compacting = False
+        #: Overflow recovery was tried for the current user message (reset by a new one).
+        self.overflow_attempted = False
+        self._warned = False
+        self._abort: AbortController | None = None
+
+    def abort(self) -> None:
+        if self._abort is not None:
+            self._abort.abort()
+
+    def _strategy(self) -> tuple[Any, Any] | None:
+        """(strategy, settings) for the configured strategy, or None without a compaction plugin."""
+        registry = self._s.services.compaction
+        if registry is None or not registry.names():
+            return None
+        from pi_core.runtime.compaction import compaction_settings_from
+
+        settings = compaction_settings_from(self._s.settings.merged())
+        return registry.select(settings), settings
+
+    async def check(self, message: AssistantMessage, *, skip_aborted: bool) -> bool:
+        """pi's ``_checkCompaction``; True when the agent should continue (overflow recovered)."""
+        from pi_core.runtime.compaction import compaction_settings_from
+        from pi_core.runtime.compaction.check import OVERFLOW_RECOVERY_FAILED, check_compaction
+
+        settings = compaction_settings_from(self._s.settings.merged())
+        model = self._s.model
+        check = check_compaction(
+            message,
+            settings=settings,
+            model_provider=model.provider if model else None,
+            model_id=model.id if model else None,
+            context_window=model.context_window if model else 0,
+            branch=self._s.session_manager.get_branch(),
+            agent_messages=self._s.messages,
+            overflow_attempted=self.overflow_attempted,
+            skip_aborted=skip_aborted,
+        )
+        if check.action == "none":
+            return False
+        if check.action == "overflow_exhausted":
+            self._s._emit(
+                CompactionEndEvent(
+                    reason="overflow", aborted=False, will_retry=False, error_message=OVERFLOW_RECOVERY_FAILED
+                )
+            )
+            return False
+        if self._strategy() is None:
+            if not self._warned:
+                self._warned = True
+                self._s._emit_error("pi", "compaction", NO_COMPACTION_PLUGIN)
+            return False
+        if check.action == "overflow":
+            self.overflow_attempted = True
+            if self._s.messages and self._s.messages[-1] is message:
+                self._s._drop_trailing_error()
+            result = await self._auto_compact("overflow", will_retry=True)
+            if result is None:
+                return False
+            # The rebuilt context comes from the file, which still holds the failed reply.
+            last = self._s.messages[-1] if self._s.messages else None
+            if isinstance(last, AssistantMessage) and last.stop_reason == "error":
+                self._s._drop_trailing_error()
+            return True
+        await self._auto_compact("threshold", will_retry=False)
+        return self._s.agent.has_queued_messages() and bool(self._s.messages)
+
+    async def _auto_compact(self, reason: CompactionReason, *, will_retry: bool) -> dict[str, Any] | None:
+        self._s._emit(CompactionStartEvent(reason=reason))
+        try:
+            outcome = await self._run_compaction(reason, None)
+        except Exception as error:  # a broken strategy must not take the session down
+            logger.warning("auto-compaction failed", exc_info=True)
+            prefix = (
+                "Context overflow recovery failed: " if reason == "overflow" else "Auto-compaction failed: "
+            )
+            self._s._emit(
+                CompactionEndEvent(
+                    reason=reason, aborted=False, will_retry=False, error_message=prefix + str(error)
+                )
+            )
+            return None
+        result = outcome.result.to_json_dict() if outcome.result is not None else None
+        self._s._emit(
+            CompactionEndEvent(
+                reason=reason,
+                result=result,
+                aborted=outcome.aborted,
+                will_retry=will_retry and result is not None,
+                error_message=outcome.end_error_message,
+            )
+        )
+        if result is not None and will_retry:
+            await asyncio.sleep(0.1)  # pi gives the UI a beat before the retried request
+        return result
+
+    async def _run_compaction(self, reason: CompactionReason, instructions: str | None) -> Any:
+        from pi_core.runtime.compaction.run import run_compaction
+
+        chosen = self._strategy()
+        assert chosen is not None
+        strategy, settings = chosen
+        self.is_compacting = True
+        controller = self._abort = AbortController()
+        try:
+            return await run_compaction(
+                session=self._s.session_manager,
+                strategy=strategy,
+                settings=settings,
+                complete=self._complete_for_summary,
+                signal=controller.signal,
+                reason=reason,
+                custom_instructions=instructions,
+                hooks=self._s.hooks,
+                ctx=self._s.extension_context(),
+                after_append=self._after_compaction_entry,
+            )
+        finally:
+            self.is_compacting = False
+            self._abort = None
+
+    async def _after_compaction_entry(self, entry: Any) -> None:
+        await self.reload_messages()
+
+    async def _complete_for_summary(self, request: Any, signal: AbortSignal) -> AssistantMessage:
+        from pi_core.ai.provider import Context, StreamOptions
+        from pi_core.ai.stream import complete_simple
+
+        model = self._s.model
+        if model is None:
+            raise RuntimeError(auth_guidance.no_model_selected_message())
+        level = self._s.thinking_level
+        options = StreamOptions(
+            max_tokens=request.max_tokens,
+            signal=signal,
+            api_key=await self._s._api_key_for(model.provider),
+            reasoning=level if (request.use_reasoning and model.reasoning and level != "off") else None,  # type: ignore[arg-type]
+        )
+        context = Context(system_prompt=request.system_prompt, messages=list(request.messages))
+        return await complete_simple(model, context, options)
+
+    async def compact(self, custom_instructions: str | None = None) -> dict[str, Any]:
+        """Manual compaction (``/compact``, RPC ``compact``); raises with pi's message on failure."""
+        if self._strategy() is None:
+            raise RuntimeError("No compaction strategy is installed (pip install pi-builtin-compaction)")
+        if not self._s.is_idle:
+            await self._s.abort()
+        self._s._emit(CompactionStartEvent(reason="manual"))
+        try:
+            outcome = await self._run_compaction("manual", custom_instructions)
+        except Exception as error:
+            message = f"Compaction failed: {error}"
+            self._s._emit(
+                CompactionEndEvent(reason="manual", aborted=False, will_retry=False, error_message=message)
+            )
+            raise
+        result = outcome.result.to_json_dict() if outcome.result is not None else None
+        self._s._emit(
+            CompactionEndEvent(
+                reason="manual",
+                result=result,
+                aborted=outcome.aborted,
+                will_retry=False,
+                error_message=outcome.end_error_message,
+            )
+        )
+        if result is None:
+            raise RuntimeError(outcome.error or "Compaction failed")
+        return result
+
+    async def navigate_tree(
+        self,
+        target_id: str,
+        *,
+        summarize: bool = False,
+        custom_instructions: str | None = None,
+        replace_instructions: bool | None = None,
+        label: str | None = None,
+    ) -> Any:
+        """Move the leaf to ``target_id`` (optionally summarizing the abandoned branch), as ``/tree``."""
+        from pi_core.runtime.compaction import branch_summary_settings_from, compaction_settings_from
+        from pi_core.runtime.compaction.navigate import navigate_tree
+
+        registry = self._s.services.compaction
+        summarizer = None
+        if registry is not None and registry.names():
+            summarizer = registry.branch_summarizer(compaction_settings_from(self._s.settings.merged()))
+        controller = self._abort = AbortController()
+        try:
+            return await navigate_tree(
+                session=self._s.session_manager,
+                target_id=target_id,
+                summarize=summarize,
+                custom_instructions=custom_instructions,
+                replace_instructions=replace_instructions,
+                label=label,
+                summarizer=summarizer,
+                settings=branch_summary_settings_from(self._s.settings.merged()),
+                context_window=self._s.model.context_window if self._s.model else 0,
+                complete=self._complete_for_summary if self._s.model else None,
+                signal=controller.signal,
+                hooks=self._s.hooks,
+                ctx=self._s.extension_context(),
+                after_move=self.reload_messages,
+            )
+        finally:
+            self._abort = None
+
+    async def reload_messages(self, *_: Any) -> None:
+        self._s.agent.state.messages = list(self._s.session_manager.build_session_context().messages)
+
+    def get_context_usage(self) -> ContextUsage | None:
+        from pi_core.runtime.compaction.check import context_usage_tokens
+
+        model = self._s.model
+        if model is None or model.context_window <= 0:
+            return None
+        tokens = context_usage_tokens(self._s.session_manager.get_branch(), self._s.messages)
+        percent = None if tokens is None else tokens / model.context_window * 100
+        return ContextUsage(tokens=tokens, context_window=model.context_window, percent=percent)

@@ -1,0 +1,47 @@
+from __future__ import annotations
+
+import pytest
+from pi_core.modes.rpc.commands import (
+    COMMAND_TYPES,
+    PromptCommand,
+    SetModelCommand,
+    UnknownCommandError,
+    parse_command,
+)
+from pydantic import ValidationError
+
+PI_COMMANDS = {
+    "prompt", "steer", "follow_up", "abort", "new_session", "get_state", "set_model", "cycle_model",
+    "get_available_models", "set_thinking_level", "cycle_thinking_level", "set_steering_mode",
+    "set_follow_up_mode", "compact", "set_auto_compaction", "set_auto_retry", "abort_retry", "bash",
+    "abort_bash", "get_session_stats", "export_html", "switch_session", "fork", "clone",
+    "get_fork_messages", "get_last_assistant_text", "set_session_name", "get_messages", "get_commands",
+}  # fmt: skip
+
+
+def test_command_types_cover_pi_command_set() -> None:
+    assert set(COMMAND_TYPES) == PI_COMMANDS
+
+
+def test_parse_command_reads_camel_case_fields() -> None:
+    command = parse_command(
+        {"id": "1", "type": "prompt", "message": "hi", "streamingBehavior": "steer",
+         "images": [{"type": "image", "data": "AA==", "mimeType": "image/png"}]}
+    )  # fmt: skip
+    assert isinstance(command, PromptCommand)
+    assert command.streaming_behavior == "steer"
+    assert command.images is not None and command.images[0].mime_type == "image/png"
+    model = parse_command({"type": "set_model", "provider": "p", "modelId": "m"})
+    assert isinstance(model, SetModelCommand) and model.model_id == "m" and model.id is None
+
+
+def test_parse_command_rejects_unknown_type_with_pi_message() -> None:
+    with pytest.raises(UnknownCommandError, match="Unknown command: nope"):
+        parse_command({"type": "nope"})
+
+
+def test_parse_command_rejects_missing_fields() -> None:
+    with pytest.raises(ValidationError):
+        parse_command({"type": "bash"})
+    with pytest.raises(ValidationError):
+        parse_command({"type": "set_steering_mode", "mode": "sometimes"})

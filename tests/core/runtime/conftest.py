@@ -1,0 +1,130 @@
+"""Builds AgentSessions over the in-process faux provider, a real session file and real settings."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pi_core.agent.tools import AgentTool, AgentToolResult
+from pi_core.ai.messages import TextContent
+from pi_core.ai.provider import Model, register_api_provider, unregister_api_providers
+from pi_core.plugins.dispatch import Dispatcher, Hooks
+from pi_core.plugins.manager import PiPluginManager
+from pi_core.plugins.registry import CommandSpec
+from pi_core.runtime.resources import ResourceOptions, SettingsManager, load_resources
+from pi_core.runtime.session import AgentSession, SessionServices
+from pi_core.session.manager import SessionManager
+from pi_core.testing.faux import FauxProvider, faux_model
+
+
+@dataclass
+class FakeRegistry:
+    """The part of the model registry AgentSession uses; every model has a key unless told otherwise."""
+
+    models: list[Model]
+    keyless: set[str] = field(default_factory=set)
+
+    def has_configured_auth(self, model: Model) -> bool:
+        return model.provider not in self.keyless
+
+    def is_using_oauth(self, model: Model) -> bool:
+        return False
+
+    async def get_api_key(self, model: Model) -> str | None:
+        return None if model.provider in self.keyless else "test-key"
+
+    def get_available(self) -> list[Model]:
+        return [m for m in self.models if m.provider not in self.keyless]
+
+    def find(self, provider: str, model_id: str) -> Model | None:
+        return next((m for m in self.models if m.provider == provider and m.id == model_id), None)
+
+
+async def _write_file(
+    tool_call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any
+) -> AgentToolResult:
+    path = Path(ctx.cwd) / params["path"]
+    path.write_text(params["content"])
+    return AgentToolResult(content=[TextContent(text=f"wrote {params['path']}")])
+
+
+WRITE_TOOL = AgentTool(
+    name="write",
+    label="write",
+    description="Write a file",
+    parameters={
+        "type": "object",
+        "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+        "required": ["path", "content"],
+    },
+    execute=_write_file,
+)
+
+
+@dataclass
+class Harness:
+    tmp: Path
+    provider: FauxProvider
+    registry: FakeRegistry
+    settings: SettingsManager
+    events: list[Any] = field(default_factory=list)
+    errors: list[Any] = field(default_factory=list)
+    pm: PiPluginManager = field(default_factory=PiPluginManager)
+
+    def build(
+        self,
+        *,
+        session_manager: SessionManager | None = None,
+        plugins: Sequence[object] = (),
+        commands: Sequence[CommandSpec] = (),
+        model: Model | None = None,
+        persist: bool = True,
+    ) -> AgentSession:
+        for plugin in plugins:
+            self.pm.register(plugin)
+        hooks = Hooks(Dispatcher(self.pm, strict=False))
+        resources = load_resources(
+            ResourceOptions(cwd=str(self.tmp), agent_dir=str(self.tmp / "agent"), settings=self.settings)
+        )
+        services = SessionServices(
+            cwd=str(self.tmp),
+            settings=self.settings,
+            resources=resources,
+            model_registry=self.registry,
+            hooks=hooks,
+            commands=list(commands),
+            tools={"write": WRITE_TOOL},
+        )
+        manager = session_manager or (
+            SessionManager.create(str(self.tmp), self.tmp / "sessions")
+            if persist
+            else SessionManager.in_memory(str(self.tmp))
+        )
+        session = AgentSession(
+            services,
+            manager,
+            model=model if model is not None else self.registry.models[0],
+            thinking_level="off",
+            active_tools=["write"],
+        )
+        hooks.dispatcher.on_error = session.report_hook_error
+        session.subscribe(self.events.append)
+        return session
+
+    def types(self) -> list[str]:
+        return [e.type for e in self.events]
+
+
+@pytest.fixture
+def harness(tmp_path: Path) -> Iterator[Harness]:
+    provider = FauxProvider(api="faux")
+    register_api_provider(provider, source_id="runtime-tests")
+    settings = SettingsManager.in_memory({"retry": {"baseDelayMs": 1}})
+    (tmp_path / "agent").mkdir()
+    try:
+        yield Harness(tmp_path, provider, FakeRegistry([faux_model(context_window=100_000)]), settings)
+    finally:
+        unregister_api_providers("runtime-tests")

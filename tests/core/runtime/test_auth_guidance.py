@@ -1,0 +1,25 @@
+from __future__ import annotations
+
+from pi_core.runtime.auth_guidance import (
+    no_api_key_message,
+    no_model_selected_message,
+    oauth_failed_message,
+)
+
+
+def test_no_api_key_message_names_provider_or_selected_model() -> None:
+    assert no_api_key_message("openai").startswith("No API key found for openai.\n\nUse /login to log into")
+    assert no_api_key_message("unknown").startswith("No API key found for the selected model.")
+    assert "providers.md" in no_api_key_message("x") and "models.md" in no_api_key_message("x")
+
+
+def test_no_model_selected_message_ends_with_model_hint() -> None:
+    assert no_model_selected_message().startswith("No model selected.\n\n")
+    assert no_model_selected_message().endswith("\n\nThen use /model to select a model.")
+
+
+def test_oauth_failed_message() -> None:
+    assert oauth_failed_message("anthropic") == (
+        'Authentication failed for "anthropic". Credentials may have expired or network is unavailable. '
+        "Run '/login anthropic' to re-authenticate."
+    )

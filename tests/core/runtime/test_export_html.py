@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from pi_core.runtime.export_html import active_branch, default_export_path, export_file_to_html
+
+HEADER = {"type": "session", "version": 3, "id": "0190-abc", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/p"}
+
+
+def _entry(entry_id: str, parent: str | None, message: dict[str, object]) -> dict[str, object]:
+    return {"type": "message", "id": entry_id, "parentId": parent, "timestamp": "t", "message": message}
+
+
+ENTRIES = [
+    _entry("a1", None, {"role": "user", "content": "write <b>x</b>", "timestamp": 1}),
+    _entry(
+        "a2",
+        "a1",
+        {"role": "assistant", "content": [{"type": "thinking", "thinking": "hmm"},
+         {"type": "toolCall", "id": "c1", "name": "write", "arguments": {"path": "x"}}],
+         "api": "openai-completions", "provider": "p", "model": "m", "stopReason": "toolUse"},
+    ),
+    _entry("a3", "a2", {"role": "toolResult", "toolCallId": "c1", "toolName": "write",
+                        "content": [{"type": "text", "text": "done </script>"}], "isError": False}),
+    _entry("b2", "a1", {"role": "assistant", "content": [{"type": "text", "text": "other branch"}],
+                        "api": "x", "provider": "p", "model": "m", "stopReason": "stop"}),
+    _entry("a4", "a3", {"role": "assistant", "content": [{"type": "text", "text": "all good"}],
+                        "api": "x", "provider": "p", "model": "m", "stopReason": "stop"}),
+]  # fmt: skip
+
+
+def test_active_branch_follows_parents_from_the_last_entry() -> None:
+    assert [e["id"] for e in active_branch(ENTRIES, None)] == ["a1", "a2", "a3", "a4"]
+    assert [e["id"] for e in active_branch(ENTRIES, "b2")] == ["a1", "b2"]
+
+
+def test_export_file_writes_escaped_self_contained_page(tmp_path: Path) -> None:
+    source = tmp_path / "2026_abc.jsonl"
+    source.write_text("\n".join(json.dumps(r) for r in [HEADER, *ENTRIES]) + "\n")
+    out = export_file_to_html(source, tmp_path / "out.html")
+    page = out.read_text()
+    assert "write &lt;b&gt;x&lt;/b&gt;" in page and "all good" in page and "hmm" in page
+    assert "other branch" not in page.split('<script type="application/json"')[0]
+    assert not re.search(r"(src|href)=\"https?:", page)
+    embedded = page.split('id="pi-session">')[1].split("</script>")[0]
+    assert json.loads(embedded)["header"]["id"] == "0190-abc"
+
+
+def test_export_file_defaults_to_pi_name_and_rejects_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    source = tmp_path / "s1.jsonl"
+    source.write_text(json.dumps(HEADER) + "\n")
+    assert export_file_to_html(source) == default_export_path(source) == Path("pi-session-s1.html")
+    assert (tmp_path / "pi-session-s1.html").exists()
+    with pytest.raises(FileNotFoundError, match=r"File not found: nope\.jsonl"):
+        export_file_to_html("nope.jsonl")

@@ -1,0 +1,100 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from pi_core.ai.messages import CustomMessage, UserMessage
+from pi_core.runtime.extension_context import RuntimeCommandContext, RuntimeContext, StaleContextError
+from pi_core.testing.faux import text_message
+
+if TYPE_CHECKING:
+    from conftest import Harness
+
+
+def _records(path: str | None) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in Path(path or "").read_text().splitlines()]
+
+
+async def test_context_reads_live_state(harness: Harness) -> None:
+    session = harness.build()
+    ctx = RuntimeContext(session)
+    assert ctx.cwd == str(harness.tmp) and ctx.model is session.model and ctx.is_idle()
+    assert ctx.has_ui is False and await ctx.ui.confirm("sure?", "x") is False
+    assert ctx.get_active_tools() == ["write"] and ctx.get_all_tools() == ["write"]
+    ctx.set_active_tools([])
+    assert (
+        session.active_tool_names == []
+        and "write" not in ctx.get_system_prompt().split("Available tools")[-1]
+    )
+    assert ctx.get_thinking_level() == "off"
+
+
+async def test_send_message_next_turn_and_trigger_turn(harness: Harness) -> None:
+    harness.provider.responses += [text_message("one"), text_message("two")]
+    session = harness.build()
+    ctx = RuntimeContext(session)
+    await ctx.send_message("note", "remember this", deliver_as="nextTurn")
+    await session.prompt("hi")
+    roles = [m.role for m in session.messages]
+    assert roles == ["user", "custom", "assistant"]
+    await ctx.send_message("alarm", "wake up", trigger_turn=True)
+    last_custom = session.messages[-2]
+    assert isinstance(last_custom, CustomMessage) and last_custom.custom_type == "alarm"
+    assert session.get_last_assistant_text() == "two"
+    await ctx.send_message("quiet", "just recorded")
+    assert session.messages[-1].role == "custom" and len(harness.provider.requests) == 2
+
+
+async def test_entries_labels_and_names_are_persisted(harness: Harness) -> None:
+    harness.provider.responses.append(text_message("ok"))
+    session = harness.build()
+    ctx = RuntimeContext(session)
+    await session.prompt("hi")
+    entry_id = ctx.append_entry("my-plugin", {"count": 1})
+    ctx.set_label(entry_id, "checkpoint")
+    ctx.set_session_name("work")
+    lines = _records(session.session_file)
+    kinds = [line["type"] for line in lines]
+    assert kinds[-3:] == ["custom", "label", "session_info"]
+    assert lines[-3]["data"] == {"count": 1} and ctx.get_session_name() == "work"
+
+
+async def test_exec_runs_without_a_shell(harness: Harness) -> None:
+    ctx = RuntimeContext(harness.build())
+    result = await ctx.exec("printf", ["%s-%s", "a", "b"])
+    assert (result.stdout, result.code, result.killed) == ("a-b", 0, False)
+    slow = await ctx.exec("sleep", ["5"], timeout=0.2)
+    assert slow.killed
+
+
+async def test_send_user_message_prompts_without_templates(harness: Harness) -> None:
+    harness.provider.responses.append(text_message("ok"))
+    session = harness.build()
+    await RuntimeContext(session).send_user_message("/not-a-template")
+    first = session.messages[0]
+    assert isinstance(first, UserMessage) and first.content[0].text == "/not-a-template"  # type: ignore[union-attr]
+
+
+async def test_stale_context_raises_after_session_replacement(harness: Harness) -> None:
+    session = harness.build()
+    ctx = RuntimeCommandContext(session)
+    await session.dispose("new")
+    with pytest.raises(StaleContextError):
+        _ = ctx.cwd
+    with pytest.raises(StaleContextError):
+        ctx.set_session_name("x")
+
+
+async def test_command_context_wait_for_idle_and_navigate_tree(harness: Harness) -> None:
+    harness.provider.responses += [text_message("one"), text_message("two")]
+    session = harness.build()
+    await session.prompt("first")
+    await session.prompt("second")
+    ctx: Any = RuntimeCommandContext(session)
+    await ctx.wait_for_idle()
+    first_user = next(e for e in session.session_manager.get_branch() if e.type == "message")
+    result = await ctx.navigate_tree(first_user.id)
+    assert result.cancelled is False
+    assert [m.role for m in session.messages] == []  # the leaf moved before the first message

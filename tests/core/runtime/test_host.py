@@ -1,0 +1,174 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pi_core._markers import hookimpl
+from pi_core.agent.tools import AgentTool, AgentToolResult
+from pi_core.plugins.dispatch import Dispatcher, Hooks
+from pi_core.plugins.manager import PiPluginManager
+from pi_core.runtime.host import PluginParts, RuntimeHost, RuntimeOptions
+
+
+async def _noop(*args: Any) -> AgentToolResult:
+    return AgentToolResult(content=[])
+
+
+def _tool(name: str) -> AgentTool:
+    return AgentTool(name=name, label=name, description=name, parameters={"type": "object"}, execute=_noop)
+
+
+TOOLS = {name: _tool(name) for name in ("read", "bash", "edit", "write", "grep", "mine")}
+BUILTIN = {"read", "bash", "edit", "write", "grep"}
+
+
+@pytest.fixture
+def dirs(tmp_path: Path) -> tuple[Path, Path]:
+    agent, project = tmp_path / "agent", tmp_path / "project"
+    agent.mkdir()
+    project.mkdir()
+    models = {
+        "providers": {
+            "loop": {
+                "baseUrl": "http://127.0.0.1:9/v1",
+                "api": "openai-completions",
+                "apiKey": "k",
+                "models": [{"id": "m1"}, {"id": "m2", "reasoning": True}],
+            }
+        }
+    }
+    (agent / "models.json").write_text(json.dumps(models))
+    return agent, project
+
+
+def _options(dirs: tuple[Path, Path], **extra: Any) -> RuntimeOptions:
+    agent, project = dirs
+    return RuntimeOptions(cwd=str(project), agent_dir=str(agent), **extra)
+
+
+def _parts(*plugins: object) -> PluginParts:
+    pm = PiPluginManager()
+    for plugin in plugins:
+        pm.register(plugin)
+    return PluginParts(
+        hooks=Hooks(Dispatcher(pm, strict=True)), tools=dict(TOOLS), builtin_tool_names=set(BUILTIN)
+    )
+
+
+async def test_default_tools_model_and_thinking(dirs: tuple[Path, Path]) -> None:
+    host = await RuntimeHost.create(_options(dirs), _parts())
+    session = host.session
+    assert session.active_tool_names == ["read", "bash", "edit", "write", "mine"]
+    assert session.model is not None and session.model.id == "m1"
+    assert session.thinking_level == "off"  # clamped: m1 cannot reason
+    assert host.diagnostics == []
+
+
+async def test_tool_flags(dirs: tuple[Path, Path]) -> None:
+    only = await RuntimeHost.create(_options(dirs, tools=["grep", "nope"]), _parts())
+    assert only.session.active_tool_names == ["grep"]
+    none = await RuntimeHost.create(_options(dirs, no_tools=True), _parts())
+    assert none.session.active_tool_names == []
+    plugin_only = await RuntimeHost.create(_options(dirs, no_builtin_tools=True), _parts())
+    assert plugin_only.session.active_tool_names == ["mine"]
+
+
+async def test_model_flag_with_thinking_suffix_and_saved_default(dirs: tuple[Path, Path]) -> None:
+    host = await RuntimeHost.create(_options(dirs, model="loop/m2:high"), _parts())
+    assert (host.session.model.id, host.session.thinking_level) == ("m2", "high")  # type: ignore[union-attr]
+    agent, _ = dirs
+    (agent / "settings.json").write_text(json.dumps({"defaultProvider": "loop", "defaultModel": "m2"}))
+    saved = await RuntimeHost.create(_options(dirs), _parts())
+    assert saved.session.model.id == "m2" and saved.session.thinking_level == "medium"  # type: ignore[union-attr]
+
+
+async def test_startup_errors_become_diagnostics(dirs: tuple[Path, Path]) -> None:
+    agent, _ = dirs
+    (agent / "models.json").unlink()
+    host = await RuntimeHost.create(_options(dirs, api_key="sk-x"), _parts())
+    assert [d.message for d in host.diagnostics if d.kind == "error"] == [
+        "--api-key requires a model to be specified via --model, --provider/--model, or --models"
+    ]
+    assert host.session.model is None
+
+
+async def test_broken_settings_file_is_a_warning_and_defaults_apply(dirs: tuple[Path, Path]) -> None:
+    _, project = dirs
+    (project / ".pi").mkdir()
+    (project / ".pi" / "settings.json").write_text('{\n  "retry": {\n    "enabled": nope\n  }\n}')
+    host = await RuntimeHost.create(_options(dirs), _parts())
+    (warning,) = [d for d in host.diagnostics if "settings.json" in d.message]
+    assert warning.kind == "warning" and "settings.json:3:" in warning.message
+    assert host.session.auto_retry_enabled is True
+
+
+class SwitchGuard:
+    def __init__(self) -> None:
+        self.events: list[str] = []
+
+    @hookimpl
+    def session_before_switch(self, event: Any) -> dict[str, bool] | None:
+        self.events.append(f"before_switch:{event.reason}")
+        return {"cancel": True} if event.reason == "resume" else None
+
+    @hookimpl
+    def session_shutdown(self, event: Any) -> None:
+        self.events.append(f"shutdown:{event.reason}")
+
+    @hookimpl
+    def session_start(self, event: Any) -> None:
+        self.events.append(f"start:{event.reason}")
+
+
+async def test_session_replacement_fires_hooks_and_rebinds(dirs: tuple[Path, Path]) -> None:
+    guard = SwitchGuard()
+    host = await RuntimeHost.create(_options(dirs), _parts(guard))
+    rebinds: list[str] = []
+
+    async def rebind() -> None:
+        rebinds.append(host.session.session_id)
+
+    host.on_session_replaced(rebind)
+    first = host.session
+    assert await host.new_session() is False
+    assert host.session is not first and first.disposed and rebinds == [host.session.session_id]
+    assert await host.switch_session("/nowhere.jsonl") is True  # cancelled by the plugin
+    assert guard.events == [
+        "start:startup",
+        "before_switch:new",
+        "shutdown:new",
+        "start:new",
+        "before_switch:resume",
+    ]
+
+
+class SkillContributor:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @hookimpl
+    def resources_discover(self, event: Any) -> dict[str, list[str]]:
+        return {"skillPaths": [str(self.path)]}
+
+
+async def test_resources_discover_adds_skills_to_the_system_prompt(
+    dirs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    skill = tmp_path / "skills" / "deploy"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: deploy\ndescription: Ship the app\n---\nRun make deploy.")
+    host = await RuntimeHost.create(_options(dirs), _parts(SkillContributor(skill.parent)))
+    assert [s.name for s in host.session.resources.skills] == ["deploy"]
+    assert "<name>deploy</name>" in host.session.system_prompt
+
+
+async def test_session_dir_setting_is_used_when_no_flag(dirs: tuple[Path, Path], tmp_path: Path) -> None:
+    agent, _ = dirs
+    target = tmp_path / "elsewhere"
+    (agent / "settings.json").write_text(json.dumps({"sessionDir": str(target)}))
+    host = await RuntimeHost.create(_options(dirs), _parts())
+    assert host.session.session_manager.get_session_dir() == str(target)
+    flagged = await RuntimeHost.create(_options(dirs, session_dir=str(tmp_path / "flag")), _parts())
+    assert flagged.session.session_manager.get_session_dir() == str(tmp_path / "flag")

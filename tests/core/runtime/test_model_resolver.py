@@ -1,0 +1,47 @@
+from __future__ import annotations
+
+from pi_core.ai.provider import Model
+from pi_core.runtime.model_resolver import parse_model_pattern, resolve_cli_model
+
+
+def _m(provider: str, model_id: str, name: str = "") -> Model:
+    return Model(id=model_id, name=name or model_id, api="openai-completions", provider=provider)
+
+
+MODELS = [
+    _m("anthropic", "claude-sonnet-4-5"),
+    _m("anthropic", "claude-sonnet-4-5-20250929"),
+    _m("anthropic", "claude-haiku-4-5-20251001"),
+    _m("openai", "gpt-4o"),
+    _m("loop", "fake-model"),
+    _m("openrouter", "qwen/qwen3:exacto"),
+]
+
+
+def test_provider_prefix_and_thinking_suffix() -> None:
+    found = resolve_cli_model(None, "openai/gpt-4o:high", MODELS)
+    assert found.model is not None and found.model.id == "gpt-4o" and found.thinking_level == "high"
+
+
+def test_substring_prefers_aliases_then_latest_dated() -> None:
+    assert parse_model_pattern("sonnet", MODELS).model.id == "claude-sonnet-4-5"  # type: ignore[union-attr]
+    assert parse_model_pattern("haiku", MODELS).model.id == "claude-haiku-4-5-20251001"  # type: ignore[union-attr]
+
+
+def test_colon_inside_ids_is_kept() -> None:
+    assert resolve_cli_model(None, "openrouter/qwen/qwen3:exacto", MODELS).model.id == "qwen/qwen3:exacto"  # type: ignore[union-attr]
+
+
+def test_unknown_provider_and_model_errors() -> None:
+    assert resolve_cli_model("nope", "x", MODELS).error == (
+        'Unknown provider "nope". Use --list-models to see available providers/models.'
+    )
+    assert resolve_cli_model(None, "zzz", MODELS).error == (
+        'Model "zzz" not found. Use --list-models to see available models.'
+    )
+
+
+def test_unknown_id_of_known_provider_becomes_custom_model() -> None:
+    found = resolve_cli_model("loop", "other-model", MODELS)
+    assert found.model is not None and found.model.id == "other-model" and found.model.provider == "loop"
+    assert found.warning == 'Model "other-model" not found for provider "loop". Using custom model id.'

@@ -1,0 +1,321 @@
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from pi_core._markers import hookimpl
+from pi_core.ai.messages import AssistantMessage, CustomMessage, UserMessage
+from pi_core.plugins.registry import CommandSpec
+from pi_core.runtime.events import AutoRetryEndEvent, AutoRetryStartEvent, QueueUpdateEvent
+from pi_core.runtime.session import ALREADY_STREAMING
+from pi_core.testing.faux import text_message, tool_call_message
+
+if TYPE_CHECKING:
+    from conftest import Harness
+
+
+def _file_lines(session: Any) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in Path(session.session_file).read_text().splitlines()]
+
+
+async def test_prompt_emits_pi_event_order_and_persists(harness: Harness) -> None:
+    harness.provider.responses.append(text_message("Hello world"))
+    session = harness.build()
+    await session.prompt("Say hi")
+    assert [t for t in harness.types() if t != "message_update"] == [
+        "agent_start", "turn_start", "message_start", "message_end", "message_start", "message_end",
+        "turn_end", "agent_end",
+    ]  # fmt: skip
+    lines = _file_lines(session)
+    assert lines[0]["type"] == "session"
+    roles = [line["message"]["role"] for line in lines if line["type"] == "message"]
+    assert roles == ["user", "assistant"]
+    assert session.get_last_assistant_text() == "Hello world"
+
+
+async def test_tool_turn_writes_file_through_ctx_cwd(harness: Harness) -> None:
+    harness.provider.responses += [
+        tool_call_message(("c1", "write", {"path": "out.txt", "content": "hi\n"})),
+        text_message("done"),
+    ]
+    session = harness.build()
+    await session.prompt("write it")
+    assert (harness.tmp / "out.txt").read_text() == "hi\n"
+    roles = [m.role for m in session.messages]
+    assert roles == ["user", "assistant", "toolResult", "assistant"]
+    stats = session.get_session_stats()
+    assert (stats.user_messages, stats.tool_calls, stats.tool_results) == (1, 1, 1)
+
+
+async def test_auto_retry_drops_failed_reply_from_context_but_keeps_it_in_file(harness: Harness) -> None:
+    harness.provider.responses += [
+        text_message("", stop_reason="error", error_message="503 Service Unavailable"),
+        text_message("Recovered"),
+    ]
+    session = harness.build()
+    await session.prompt("go")
+    retry_events = [e for e in harness.events if isinstance(e, AutoRetryStartEvent | AutoRetryEndEvent)]
+    assert retry_events == [
+        AutoRetryStartEvent(attempt=1, max_attempts=3, delay_ms=1, error_message="503 Service Unavailable"),
+        AutoRetryEndEvent(success=True, attempt=1),
+    ]
+    assert [m.role for m in session.messages] == ["user", "assistant"]
+    stored = [line["message"].get("stopReason") for line in _file_lines(session) if line["type"] == "message"]
+    assert stored == [None, "error", "stop"]
+
+
+async def test_retry_gives_up_after_max_retries(harness: Harness) -> None:
+    harness.settings.apply_overrides({"retry": {"maxRetries": 1}})
+    failure = text_message("", stop_reason="error", error_message="overloaded_error")
+    harness.provider.responses += [failure, failure.model_copy()]
+    session = harness.build()
+    await session.prompt("go")
+    assert harness.events[-1] == AutoRetryEndEvent(success=False, attempt=1, final_error="overloaded_error")
+
+
+async def test_no_api_key_is_a_clear_prompt_error(harness: Harness) -> None:
+    harness.registry.keyless.add("faux")
+    session = harness.build()
+    with pytest.raises(RuntimeError, match=r"^No API key found for faux\.\n\nUse /login"):
+        await session.prompt("hi")
+    assert harness.events == []
+
+
+async def test_second_prompt_while_streaming_needs_streaming_behavior(harness: Harness) -> None:
+    harness.provider.delay = 0.02
+    harness.provider.responses += [text_message("first answer is long enough"), text_message("second")]
+    session = harness.build()
+    run = asyncio.create_task(session.prompt("one"))
+    await asyncio.sleep(0.01)
+    with pytest.raises(RuntimeError, match="Specify streamingBehavior"):
+        await session.prompt("two")
+    assert ALREADY_STREAMING.startswith("Agent is already processing.")
+    await session.prompt("queued", streaming_behavior="followUp")
+    await run
+    assert [m.content[0].text for m in session.messages if isinstance(m, UserMessage)] == ["one", "queued"]  # type: ignore[union-attr]
+    updates = [e for e in harness.events if isinstance(e, QueueUpdateEvent)]
+    assert updates[0].follow_up == ["queued"] and updates[-1].follow_up == []
+
+
+async def test_prompt_template_expansion(harness: Harness) -> None:
+    prompts = harness.tmp / ".pi" / "prompts"
+    prompts.mkdir(parents=True)
+    (prompts / "rev.md").write_text("Review $1 and also $@ / ${@:2} / $ARGUMENTS")
+    harness.provider.responses.append(text_message("ok"))
+    session = harness.build()
+    await session.prompt('/rev a.ts "b c" d')
+    first = session.messages[0]
+    assert isinstance(first, UserMessage)
+    assert first.content[0].text == "Review a.ts and also a.ts b c d / b c d / a.ts b c d"  # type: ignore[union-attr]
+
+
+async def test_extension_command_runs_instead_of_prompt_and_errors_are_isolated(harness: Harness) -> None:
+    seen: list[str] = []
+
+    async def hello(args: str, ctx: Any) -> None:
+        seen.append(args)
+        ctx.set_session_name("named")
+
+    def broken(args: str, ctx: Any) -> None:
+        raise ValueError("kaputt")
+
+    commands = [
+        CommandSpec("hello", "hello", hello, None, None, "greeter"),
+        CommandSpec("broken", "broken", broken, None, None, "breaker"),
+    ]
+    errors: list[Any] = []
+    session = harness.build(commands=commands)
+    await session.bind_mode(on_error=errors.append)
+    await session.prompt("/hello world")
+    await session.prompt("/broken")
+    assert seen == ["world"] and session.session_name == "named"
+    assert [(e.extension_path, e.event, e.error) for e in errors] == [("command:broken", "command", "kaputt")]
+    assert harness.provider.requests == []
+
+
+class InputAndStartPlugin:
+    @hookimpl
+    def input(self, event: Any) -> dict[str, Any]:
+        return {"action": "transform", "text": event.text.upper()}
+
+    @hookimpl
+    def before_agent_start(self, event: Any) -> dict[str, Any]:
+        return {
+            "message": {"customType": "note", "content": "injected"},
+            "systemPrompt": event.system_prompt + "\nEXTRA",
+        }
+
+
+async def test_input_transform_and_before_agent_start_injection(harness: Harness) -> None:
+    harness.provider.responses.append(text_message("ok"))
+    session = harness.build(plugins=[InputAndStartPlugin()])
+    base = session.system_prompt
+    await session.prompt("shout")
+    context, _ = harness.provider.requests[0]
+    assert context.system_prompt == base + "\nEXTRA"
+    assert session.system_prompt == base  # the replacement lasts one run
+    first, second = session.messages[0], session.messages[1]
+    assert isinstance(first, UserMessage) and first.content[0].text == "SHOUT"  # type: ignore[union-attr]
+    assert isinstance(second, CustomMessage) and second.content == "injected"
+    custom = [line for line in _file_lines(session) if line["type"] == "custom_message"]
+    assert custom and custom[0]["customType"] == "note"
+
+
+class BlockingPlugin:
+    @hookimpl
+    def tool_call(self, event: Any) -> dict[str, Any] | None:
+        return {"block": True, "reason": "no writing"} if event.tool_name == "write" else None
+
+
+async def test_tool_call_hook_blocks_the_tool(harness: Harness) -> None:
+    harness.provider.responses += [
+        tool_call_message(("c1", "write", {"path": "x.txt", "content": "x"})),
+        text_message("ok"),
+    ]
+    session = harness.build(plugins=[BlockingPlugin()])
+    await session.prompt("write")
+    assert not (harness.tmp / "x.txt").exists()
+    result = session.messages[2]
+    assert result.role == "toolResult" and result.is_error  # type: ignore[union-attr]
+    assert result.content[0].text == "no writing"  # type: ignore[union-attr]
+
+
+async def test_user_bash_is_recorded_for_the_next_prompt(harness: Harness) -> None:
+    harness.provider.responses.append(text_message("seen"))
+    session = harness.build()
+    outcome = await session.execute_bash("echo hi; exit 3")
+    assert (outcome.output, outcome.exit_code, outcome.cancelled) == ("hi\n", 3, False)
+    await session.prompt("what happened?")
+    context, _ = harness.provider.requests[0]
+    first = context.messages[0]
+    assert isinstance(first, UserMessage)
+    assert "Ran `echo hi; exit 3`" in first.content[0].text  # type: ignore[union-attr]
+
+
+async def test_abort_during_streaming_keeps_the_partial_reply(harness: Harness) -> None:
+    harness.provider.delay = 0.05
+    harness.provider.responses.append(text_message("a long answer that streams slowly"))
+    session = harness.build()
+    run = asyncio.create_task(session.prompt("go"))
+    await asyncio.sleep(0.08)
+    await session.abort()
+    await run
+    last = session.messages[-1]
+    assert isinstance(last, AssistantMessage) and last.stop_reason == "aborted"
+
+
+async def test_thinking_level_and_model_changes_are_recorded(harness: Harness) -> None:
+    from pi_core.testing.faux import faux_model
+
+    thinker = faux_model("faux-think", reasoning=True)
+    harness.registry.models.append(thinker)
+    session = harness.build()
+    await session.set_model(thinker)
+    session.set_thinking_level("high")
+    assert session.thinking_level == "high"
+    assert session.cycle_thinking_level() is not None
+    assert harness.settings.settings.default_model == "faux-think"
+
+
+class _KeepLastUserStrategy:
+    """A compaction strategy for tests: keep everything from the last user message on."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def prepare(self, branch: Any, settings: Any) -> Any:
+        from pi_core.runtime.compaction import CompactionPreparation
+
+        users = [e for e in branch if e.type == "message" and e.message.role == "user"]
+        if not users or branch[-1].type == "compaction":
+            return None
+        return CompactionPreparation(first_kept_entry_id=users[-1].id, tokens_before=1234)
+
+    async def compact(self, preparation: Any, *, complete: Any, signal: Any, custom_instructions: Any) -> Any:
+        from pi_core.runtime.compaction import CompactionResult
+
+        self.calls += 1
+        return CompactionResult(
+            summary="SUMMARY", first_kept_entry_id=preparation.first_kept_entry_id, tokens_before=1234
+        )
+
+
+def _with_strategy(harness: Harness, session: Any) -> _KeepLastUserStrategy:
+    from pi_core.runtime.compaction import CompactionStrategyRegistry
+
+    strategy = _KeepLastUserStrategy()
+    registry = CompactionStrategyRegistry()
+    registry.register("default", strategy, owner="tests")
+    session.services.compaction = registry
+    return strategy
+
+
+async def test_context_overflow_compacts_and_continues_once(harness: Harness) -> None:
+    from pi_core.runtime.events import CompactionEndEvent, CompactionStartEvent
+
+    overflow = "prompt is too long: 213462 tokens > 200000 maximum"
+    harness.provider.responses += [
+        text_message("first"),
+        text_message("", stop_reason="error", error_message=overflow),
+        text_message("after compaction"),
+    ]
+    session = harness.build()
+    strategy = _with_strategy(harness, session)
+    await session.prompt("one")
+    await session.prompt("two")
+    assert strategy.calls == 1
+    starts = [e for e in harness.events if isinstance(e, CompactionStartEvent)]
+    ends = [e for e in harness.events if isinstance(e, CompactionEndEvent)]
+    assert [e.reason for e in starts] == ["overflow"]
+    assert ends[0].will_retry and ends[0].result is not None and ends[0].result["summary"] == "SUMMARY"
+    roles = [m.role for m in session.messages]
+    assert roles == ["compactionSummary", "user", "assistant"]
+    assert session.get_last_assistant_text() == "after compaction"
+
+
+async def test_threshold_compaction_after_a_large_reply(harness: Harness) -> None:
+    from pi_core.ai.messages import Usage
+    from pi_core.runtime.events import CompactionEndEvent
+
+    big = text_message("big", usage=Usage(input=95_000, output=100, total_tokens=95_100))
+    harness.provider.responses += [text_message("small"), big]
+    session = harness.build()
+    _with_strategy(harness, session)
+    await session.prompt("one")
+    await session.prompt("two")
+    ends = [e for e in harness.events if isinstance(e, CompactionEndEvent)]
+    assert [(e.reason, e.will_retry) for e in ends] == [("threshold", False)]
+    assert session.messages[0].role == "compactionSummary"
+
+
+async def test_without_a_compaction_plugin_a_needed_compaction_is_reported_once(harness: Harness) -> None:
+    from pi_core.ai.messages import Usage
+
+    big = Usage(input=95_000, output=100, total_tokens=95_100)
+    harness.provider.responses += [text_message("a", usage=big), text_message("b", usage=big)]
+    errors: list[Any] = []
+    session = harness.build()
+    await session.bind_mode(on_error=errors.append)
+    await session.prompt("one")
+    await session.prompt("two")
+    assert len(errors) == 1 and "no compaction strategy is installed" in errors[0].error
+    assert session.get_last_assistant_text() == "b"
+
+
+async def test_abort_cancels_a_pending_retry(harness: Harness) -> None:
+    harness.settings.apply_overrides({"retry": {"baseDelayMs": 60_000}})
+    harness.provider.responses.append(text_message("", stop_reason="error", error_message="429 rate limited"))
+    session = harness.build()
+    run = asyncio.create_task(session.prompt("go"))
+    for _ in range(100):
+        await asyncio.sleep(0.01)
+        if any(isinstance(e, AutoRetryStartEvent) for e in harness.events):
+            break
+    assert not session.is_idle
+    await session.abort()
+    await asyncio.wait_for(run, 5)
+    assert harness.events[-1] == AutoRetryEndEvent(success=False, attempt=1, final_error="Retry cancelled")
+    assert session.is_idle

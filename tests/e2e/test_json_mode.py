@@ -1,0 +1,143 @@
+"""JSON mode must write the lines the TypeScript pi writes for the same scripted turns.
+
+Compared by shape: the sequence of event types (runs of ``message_update`` collapsed, since the
+number of deltas depends on how the server chunks) and, line by line, the set of key paths.
+The reference is a capture of pi 0.73.1 (tests/fixtures/ts_pi) and, when node and the npm package
+are present, a live run of the TypeScript pi against the same loopback server.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from pi_core.testing import HttpError, ToolUse, text_turn, tool_turn
+
+if TYPE_CHECKING:
+    from conftest import PiEnv
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "ts_pi"
+TS_CLI = Path("/work/scratch/tspi/node_modules/@mariozechner/pi-coding-agent/dist/cli.js")
+
+#: Where pi's output differs from ours on purpose (or because of JavaScript object sharing):
+#: - pi leaks its stream parser's private ``partialArgs``/``streamIndex`` into tool-call blocks
+#:   of partial messages;
+#: - partial messages are shared, growing objects in both implementations, so what a
+#:   ``message_start``/``message_update`` line shows of the content (text so far, tool arguments
+#:   parsed so far) depends on timing: those contents are compared as opaque values.
+IGNORED = ("partialArgs", "streamIndex")
+OPAQUE = ("arguments",)
+
+
+def _paths(value: Any, prefix: str = "") -> set[str]:
+    found: set[str] = set()
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in IGNORED:
+                continue
+            found.add(f"{prefix}.{key}")
+            if key not in OPAQUE:
+                found |= _paths(item, f"{prefix}.{key}")
+    elif isinstance(value, list):
+        for item in value:
+            found |= _paths(item, f"{prefix}[]")
+    return found
+
+
+def _collapse(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for line in lines:
+        if line["type"] == "message_update" and out and out[-1]["type"] == "message_update":
+            continue
+        out.append(line)
+    return out
+
+
+def _assistant_start(line: dict[str, Any]) -> bool:
+    return line["type"] == "message_start" and line["message"]["role"] == "assistant"
+
+
+def assert_same_shape(ours: list[dict[str, Any]], theirs: list[dict[str, Any]]) -> None:
+    ours, theirs = _collapse(ours), _collapse(theirs)
+    assert [line["type"] for line in ours] == [line["type"] for line in theirs]
+    for mine, reference in zip(ours, theirs, strict=True):
+        mine_paths, reference_paths = _paths(mine), _paths(reference)
+        if _assistant_start(reference):  # see IGNORED: compare the message's own fields only
+            volatile = (".message.content[]", ".message.responseId")
+            mine_paths = {p for p in mine_paths if not p.startswith(volatile)}
+        assert mine_paths == reference_paths, (reference["type"], mine_paths ^ reference_paths)
+
+
+def _lines(text: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def _fixture(name: str) -> list[dict[str, Any]]:
+    return _lines((FIXTURES / name).read_text())
+
+
+def _write_tool_script(pi_env: PiEnv) -> None:
+    pi_env.server.add(
+        tool_turn(ToolUse("write", {"path": "hello.txt", "content": "hi there\n"}, id="call_1")),
+        text_turn("Hello world"),
+    )
+
+
+def test_json_mode_matches_pi_for_a_tool_turn(pi_env: PiEnv) -> None:
+    _write_tool_script(pi_env)
+    result = pi_env.run("--mode", "json", "Write hello.txt")
+    assert result.returncode == 0, result.stderr
+    ours = _lines(result.stdout)
+    assert_same_shape(ours, _fixture("json_mode_write_tool.jsonl"))
+    assert ours[0]["cwd"] == str(pi_env.project)
+    assert (pi_env.project / "hello.txt").read_text() == "hi there\n"
+
+
+def test_json_mode_matches_pi_for_an_auto_retry(pi_env: PiEnv) -> None:
+    pi_env.server.add(HttpError(503, "Service temporarily unavailable", "api_error"), text_turn("Recovered"))
+    result = pi_env.run("--mode", "json", "Say something")
+    assert result.returncode == 0, result.stderr
+    ours = _lines(result.stdout)
+    assert_same_shape(ours, _fixture("json_mode_retry.jsonl"))
+    retry = next(line for line in ours if line["type"] == "auto_retry_start")
+    assert (retry["attempt"], retry["maxAttempts"], retry["delayMs"]) == (1, 3, 10)
+    assert retry["errorMessage"].startswith("503")
+
+
+def test_json_mode_header_is_written_without_a_session_file(pi_env: PiEnv) -> None:
+    pi_env.server.add(text_turn("hi"))
+    result = pi_env.run("--mode", "json", "--no-session", "hi")
+    assert result.returncode == 0, result.stderr
+    header = _lines(result.stdout)[0]
+    assert set(header) == {"type", "version", "id", "timestamp", "cwd"} and header["version"] == 3
+    assert pi_env.session_files() == []
+
+
+@pytest.mark.conformance
+def test_json_mode_matches_live_typescript_pi(pi_env: PiEnv, tmp_path: Path) -> None:
+    node = shutil.which("node")
+    if node is None or not TS_CLI.exists():
+        pytest.skip("node or the TypeScript pi is not installed")
+    home = tmp_path / "ts-home"
+    agent = home / "agent"
+    agent.mkdir(parents=True)
+    shutil.copy(pi_env.agent_dir / "models.json", agent / "models.json")
+    shutil.copy(pi_env.agent_dir / "settings.json", agent / "settings.json")
+    project = tmp_path / "ts-project"
+    project.mkdir()
+    _write_tool_script(pi_env)
+    env = dict(os.environ, HOME=str(home), PI_CODING_AGENT_DIR=str(agent), PI_OFFLINE="1")
+    ts = subprocess.run(
+        [node, str(TS_CLI), "--mode", "json", "--model", "loop/fake-model", "Write hello.txt"],
+        cwd=project, env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert ts.returncode == 0, ts.stderr
+    _write_tool_script(pi_env)
+    ours = pi_env.run("--mode", "json", "Write hello.txt")
+    assert ours.returncode == 0, ours.stderr
+    assert_same_shape(_lines(ours.stdout), _lines(ts.stdout))
