@@ -11,6 +11,7 @@ from pi_core.cli.app import cli
 from pi_core.cli.options import PluginControl, preparse
 from pi_core.cli.run import prepare_plugins, prepare_plugins_async
 from pi_core.plugins.events import AgentStartEvent
+from pi_core.testing import LoopbackLLMServer, text_turn
 
 from pi_core import __version__
 
@@ -42,6 +43,28 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("PI_DISABLED_PLUGINS", raising=False)
     monkeypatch.delenv("PI_TRACE_HOOKS", raising=False)
     return root
+
+
+@pytest.fixture
+def loop_model(project: Path, tmp_path: Path, pi_llm_server: LoopbackLLMServer) -> LoopbackLLMServer:
+    """A loopback model as ``loop/fake-model`` in the agent dir, so a run past the gate really runs."""
+    models = {
+        "providers": {
+            "loop": {
+                "baseUrl": pi_llm_server.base_url("openai-completions"),
+                "api": "openai-completions",
+                "apiKey": "sk-loopback",
+                "models": [{"id": "fake-model", "contextWindow": 128000, "maxTokens": 4096}],
+            }
+        }
+    }
+    write(tmp_path / "agent" / "models.json", json.dumps(models))
+    return pi_llm_server
+
+
+def run_prompt(*args: str) -> Result:
+    """``pi -p --no-session --model loop/fake-model ARGS``."""
+    return pi("-p", "--no-session", "--model", "loop/fake-model", *args)
 
 
 def write(path: Path, text: str) -> Path:
@@ -83,15 +106,24 @@ def test_trust_untrust_cycle_controls_project_plugins(project: Path) -> None:
     assert plugins_json()["gate"]["status"] == "untrusted"
 
 
-def test_untrusted_project_stops_a_run_with_how_to_go_on(project: Path) -> None:
+def test_untrusted_project_stops_a_run_with_how_to_go_on(
+    project: Path, loop_model: LoopbackLLMServer
+) -> None:
     write(project / ".pi" / "extensions" / "gate.py", GATE)
-    result = pi("hello")
+    result = run_prompt("hello")
     assert result.exit_code == 1
     assert "is not trusted yet" in result.stderr and "pi trust" in result.stderr
     assert "--no-extensions" in result.stderr
-    # Past the gate the (not yet wired) runtime answers with a usage error, status 2.
-    assert pi("--no-extensions", "hello").exit_code == 2
-    assert pi("--trust-project", "hello").exit_code == 2
+    assert loop_model.requests == []  # stopped before anything reached the model
+    # Both ways on that the message names really run the agent (with or without the project's code).
+    loop_model.add(text_turn("skipped the project code"), text_turn("ran the project code"))
+    skipped = run_prompt("--no-extensions", "hello")
+    assert skipped.exit_code == 0, skipped.stderr
+    assert skipped.stdout == "skipped the project code\n"
+    trusted = run_prompt("--trust-project", "hello")
+    assert trusted.exit_code == 0, trusted.stderr
+    assert trusted.stdout == "ran the project code\n"
+    assert len(loop_model.requests) == 2
 
 
 def test_broken_plugin_stops_the_run_but_not_pi_plugins(project: Path) -> None:
@@ -107,11 +139,18 @@ def test_broken_plugin_stops_the_run_but_not_pi_plugins(project: Path) -> None:
     assert table.exit_code == 0 and "bad" in table.stdout and "failed" in table.stdout
 
 
-def test_blocking_a_broken_plugin_lets_the_run_go_on(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_blocking_a_broken_plugin_lets_the_run_go_on(
+    project: Path, monkeypatch: pytest.MonkeyPatch, loop_model: LoopbackLLMServer
+) -> None:
     write(project / ".pi" / "extensions" / "bad.py", "def oops(:\n")
     pi("trust")
+    assert run_prompt("hello").exit_code == 1 and loop_model.requests == []
     monkeypatch.setenv("PI_DISABLED_PLUGINS", "bad")
-    assert pi("hello").exit_code == 2
+    loop_model.add(text_turn("went on without bad"))
+    result = run_prompt("hello")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "went on without bad\n" and "bad" not in result.stderr
+    assert len(loop_model.requests) == 1
     assert plugins_json()["bad"]["status"] == "blocked"
 
 
