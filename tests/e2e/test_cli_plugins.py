@@ -218,12 +218,29 @@ async def test_trace_hooks_prints_one_line_per_handler(project: Path, tmp_path: 
     assert stream.getvalue().rstrip().endswith(" ms")
 
 
-def test_broken_settings_file_is_a_clear_error(project: Path) -> None:
-    write(project / ".pi" / "settings.json", '{"extensions": [}')
-    for args in (("plugins",), ("hello",)):
-        result = pi(*args)
-        assert result.exit_code == 1
-        assert f"Error: {project / '.pi' / 'settings.json'} is not valid JSON (line 1" in result.stderr
+def test_broken_settings_file_is_reported_once_and_defaults_apply(
+    project: Path, loop_model: LoopbackLLMServer
+) -> None:
+    settings = write(project / ".pi" / "settings.json", '{"extensions": [}')
+    warning = f"Warning: {settings}:1:17: invalid JSON: Expecting value"
+    listing = pi("plugins")
+    assert listing.exit_code == 0 and listing.stderr.count(warning) == 1
+    loop_model.add(text_turn("ran with defaults"))
+    result = run_prompt("hello")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "ran with defaults\n"
+    assert result.stderr.count(f"{settings}:1:17: invalid JSON") == 1, result.stderr
+
+
+def test_settings_lists_of_wrong_type_are_reported_and_ignored(project: Path, tmp_path: Path) -> None:
+    listed = write(tmp_path / "listed.py", GATE)
+    write(project / ".pi" / "settings.json", json.dumps({"extensions": [str(listed)]}))
+    agent_settings = write(tmp_path / "agent" / "settings.json", '{\n  "disabledPlugins": "listed"\n}')
+    result = pi("plugins", "--json", "--trust-project")
+    assert result.exit_code == 0
+    assert f'Warning: {agent_settings}:2:3: "disabledPlugins" must be a list of strings' in result.stderr
+    rows = {row["name"]: row for row in json.loads(result.stdout)}
+    assert rows["listed"]["status"] == "active"
 
 
 def test_plugins_lists_refused_duplicates_and_missing_paths(project: Path, tmp_path: Path) -> None:

@@ -122,6 +122,30 @@ def test_blocked_by_settings_and_env_never_imports(dirs: tuple[Path, Path], tmp_
     assert not marker.exists()
 
 
+def test_broken_settings_file_is_reported_once_and_its_lists_ignored(dirs: tuple[Path, Path]) -> None:
+    project, agent = dirs
+    write(project / ".pi" / "extensions" / "kept.py")
+    write(agent / "extensions" / "noisy.py")
+    settings = write(agent / "settings.json", '{\n  "disabledPlugins": ["noisy"\n}')
+    pm = load(project, agent)
+    assert active(pm) == ["kept", "noisy"]  # the broken file blocks nothing
+    assert not pm.load_errors
+    (error,) = pm.settings_errors  # read by both the blocker and the discovery, reported once
+    assert (error.path, error.line, error.column) == (str(settings), 3, 1)
+    assert str(error).startswith(f"{settings}:3:1: invalid JSON")
+
+
+def test_settings_error_type_is_the_runtime_one(dirs: tuple[Path, Path]) -> None:
+    from pi_core.runtime.resources import SettingsError, SettingsManager  # the runtime's own names
+
+    project, agent = dirs
+    write(project / ".pi" / "settings.json", '{"extensions": [,]}')
+    (error,) = load(project, agent).settings_errors
+    assert isinstance(error, SettingsError)
+    (runtime_error,) = SettingsManager.create(project, agent).drain_errors()
+    assert str(runtime_error.error) == str(error)
+
+
 def test_duplicate_names_are_refused_with_both_named(dirs: tuple[Path, Path]) -> None:
     project, agent = dirs
     write(project / ".pi" / "extensions" / "twin.py")

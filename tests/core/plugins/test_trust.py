@@ -64,7 +64,15 @@ def test_broken_trust_file_is_a_clear_config_error(project: Path, tmp_path: Path
         check_project_trust(project, agent)
 
 
-def test_broken_settings_file_is_a_clear_config_error(project: Path, tmp_path: Path) -> None:
-    (project / ".pi" / "settings.json").write_text('{"extensions": "oops"}')
-    with pytest.raises(ConfigError, match=r'"extensions" in .* must be a list of strings'):
-        check_project_trust(project, tmp_path / "agent")
+def test_broken_project_settings_count_as_empty(project: Path, tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "x.py").write_text("X = 1\n")
+    settings = project / ".pi" / "settings.json"
+    settings.write_text('{"extensions": ["../../tools/x.py"],}')
+    check = check_project_trust(project, agent)  # no exception: the broken file asks for nothing
+    assert {p.name for p in check.files} == {"gate.py", "__init__.py", "helper.py"}
+    trust_project(project, agent)
+    settings.write_text('{"extensions": ["../../tools/x.py"]}')  # fixed: it now asks for x.py
+    fixed = check_project_trust(project, agent)
+    assert fixed.status == "changed" and "x.py" in {p.name for p in fixed.files}

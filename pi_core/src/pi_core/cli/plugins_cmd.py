@@ -25,6 +25,8 @@ def plugin_rows(control: PluginControl, *, show_all: bool, cwd: Path | None = No
             trust_project=control.trust_project,
         )
     )
+    for problem in pm.settings_errors:  # that file's lists count as empty; say so, then go on
+        click.echo(f"Warning: {problem}", err=True)
     rows: list[dict[str, Any]] = []
     for record in pm.records.values():  # insertion order = load order
         if record.builtin and not show_all:

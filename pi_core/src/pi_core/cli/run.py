@@ -135,6 +135,9 @@ def command_with_plugin_flags(ctx: click.Context, command: click.Command, args: 
 def gate(setup: PluginSetup, *, interactive: bool = False) -> None:
     """Stop (exit status 1) when plugins failed or the project's plugin code is not trusted.
 
+    A broken settings.json does not stop a run: its lists count as empty, and its error is shown
+    once — by the runtime when the run goes on, here when it does not.
+
     A missing plugin must not go unnoticed (a permission gate, for one). In interactive mode the
     REPL asks about trust itself (``pi_core.plugins.trust``) before calling this.
     """
@@ -146,6 +149,9 @@ def gate(setup: PluginSetup, *, interactive: bool = False) -> None:
 
         click.echo(f"pi: {untrusted_message(untrusted)}", err=True)
     if setup.problems or (untrusted is not None and not interactive):
+        # Past the gate the runtime's settings manager reports broken settings files; here nobody would.
+        for settings_problem in setup.pm.settings_errors:
+            click.echo(f"Warning: {settings_problem}", err=True)
         count = len(setup.problems)
         reason = f"{count} plugin problem(s)" if count else "untrusted project plugin code"
         click.echo(f"pi: not starting because of {reason}. `pi plugins` shows what is loaded.", err=True)

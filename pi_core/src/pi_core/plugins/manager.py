@@ -30,8 +30,16 @@ import pluggy
 from pi_core._markers import ENTRY_POINT_GROUP, PROJECT_NAME
 from pi_core.errors import PluginLoadError, PluginValidationError
 from pi_core.plugins import hookspecs
-from pi_core.plugins.sources import PROJECT_SCOPES, LocalPlugin, agent_dir, blocked_names, discover_local
+from pi_core.plugins.sources import (
+    PROJECT_SCOPES,
+    LocalPlugin,
+    SettingsReader,
+    agent_dir,
+    blocked_names,
+    discover_local,
+)
 from pi_core.plugins.trust import TrustCheck, check_project_trust
+from pi_core.settings_file import SettingsError
 
 #: pi-core's own plugin modules, registered last: the three built-in wire APIs.
 CORE_PLUGIN_MODULES: tuple[str, ...] = ("pi_core.ai.builtin_providers",)
@@ -86,6 +94,8 @@ class PiPluginManager(pluggy.PluginManager):
         self.add_hookspecs(hookspecs)
         self.records: dict[str, PluginRecord] = {}
         self.load_errors: list[PluginLoadError] = []
+        #: settings.json files that could not be used (treated as empty); shown as warnings, never fatal.
+        self.settings_errors: list[SettingsError] = []
         #: Set when project plugin code was skipped because the project is not trusted.
         self.untrusted_project: TrustCheck | None = None
         #: Bumped on every (un)registration; the dispatcher re-sorts handlers when it changes.
@@ -272,12 +282,18 @@ def load_plugins(options: LoadOptions | None = None, pm: PiPluginManager | None 
     agent = options.agent_dir or agent_dir(env)
     cwd = options.cwd.resolve()
 
-    for name in (*blocked_names(cwd=cwd, agent=agent, env=env), *options.blocked):
+    read = SettingsReader()
+    for name in (*blocked_names(cwd=cwd, agent=agent, env=env, read=read), *options.blocked):
         pm.set_blocked(name)
 
     local = discover_local(
-        cwd=cwd, agent=agent, extension_paths=options.extension_paths, discovery=not options.no_extensions
+        cwd=cwd,
+        agent=agent,
+        extension_paths=options.extension_paths,
+        discovery=not options.no_extensions,
+        read=read,
     )
+    pm.settings_errors.extend(read.errors)
     for missing, scope in local.missing:
         record = PluginRecord(Path(missing).stem, _SCOPE_SOURCE[scope], missing, path=missing)
         problem = f"extension path {missing} does not exist"

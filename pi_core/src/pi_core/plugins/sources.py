@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pi_core.errors import ConfigError
+from pi_core.settings_file import SettingsError, line_column, parse_settings_json, read_settings_text
 
 #: Where a local plugin was found, in load-order rank (spec §7.3).
 Scope = Literal["flag", "project-settings", "project", "global-settings", "global"]
@@ -28,28 +28,49 @@ def agent_dir(env: Mapping[str, str] | None = None) -> Path:
     return Path(configured).expanduser() if configured else Path.home() / ".pi" / "agent"
 
 
+class SettingsReader:
+    """Reads each settings file once, with the parser the runtime's settings manager uses.
+
+    A file that cannot be read or is not a JSON object counts as empty (pi's defaults: none of its
+    ``extensions`` load, none of its ``disabledPlugins`` apply); its error — file, line and column —
+    is kept once in :attr:`errors` for the caller to show, and loading goes on.
+    """
+
+    def __init__(self) -> None:
+        self.errors: list[SettingsError] = []
+        self._files: dict[Path, tuple[str, dict[str, Any]]] = {}
+
+    def __call__(self, path: Path) -> dict[str, Any]:
+        return self._read(path)[1]
+
+    def _read(self, path: Path) -> tuple[str, dict[str, Any]]:
+        if path not in self._files:
+            try:
+                text = read_settings_text(path)
+                self._files[path] = (text, parse_settings_json(text, str(path)) if text else {})
+            except SettingsError as error:
+                self.errors.append(error)
+                self._files[path] = ("", {})
+        return self._files[path]
+
+    def string_list(self, path: Path, key: str) -> list[str]:
+        """``key`` of the file as a list of strings; anything else is reported and counts as ``[]``."""
+        text, data = self._read(path)
+        value = data.get(key, [])
+        if isinstance(value, list) and all(isinstance(item, str) for item in value):
+            return list(value)
+        offset = text.find(json.dumps(key))
+        line, column = line_column(text, offset) if offset >= 0 else (None, None)
+        self.errors.append(
+            SettingsError(str(path), f'"{key}" must be a list of strings', line=line, column=column)
+        )
+        self._files[path] = (text, {**data, key: []})
+        return []
+
+
 def read_settings(path: Path) -> dict[str, Any]:
-    """A settings.json as a dict; ``{}`` when the file is missing."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}
-    except OSError as exc:
-        raise ConfigError(f"Cannot read {path}: {exc}") from exc
-    try:
-        data = json.loads(text) if text.strip() else {}
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{path} is not valid JSON (line {exc.lineno}: {exc.msg})") from exc
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path} must hold a JSON object, not {type(data).__name__}")
-    return data
-
-
-def string_list(settings: Mapping[str, Any], key: str, path: Path) -> list[str]:
-    value = settings.get(key, [])
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise ConfigError(f'"{key}" in {path} must be a list of strings')
-    return list(value)
+    """A settings.json as a dict; ``{}`` when it is missing or broken (see :class:`SettingsReader`)."""
+    return SettingsReader()(path)
 
 
 @dataclass(frozen=True)
@@ -117,10 +138,10 @@ def resolve_path(raw: str, base: Path, scope: Scope, sources: LocalSources) -> l
 
 
 def _settings_entries(
-    settings_file: Path, scope: Scope, sources: LocalSources
+    settings_file: Path, scope: Scope, sources: LocalSources, read: SettingsReader
 ) -> tuple[list[LocalPlugin], list[str], list[Path]]:
     """Plain entries load; ``!glob`` and ``-path`` exclude auto-discovered ones; ``+path`` force-includes."""
-    entries = string_list(read_settings(settings_file), "extensions", settings_file)
+    entries = read.string_list(settings_file, "extensions")
     base = settings_file.parent
     loaded: list[LocalPlugin] = []
     exclude_globs: list[str] = []
@@ -143,13 +164,19 @@ def _excluded(plugin: LocalPlugin, globs: Iterable[str], paths: Iterable[Path]) 
 
 
 def discover_local(
-    *, cwd: Path, agent: Path, extension_paths: Iterable[str] = (), discovery: bool = True
+    *,
+    cwd: Path,
+    agent: Path,
+    extension_paths: Iterable[str] = (),
+    discovery: bool = True,
+    read: SettingsReader | None = None,
 ) -> LocalSources:
     """Local plugins in load order: ``-e``, project settings, project dir, global settings, global dir.
 
     With ``discovery`` off (``--no-extensions``) only the ``-e`` paths are returned. A path seen twice
-    is loaded once, at its first place.
+    is loaded once, at its first place. Settings problems land in ``read.errors``.
     """
+    read = read or SettingsReader()
     sources = LocalSources()
     ordered: list[LocalPlugin] = []
     for raw in extension_paths:
@@ -159,7 +186,7 @@ def discover_local(
             (cwd / ".pi" / "settings.json", "project-settings", cwd / ".pi" / "extensions", "project"),
             (agent / "settings.json", "global-settings", agent / "extensions", "global"),
         ):
-            listed, globs, paths = _settings_entries(settings_file, settings_scope, sources)  # type: ignore[arg-type]
+            listed, globs, paths = _settings_entries(settings_file, settings_scope, sources, read)  # type: ignore[arg-type]
             ordered.extend(listed)
             auto = scan_directory(auto_dir, auto_scope)  # type: ignore[arg-type]
             ordered.extend(p for p in auto if not _excluded(p, globs, paths))
@@ -172,11 +199,14 @@ def discover_local(
     return sources
 
 
-def blocked_names(*, cwd: Path, agent: Path, env: Mapping[str, str] | None = None) -> list[str]:
+def blocked_names(
+    *, cwd: Path, agent: Path, env: Mapping[str, str] | None = None, read: SettingsReader | None = None
+) -> list[str]:
     """Names blocked by ``disabledPlugins`` (global and project settings) and ``PI_DISABLED_PLUGINS``."""
     env = os.environ if env is None else env
+    read = read or SettingsReader()
     names: list[str] = []
     for settings_file in (agent / "settings.json", cwd / ".pi" / "settings.json"):
-        names.extend(string_list(read_settings(settings_file), "disabledPlugins", settings_file))
+        names.extend(read.string_list(settings_file, "disabledPlugins"))
     names.extend(n.strip() for n in env.get("PI_DISABLED_PLUGINS", "").split(",") if n.strip())
     return list(dict.fromkeys(names))

@@ -23,21 +23,10 @@ from pydantic import ValidationError
 
 from pi_core.runtime.resources.paths import CONFIG_DIR_NAME, get_agent_dir
 from pi_core.runtime.resources.settings_model import Settings
+from pi_core.settings_file import SettingsError, line_column, parse_settings_json, read_settings_text
 
 SettingsScope = Literal["global", "project"]
 JsonObject = dict[str, Any]
-
-
-class SettingsError(ValueError):
-    """A settings file could not be used. The message names the file, and the line/column if known."""
-
-    def __init__(self, path: str, reason: str, *, line: int | None = None, column: int | None = None) -> None:
-        self.path = path
-        self.reason = reason
-        self.line = line
-        self.column = column
-        where = f"{path}:{line}:{column}" if line is not None and column is not None else path
-        super().__init__(f"{where}: {reason}")
 
 
 @dataclass(frozen=True)
@@ -92,33 +81,19 @@ def migrate_settings(settings: JsonObject) -> JsonObject:
     return settings
 
 
-def _line_column(text: str, offset: int) -> tuple[int, int]:
-    line = text.count("\n", 0, offset) + 1
-    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
-    return line, column
-
-
 def _key_position(text: str, key_path: tuple[str | int, ...]) -> tuple[int | None, int | None]:
     """Best-effort position of the innermost string key of ``key_path`` in the JSON text."""
     for part in reversed(key_path):
         if isinstance(part, str):
             offset = text.find(json.dumps(part))
             if offset >= 0:
-                return _line_column(text, offset)
+                return line_column(text, offset)
     return None, None
 
 
 def parse_settings_text(text: str, path: str) -> JsonObject:
     """Parse and migrate one settings file's text; raise :class:`SettingsError` with line/column."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise SettingsError(
-            path, f"invalid JSON: {error.msg}", line=error.lineno, column=error.colno
-        ) from None
-    if not isinstance(data, dict):
-        raise SettingsError(path, "settings must be a JSON object", line=1, column=1)
-    migrated = migrate_settings(data)
+    migrated = migrate_settings(parse_settings_json(text, path))
     try:
         Settings.model_validate(migrated)
     except ValidationError as error:
@@ -130,6 +105,16 @@ def parse_settings_text(text: str, path: str) -> JsonObject:
             path, f"invalid value for {dotted}: {first['msg']}", line=line, column=column
         ) from None
     return migrated
+
+
+def read_settings_file(path: Path) -> JsonObject:
+    """One settings file, parsed and migrated; ``{}`` when missing or empty.
+
+    Raises :class:`SettingsError` (path, line, column) when it cannot be read or is not valid
+    settings. The plugin loader reads the same files with :mod:`pi_core.settings_file` (JSON only).
+    """
+    text = read_settings_text(path)
+    return parse_settings_text(text, str(path)) if text else {}
 
 
 @contextlib.contextmanager
@@ -197,16 +182,7 @@ class SettingsManager:
         path = self._path(scope)
         if path is None:
             return self._data[scope]
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return {}
-        except (OSError, UnicodeDecodeError) as error:
-            reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-            raise SettingsError(str(path), f"cannot read settings: {reason}") from None
-        if not text:
-            return {}
-        return parse_settings_text(text, str(path))
+        return read_settings_file(path)
 
     def reload(self) -> None:
         """Re-read both files. A file that fails keeps being treated as empty and is reported."""
