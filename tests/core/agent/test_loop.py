@@ -273,3 +273,17 @@ async def test_loop_continue_preconditions() -> None:
     done = AssistantMessage(api="faux", provider="faux", model="faux-1")
     with pytest.raises(ValueError, match="Cannot continue from message role: assistant"):
         agent_loop_continue(AgentContext(messages=[user("x"), done]), config)
+
+
+async def test_message_start_is_a_snapshot_taken_before_anything_streamed() -> None:
+    # pi's message_start carries the assistant message as it was when the stream opened
+    # (content: [], zero usage); a consumer that keeps the event must not see it grow afterwards.
+    _, config = setup([text_message("hello there")])
+    events, added = await run([user("hi")], AgentContext(), config)
+    start = next(e for e in events if e.type == "message_start" and e.message.role == "assistant")  # type: ignore[union-attr]
+    assert start.message.content == []  # type: ignore[union-attr]
+    assert start.message.usage.output == 0  # type: ignore[union-attr]
+    assert start.message is not added[1]  # type: ignore[union-attr]
+    end = next(e for e in events if e.type == "message_end" and e.message.role == "assistant")  # type: ignore[union-attr]
+    assert end.message is added[1]  # type: ignore[union-attr]
+    assert added[1].content[0].text == "hello there"  # type: ignore[union-attr]

@@ -60,3 +60,22 @@ async def test_loop_abort_mid_stream_on_real_provider(pi_llm_server: LoopbackLLM
     last = agent.state.messages[-1]
     assert isinstance(last, AssistantMessage) and last.stop_reason == "aborted"
     assert last.content[0].text.startswith("z")  # type: ignore[union-attr]
+
+
+async def test_kept_message_start_does_not_grow_on_each_api(pi_llm_server: LoopbackLLMServer) -> None:
+    # As in pi's captures: message_start of an assistant reply has content [] and zero usage.
+    for api in ("anthropic-messages", "openai-completions", "openai-responses"):
+        pi_llm_server.add(text_turn("Hello world"))
+        agent = agent_for(pi_llm_server, api)
+        starts: list[AssistantMessage] = []
+
+        def keep(event: Any, *_: Any, starts: list[AssistantMessage] = starts) -> None:
+            if event.type == "message_start" and event.message.role == "assistant":
+                starts.append(event.message)
+
+        agent.subscribe(keep)
+        await agent.prompt("go")
+        (start,) = starts
+        assert start.content == [] and start.usage.total_tokens == 0, api
+        final = agent.state.messages[-1]
+        assert isinstance(final, AssistantMessage) and final.content[0].text == "Hello world"  # type: ignore[union-attr]

@@ -33,6 +33,7 @@ from pi_core.agent.tools import AgentTool, AgentToolResult, ToolError
 from pi_core.agent.validation import validate_tool_arguments
 from pi_core.ai._fast import construct
 from pi_core.ai.abort import AbortSignal
+from pi_core.ai.event_stream import snapshot_message
 from pi_core.ai.messages import (
     AgentMessage,
     AssistantMessage,
@@ -370,7 +371,11 @@ async def _consume_response(
             partial = event.partial  # type: ignore[union-attr]
             current.messages.append(partial)
             added_partial = True
-            await emit(MessageStartEvent.model_construct(message=partial.model_copy()))
+            # pi's message_start shows the message as the stream opened (content [], zero usage), but
+            # the partial is filled in place: a queue-fed stream has run ahead already, and anyone
+            # keeping the event would see it grow. So it carries a detached copy (once per message).
+            opened = getattr(response, "start_snapshot", None)
+            await emit(MessageStartEvent.model_construct(message=opened or snapshot_message(partial)))
         elif kind == "done" or kind == "error":
             break
         elif added_partial:
@@ -381,7 +386,7 @@ async def _consume_response(
         current.messages[-1] = final
     else:
         current.messages.append(final)
-        await emit(MessageStartEvent.model_construct(message=final.model_copy()))
+        await emit(MessageStartEvent.model_construct(message=snapshot_message(final)))
     await emit(MessageEndEvent.model_construct(message=final))
     return final
 

@@ -15,6 +15,19 @@ from pi_core.ai.messages import AssistantMessage
 from pi_core.ai.provider import AssistantMessageEvent
 
 
+def snapshot_message(message: AssistantMessage) -> AssistantMessage:
+    """A copy of ``message`` that does not change when the provider keeps filling the original.
+
+    Content blocks and usage are copied (providers grow them in place); once per message, never per delta.
+    """
+    return message.model_copy(
+        update={
+            "content": [block.model_copy() for block in message.content],
+            "usage": message.usage.model_copy(update={"cost": message.usage.cost.model_copy()}),
+        }
+    )
+
+
 class AssistantMessageEventStream:
     """Events of one assistant message; ends after the first ``done`` or ``error`` event."""
 
@@ -25,12 +38,17 @@ class AssistantMessageEventStream:
         self._result: asyncio.Future[AssistantMessage] = asyncio.get_running_loop().create_future()
         #: The task producing events, if any; ``aclose`` cancels it.
         self.producer: asyncio.Task[None] | None = None
+        #: The message as it was when ``start`` was pushed. The producer runs ahead of the consumer and
+        #: fills the partial in place, so the agent loop takes its ``message_start`` from here.
+        self.start_snapshot: AssistantMessage | None = None
 
     def push(self, event: AssistantMessageEvent) -> None:
         if self._done:
             return
         kind = event.type
-        if kind == "done" or kind == "error":
+        if kind == "start":
+            self.start_snapshot = snapshot_message(event.partial)  # type: ignore[union-attr]
+        elif kind == "done" or kind == "error":
             self._done = True
             final = event.message if event.type == "done" else event.error  # type: ignore[union-attr]
             if not self._result.done():
