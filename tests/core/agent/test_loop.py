@@ -287,3 +287,16 @@ async def test_message_start_is_a_snapshot_taken_before_anything_streamed() -> N
     end = next(e for e in events if e.type == "message_end" and e.message.role == "assistant")  # type: ignore[union-attr]
     assert end.message is added[1]  # type: ignore[union-attr]
     assert added[1].content[0].text == "hello there"  # type: ignore[union-attr]
+
+
+async def test_before_tool_call_can_replace_the_arguments() -> None:
+    async def before(ctx: Any, signal: Any) -> BeforeToolCallResult | None:
+        return BeforeToolCallResult(args=SleepArgs(seconds=0, label=ctx.args.label + "-rewritten"))
+
+    calls = tool_call_message(("c1", "sleep", {"seconds": 0, "label": "orig"}))
+    _, config = setup([calls, text_message("ok")], before_tool_call=before)
+    log: list[str] = []
+    _, added = await run([user("go")], AgentContext(tools=[sleep_tool(log=log)]), config)
+    (result,) = [m for m in added if isinstance(m, ToolResultMessage)]
+    assert log == ["start orig-rewritten", "end orig-rewritten"]
+    assert result.content[0].text == "slept orig-rewritten"  # type: ignore[union-attr]

@@ -80,10 +80,13 @@ class BeforeToolCallContext:
 
 @dataclass
 class BeforeToolCallResult:
-    """``block=True`` turns the call into an error result with ``reason``."""
+    """``block=True`` turns the call into an error result with ``reason``; ``args`` (when not
+    ``None``) replaces the validated arguments ``execute`` receives (pi's in-place edits of the
+    ``tool_call`` input, for tools whose arguments are a model rather than the dict a hook edits)."""
 
     block: bool = False
     reason: str | None = None
+    args: Any = None
 
 
 @dataclass
@@ -504,6 +507,9 @@ async def _prepare(
             if verdict is not None and getattr(verdict, "block", False):
                 reason = getattr(verdict, "reason", None) or "Tool execution was blocked"
                 return _Finalized(call, _error_result(reason), True)
+            replaced = getattr(verdict, "args", None)
+            if replaced is not None:
+                args = replaced
         return _Prepared(call, tool, args)
     except Exception as error:
         return _Finalized(call, _error_result(_exception_text(error)), True)

@@ -46,6 +46,10 @@ class HookBridge:
         result = await self.hooks.tool_call(event, self._context())
         if result is not None and result.block:
             return BeforeToolCallResult(block=True, reason=result.reason)
+        # Handlers edit ``event.input`` in place to change the arguments (pi's rule). The event holds
+        # its own copy, and a tool with a pydantic parameter model gets a model, so hand edits back.
+        if event.input != args:
+            return BeforeToolCallResult(args=_with_edits(call.args, event.input))
         return None
 
     async def after_tool_call(
@@ -150,6 +154,14 @@ class HookBridge:
                 )
                 await hooks.tool_execution_end(end, ctx)
         return None
+
+
+def _with_edits(original: Any, edited: dict[str, Any]) -> Any:
+    """The edited arguments in the form the tool takes: the dict itself (pi does not re-validate),
+    or the tool's parameter model built from it (an edit that does not fit fails the call)."""
+    if isinstance(original, dict):
+        return edited
+    return type(original).model_validate(edited)
 
 
 def _as_dict(args: Any) -> dict[str, Any]:
