@@ -17,6 +17,16 @@ from pi_core.ai.messages import (
     ToolResultMessage,
 )
 from pi_core.session.context import build_session_context, iso_to_ms
+from pi_core.session.entries import (
+    BranchSummaryEntry,
+    CustomEntry,
+    CustomMessageEntry,
+    LabelEntry,
+    MessageEntry,
+    ModelChangeEntry,
+    SessionInfoEntry,
+    ThinkingLevelChangeEntry,
+)
 
 from .tokens import calculate_context_tokens, estimate_tokens, valid_usage
 
@@ -79,12 +89,43 @@ def _context_message(entry: Any) -> AgentMessage | None:
     return None
 
 
+#: Entry classes whose ``type`` is fixed and is not ``compaction``.
+_NEVER_COMPACTION = frozenset(
+    {
+        MessageEntry,
+        ModelChangeEntry,
+        ThinkingLevelChangeEntry,
+        BranchSummaryEntry,
+        CustomEntry,
+        CustomMessageEntry,
+        LabelEntry,
+        SessionInfoEntry,
+    }
+)
+
+
 def last_compaction_index(branch: Sequence[Any]) -> int:
     """Index of the last ``compaction`` entry on the branch, or -1."""
+    # A branch without any compaction is answered from the entries' classes (a pass in C) instead
+    # of reading ``type`` from each of, say, 100k entries scattered in memory.
+    if set(map(type, branch)) <= _NEVER_COMPACTION:
+        return -1
     for i in range(len(branch) - 1, -1, -1):
         if branch[i].type == "compaction":
             return i
     return -1
+
+
+def index_on_branch(branch: Sequence[Any], entry_id: str, before: int) -> int | None:
+    """Index of the entry ``entry_id`` in ``branch[:before]``, or None.
+
+    Searched backwards from ``before``: the entries a compaction keeps lie just before it. (The ids
+    on a branch are unique: it is a path in a tree.)
+    """
+    for i in range(before - 1, -1, -1):
+        if branch[i].id == entry_id:
+            return i
+    return None
 
 
 def estimate_branch_context_tokens(branch: Sequence[Any], compaction_index: int | None = None) -> int:
@@ -100,9 +141,7 @@ def estimate_branch_context_tokens(branch: Sequence[Any], compaction_index: int 
     spans = [range(last, compaction_index, -1)]
     compaction = branch[compaction_index] if compaction_index >= 0 else None
     if compaction is not None:
-        first_kept = next(
-            (i for i in range(compaction_index) if branch[i].id == compaction.first_kept_entry_id), None
-        )
+        first_kept = index_on_branch(branch, compaction.first_kept_entry_id, compaction_index)
         if first_kept is not None:
             spans.append(range(compaction_index - 1, first_kept - 1, -1))
     trailing = 0
