@@ -131,6 +131,7 @@ def make_file(path: Path, count: int, compacted: bool) -> None:
 
 def measure_open(path: str) -> None:
     """(child) open + build context; print seconds and memory as JSON."""
+    from pi_core.ai.messages import UserMessage
     from pi_core.session.manager import SessionManager
 
     baseline = peak_rss_mb()
@@ -142,6 +143,17 @@ def measure_open(path: str) -> None:
     done = time.perf_counter()
     cpu = time.process_time() - cpu_start
     peak = peak_rss_mb()
+    # What the runtime does after every agent run: read the branch (compaction check, usage).
+    branch_cpu = []
+    for _ in range(2):
+        start_cpu = time.process_time()
+        branch = sm.get_branch()
+        branch_cpu.append(time.process_time() - start_cpu)
+    sm.append_message(UserMessage(content="one more"))
+    start_cpu = time.process_time()
+    branch = sm.get_branch()
+    branch_cpu.append(time.process_time() - start_cpu)
+    del branch
     print(
         json.dumps(
             {
@@ -152,6 +164,8 @@ def measure_open(path: str) -> None:
                 "messages": len(ctx.messages),
                 "peak_mb": peak,
                 "growth_mb": peak - baseline,
+                "branch_cpu_s": branch_cpu,
+                "peak_with_branch_mb": peak_rss_mb(),
             }
         )
     )
@@ -250,8 +264,8 @@ def main() -> None:
             for compacted in (False, True):
                 path = root / f"s{size}{'c' if compacted else ''}.jsonl"
                 make_file(path, size, compacted)
-                py = py_open(path)
                 ts = None if args.no_ts else ts_open(path)
+                py = py_open(path)  # after TS: it appends one entry to the file
                 ts_total = f"{ts['total_s']:8.3f}" if ts and "total_s" in ts else f"{'n/a':>8}"
                 ts_peak = f"{ts['peak_mb']:10.1f}" if ts and "peak_mb" in ts else f"{'n/a':>10}"
                 shape = "compacted" if compacted else "linear"
@@ -259,6 +273,11 @@ def main() -> None:
                     f"{size:>8} {shape:>9} | {py['open_s']:8.3f} {py['context_s']:8.3f} {py['total_s']:8.3f} "
                     f"{py['cpu_s']:8.3f} {py['peak_mb']:10.1f} {py['growth_mb']:7.1f} {py['messages']:>6} | {ts_total} {ts_peak}"
                     f"   (file {path.stat().st_size / 1e6:.1f} MB)"
+                )
+                first, again, appended = (seconds * 1000 for seconds in py["branch_cpu_s"])
+                print(
+                    f"{'':>18} get_branch CPU: first {first:.1f} ms, again {again:.2f} ms, after an append "
+                    f"{appended:.2f} ms; peak with the branch {py['peak_with_branch_mb']:.1f} MB"
                 )
         from pi_core.session.listing import read_session_info
 
