@@ -130,10 +130,13 @@ def make_file(path: Path, count: int, compacted: bool) -> None:
 
 
 def measure_open(path: str) -> None:
-    """(child) open + build context; print seconds and memory as JSON."""
+    """(child) open + build context, then get_branch; print seconds and memory as JSON.
+
+    Works on a copy of the file: it appends one entry (get_branch after an append)."""
     from pi_core.ai.messages import UserMessage
     from pi_core.session.manager import SessionManager
 
+    path = shutil.copyfile(path, path + ".child.jsonl")
     baseline = peak_rss_mb()
     cpu_start = time.process_time()
     start = time.perf_counter()
@@ -264,8 +267,8 @@ def main() -> None:
             for compacted in (False, True):
                 path = root / f"s{size}{'c' if compacted else ''}.jsonl"
                 make_file(path, size, compacted)
+                py = py_open(path)
                 ts = None if args.no_ts else ts_open(path)
-                py = py_open(path)  # after TS: it appends one entry to the file
                 ts_total = f"{ts['total_s']:8.3f}" if ts and "total_s" in ts else f"{'n/a':>8}"
                 ts_peak = f"{ts['peak_mb']:10.1f}" if ts and "peak_mb" in ts else f"{'n/a':>10}"
                 shape = "compacted" if compacted else "linear"
@@ -281,7 +284,7 @@ def main() -> None:
                 )
         from pi_core.session.listing import read_session_info
 
-        for path in sorted(root.glob("s*.jsonl")):
+        for path in sorted(root.glob("s*[0-9c].jsonl")):
             start = time.perf_counter()
             info = read_session_info(path)
             elapsed = time.perf_counter() - start

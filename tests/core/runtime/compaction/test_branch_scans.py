@@ -32,6 +32,14 @@ def test_last_compaction_index_by_class_and_by_type() -> None:
     assert last_compaction_index([*plain, unknown]) == -1
 
 
+def test_last_compaction_index_far_back() -> None:
+    many = [_message(i) for i in range(600)]
+    assert last_compaction_index(many) == -1
+    assert last_compaction_index([_compaction(0), *many]) == 0
+    assert last_compaction_index([SimpleNamespace(type="compaction"), *many]) == 0
+    assert last_compaction_index([*many[:100], _compaction(1), *many]) == 100
+
+
 def test_index_on_branch_looks_before_the_given_position() -> None:
     branch = [_message(0), _message(1), _message(2), _compaction(3)]
     assert index_on_branch(branch, "m1", 3) == 1

@@ -7,6 +7,7 @@ summary); branch summarization keeps them and skips tool results instead.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import islice
 from typing import Any
 
 from pi_core.ai.messages import (
@@ -89,6 +90,8 @@ def _context_message(entry: Any) -> AgentMessage | None:
     return None
 
 
+#: How many of the newest entries are asked for their type one by one.
+_RECENT = 256
 #: Entry classes whose ``type`` is fixed and is not ``compaction``.
 _NEVER_COMPACTION = frozenset(
     {
@@ -106,11 +109,16 @@ _NEVER_COMPACTION = frozenset(
 
 def last_compaction_index(branch: Sequence[Any]) -> int:
     """Index of the last ``compaction`` entry on the branch, or -1."""
-    # A branch without any compaction is answered from the entries' classes (a pass in C) instead
-    # of reading ``type`` from each of, say, 100k entries scattered in memory.
-    if set(map(type, branch)) <= _NEVER_COMPACTION:
+    end = len(branch)
+    recent = max(end - _RECENT, 0)
+    for i in range(end - 1, recent - 1, -1):  # usually it is recent, if there is one at all
+        if branch[i].type == "compaction":
+            return i
+    # Further back, a branch without compaction is answered from the entries' classes (a pass in
+    # C) instead of reading ``type`` from each of, say, 100k entries scattered in memory.
+    if set(map(type, islice(branch, recent))) <= _NEVER_COMPACTION:
         return -1
-    for i in range(len(branch) - 1, -1, -1):
+    for i in range(recent - 1, -1, -1):
         if branch[i].type == "compaction":
             return i
     return -1
