@@ -181,3 +181,23 @@ def test_random_operations_never_see_a_stale_branch(tmp_path: Path, ops: list[tu
                 if number % 2:
                     sm.build_session_context()
         assert_branch(sm)
+
+
+def test_damaged_files_give_the_same_branch_as_fresh_models(tmp_path: Path) -> None:
+    sm = SessionManager.create("/p", tmp_path)
+    ids = conversation(sm, 2)
+    path = Path(sm.get_session_file() or "")
+    lines = path.read_text().splitlines()
+    duplicate = json.loads(lines[3])
+    duplicate["message"] = {"role": "user", "content": "the later line wins", "timestamp": 5}
+    dangling = json.loads(lines[1])
+    dangling["id"], dangling["parentId"] = "d4ngl1ng", "nowhere0"
+    path.write_text("\n".join([*lines, json.dumps(duplicate), json.dumps(dangling)]) + "\n")
+
+    reopened = SessionManager.open(path)
+    assert {issue.kind for issue in reopened.load_issues} == {"duplicate-id", "dangling-parent"}
+    reopened.build_session_context()
+    assert [e.id for e in assert_branch(reopened)] == ["d4ngl1ng"]
+    branch = assert_branch(reopened, ids[4])
+    assert branch[2].message.content == "the later line wins"  # type: ignore[union-attr]
+    assert_branch(reopened, ids[5])
