@@ -79,9 +79,15 @@ def show(label: str, figures: tuple[float, float, float, Any], extra: str = "") 
 def main() -> None:
     size = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
     sm = build_session(size)
+    cpu = time.process_time()
     branch = sm.get_branch()
+    first = (time.process_time() - cpu) * 1000
     settings = CompactionSettings()
     print(f"session: {len(branch)} entries on the branch")
+    show(
+        f"get_branch again (first call: CPU {first:.0f} ms, entry models built from the lines)",
+        timed(sm.get_branch),
+    )
 
     preparation = show(
         "prepare_compaction (cut point, messages, file ops, tokensBefore)",

@@ -130,9 +130,13 @@ def make_file(path: Path, count: int, compacted: bool) -> None:
 
 
 def measure_open(path: str) -> None:
-    """(child) open + build context; print seconds and memory as JSON."""
+    """(child) open + build context, then get_branch; print seconds and memory as JSON.
+
+    Works on a copy of the file: it appends one entry (get_branch after an append)."""
+    from pi_core.ai.messages import UserMessage
     from pi_core.session.manager import SessionManager
 
+    path = shutil.copyfile(path, path + ".child.jsonl")
     baseline = peak_rss_mb()
     cpu_start = time.process_time()
     start = time.perf_counter()
@@ -142,6 +146,17 @@ def measure_open(path: str) -> None:
     done = time.perf_counter()
     cpu = time.process_time() - cpu_start
     peak = peak_rss_mb()
+    # What the runtime does after every agent run: read the branch (compaction check, usage).
+    branch_cpu = []
+    for _ in range(2):
+        start_cpu = time.process_time()
+        branch = sm.get_branch()
+        branch_cpu.append(time.process_time() - start_cpu)
+    sm.append_message(UserMessage(content="one more"))
+    start_cpu = time.process_time()
+    branch = sm.get_branch()
+    branch_cpu.append(time.process_time() - start_cpu)
+    del branch
     print(
         json.dumps(
             {
@@ -152,6 +167,8 @@ def measure_open(path: str) -> None:
                 "messages": len(ctx.messages),
                 "peak_mb": peak,
                 "growth_mb": peak - baseline,
+                "branch_cpu_s": branch_cpu,
+                "peak_with_branch_mb": peak_rss_mb(),
             }
         )
     )
@@ -260,9 +277,14 @@ def main() -> None:
                     f"{py['cpu_s']:8.3f} {py['peak_mb']:10.1f} {py['growth_mb']:7.1f} {py['messages']:>6} | {ts_total} {ts_peak}"
                     f"   (file {path.stat().st_size / 1e6:.1f} MB)"
                 )
+                first, again, appended = (seconds * 1000 for seconds in py["branch_cpu_s"])
+                print(
+                    f"{'':>18} get_branch CPU: first {first:.1f} ms, again {again:.2f} ms, after an append "
+                    f"{appended:.2f} ms; peak with the branch {py['peak_with_branch_mb']:.1f} MB"
+                )
         from pi_core.session.listing import read_session_info
 
-        for path in sorted(root.glob("s*.jsonl")):
+        for path in sorted(root.glob("s*[0-9c].jsonl")):
             start = time.perf_counter()
             info = read_session_info(path)
             elapsed = time.perf_counter() - start

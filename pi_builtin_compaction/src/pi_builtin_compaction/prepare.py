@@ -10,7 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pi_core.ai.messages import AgentMessage
+from pi_core.ai.messages import (
+    AgentMessage,
+    AssistantMessage,
+    BashExecutionMessage,
+    CustomMessage,
+    ToolResultMessage,
+    UserMessage,
+)
 from pi_core.runtime.compaction import (
     CompactionPreparation,
     CompactionSettings,
@@ -19,21 +26,29 @@ from pi_core.runtime.compaction import (
     last_compaction_index,
     message_for_compaction,
 )
+from pi_core.runtime.compaction.entry_messages import index_on_branch
+from pi_core.session.entries import MessageEntry
 
 from .cut_point import find_cut_point
 
+#: Message classes that are never an assistant message (their ``role`` is fixed).
+_NOT_ASSISTANT = frozenset({UserMessage, ToolResultMessage, BashExecutionMessage, CustomMessage})
+
 
 def _collect(branch: Sequence[Any], start: int, end: int, file_ops: FileOperations) -> list[AgentMessage]:
-    """The compaction messages of ``branch[start:end]``, recording file operations on the way."""
+    """The compaction messages of ``branch[start:end]``, recording file operations on the way.
+
+    Runs over up to the whole branch, so pi's own entry and message classes are recognized by
+    class: that spares reading ``type`` and ``role`` from each object's dictionary."""
     messages: list[AgentMessage] = []
     append = messages.append
     track = file_ops.add_from_message
-    for i in range(start, end):
-        entry = branch[i]
-        if entry.type == "message":
+    for entry in branch[start:end]:
+        if type(entry) is MessageEntry or entry.type == "message":
             message = entry.message
             append(message)
-            if message.role == "assistant":
+            kind = type(message)
+            if kind is AssistantMessage or (kind not in _NOT_ASSISTANT and message.role == "assistant"):
                 track(message)
         else:
             # custom_message / branch_summary become user-like messages; they carry no tool calls.
@@ -57,10 +72,8 @@ def prepare_compaction(branch: Sequence[Any], settings: CompactionSettings) -> C
         previous = branch[previous_index]
         previous_summary = previous.summary
         # Re-summarize what the previous compaction kept verbatim, together with everything newer.
-        boundary_start = next(
-            (i for i in range(previous_index) if branch[i].id == previous.first_kept_entry_id),
-            previous_index + 1,
-        )
+        kept_at = index_on_branch(branch, previous.first_kept_entry_id, previous_index)
+        boundary_start = kept_at if kept_at is not None else previous_index + 1
         if not getattr(previous, "from_hook", None):
             file_ops.add_from_details(getattr(previous, "details", None))
     boundary_end = len(branch)

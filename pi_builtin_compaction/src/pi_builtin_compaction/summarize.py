@@ -15,9 +15,8 @@ from pi_core.runtime.compaction import (
     CompleteFn,
     SummaryRequest,
     format_file_operations,
-    serialize_conversation,
+    serialize_conversation_into,
 )
-from pi_core.session.convert import convert_to_llm
 
 from .prompts import (
     ADDITIONAL_FOCUS,
@@ -30,9 +29,19 @@ from .prompts import (
 )
 
 
+def _prompt_text(messages: Sequence[AgentMessage], *after: str) -> str:
+    """``<conversation>`` + the serialized messages (after the usual LLM conversion) + ``after``,
+    joined once: the conversation of a big session is tens of megabytes."""
+    parts = ["<conversation>\n"]
+    serialize_conversation_into(parts, messages, convert=True)
+    parts.append("\n</conversation>\n\n")
+    parts.extend(after)
+    return "".join(parts)
+
+
 def conversation_block(messages: Sequence[AgentMessage]) -> str:
     """``<conversation>`` + the serialized messages (after the usual LLM conversion)."""
-    return f"<conversation>\n{serialize_conversation(convert_to_llm(list(messages)))}\n</conversation>\n\n"
+    return _prompt_text(messages)
 
 
 def summary_request(prompt_text: str, max_tokens: int, *, use_reasoning: bool = True) -> SummaryRequest:
@@ -55,17 +64,14 @@ def history_request(
     prompt = UPDATE_SUMMARIZATION_PROMPT if previous_summary else SUMMARIZATION_PROMPT
     if custom_instructions:
         prompt = f"{prompt}{ADDITIONAL_FOCUS}{custom_instructions}"
-    text = conversation_block(messages)
-    if previous_summary:
-        text += f"<previous-summary>\n{previous_summary}\n</previous-summary>\n\n"
-    return summary_request(text + prompt, int(0.8 * reserve_tokens))
+    previous = f"<previous-summary>\n{previous_summary}\n</previous-summary>\n\n" if previous_summary else ""
+    return summary_request(_prompt_text(messages, previous, prompt), int(0.8 * reserve_tokens))
 
 
 def turn_prefix_request(messages: Sequence[AgentMessage], reserve_tokens: int) -> SummaryRequest:
     """The request summarizing the beginning of a split turn; half the reserve as output budget."""
-    return summary_request(
-        conversation_block(messages) + TURN_PREFIX_SUMMARIZATION_PROMPT, int(0.5 * reserve_tokens)
-    )
+    text = _prompt_text(messages, TURN_PREFIX_SUMMARIZATION_PROMPT)
+    return summary_request(text, int(0.5 * reserve_tokens))
 
 
 def response_text(response: AssistantMessage) -> str:

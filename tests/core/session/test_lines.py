@@ -187,16 +187,21 @@ def compaction_line(id: str, parent: str, first_kept: str) -> str:
     return json.dumps(entry, separators=(",", ":"))
 
 
-def test_messages_prepared_at_open_are_handed_out_once_then_dropped(tmp_path: Path) -> None:
+def test_messages_prepared_at_open_are_handed_out_and_kept_for_the_branch(tmp_path: Path) -> None:
     path = write_session(tmp_path, MESSAGES)
     sm = SessionManager.open(path)
     prepared = [meta.message for meta in sm._metas]
     assert all(message is not None for message in prepared)
     first = sm.build_session_context().messages
     assert all(a is b for a, b in zip(first, prepared, strict=True))
-    assert all(meta.message is None for meta in sm._metas)
-    again = sm.build_session_context().messages  # from the lines this time
-    assert again == first and all(a is not b for a, b in zip(again, first, strict=True))
+    again = sm.build_session_context().messages  # the same instances, not parsed again
+    assert all(a is b for a, b in zip(again, first, strict=True))
+    # The entry models wrap those instances too, and equal entries validated from the lines.
+    branch = sm.get_branch()
+    assert all(entry.message is m for entry, m in zip(branch, first, strict=True))  # type: ignore[union-attr]
+    fresh = [MessageEntry.model_validate_json(text) for text in path.read_text().splitlines()[1:]]
+    assert branch == fresh
+    assert [e.model_fields_set for e in branch] == [e.model_fields_set for e in fresh]
 
 
 def test_only_messages_after_the_latest_compaction_are_prepared(tmp_path: Path) -> None:
@@ -219,7 +224,7 @@ def test_branch_off_the_prepared_path_is_dropped_after_the_context(tmp_path: Pat
     path.write_text("\n".join(lines) + "\n")
     sm = SessionManager.open(path)
     assert [m.role for m in sm.build_session_context().messages] == ["user", "toolResult"]
-    assert all(meta.message is None for meta in sm._metas)
+    assert [meta.id for meta in sm._metas if meta.message is not None] == ["a", "c"]
     sm.branch("b")
     assert [m.role for m in sm.build_session_context().messages] == ["user", "assistant"]
 

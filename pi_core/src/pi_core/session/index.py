@@ -39,9 +39,12 @@ class EntryMeta:
     entry: SessionEntry | None = None
     #: 1-based line number in the file (0 when not read from a file).
     line_no: int = 0
-    #: A message entry's message, validated while the file was read (see ``lines.py``); handed
-    #: out once by the first context, then dropped.
+    #: A message entry's message, built for a context (validated while the file was read, see
+    #: ``lines.py``, or later from ``line``) and kept for the next context and for ``entry``.
     message: AgentMessage | None = None
+    #: ``line`` holds only pi's five message entry keys, so ``entry`` can be built around
+    #: ``message`` (``lines.wrap_message``) instead of from ``line``.
+    plain: bool = False
 
 
 def _str_or_none(value: Any) -> str | None:

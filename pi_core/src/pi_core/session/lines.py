@@ -1,10 +1,12 @@
 """Message models straight from a message entry's JSON line, in less time and memory.
 
 A context of a long session holds one message model per message entry, so the cost per message
-decides how fast a large session opens (docs/sessions.md, "Performance"). Three entry points:
+decides how fast a large session opens (docs/sessions.md, "Performance"). Entry points:
 :func:`meta_with_message` (the reader, while opening: record + message from one parse),
-:func:`message_from_line` (a context's message from a kept line) and
-:func:`message_entry_from_line` (a whole :class:`MessageEntry`, for ``get_entry`` and friends).
+:func:`message_from_line` / :func:`plain_message_from_line` (a context's message from a kept
+line), :func:`message_entry_from_line` (a whole :class:`MessageEntry`, for ``get_entry`` and
+friends) and :func:`wrap_message` (that entry around a message already built from a *plain*
+line, one with no keys beyond pi's five: no second parse, and the message instance is shared).
 Two things make them cheaper than validating a ``MessageEntry`` and taking its ``message``:
 
 * **A plain role discriminator.** ``AgentMessage`` chooses its member with a Python function, for
@@ -49,14 +51,17 @@ from pi_core.ai.messages import (
 from pi_core.session.entries import MessageEntry
 from pi_core.session.index import EntryMeta, shared_str
 
-_LINE_CONFIG = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+#: Unknown entry keys are collected (and then dropped): their absence makes a line *plain*.
+_LINE_CONFIG = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
 
 
 def _line_model(message_class: type[BaseModel]) -> type[BaseModel]:
-    # Same required entry fields as MessageEntry, so the same lines pass and fail.
+    # Same required entry fields as MessageEntry, so the same lines pass and fail (``type`` is
+    # "message" on every line that gets here: the record's type was read from it).
     return create_model(
         f"{message_class.__name__}Line",
         __config__=_LINE_CONFIG,
+        type=(str, ...),
         id=(str, ...),
         parent_id=(str | None, ...),
         timestamp=(str, ...),
@@ -129,6 +134,7 @@ def meta_with_message(line: str, line_no: int) -> EntryMeta | None:
         None,
         line_no,
         message,
+        not entry.__pydantic_extra__,
     )
 
 
@@ -138,17 +144,46 @@ def message_from_line(line: str, role: str | None) -> AgentMessage:
     Raises :class:`pydantic.ValidationError` (as ``MessageEntry`` validation would) for a line
     that is not a valid message entry.
     """
+    return plain_message_from_line(line, role)[0]
+
+
+def plain_message_from_line(line: str, role: str | None) -> tuple[AgentMessage, bool]:
+    """:func:`message_from_line`, and whether the line is plain (see :func:`wrap_message`)."""
     validator = _LINE_VALIDATORS.get(role) if role is not None else None
     message: AgentMessage
+    plain = False
     if validator is None:  # unknown or missing role: let the entry model decide (and explain)
         message = MessageEntry.model_validate_json(line).message
     else:
         try:
-            message = validator.validate_json(line).message
+            narrow = validator.validate_json(line)
         except ValidationError as exc:
             message = _entry_fallback(line, exc).message
+        else:
+            message = narrow.message
+            plain = not narrow.__pydantic_extra__
     share_field_sets(message)
-    return message
+    return message, plain
+
+
+def wrap_message(entry_id: str, parent_id: str | None, timestamp: str, message: AgentMessage) -> MessageEntry:
+    """The :class:`MessageEntry` of a plain line (one giving exactly ``type``, ``id``,
+    ``parentId``, ``timestamp`` and ``message``) whose message is ``message``: equal to
+    :func:`message_entry_from_line` of that line (same dictionary, field set and extras), built
+    around the given message instance instead of validating the line again."""
+    entry = _new(MessageEntry)
+    values: dict[str, Any] = {
+        "id": entry_id,
+        "parent_id": parent_id,
+        "timestamp": timestamp,
+        "type": "message",
+        "message": message,
+    }
+    _set(entry, "__dict__", values)
+    _set(entry, "__pydantic_fields_set__", _ENTRY_FIELDS)
+    _set(entry, "__pydantic_extra__", {})
+    _set(entry, "__pydantic_private__", None)
+    return entry
 
 
 def _entry_model(message_class: type[BaseModel]) -> type[MessageEntry]:
@@ -195,7 +230,13 @@ def _entry_fallback(line: str, exc: ValidationError) -> MessageEntry:
 
 
 _set = object.__setattr__
+_new = object.__new__
 _SHARED_SETS: dict[frozenset[str], set[str]] = {}
+#: The field set of an entry read from a plain line, shared the way ``share_field_sets`` does.
+_ENTRY_FIELDS = _SHARED_SETS.setdefault(
+    frozenset({"type", "id", "parent_id", "timestamp", "message"}),
+    {"type", "id", "parent_id", "timestamp", "message"},
+)
 #: Distinct field-name sets are few (they differ by optional and unknown keys); past this many,
 #: models keep their own sets rather than letting the table grow with odd files.
 _MAX_SHARED = 4096

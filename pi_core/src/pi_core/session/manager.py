@@ -37,7 +37,7 @@ from pi_core.session.entries import (
 )
 from pi_core.session.index import EntryMeta, meta_from_entry
 from pi_core.session.jsonl import dumps
-from pi_core.session.lines import message_entry_from_line, message_from_line
+from pi_core.session.lines import message_entry_from_line, plain_message_from_line, wrap_message
 from pi_core.session.listing import SessionInfo, find_most_recent_session, list_sessions, list_sessions_all
 from pi_core.session.paths import (
     default_session_dir,
@@ -86,6 +86,8 @@ class SessionManager:
         self._metas: list[EntryMeta] = []
         self._prepared = False
         self._by_id: dict[str, EntryMeta] = {}
+        #: The last branch handed out: its leaf's record and its entries (see ``get_branch``).
+        self._branch_cache: tuple[EntryMeta, list[SessionEntry]] | None = None
         self._labels: dict[str, str] = {}
         self._label_times: dict[str, str] = {}
         self._leaf_id: str | None = None
@@ -237,6 +239,7 @@ class SessionManager:
 
     def _set_entries(self, metas: list[EntryMeta]) -> None:
         self._prepared = False  # whether some metas may still carry a message prepared at open
+        self._branch_cache = None
         self._metas = metas
         self._by_id = {meta.id: meta for meta in metas}
         self._labels = {}
@@ -382,30 +385,48 @@ class SessionManager:
     # --- reading the tree --------------------------------------------------------------------
 
     def _load(self, meta: EntryMeta) -> SessionEntry:
-        if meta.entry is not None:
-            return meta.entry
+        """The entry model of a record, built once and then kept on the record.
+
+        Entries never change once appended, so the model stays valid for the session's lifetime
+        (a reload or another session brings new records). A message entry whose message a
+        context already built is wrapped around that very instance when its line is plain.
+        """
+        entry = meta.entry
+        if entry is not None:
+            return entry
         assert meta.line is not None
         try:
             if meta.type == "message":
-                return message_entry_from_line(meta.line, meta.key)
-            return parse_entry(meta.line, meta.type)
+                message = meta.message
+                if message is not None and meta.plain:
+                    entry = wrap_message(meta.id, meta.parent_id, meta.timestamp, message)
+                else:
+                    entry = message_entry_from_line(meta.line, meta.key)
+                meta.message = None  # the entry holds it now
+            else:
+                entry = parse_entry(meta.line, meta.type)
         except ValidationError as exc:
             raise self._invalid(meta, exc) from exc
+        meta.entry = entry
+        return entry
 
     def _load_message(self, meta: EntryMeta) -> AgentMessage:
-        """The message of a ``message`` entry, built from its line without the entry model."""
-        if meta.entry is not None:
-            assert isinstance(meta.entry, MessageEntry)
-            return meta.entry.message
-        prepared = meta.message
-        if prepared is not None:  # validated while the file was read; handed out only once
-            meta.message = None
-            return prepared
+        """The message of a ``message`` entry, built from its line without the entry model and
+        kept on the record (for the next context and for the entry model)."""
+        entry = meta.entry
+        if entry is not None:
+            assert isinstance(entry, MessageEntry)
+            return entry.message
+        message = meta.message
+        if message is not None:  # validated while the file was read, or by an earlier context
+            return message
         assert meta.line is not None
         try:
-            return message_from_line(meta.line, meta.key)
+            message, meta.plain = plain_message_from_line(meta.line, meta.key)
         except ValidationError as exc:
             raise self._invalid(meta, exc) from exc
+        meta.message = message
+        return message
 
     def _invalid(self, meta: EntryMeta, exc: ValidationError) -> SessionFileError:
         where = f"{self._session_file}:{meta.line_no}" if meta.line_no else f"entry {meta.id}"
@@ -457,10 +478,39 @@ class SessionManager:
         return path
 
     def get_branch(self, from_id: str | None = None) -> list[SessionEntry]:
-        """Entries from the root down to ``from_id`` (default: the leaf)."""
-        path = self._path_metas(from_id if from_id is not None else self._leaf_id)
+        """Entries from the root down to ``from_id`` (default: the leaf).
+
+        Called after every agent run, so it is cheap when repeated: entry models are kept on
+        their records (``_load``) and the last branch is remembered, so a later call walks only
+        from its leaf up to where the remembered branch ended (typically the entries appended
+        since). The returned list is the caller's own; the entries in it are shared.
+        """
+        target = from_id if from_id is not None else self._leaf_id
+        by_id = self._by_id
+        current = by_id.get(target) if target is not None else None
+        if current is None:
+            return []
+        cached = self._branch_cache
+        tail = cached[0] if cached is not None else None
+        leaf = current
+        newer: list[EntryMeta] = []
+        limit = len(by_id)  # a parent cycle (damaged file) cannot make the walk endless
+        while current is not None and current is not tail and len(newer) <= limit:
+            newer.append(current)
+            parent = current.parent_id
+            current = by_id.get(parent) if parent is not None else None
+        continues = current is not None and current is tail
+        if len(newer) > limit:  # parent cycle: the general walk keeps each entry once
+            newer, continues = self._path_metas(target)[::-1], False
         with gc_paused():
-            return [self._load(meta) for meta in path]
+            loaded = [self._load(meta) for meta in reversed(newer)]
+        if continues:  # reached the remembered branch's leaf: that branch is our beginning
+            assert cached is not None
+            entries = cached[1] + loaded
+        else:
+            entries = loaded
+        self._branch_cache = (leaf, entries)
+        return list(entries)
 
     def get_tree(self) -> list[SessionTreeNode]:
         """Root nodes (parentless, self-parented or orphaned entries); children oldest first."""
@@ -486,17 +536,22 @@ class SessionManager:
         if self._leaf_id is None:
             return SessionContext()
         with gc_paused():
-            context = context_from_path(self._path_metas(self._leaf_id), self._load, self._load_message)
-        self._drop_prepared()
+            path = self._path_metas(self._leaf_id)
+            context = context_from_path(path, self._load, self._load_message)
+        self._drop_prepared(path)
         return context
 
-    def _drop_prepared(self) -> None:
+    def _drop_prepared(self, keep: Sequence[EntryMeta] = ()) -> None:
         """Forget messages validated at open that no context took (other branches, or before a
-        compaction), so the manager holds only lines and records from now on."""
+        compaction), so the manager holds only lines, records and what ``keep`` (the path of the
+        context just built) refers to."""
         if self._prepared:
             self._prepared = False
+            kept = [meta.message for meta in keep]
             for meta in self._metas:
                 meta.message = None
+            for meta, message in zip(keep, kept, strict=True):
+                meta.message = message
 
     # --- branching ---------------------------------------------------------------------------
 

@@ -43,7 +43,13 @@ from .run import (
     CompactionSession,
     run_compaction,
 )
-from .serialize import TOOL_RESULT_MAX_CHARS, format_tool_call, serialize_conversation, truncate_for_summary
+from .serialize import (
+    TOOL_RESULT_MAX_CHARS,
+    format_tool_call,
+    serialize_conversation,
+    serialize_conversation_into,
+    truncate_for_summary,
+)
 from .settings import (
     DEFAULT_STRATEGY,
     BranchSummarySettings,
@@ -129,6 +135,7 @@ __all__ = [
     "navigate_tree",
     "run_compaction",
     "serialize_conversation",
+    "serialize_conversation_into",
     "should_compact",
     "truncate_for_summary",
     "valid_usage",

@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pi_core.ai.messages import AgentMessage, AssistantMessage
 from pi_core.ai.overflow import is_context_overflow
 
-from .entry_messages import iso_to_ms
+from .entry_messages import iso_to_ms, last_compaction_index
 from .settings import CompactionSettings
 from .tokens import calculate_context_tokens, estimate_context_tokens, should_compact
 
@@ -39,10 +39,8 @@ class CompactionCheck:
 
 def latest_compaction(branch: Sequence[Any]) -> Any:
     """The last ``compaction`` entry on the branch, or None."""
-    for entry in reversed(branch):
-        if entry.type == "compaction":
-            return entry
-    return None
+    index = last_compaction_index(branch)
+    return branch[index] if index >= 0 else None
 
 
 def check_compaction(
@@ -101,7 +99,7 @@ def check_compaction(
 def context_usage_tokens(branch: Sequence[Any], agent_messages: Sequence[AgentMessage]) -> int | None:
     """The "context used" figure (spec §3.5): None after a compaction until the newest valid response
     after it reports non-zero usage; otherwise the estimate over ``agent_messages``."""
-    compaction_index = next((i for i in range(len(branch) - 1, -1, -1) if branch[i].type == "compaction"), -1)
+    compaction_index = last_compaction_index(branch)
     if compaction_index >= 0:
         trusted = False
         for entry in reversed(branch[compaction_index + 1 :]):

@@ -7,6 +7,7 @@ summary); branch summarization keeps them and skips tool results instead.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import islice
 from typing import Any
 
 from pi_core.ai.messages import (
@@ -17,6 +18,16 @@ from pi_core.ai.messages import (
     ToolResultMessage,
 )
 from pi_core.session.context import build_session_context, iso_to_ms
+from pi_core.session.entries import (
+    BranchSummaryEntry,
+    CustomEntry,
+    CustomMessageEntry,
+    LabelEntry,
+    MessageEntry,
+    ModelChangeEntry,
+    SessionInfoEntry,
+    ThinkingLevelChangeEntry,
+)
 
 from .tokens import calculate_context_tokens, estimate_tokens, valid_usage
 
@@ -79,12 +90,50 @@ def _context_message(entry: Any) -> AgentMessage | None:
     return None
 
 
+#: How many of the newest entries are asked for their type one by one.
+_RECENT = 256
+#: Entry classes whose ``type`` is fixed and is not ``compaction``.
+_NEVER_COMPACTION = frozenset(
+    {
+        MessageEntry,
+        ModelChangeEntry,
+        ThinkingLevelChangeEntry,
+        BranchSummaryEntry,
+        CustomEntry,
+        CustomMessageEntry,
+        LabelEntry,
+        SessionInfoEntry,
+    }
+)
+
+
 def last_compaction_index(branch: Sequence[Any]) -> int:
     """Index of the last ``compaction`` entry on the branch, or -1."""
-    for i in range(len(branch) - 1, -1, -1):
+    end = len(branch)
+    recent = max(end - _RECENT, 0)
+    for i in range(end - 1, recent - 1, -1):  # usually it is recent, if there is one at all
+        if branch[i].type == "compaction":
+            return i
+    # Further back, a branch without compaction is answered from the entries' classes (a pass in
+    # C) instead of reading ``type`` from each of, say, 100k entries scattered in memory.
+    if set(map(type, islice(branch, recent))) <= _NEVER_COMPACTION:
+        return -1
+    for i in range(recent - 1, -1, -1):
         if branch[i].type == "compaction":
             return i
     return -1
+
+
+def index_on_branch(branch: Sequence[Any], entry_id: str, before: int) -> int | None:
+    """Index of the entry ``entry_id`` in ``branch[:before]``, or None.
+
+    Searched backwards from ``before``: the entries a compaction keeps lie just before it. (The ids
+    on a branch are unique: it is a path in a tree.)
+    """
+    for i in range(before - 1, -1, -1):
+        if branch[i].id == entry_id:
+            return i
+    return None
 
 
 def estimate_branch_context_tokens(branch: Sequence[Any], compaction_index: int | None = None) -> int:
@@ -100,9 +149,7 @@ def estimate_branch_context_tokens(branch: Sequence[Any], compaction_index: int 
     spans = [range(last, compaction_index, -1)]
     compaction = branch[compaction_index] if compaction_index >= 0 else None
     if compaction is not None:
-        first_kept = next(
-            (i for i in range(compaction_index) if branch[i].id == compaction.first_kept_entry_id), None
-        )
+        first_kept = index_on_branch(branch, compaction.first_kept_entry_id, compaction_index)
         if first_kept is not None:
             spans.append(range(compaction_index - 1, first_kept - 1, -1))
     trailing = 0

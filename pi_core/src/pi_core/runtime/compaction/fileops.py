@@ -11,7 +11,10 @@ from typing import Any
 from pydantic import Field
 
 from pi_core._model import PiModel
-from pi_core.ai.messages import AgentMessage
+from pi_core.ai.messages import AgentMessage, ImageContent, TextContent, ThinkingContent, ToolCall
+
+#: Content block classes that are never a tool call (their ``type`` is fixed).
+_NOT_TOOL_CALL = frozenset({TextContent, ThinkingContent, ImageContent})
 
 
 class FileOperations(PiModel):
@@ -36,8 +39,10 @@ class FileOperations(PiModel):
         """Record the file operations of an assistant message's tool calls."""
         if message.role != "assistant":
             return
+        block: Any
         for block in message.content:
-            if block.type != "toolCall":
+            kind = type(block)  # pi's own blocks by class: spares a dictionary read per block
+            if kind is not ToolCall and (kind in _NOT_TOOL_CALL or block.type != "toolCall"):
                 continue
             path = block.arguments.get("path")
             if not isinstance(path, str) or not path:
