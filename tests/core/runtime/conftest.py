@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 from pi_core.agent.tools import AgentTool, AgentToolResult
-from pi_core.ai.messages import TextContent
 from pi_core.ai.auth import ENV_API_KEYS, AuthStorage
+from pi_core.ai.messages import TextContent
 from pi_core.ai.models import ModelRegistry
 from pi_core.ai.provider import Model, ProviderConfig, register_api_provider, unregister_api_providers
 from pi_core.plugins.dispatch import Dispatcher, Hooks
@@ -20,7 +20,6 @@ from pi_core.runtime.resources import ResourceOptions, SettingsManager, load_res
 from pi_core.runtime.session import AgentSession, SessionServices
 from pi_core.session.manager import SessionManager
 from pi_core.testing.faux import FAUX_API, FauxProvider
-
 
 FAUX_PROVIDER = ProviderConfig(
     id="faux",
