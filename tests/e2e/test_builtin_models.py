@@ -219,3 +219,16 @@ def test_plugin_registered_provider(pi_env: PiEnv) -> None:
     assert [line.split() for line in listed.stdout.splitlines()][1] == [
         "plugged", "plug-model", "64K", "16.4K", "no", "no"
     ]  # fmt: skip
+
+
+def test_models_json_headers_and_auth_header_reach_the_request(pi_env: PiEnv) -> None:
+    path = pi_env.agent_dir / "models.json"
+    data = json.loads(path.read_text())
+    data["providers"]["loop"].update(headers={"x-team": "TEAM_NAME"}, authHeader=True, apiKey="!echo sk-cmd")
+    path.write_text(json.dumps(data))
+    pi_env.extra_env["TEAM_NAME"] = "blue"
+    pi_env.server.add(text_turn("with headers"))
+    result = pi_env.run("-p", "hi")
+    assert result.returncode == 0, result.stderr
+    headers = pi_env.server.requests[-1].headers
+    assert headers["x-team"] == "blue" and headers["authorization"] == "Bearer sk-cmd"
