@@ -318,3 +318,20 @@ def test_oauth_entries_count_as_oauth(pi_agent_dir: Path) -> None:
     reg = registry(pi_agent_dir)
     opus = reg.find("anthropic", "claude-opus-4-7")
     assert opus is not None and reg.is_using_oauth(opus) and opus in reg.get_available()
+
+
+def test_loading_the_catalogue_imports_no_sdk(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from pi_core.ai.models import ModelRegistry\n"
+        "import pi_core.ai.resolve, pi_core.runtime.host\n"
+        "registry = ModelRegistry()\n"
+        "assert registry.find('anthropic', 'claude-sonnet-4-5') is not None\n"
+        "print(sorted(m for m in ('anthropic', 'openai') if m in sys.modules))\n"
+    )
+    env = {"PI_CODING_AGENT_DIR": str(tmp_path), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert done.stdout.strip() == "[]"
