@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pi_core.ai.auth import ENV_API_KEYS
 from pi_core.testing import LoopbackLLMServer
 
 PI = str(Path(sys.executable).with_name("pi"))
@@ -125,6 +126,8 @@ class RpcClient:
 class PiEnv:
     root: Path
     server: LoopbackLLMServer
+    #: Set on top of the cleaned environment (e.g. a provider's API key variable).
+    extra_env: dict[str, str] = field(default_factory=dict)
 
     @property
     def agent_dir(self) -> Path:
@@ -144,6 +147,10 @@ class PiEnv:
             PI_DISABLED_PLUGINS="hello,keep-recent",
         )
         env.pop("PI_CODING_AGENT_SESSION_DIR", None)
+        for names in ENV_API_KEYS.values():  # the built-in providers stay keyless unless a test says so
+            for name in names:
+                env.pop(name, None)
+        env.update(self.extra_env)
         return env
 
     def run(

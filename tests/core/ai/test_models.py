@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -211,3 +212,126 @@ def test_list_models_text_uses_available_models(pi_agent_dir: Path, monkeypatch:
     monkeypatch.setenv("OPENAI_API_KEY", "x")
     text = list_models_text(reg, "gpt-5.4")
     assert "anthropic" not in text and "gpt-5.4" in text
+
+
+def test_plugin_provider_with_models_replaces_the_provider_after_models_json(
+    pi_agent_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    data = {"providers": {"openai": {"baseUrl": "http://json.local/v1", "apiKey": "json-key"}}}
+    reg = registry(pi_agent_dir, data)
+    assert reg.find("openai", "gpt-4o") is not None
+    reg.register_provider(
+        ProviderConfig(
+            id="openai",
+            base_url="http://plugin.local/v1",
+            api="openai-completions",
+            api_key="plugin-key",
+            models=[{"id": "only-this"}],  # type: ignore[list-item]
+        )
+    )
+    assert [m.id for m in reg.get_all() if m.provider == "openai"] == ["only-this"]
+    only = reg.find("openai", "only-this")
+    assert only is not None and only.base_url == "http://plugin.local/v1"
+    assert reg.get_api_key(only) == "plugin-key"  # the plugin's key, set after models.json's
+    reg.unregister_provider("openai")
+    gpt = reg.find("openai", "gpt-4o")
+    assert (
+        gpt is not None and gpt.base_url == "http://json.local/v1" and reg.find("openai", "only-this") is None
+    )
+    assert reg.get_api_key(gpt) == "json-key"
+
+
+def test_plugin_provider_without_models_moves_builtins(pi_agent_dir: Path) -> None:
+    reg = registry(pi_agent_dir)
+    reg.register_provider(ProviderConfig(id="anthropic", base_url="http://proxy.local"))
+    assert {m.base_url for m in reg.get_all() if m.provider == "anthropic"} == {"http://proxy.local"}
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        (
+            {"id": "p", "apiKey": "k", "api": "a", "models": [{"id": "m"}]},
+            'Provider p: "baseUrl" is required when defining models.',
+        ),
+        (
+            {"id": "p", "baseUrl": "http://x", "api": "a", "models": [{"id": "m"}]},
+            'Provider p: "apiKey" is required when defining models.',
+        ),
+        (
+            {"id": "p", "baseUrl": "http://x", "apiKey": "k", "models": [{"id": "m"}]},
+            'Provider p, model m: no "api" specified.',
+        ),
+        ({"baseUrl": "http://x"}, "ProviderConfig.id (the provider name) is required"),
+    ],
+)
+def test_plugin_provider_validation(pi_agent_dir: Path, config: dict[str, object], message: str) -> None:
+    reg = registry(pi_agent_dir)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        reg.register_provider(ProviderConfig.model_validate(config))
+    assert reg.providers() == ["anthropic", "openai"]
+
+
+def test_register_sorts_wire_apis_from_providers(pi_agent_dir: Path) -> None:
+    from pi_core.ai.provider import get_api_provider, unregister_api_providers
+    from pi_core.testing.faux import FauxProvider
+
+    reg = registry(pi_agent_dir)
+    wire = FauxProvider(api="registered-by-test")
+    try:
+        reg.register(wire, source_id="test-register")
+        assert get_api_provider("registered-by-test") is wire
+    finally:
+        unregister_api_providers("test-register")
+    with pytest.raises(TypeError, match="expects an ApiProvider or a ProviderConfig, got str"):
+        reg.register("nonsense")  # type: ignore[arg-type]
+
+
+async def test_request_auth_resolves_key_and_headers(
+    pi_agent_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PROXY_TOKEN", "tok-123")
+    data = {
+        "providers": {
+            "proxy": {
+                "baseUrl": "http://proxy.local/v1",
+                "api": "openai-completions",
+                "apiKey": "!echo cmd-key",
+                "authHeader": True,
+                "headers": {"x-proxy-token": "PROXY_TOKEN"},
+                "models": [{"id": "m"}],
+            }
+        }
+    }
+    reg = registry(pi_agent_dir, data)
+    model = reg.find("proxy", "m")
+    assert model is not None and reg.has_configured_auth(model) and not reg.is_using_oauth(model)
+    auth = await reg.get_api_key_and_headers(model)
+    assert auth.api_key == "cmd-key"
+    assert auth.headers == {"x-proxy-token": "tok-123", "Authorization": "Bearer cmd-key"}
+    assert reg.get_error() is None
+
+
+def test_oauth_entries_count_as_oauth(pi_agent_dir: Path) -> None:
+    (pi_agent_dir / "auth.json").write_text(json.dumps({"anthropic": {"type": "oauth", "access": "a"}}))
+    reg = registry(pi_agent_dir)
+    opus = reg.find("anthropic", "claude-opus-4-7")
+    assert opus is not None and reg.is_using_oauth(opus) and opus in reg.get_available()
+
+
+def test_loading_the_catalogue_imports_no_sdk(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from pi_core.ai.models import ModelRegistry\n"
+        "import pi_core.ai.resolve, pi_core.runtime.host\n"
+        "registry = ModelRegistry()\n"
+        "assert registry.find('anthropic', 'claude-sonnet-4-5') is not None\n"
+        "print(sorted(m for m in ('anthropic', 'openai') if m in sys.modules))\n"
+    )
+    env = {"PI_CODING_AGENT_DIR": str(tmp_path), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert done.stdout.strip() == "[]"

@@ -9,38 +9,32 @@ from typing import Any
 
 import pytest
 from pi_core.agent.tools import AgentTool, AgentToolResult
+from pi_core.ai.auth import ENV_API_KEYS, AuthStorage
 from pi_core.ai.messages import TextContent
-from pi_core.ai.provider import Model, register_api_provider, unregister_api_providers
+from pi_core.ai.models import ModelRegistry
+from pi_core.ai.provider import Model, ProviderConfig, register_api_provider, unregister_api_providers
 from pi_core.plugins.dispatch import Dispatcher, Hooks
 from pi_core.plugins.manager import PiPluginManager
 from pi_core.plugins.registry import CommandSpec
 from pi_core.runtime.resources import ResourceOptions, SettingsManager, load_resources
 from pi_core.runtime.session import AgentSession, SessionServices
 from pi_core.session.manager import SessionManager
-from pi_core.testing.faux import FauxProvider, faux_model
+from pi_core.testing.faux import FAUX_API, FauxProvider
+
+FAUX_PROVIDER = ProviderConfig(
+    id="faux",
+    base_url="faux://in-process",
+    api=FAUX_API,
+    api_key="test-key",
+    models=[{"id": "faux-1", "contextWindow": 100_000}],  # type: ignore[list-item]
+)
 
 
-@dataclass
-class FakeRegistry:
-    """The part of the model registry AgentSession uses; every model has a key unless told otherwise."""
-
-    models: list[Model]
-    keyless: set[str] = field(default_factory=set)
-
-    def has_configured_auth(self, model: Model) -> bool:
-        return model.provider not in self.keyless
-
-    def is_using_oauth(self, model: Model) -> bool:
-        return False
-
-    async def get_api_key(self, model: Model) -> str | None:
-        return None if model.provider in self.keyless else "test-key"
-
-    def get_available(self) -> list[Model]:
-        return [m for m in self.models if m.provider not in self.keyless]
-
-    def find(self, provider: str, model_id: str) -> Model | None:
-        return next((m for m in self.models if m.provider == provider and m.id == model_id), None)
+def faux_registry(agent_dir: Path) -> ModelRegistry:
+    """The real model registry with provider ``faux`` (key ``test-key``) registered as a plugin would."""
+    registry = ModelRegistry(AuthStorage(agent_dir / "auth.json"), agent_dir / "models.json")
+    registry.register_provider(FAUX_PROVIDER)
+    return registry
 
 
 async def _write_file(
@@ -68,7 +62,7 @@ WRITE_TOOL = AgentTool(
 class Harness:
     tmp: Path
     provider: FauxProvider
-    registry: FakeRegistry
+    registry: ModelRegistry
     settings: SettingsManager
     events: list[Any] = field(default_factory=list)
     errors: list[Any] = field(default_factory=list)
@@ -106,7 +100,7 @@ class Harness:
         session = AgentSession(
             services,
             manager,
-            model=model if model is not None else self.registry.models[0],
+            model=model if model is not None else self.registry.find("faux", "faux-1"),
             thinking_level="off",
             active_tools=["write"],
         )
@@ -114,8 +108,25 @@ class Harness:
         session.subscribe(self.events.append)
         return session
 
+    def add_model(self, model_id: str, **fields: Any) -> Model:
+        """Another model of provider ``faux``."""
+        config = FAUX_PROVIDER.to_json_dict()
+        config["models"] = [*config["models"], {"id": model_id, **fields}]
+        self.registry.register_provider(ProviderConfig.model_validate(config))
+        found = self.registry.find("faux", model_id)
+        assert found is not None
+        return found
+
     def types(self) -> list[str]:
         return [e.type for e in self.events]
+
+
+@pytest.fixture(autouse=True)
+def _no_provider_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No built-in model may count as available because of the developer's own API keys."""
+    for names in ENV_API_KEYS.values():
+        for name in names:
+            monkeypatch.delenv(name, raising=False)
 
 
 @pytest.fixture
@@ -125,6 +136,6 @@ def harness(tmp_path: Path) -> Iterator[Harness]:
     settings = SettingsManager.in_memory({"retry": {"baseDelayMs": 1}})
     (tmp_path / "agent").mkdir()
     try:
-        yield Harness(tmp_path, provider, FakeRegistry([faux_model(context_window=100_000)]), settings)
+        yield Harness(tmp_path, provider, faux_registry(tmp_path / "agent"), settings)
     finally:
         unregister_api_providers("runtime-tests")

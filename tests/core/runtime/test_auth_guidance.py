@@ -23,3 +23,16 @@ def test_oauth_failed_message() -> None:
         'Authentication failed for "anthropic". Credentials may have expired or network is unavailable. '
         "Run '/login anthropic' to re-authenticate."
     )
+
+
+def test_no_api_key_message_says_where_a_key_can_come_from() -> None:
+    assert no_api_key_message("anthropic").endswith(
+        "\n\nSet ANTHROPIC_API_KEY or ANTHROPIC_OAUTH_TOKEN in the environment, or pass --api-key."
+    )
+    assert no_api_key_message("openai").endswith(
+        "\n\nSet OPENAI_API_KEY in the environment, or pass --api-key."
+    )
+    assert no_api_key_message("my-host").endswith(
+        '\n\nSet "apiKey" for provider "my-host" in models.json, or pass --api-key.'
+    )
+    assert "--api-key" not in no_api_key_message("unknown")

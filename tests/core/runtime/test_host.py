@@ -172,3 +172,54 @@ async def test_session_dir_setting_is_used_when_no_flag(dirs: tuple[Path, Path],
     assert host.session.session_manager.get_session_dir() == str(target)
     flagged = await RuntimeHost.create(_options(dirs, session_dir=str(tmp_path / "flag")), _parts())
     assert flagged.session.session_manager.get_session_dir() == str(tmp_path / "flag")
+
+
+async def test_plugin_providers_join_the_registry_and_bad_ones_are_errors(dirs: tuple[Path, Path]) -> None:
+    from pi_core.ai.provider import ProviderConfig
+
+    good = ProviderConfig.model_validate(
+        {"id": "plug", "baseUrl": "http://127.0.0.1:9/v1", "api": "openai-completions", "apiKey": "k",
+         "models": [{"id": "p1"}]}
+    )  # fmt: skip
+    bad = ProviderConfig.model_validate({"id": "broken", "models": [{"id": "x"}]})
+    parts = _parts()
+    parts.providers = [good, bad]
+    host = await RuntimeHost.create(_options(dirs, model="plug/p1"), parts)
+    assert host.session.model is not None and host.session.model.provider == "plug"
+    assert [d.message for d in host.diagnostics if d.kind == "error"] == [
+        'Plugin provider error: Provider broken: "baseUrl" is required when defining models.'
+    ]
+
+
+async def test_broken_models_json_is_a_warning_and_builtins_stay(dirs: tuple[Path, Path]) -> None:
+    agent, _ = dirs
+    (agent / "models.json").write_text("{ nope")
+    host = await RuntimeHost.create(_options(dirs, model="anthropic/claude-sonnet-4-5"), _parts())
+    assert [d.kind for d in host.diagnostics] == ["warning"]
+    assert host.diagnostics[0].message.startswith("errors loading models.json:\nFailed to parse models.json:")
+    assert host.session.model is not None and host.session.model.id == "claude-sonnet-4-5"
+
+
+async def test_unknown_model_is_a_usage_error(dirs: tuple[Path, Path]) -> None:
+    host = await RuntimeHost.create(_options(dirs, model="loop/m1x", provider="nope"), _parts())
+    (error,) = host.diagnostics
+    assert error.kind == "error" and error.usage
+    assert error.message == 'Unknown provider "nope". Use --list-models to see available providers/models.'
+
+
+async def test_model_scope_picks_saved_default_in_scope_else_first(dirs: tuple[Path, Path]) -> None:
+    agent, _ = dirs
+    first = await RuntimeHost.create(_options(dirs, models=["loop/m2:low", "loop/m1"]), _parts())
+    assert (first.session.model.id, first.session.thinking_level) == ("m2", "low")  # type: ignore[union-attr]
+    assert [(m.id, level) for m, level in first.services.scoped_models] == [("m2", "low"), ("m1", None)]
+    (agent / "settings.json").write_text(json.dumps({"defaultProvider": "loop", "defaultModel": "m1"}))
+    saved = await RuntimeHost.create(_options(dirs, models=["loop/m2:low", "loop/m1"]), _parts())
+    assert saved.session.model.id == "m1"  # type: ignore[union-attr]
+
+
+async def test_api_key_flag_applies_to_the_chosen_models_provider(dirs: tuple[Path, Path]) -> None:
+    host = await RuntimeHost.create(_options(dirs, model="openai/gpt-4o", api_key="sk-flag"), _parts())
+    model = host.session.model
+    assert model is not None and host.services.model_registry.has_configured_auth(model)
+    assert host.services.model_registry.get_api_key(model) == "sk-flag"
+    assert host.diagnostics == []

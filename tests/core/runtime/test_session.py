@@ -77,9 +77,10 @@ async def test_retry_gives_up_after_max_retries(harness: Harness) -> None:
 
 
 async def test_no_api_key_is_a_clear_prompt_error(harness: Harness) -> None:
-    harness.registry.keyless.add("faux")
-    session = harness.build()
-    with pytest.raises(RuntimeError, match=r"^No API key found for faux\.\n\nUse /login"):
+    from pi_core.testing.faux import faux_model
+
+    session = harness.build(model=faux_model(provider="keyless"))
+    with pytest.raises(RuntimeError, match=r"^No API key found for keyless\.\n\nUse /login"):
         await session.prompt("hi")
     assert harness.events == []
 
@@ -208,10 +209,7 @@ async def test_abort_during_streaming_keeps_the_partial_reply(harness: Harness) 
 
 
 async def test_thinking_level_and_model_changes_are_recorded(harness: Harness) -> None:
-    from pi_core.testing.faux import faux_model
-
-    thinker = faux_model("faux-think", reasoning=True)
-    harness.registry.models.append(thinker)
+    thinker = harness.add_model("faux-think", reasoning=True)
     session = harness.build()
     await session.set_model(thinker)
     session.set_thinking_level("high")

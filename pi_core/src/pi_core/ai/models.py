@@ -9,6 +9,7 @@ Plugins add providers through :meth:`ModelRegistry.register_provider` with the s
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass
 from functools import cache
@@ -19,7 +20,14 @@ from typing import Any
 from pydantic import ValidationError
 
 from pi_core.ai.auth import AuthStorage, agent_dir, resolve_config_value
-from pi_core.ai.provider import Model, ModelCost, ProviderConfig, ProviderModelConfig
+from pi_core.ai.provider import (
+    ApiProvider,
+    Model,
+    ModelCost,
+    ProviderConfig,
+    ProviderModelConfig,
+    register_api_provider,
+)
 
 MODEL_DEFAULTS: dict[str, Any] = {"context_window": 128000, "max_tokens": 16384}
 
@@ -176,53 +184,111 @@ def _custom_model(config: ProviderConfig, entry: ProviderModelConfig, base: Mode
 # --- the registry ---------------------------------------------------------------------------------
 
 
-@dataclass
-class _Source:
-    config: ProviderConfig
-    plugin: bool
+@dataclass(frozen=True)
+class RequestAuth:
+    """What one request to a model needs from the registry: the API key and extra headers."""
+
+    api_key: str | None
+    headers: dict[str, str] | None
+
+
+def check_plugin_provider(config: ProviderConfig) -> None:
+    """pi's checks for a provider a plugin registers (``registerProvider``); raises ``ValueError``."""
+    name = config.id
+    if not name:
+        raise ValueError("ProviderConfig.id (the provider name) is required to register a provider")
+    if not config.models:
+        return
+    if not config.base_url:
+        raise ValueError(f'Provider {name}: "baseUrl" is required when defining models.')
+    if not config.api_key:
+        raise ValueError(f'Provider {name}: "apiKey" is required when defining models.')
+    for model in config.models:
+        if not (model.api or config.api):
+            raise ValueError(f'Provider {name}, model {model.id}: no "api" specified.')
+
+
+def _has_request_config(config: ProviderConfig) -> bool:
+    return bool(config.api_key or config.headers or config.auth_header)
 
 
 class ModelRegistry:
-    """All models (built-in, models.json, plugin providers) and the auth needed to call them."""
+    """All models (built-in, models.json, plugin providers) and the auth needed to call them.
+
+    The method names the runtime and plugins use follow pi's ``ModelRegistry``: ``get_all``,
+    ``get_available``, ``find``, ``has_configured_auth``, ``is_using_oauth``,
+    ``get_api_key_and_headers``, ``register_provider``, ``unregister_provider``, ``refresh``,
+    ``get_error``.
+    """
 
     def __init__(self, auth: AuthStorage | None = None, models_json: Path | None = None) -> None:
         self.auth = auth if auth is not None else AuthStorage()
         self.models_json_path = models_json if models_json is not None else agent_dir() / "models.json"
         self.error: str | None = None
-        self._configs: dict[str, _Source] = {}
+        self._json_configs: dict[str, ProviderConfig] = {}
         self._plugin_configs: dict[str, ProviderConfig] = {}
         self._models: list[Model] = []
         self.load()
 
+    # --- plugins ----------------------------------------------------------------------------------
+
     def register_provider(self, config: ProviderConfig) -> None:
-        """A provider from a plugin (same shape as a models.json provider; ``id`` is its name)."""
-        if not config.id:
-            raise ValueError("ProviderConfig.id (the provider name) is required to register a provider")
-        _check_provider(config.id, config, config.id in set(builtin_providers()))
+        """A provider from a plugin, applied over built-ins and models.json (pi's ``registerProvider``).
+
+        With ``models`` it replaces every model of that provider; without, its ``baseUrl`` (and
+        ``compat``/``modelOverrides``) patch the provider's existing models. Raises ``ValueError``
+        with pi's message for an unusable config.
+        """
+        check_plugin_provider(config)
         self._plugin_configs[config.id] = config
         self.load()
+
+    def unregister_provider(self, name: str) -> None:
+        """Forget a plugin provider; built-in models it replaced come back."""
+        if self._plugin_configs.pop(name, None) is not None:
+            self.load()
+
+    def register(self, item: ApiProvider | ProviderConfig, source_id: str = "plugins") -> None:
+        """One item of the ``register_providers`` hook: a wire API implementation or a provider."""
+        if isinstance(item, ProviderConfig):
+            self.register_provider(item)
+        elif isinstance(item, ApiProvider):
+            register_api_provider(item, source_id)
+        else:
+            raise TypeError(
+                f"register_providers expects an ApiProvider or a ProviderConfig, got {type(item).__name__}"
+            )
+
+    # --- loading ----------------------------------------------------------------------------------
 
     def load(self) -> None:
         """(Re)build the model list; models.json errors go to ``error`` and the file is ignored."""
         self.error = None
-        configs: dict[str, _Source] = {name: _Source(c, True) for name, c in self._plugin_configs.items()}
+        json_configs: dict[str, ProviderConfig] = {}
         try:
             text = self.models_json_path.read_text(encoding="utf-8")
         except FileNotFoundError:
             text = None
         if text is not None:
             try:
-                for name, config in parse_models_json(
-                    text, self.models_json_path, set(builtin_providers())
-                ).items():
-                    configs[name] = _Source(config, False)
+                json_configs = parse_models_json(text, self.models_json_path, set(builtin_providers()))
             except ModelsJsonError as error:
                 self.error = str(error)
-        self._configs = configs
+        self._json_configs = json_configs
         models = builtin_models()
-        for source in configs.values():
-            models = self._merge(models, source.config)
+        for config in json_configs.values():
+            models = self._merge(models, config)
+        for config in self._plugin_configs.values():
+            if config.models:
+                # A plugin provider with models owns that provider outright (pi's full replacement).
+                models = [m for m in models if m.provider != config.id]
+            models = self._merge(models, config)
         self._models = models
+
+    refresh = load
+
+    def get_error(self) -> str | None:
+        return self.error
 
     @staticmethod
     def _merge(models: list[Model], config: ProviderConfig) -> list[Model]:
@@ -249,6 +315,8 @@ class ModelRegistry:
     def all(self) -> list[Model]:
         return list(self._models)
 
+    get_all = all
+
     def providers(self) -> list[str]:
         return sorted({m.provider for m in self._models})
 
@@ -256,17 +324,31 @@ class ModelRegistry:
         return next((m for m in self._models if m.provider == provider and m.id == model_id), None)
 
     def provider_config(self, provider: str) -> ProviderConfig | None:
-        source = self._configs.get(provider)
-        return source.config if source else None
+        """The config that authenticates ``provider``'s requests: a plugin's when it sets a key or
+        headers, else models.json's (pi keeps one request config per provider, last writer wins)."""
+        plugin = self._plugin_configs.get(provider)
+        if plugin is not None and _has_request_config(plugin):
+            return plugin
+        return self._json_configs.get(provider) or plugin
 
     def has_auth(self, provider: str) -> bool:
         config = self.provider_config(provider)
         return self.auth.has_auth(provider, config.api_key if config else None)
 
+    def has_configured_auth(self, model: Model) -> bool:
+        """Whether a key is configured for ``model`` (runs no commands)."""
+        return self.has_auth(model.provider)
+
+    def is_using_oauth(self, model: Model) -> bool:
+        entry = self.auth.read().get(model.provider)
+        return isinstance(entry, dict) and entry.get("type") == "oauth"
+
     def available(self) -> list[Model]:
         """Models whose provider has configured auth (no commands are run to decide)."""
         ok = {p: self.has_auth(p) for p in {m.provider for m in self._models}}
         return [m for m in self._models if ok[m.provider]]
+
+    get_available = available
 
     def get_api_key(self, model: Model) -> str | None:
         """Auth storage / env first, then the models.json ``apiKey`` (resolved now, not cached)."""
@@ -287,6 +369,14 @@ class ModelRegistry:
             if api_key:
                 headers["Authorization"] = f"Bearer {api_key}"
         return headers
+
+    async def get_api_key_and_headers(self, model: Model) -> RequestAuth:
+        """Key and headers for one request; ``!command`` values run off the event loop."""
+
+        def resolve() -> RequestAuth:
+            return RequestAuth(self.get_api_key(model), self.request_headers(model) or None)
+
+        return await asyncio.to_thread(resolve)
 
 
 def list_models_text(registry: ModelRegistry, search: str | None = None) -> str:

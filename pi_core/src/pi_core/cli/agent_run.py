@@ -192,16 +192,17 @@ async def _run(
     except SessionNotFoundError as error:
         click.echo(str(error), err=True)
         return 1
+    if options.list_models is not None:
+        # As pi: listing comes before start-up diagnostics (only a models.json problem is shown).
+        _list_models(host, options.list_models, out)
+        await host.dispose()
+        return 0
     for diagnostic in host.diagnostics:
         click.echo(f"{'Error' if diagnostic.kind == 'error' else 'Warning'}: {diagnostic.message}", err=True)
     if any(d.kind == "error" for d in host.diagnostics):
         await host.dispose()
         # An unknown model is a usage error like an unknown flag (status 2); the rest are pi's 1.
         return 2 if any(d.usage for d in host.diagnostics) else 1
-    if options.list_models is not None:
-        _list_models(host, options.list_models, out)
-        await host.dispose()
-        return 0
     stdin_text = None
     if app_mode != "rpc" and not stdin_tty:
         stdin_text = await _read_piped_stdin()
@@ -305,48 +306,14 @@ async def _run_mode(
 
 
 def _list_models(host: Any, search: str, out: IO[str]) -> None:
-    """pi's ``--list-models`` table of the models that have credentials."""
-    models = host.services.model_registry.get_available()
-    if not models:
-        from pi_core.runtime.auth_guidance import no_models_available_message
+    """pi's ``--list-models [search]``: the models that have credentials, as a table."""
+    from pi_core.ai.resolve import format_model_list
+    from pi_core.runtime.auth_guidance import docs_path
 
-        out.write(no_models_available_message() + "\n")
-        return
-    if search:
-        needle = search.lower()
-        models = [m for m in models if _fuzzy(needle, f"{m.provider} {m.id}".lower())]
-    if not models:
-        out.write(f'No models matching "{search}"\n')
-        return
-    rows = [("provider", "model", "context", "max-out", "thinking", "images")]
-    for m in sorted(models, key=lambda m: (m.provider, m.id)):
-        rows.append(
-            (m.provider, m.id, _tokens(m.context_window), _tokens(m.max_tokens),
-             "yes" if m.reasoning else "no", "yes" if "image" in m.input else "no")
-        )  # fmt: skip
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    for row in rows:
-        out.write("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)) + "\n")
-
-
-def _fuzzy(needle: str, text: str) -> bool:
-    """Every character of ``needle`` appears in ``text`` in order (pi's fuzzy filter, simplified)."""
-    position = 0
-    for char in needle:
-        position = text.find(char, position)
-        if position < 0:
-            return False
-        position += 1
-    return True
-
-
-def _tokens(count: int) -> str:
-    """200000 → 200K, 1000000 → 1M, 4096 → 4.1K, as pi formats token counts."""
-    for size, unit in ((1_000_000, "M"), (1000, "K")):
-        if count >= size:
-            value = count / size
-            return f"{int(value)}{unit}" if value.is_integer() else f"{value:.1f}{unit}"
-    return str(count)
+    registry = host.services.model_registry
+    if registry.get_error():
+        click.echo(f"Warning: errors loading models.json:\n{registry.get_error()}", err=True)
+    out.write(format_model_list(registry.get_available(), search or None, str(docs_path())) + "\n")
 
 
 async def _pick_session(options: RunOptions, cwd: str) -> str | None:

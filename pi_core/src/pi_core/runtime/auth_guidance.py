@@ -34,9 +34,24 @@ def no_model_selected_message() -> str:
     return f"No model selected.\n\n{provider_login_help()}\n\nThen use /model to select a model."
 
 
+def api_key_hint(provider: str) -> str:
+    """Where a key for ``provider`` can come from: its environment variable(s), models.json, --api-key."""
+    from pi_core.ai.auth import ENV_API_KEYS
+
+    names = ENV_API_KEYS.get(provider, ())
+    if names:
+        # pi reads them in this order; the last one is the plain API key most people set.
+        shown = " or ".join(reversed(names))
+        return f"Set {shown} in the environment, or pass --api-key."
+    return f'Set "apiKey" for provider "{provider}" in models.json, or pass --api-key.'
+
+
 def no_api_key_message(provider: str) -> str:
     shown = "the selected model" if provider == UNKNOWN_PROVIDER else provider
-    return f"No API key found for {shown}.\n\n{provider_login_help()}"
+    message = f"No API key found for {shown}.\n\n{provider_login_help()}"
+    if provider != UNKNOWN_PROVIDER:
+        message += f"\n\n{api_key_hint(provider)}"
+    return message
 
 
 def oauth_failed_message(provider: str) -> str:

@@ -1,7 +1,7 @@
 """The runtime host: builds an AgentSession from the start-up options and replaces it on demand.
 
 Start-up follows pi's main: settings and resources for the cwd, plugin registrations (tools,
-commands, providers, compaction strategies), the model catalog, the session file (new, ``--continue``,
+commands, providers, compaction strategies), the model registry, the session file (new, ``--continue``,
 ``--session``, ``--fork``, ``--no-session``), the initial model and thinking level, the active tools,
 then ``resources_discover`` and ``session_start``. ``new_session``/``switch_session``/``fork`` dispose
 the current session (``session_shutdown``) and build the next one on the same services; modes
@@ -19,13 +19,19 @@ from typing import Any, Literal
 
 from pi_core.agent.tools import AgentTool
 from pi_core.ai.auth import AuthStorage
-from pi_core.ai.provider import ApiProvider, Model, ProviderConfig, register_api_provider
+from pi_core.ai.models import ModelRegistry
+from pi_core.ai.provider import Model
+from pi_core.ai.resolve import (
+    DEFAULT_MODEL_PER_PROVIDER,
+    ModelNotFoundError,
+    ResolvedModel,
+    resolve_cli_model,
+    resolve_model_scope,
+)
 from pi_core.ai.thinking import clamp_thinking_level
 from pi_core.plugins import events as hook_events
 from pi_core.plugins.dispatch import Hooks
 from pi_core.runtime.auth_guidance import API_KEY_NEEDS_MODEL
-from pi_core.runtime.model_catalog import ModelCatalog
-from pi_core.runtime.model_resolver import DEFAULT_MODEL_PER_PROVIDER, parse_model_pattern, resolve_cli_model
 from pi_core.runtime.resources import ResourceOptions, SettingsManager, load_resources_async
 from pi_core.runtime.session import AgentSession, SessionServices
 
@@ -159,13 +165,15 @@ class RuntimeHost:
         )
         for diagnostic in resources.diagnostics:
             diagnostics.append(Diagnostic("warning", str(diagnostic)))
-        catalog = _catalog(options, plugins)
-        diagnostics.extend(Diagnostic("error", text) for text in catalog.errors)
+        registry, registration_errors = _model_registry(options, plugins)
+        if registry.error:
+            diagnostics.append(Diagnostic("warning", f"errors loading models.json:\n{registry.error}"))
+        diagnostics.extend(Diagnostic("error", text) for text in registration_errors)
         services = SessionServices(
             cwd=options.cwd,
             settings=settings,
             resources=resources,
-            model_registry=catalog,
+            model_registry=registry,
             hooks=plugins.hooks,
             commands=list(plugins.commands),
             plugin_sources=dict(plugins.plugin_sources),
@@ -177,14 +185,15 @@ class RuntimeHost:
             # Precedence as pi: --session-dir, PI_CODING_AGENT_SESSION_DIR, then setting sessionDir.
             options = replace(options, session_dir=_expand_home(configured_dir))
         manager = await asyncio.to_thread(_session_manager, options)
-        model, level, model_diagnostics = _initial_model(options, catalog, settings, manager)
+        scoped = _scoped_models(options, registry, settings)
+        model, level, model_diagnostics = _initial_model(options, registry, settings, manager, scoped)
         diagnostics.extend(model_diagnostics)
         if options.api_key:
             if model is None:
                 diagnostics.append(Diagnostic("error", API_KEY_NEEDS_MODEL))
             else:
-                catalog.auth.set_runtime_api_key(model.provider, options.api_key)
-        services.scoped_models = _scoped_models(options, catalog, settings)
+                registry.auth.set_runtime_api_key(model.provider, options.api_key)
+        services.scoped_models = [(r.model, r.thinking_level) for r in scoped]
         session = AgentSession(
             services,
             manager,
@@ -361,18 +370,23 @@ class RuntimeHost:
         await self.session.dispose("quit")
 
 
-def _catalog(options: RuntimeOptions, plugins: PluginParts) -> ModelCatalog:
+def _model_registry(options: RuntimeOptions, plugins: PluginParts) -> tuple[ModelRegistry, list[str]]:
+    """The built-in catalogue + ``<agentDir>/models.json`` + plugin providers, with auth.json keys.
+
+    Returns the registry and the plugin registrations it refused (pi's start-up errors).
+    """
     from pi_core.ai.builtin_providers import register_builtin_api_providers
 
     register_builtin_api_providers()
-    configs: list[ProviderConfig] = []
-    for provider in plugins.providers:
-        if isinstance(provider, ProviderConfig):
-            configs.append(provider)
-        elif isinstance(provider, ApiProvider):
-            register_api_provider(provider, "plugins")
-    auth = AuthStorage(Path(options.agent_dir) / "auth.json")
-    return ModelCatalog.load(Path(options.agent_dir), auth, configs)
+    agent = Path(options.agent_dir)
+    registry = ModelRegistry(AuthStorage(agent / "auth.json"), agent / "models.json")
+    errors: list[str] = []
+    for item in plugins.providers:
+        try:
+            registry.register(item)
+        except (TypeError, ValueError) as error:
+            errors.append(f"Plugin provider error: {error}")
+    return registry, errors
 
 
 def _compaction_registry(plugins: PluginParts) -> Any:
@@ -400,23 +414,42 @@ def _active_tools(options: RuntimeOptions, plugins: PluginParts) -> list[str]:
 
 
 def _initial_model(
-    options: RuntimeOptions, catalog: ModelCatalog, settings: SettingsManager, manager: Any
+    options: RuntimeOptions,
+    registry: ModelRegistry,
+    settings: SettingsManager,
+    manager: Any,
+    scoped: Sequence[ResolvedModel] = (),
 ) -> tuple[Model | None, str, list[Diagnostic]]:
     """pi's initial model and thinking level (spec agent-loop §11.4, §9)."""
     diagnostics: list[Diagnostic] = []
     model: Model | None = None
     level: str | None = None
-    if options.model:
-        resolved = resolve_cli_model(options.provider, options.model, catalog.get_all())
-        if resolved.warning:
-            diagnostics.append(Diagnostic("warning", resolved.warning))
-        if resolved.error:
-            diagnostics.append(Diagnostic("error", resolved.error, usage=True))
-        model, level = resolved.model, resolved.thinking_level
+    typed = settings.settings
     context = manager.build_session_context()
+    if options.model:
+        try:
+            resolved = resolve_cli_model(options.model, registry.get_all(), options.provider)
+        except ModelNotFoundError as error:
+            diagnostics.append(Diagnostic("error", str(error), usage=True))
+        else:
+            if resolved.warning:
+                diagnostics.append(Diagnostic("warning", resolved.warning))
+            model, level = resolved.model, resolved.thinking_level
+    if model is None and scoped and not context.messages:
+        # A new session with a model scope: the saved default when it is in scope, else the first.
+        saved = next(
+            (
+                r
+                for r in scoped
+                if (r.model.provider, r.model.id) == (typed.default_provider, typed.default_model)
+            ),
+            None,
+        )
+        chosen = saved or scoped[0]
+        model, level = chosen.model, chosen.thinking_level
     if model is None and context.messages and context.model is not None:
-        restored = catalog.find(context.model.provider, context.model.model_id)
-        if restored is not None and catalog.has_configured_auth(restored):
+        restored = registry.find(context.model.provider, context.model.model_id)
+        if restored is not None and registry.has_configured_auth(restored):
             model = restored
         else:
             diagnostics.append(
@@ -424,11 +457,10 @@ def _initial_model(
                     "warning", f"Could not restore model {context.model.provider}/{context.model.model_id}"
                 )
             )
-    typed = settings.settings
     if model is None and not options.model and typed.default_provider and typed.default_model:
-        model = catalog.find(typed.default_provider, typed.default_model)
+        model = registry.find(typed.default_provider, typed.default_model)
     if model is None and not options.model:
-        available = catalog.get_available()
+        available = registry.get_available()
         for provider, model_id in DEFAULT_MODEL_PER_PROVIDER.items():
             model = next((m for m in available if m.provider == provider and m.id == model_id), None)
             if model is not None:
@@ -448,28 +480,13 @@ def _initial_model(
 
 
 def _scoped_models(
-    options: RuntimeOptions, catalog: ModelCatalog, settings: SettingsManager
-) -> list[tuple[Model, str | None]]:
+    options: RuntimeOptions, registry: ModelRegistry, settings: SettingsManager
+) -> list[ResolvedModel]:
+    """``--models`` (or the ``enabledModels`` setting) over the models that have a key."""
     patterns = list(options.models or settings.settings.enabled_models or [])
-    scoped: list[tuple[Model, str | None]] = []
-    available = catalog.get_available()
-    for pattern in patterns:
-        if any(ch in pattern for ch in "*?["):
-            import fnmatch
-
-            base, _, suffix = pattern.partition(":")
-            for model in available:
-                full = f"{model.provider}/{model.id}".lower()
-                if fnmatch.fnmatch(full, base.lower()) or fnmatch.fnmatch(model.id.lower(), base.lower()):
-                    scoped.append((model, suffix or None))
-            continue
-        found = parse_model_pattern(pattern, available)
-        if found.model is not None:
-            scoped.append((found.model, found.thinking_level))
-    unique: dict[tuple[str, str], tuple[Model, str | None]] = {}
-    for model, level in scoped:
-        unique.setdefault((model.provider, model.id), (model, level))
-    return list(unique.values())
+    if not patterns:
+        return []
+    return resolve_model_scope(patterns, registry.get_available())
 
 
 def _record_start(session: AgentSession, manager: Any, model: Model | None) -> None:

@@ -131,6 +131,7 @@ class AgentSession:
         self._base_system_prompt = ""
         self._retry = AutoRetry(self._emit)
         self._compaction = SessionCompaction(self)
+        self._request_headers: dict[str, str] | None = None
         self._bridge = HookBridge(services.hooks, self.extension_context) if services.hooks else None
 
         settings = self.settings.settings
@@ -140,6 +141,7 @@ class AgentSession:
             convert_to_llm=convert_to_llm,
             session_id=session_manager.get_session_id(),
             get_api_key=self._api_key_for,
+            stream_fn=self._stream,
             tool_context=self,
             max_retries=settings.retry.provider.max_retries,
             timeout_ms=settings.retry.provider.timeout_ms,
@@ -448,11 +450,23 @@ class AgentSession:
             raise RuntimeError(auth_guidance.no_api_key_message(model.provider))
 
     async def _api_key_for(self, provider: str) -> str | None:
+        """The key for the next request; its extra headers (models.json ``headers``/``authHeader``)
+        are kept for :meth:`_stream`, which the loop calls right after."""
         model = self.model
         if self.model_registry is None or model is None:
             return None
-        key = await self.model_registry.get_api_key(model)
-        return str(key) if key else None
+        auth = await self.model_registry.get_api_key_and_headers(model)
+        self._request_headers = auth.headers
+        return str(auth.api_key) if auth.api_key else None
+
+    def _stream(self, model: Model, context: Any, options: Any) -> Any:
+        from dataclasses import replace
+
+        from pi_core.ai.stream import stream_simple
+
+        if self._request_headers:
+            options = replace(options, headers={**self._request_headers, **(options.headers or {})})
+        return stream_simple(model, context, options)
 
     # --- running and what happens after a run ---------------------------------------------------
 
