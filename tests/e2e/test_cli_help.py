@@ -181,12 +181,12 @@ def test_untrusted_project_flags_are_not_loaded_and_the_help_says_how_to_trust(e
     for _ in range(2):  # slow path, then the cached answer says the same
         text = env.help()
         assert "--proj-flag" not in text
-        assert "not trusted" in text and "`pi trust`" in text
+        assert "Not shown: flags of this untrusted project's plugins (trust it: `pi trust`)." in text
     assert env.imports() == []
     assert "--proj-flag VALUE" in env.help("--trust-project")
     assert env.pi("trust").returncode == 0
     text = env.help()
-    assert "--proj-flag VALUE" in text and "not trusted" not in text
+    assert "--proj-flag VALUE" in text and "untrusted" not in text
 
 
 def test_a_run_and_pi_plugins_write_the_cache(env: Env) -> None:

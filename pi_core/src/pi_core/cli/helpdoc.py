@@ -76,10 +76,7 @@ def _plugin_section(formatter: click.HelpFormatter, ctx: click.Context, plugins:
     if plugins.error is not None:
         notes.append(f"Plugins could not be loaded: {plugins.error}")
     if plugins.untrusted_project is not None:
-        notes.append(
-            f"Flags of {plugins.untrusted_project}'s own plugins are not shown: the project is not "
-            "trusted (`pi trust` trusts it; --trust-project for one run)."
-        )
+        notes.append("Not shown: flags of this untrusted project's plugins (trust it: `pi trust`).")
     if plugins.problems:
         notes.append(f"{plugins.problems} plugin problem(s); `pi plugins` shows them.")
     for note in notes:
