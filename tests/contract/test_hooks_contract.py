@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import os
 import re
 import subprocess
 import sys
@@ -120,16 +121,42 @@ def test_plugins_layer_imports_only_layers_above_it() -> None:
         assert bad == [], f"{path.name} imports {bad}"
 
 
-@pytest.mark.parametrize("argv", [["--version"], ["--help"]])
-def test_fast_paths_import_no_heavy_modules(argv: list[str]) -> None:
+HEAVY = ("pydantic", "anthropic", "openai", "prompt_toolkit")
+
+
+def _heavy_modules_after(argv: list[str], agent: Path, cwd: Path) -> tuple[list[str], str]:
+    """Modules of the heavy kind loaded by ``pi ARGV`` in a fresh interpreter, and its stdout."""
     code = (
         "import sys\n"
         "from pi_core.cli.app import cli\n"
         f"try:\n    cli.main({argv!r}, prog_name='pi')\n"
         "except SystemExit:\n    pass\n"
-        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
-        "{'pydantic', 'anthropic', 'openai', 'prompt_toolkit', 'pi_core.plugins'} or m == 'rich.markdown')\n"
+        f"heavy = sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r}\n"
+        "    or m == 'rich.markdown' or m == 'pi_core.plugins' or m.startswith('pi_core.plugins.'))\n"
         "sys.stderr.write(repr(heavy))\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert result.stderr == "[]"
+    env = {**os.environ, "PI_CODING_AGENT_DIR": str(agent), "COLUMNS": "80"}
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env, cwd=cwd
+    )
+    return ast.literal_eval(result.stderr), result.stdout
+
+
+def test_version_imports_no_heavy_modules(tmp_path: Path) -> None:
+    heavy, out = _heavy_modules_after(["--version"], tmp_path / "agent", tmp_path)
+    assert heavy == [] and out.startswith("pi, version")
+
+
+def test_help_from_the_flag_cache_imports_no_heavy_modules(tmp_path: Path) -> None:
+    ext = tmp_path / "flagger.py"
+    ext.write_text(
+        "from pi_core import hookimpl\n\n\n@hookimpl\ndef register_flags(register):\n"
+        "    register('plan-file', type='string', description='a plugin flag')\n"
+    )
+    argv = ["-e", str(ext), "--help"]
+    # First --help in a fresh agent dir loads the plugins (and so the heavy modules) to fill the cache.
+    heavy, first = _heavy_modules_after(argv, tmp_path / "agent", tmp_path)
+    assert "pi_core.plugins.manager" in heavy and "--plan-file VALUE" in first
+    heavy, second = _heavy_modules_after(argv, tmp_path / "agent", tmp_path)
+    assert heavy == []
+    assert second == first

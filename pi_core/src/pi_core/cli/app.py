@@ -4,11 +4,13 @@
 options (``-e``, ``--no-extensions``, ``--trust-project``) are pre-parsed from argv before any plugin
 is imported, so a plugin that breaks CLI construction can still be turned off; the flags plugins
 declare through ``register_flags`` are then appended to ``run`` as click options before click
-parses it. ``pi --version`` and ``pi --help`` import neither plugins nor pydantic.
+parses it. ``pi --version`` imports neither plugins nor pydantic, and neither does ``pi --help``
+when the flag cache (``pi_core.cli.flag_cache``) is current.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import click
@@ -19,6 +21,7 @@ from pi_core.cli.run_options import RUN_OPTIONS
 
 DEFAULT_COMMAND = "run"
 _GROUP_OPTIONS = ("-h", "--help", "-v", "--version")
+_HELP = ("-h", "--help")
 
 
 class PiGroup(click.Group):
@@ -26,8 +29,25 @@ class PiGroup(click.Group):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if not args or (args[0] not in self.commands and args[0] not in _GROUP_OPTIONS):
+            if _asks_for_help(args):  # `pi -e x.py --help`, `pi -p --help`: pi's help, as pi does
+                click.echo(self.pi_help(ctx, args), color=ctx.color)
+                ctx.exit()
             args = [DEFAULT_COMMAND, *args]
         return super().parse_args(ctx, args)
+
+    def get_help(self, ctx: click.Context) -> str:
+        return self.pi_help(ctx, [])
+
+    def pi_help(self, ctx: click.Context, args: list[str]) -> str:
+        """pi's help: usage, commands, run options, and the flags of the plugins ``args`` would load."""
+        from pi_core.cli.flag_cache import help_flags, run_option_names
+        from pi_core.cli.helpdoc import main_help
+        from pi_core.cli.options import preparse
+
+        run_command = self.commands[DEFAULT_COMMAND]
+        plugins = help_flags(preparse(args), Path.cwd(), run_option_names())
+        others = [self.commands[name] for name in self.list_commands(ctx) if name != DEFAULT_COMMAND]
+        return main_help(ctx, run_command, [*others, run_command], plugins)
 
     def invoke(self, ctx: click.Context) -> Any:
         from pi_core.errors import PiError
@@ -49,14 +69,20 @@ class PiGroup(click.Group):
         return name, command, rest
 
 
+def _asks_for_help(args: list[str]) -> bool:
+    """Whether ``-h``/``--help`` is among the arguments (before a ``--``)."""
+    for arg in args:
+        if arg == "--":
+            return False
+        if arg in _HELP:
+            return True
+    return False
+
+
 @click.group(cls=PiGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "-v", "--version", prog_name="pi")
 def cli() -> None:
-    """pi: a terminal coding agent you extend with Python plugins.
-
-    Run `pi [OPTIONS] [MESSAGES]...` to start the agent (see `pi run --help`), or one of the
-    commands below.
-    """
+    """pi: a terminal coding agent you extend with Python plugins (help text: ``helpdoc.main_help``)."""
 
 
 @cli.command(DEFAULT_COMMAND, context_settings={"ignore_unknown_options": False})
@@ -64,7 +90,7 @@ def cli() -> None:
 @click.argument("messages", nargs=-1)
 @click.pass_context
 def run(ctx: click.Context, messages: tuple[str, ...], **options: Any) -> None:
-    """Start the agent (the default command): load plugins, then run the session."""
+    """Start the agent (the default command; `pi ARGS` is `pi run ARGS`)."""
     from pi_core.cli.run import run_agent
 
     run_agent(ctx, messages, options)

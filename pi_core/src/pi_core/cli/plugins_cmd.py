@@ -15,8 +15,10 @@ from pi_core.cli.options import PluginControl
 
 
 def plugin_rows(control: PluginControl, *, show_all: bool, cwd: Path | None = None) -> list[dict[str, Any]]:
+    from pi_core.cli import flag_cache
     from pi_core.plugins.manager import LoadOptions, load_plugins
 
+    snapshot = flag_cache.try_snapshot(control, cwd or Path.cwd())
     pm = load_plugins(
         LoadOptions(
             cwd=cwd or Path.cwd(),
@@ -27,6 +29,8 @@ def plugin_rows(control: PluginControl, *, show_all: bool, cwd: Path | None = No
     )
     for problem in pm.settings_errors:  # that file's lists count as empty; say so, then go on
         click.echo(f"Warning: {problem}", err=True)
+    # Loaded anyway: keep the flag cache of `pi --help` current (register_flags only; cheap).
+    flag_cache.remember_loaded(snapshot, pm, flag_cache.run_option_names())
     rows: list[dict[str, Any]] = []
     for record in pm.records.values():  # insertion order = load order
         if record.builtin and not show_all:

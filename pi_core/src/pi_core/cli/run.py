@@ -17,6 +17,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import click
 
+from pi_core.cli import flag_cache
 from pi_core.cli.options import PluginControl, preparse
 
 if TYPE_CHECKING:
@@ -98,37 +99,42 @@ def make_tracer(
     return before, after
 
 
-def _flag_option(flag: Any) -> click.Option:
-    help_text = f"{flag.description or ''} (plugin {flag.plugin})".strip()
-    if flag.type == "boolean":
-        return click.Option([f"--{flag.name}"], is_flag=True, default=bool(flag.default), help=help_text)
-    return click.Option([f"--{flag.name}"], type=str, default=flag.default, help=help_text, metavar="VALUE")
-
-
 def command_with_plugin_flags(ctx: click.Context, command: click.Command, args: list[str]) -> click.Command:
-    """Load plugins for ``run`` (once per context) and return ``command`` with their flags added."""
+    """Load plugins for ``run`` (once per context) and return ``command`` with their flags added.
+
+    What the plugins registered is also written to the flag cache ``pi --help`` reads.
+    """
     from pi_core.errors import PluginLoadError
 
-    setup = prepare_plugins(preparse(args))
+    control = preparse(args)
+    snapshot = flag_cache.try_snapshot(control, Path.cwd())  # before loading: a change meanwhile shows
+    setup = prepare_plugins(control)
     ctx.meta[_META_KEY] = setup
-    if not setup.registrations.flags:
+    taken = {opt for param in command.params for opt in getattr(param, "opts", [])}
+    usable, clashing = flag_cache.usable_flags(setup.registrations.flags.values(), taken)
+    for flag in clashing:
+        record = setup.pm.records.get(flag.plugin)
+        setup.problems.append(
+            PluginLoadError(
+                plugin=flag.plugin,
+                source=record.source if record else "plugin",
+                location=record.where if record else None,
+                problem=f"flag --{flag.name} clashes with one of pi's own options",
+            )
+        )
+    if snapshot is not None:
+        untrusted = setup.pm.untrusted_project
+        flag_cache.store(
+            snapshot,
+            usable,
+            untrusted_project=str(untrusted.project) if untrusted is not None else None,
+            problems=len(setup.problems),
+            files=flag_cache.plugin_files(setup.pm),
+        )
+    if not usable:
         return command
     extended = copy.copy(command)
-    extended.params = list(command.params)
-    taken = {opt for param in extended.params for opt in getattr(param, "opts", [])}
-    for flag in setup.registrations.flags.values():
-        if f"--{flag.name}" in taken:
-            record = setup.pm.records.get(flag.plugin)
-            setup.problems.append(
-                PluginLoadError(
-                    plugin=flag.plugin,
-                    source=record.source if record else "plugin",
-                    location=record.where if record else None,
-                    problem=f"flag --{flag.name} clashes with one of pi's own options",
-                )
-            )
-            continue
-        extended.params.append(_flag_option(flag))
+    extended.params = [*command.params, *(flag_cache.flag_option(flag) for flag in usable)]
     return extended
 
 
