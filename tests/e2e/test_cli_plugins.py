@@ -232,6 +232,20 @@ def test_broken_settings_file_is_reported_once_and_defaults_apply(
     assert result.stderr.count(f"{settings}:1:17: invalid JSON") == 1, result.stderr
 
 
+def test_trust_warns_about_a_broken_project_settings_file(project: Path) -> None:
+    write(project / ".pi" / "extensions" / "gate.py", GATE)
+    settings = write(project / ".pi" / "settings.json", '{\n  "extensions": [\n}')
+    result = pi("trust")
+    assert result.exit_code == 0, result.output
+    warning = f"Warning: {settings}:3:1: invalid JSON: Expecting value\n"
+    assert result.stderr.count(warning) == 1  # the loader's words, once
+    assert "gate.py" in result.stdout  # the rest of the project is still trusted
+    assert plugins_json()["gate"]["status"] == "active"
+    write(project / ".pi" / "settings.json", "{}")
+    fine = pi("trust")
+    assert fine.exit_code == 0 and "Warning" not in fine.stderr
+
+
 def test_settings_lists_of_wrong_type_are_reported_and_ignored(project: Path, tmp_path: Path) -> None:
     listed = write(tmp_path / "listed.py", GATE)
     write(project / ".pi" / "settings.json", json.dumps({"extensions": [str(listed)]}))

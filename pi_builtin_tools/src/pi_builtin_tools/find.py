@@ -20,11 +20,12 @@ from pi_core.ai.messages import TextContent
 from pydantic import Field
 
 from pi_builtin_tools import render
-from pi_builtin_tools._common import ABORTED, abortable, check_aborted, cwd_of
+from pi_builtin_tools._common import abortable, check_aborted, cwd_of
 from pi_builtin_tools._schema import ToolParams
 from pi_builtin_tools.binaries import find_rg
 from pi_builtin_tools.globmatch import compile_glob
 from pi_builtin_tools.paths import resolve_to_cwd
+from pi_builtin_tools.ripgrep import run_ripgrep
 from pi_builtin_tools.walk import walk_files
 
 DEFAULT_LIMIT = 1000
@@ -135,47 +136,22 @@ class _Collector:
 async def _find_rg(
     rg: str, search_path: str, matcher: _Matcher, limit: int, signal: AbortSignal | None
 ) -> list[str]:
-    process = await asyncio.create_subprocess_exec(
-        rg,
-        "--files",
-        "--hidden",
-        "--no-require-git",
-        "--color=never",
-        "--",
-        search_path,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    remove = signal.add_listener(process.kill) if signal is not None else (lambda: None)
     listing = _Listing(search_path, matcher, limit)
-    stderr_task = asyncio.ensure_future(process.stderr.read() if process.stderr else asyncio.sleep(0, b""))
-    try:
-        assert process.stdout is not None
+
+    async def read(stdout: asyncio.StreamReader) -> bool:
         pending = b""
-        while chunk := await process.stdout.read(1 << 16):
+        while chunk := await stdout.read(1 << 16):
             *lines, pending = (pending + chunk).split(b"\n")
             if listing.feed(lines):
-                process.kill()  # enough files and no directory among the results: stop early, like fd
-                await _drain(process.stdout)  # unread output would keep wait() from returning
-                break
-        else:
-            if pending:
-                listing.feed([pending])
-        await process.wait()
-        stderr = await stderr_task
-    except BaseException:
-        if process.returncode is None:
-            process.kill()
-        stderr_task.cancel()
-        raise
-    finally:
-        remove()
-    if signal is not None and signal.aborted:
-        raise ToolError(ABORTED)
-    if process.returncode not in (0, 1) and not listing.files and not listing.stopped:
-        message = (stderr or b"").decode("utf-8", "replace").strip()
-        raise ToolError(message or f"ripgrep exited with code {process.returncode}")
+                return True  # enough files and no directory among the results: stop early, like fd
+        if pending:
+            listing.feed([pending])
+        return False
+
+    args = ["--files", "--hidden", "--no-require-git", "--color=never", "--", search_path]
+    run = await run_ripgrep(rg, args, signal, read)
+    if run.failed and not listing.files and not run.stopped:
+        raise run.error()
     return listing.results()
 
 
@@ -251,8 +227,3 @@ def _format(found: list[str], limit: int) -> AgentToolResult:
     if notices:
         text += f"\n\n[{'. '.join(notices)}]"
     return AgentToolResult(content=[TextContent(text=text)], details=details or None)
-
-
-async def _drain(stream: asyncio.StreamReader) -> None:
-    while await stream.read(1 << 16):
-        pass

@@ -23,11 +23,12 @@ from pi_core.ai.messages import TextContent
 from pydantic import Field
 
 from pi_builtin_tools import render
-from pi_builtin_tools._common import ABORTED, abortable, check_aborted, cwd_of
+from pi_builtin_tools._common import abortable, check_aborted, cwd_of
 from pi_builtin_tools._schema import ToolParams
 from pi_builtin_tools.binaries import find_rg
 from pi_builtin_tools.globmatch import compile_glob
 from pi_builtin_tools.paths import resolve_to_cwd
+from pi_builtin_tools.ripgrep import run_ripgrep
 from pi_builtin_tools.walk import walk_files
 
 DEFAULT_LIMIT = 100
@@ -112,20 +113,10 @@ async def _search_rg(
     if params.glob:
         args += ["--glob", params.glob]
     args += ["--", params.pattern, search_path]
-    process = await asyncio.create_subprocess_exec(
-        rg,
-        *args,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        limit=2**26,
-    )
-    remove = signal.add_listener(process.kill) if signal is not None else (lambda: None)
     search = _Search()
-    stderr_task = asyncio.ensure_future(process.stderr.read() if process.stderr else asyncio.sleep(0, b""))
-    try:
-        assert process.stdout is not None
-        while line := await process.stdout.readline():
+
+    async def read(stdout: asyncio.StreamReader) -> bool:
+        while line := await stdout.readline():
             # Only match events matter; skip the rest without parsing JSON.
             if not line.startswith(b'{"type":"match"'):
                 continue
@@ -136,23 +127,12 @@ async def _search_rg(
                 search.matches.append(_Match(path, number, data.get("lines", {}).get("text")))
             if len(search.matches) >= limit:
                 search.limit_reached = True
-                process.kill()
-                await _drain(process.stdout)  # unread output would keep wait() from returning
-                break
-        code = await process.wait()
-        stderr = await stderr_task
-    except BaseException:
-        if process.returncode is None:
-            process.kill()
-        stderr_task.cancel()
-        raise
-    finally:
-        remove()
-    if signal is not None and signal.aborted:
-        raise ToolError(ABORTED)
-    if not search.limit_reached and code not in (0, 1):
-        message = (stderr or b"").decode("utf-8", "replace").strip()
-        raise ToolError(message or f"ripgrep exited with code {code}")
+                return True
+        return False
+
+    run = await run_ripgrep(rg, args, signal, read, stream_limit=2**26)
+    if not run.stopped and run.failed:
+        raise run.error()
     return search
 
 
@@ -255,8 +235,3 @@ def _format(search: _Search, search_path: str, is_dir: bool, context: int, limit
     if notices:
         text += f"\n\n[{'. '.join(notices)}]"
     return AgentToolResult(content=[TextContent(text=text)], details=details or None)
-
-
-async def _drain(stream: asyncio.StreamReader) -> None:
-    while await stream.read(1 << 16):
-        pass

@@ -190,6 +190,7 @@ def test_list_models_output_and_fuzzy(pi_agent_dir: Path) -> None:
     assert lines[1].split() == ["anthropic", "claude-sonnet-4-6", "1M", "64K", "yes", "yes"]
     assert format_model_list(models, "qqqqq") == 'No models matching "qqqqq"'
     assert format_model_list([]).startswith("No models available. Use /login")
+    assert format_model_list([], docs_dir="/d").endswith("See:\n  /d/providers.md")
     assert "o4-mini" in {m.id for m in fuzzy_filter(models, "o4mini")}
 
 
@@ -335,3 +336,16 @@ def test_loading_the_catalogue_imports_no_sdk(tmp_path: Path) -> None:
     env = {"PI_CODING_AGENT_DIR": str(tmp_path), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_documented_models_json_example_loads(pi_agent_dir: Path) -> None:
+    """The example in docs/providers.md (where the no-model messages point) is a valid models.json."""
+    doc = (Path(__file__).resolve().parents[3] / "docs/providers.md").read_text(encoding="utf-8")
+    example = doc.split("```jsonc\n", 1)[1].split("```", 1)[0]
+    reg = registry(pi_agent_dir, text=example)
+    assert reg.error is None
+    ollama = reg.find("ollama", "qwen3:8b")
+    assert ollama is not None and ollama.context_window == 32768 and ollama.max_tokens == 16384
+    sonnet = reg.find("anthropic", "claude-sonnet-4-6")
+    assert sonnet is not None and sonnet.max_tokens == 32000
+    assert sonnet.base_url == "https://proxy.example/anthropic"

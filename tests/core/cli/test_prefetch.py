@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -51,3 +53,59 @@ def test_prefetch_only_for_non_interactive_runs(agent_dir: Path) -> None:
     thread = prefetch_for_argv(["--model", "local/m", "-p", "hello"], stdin_is_tty=True)
     assert thread is not None
     thread.join(30)
+
+
+def test_bare_model_pattern_only_without_a_provider() -> None:
+    from pi_core.cli.prefetch import bare_model_pattern
+
+    assert bare_model_pattern(["--model", "sonnet", "-p", "hi"]) == "sonnet"
+    assert bare_model_pattern(["--model=opus:high"]) == "opus:high"
+    assert bare_model_pattern(["--model", "anthropic/claude-opus-4-7"]) is None
+    assert bare_model_pattern(["--provider", "openai", "--model", "gpt-4o"]) is None
+    assert bare_model_pattern(["-p", "hi"]) is None
+
+
+def test_sdk_for_model_pattern_uses_pi_resolver(agent_dir: Path) -> None:
+    from pi_core.cli.prefetch import sdk_for_model_pattern
+
+    assert guess_sdk(["--model", "sonnet"]) is None  # the cheap guess cannot tell
+    assert sdk_for_model_pattern("sonnet") == "anthropic"
+    assert sdk_for_model_pattern("opus:high") == "anthropic"
+    assert sdk_for_model_pattern("gpt-4o") == "openai"
+    assert sdk_for_model_pattern("no-such-model-anywhere") is None
+    (agent_dir / "models.json").write_text(
+        json.dumps(
+            {
+                "providers": {
+                    "mine": {
+                        "baseUrl": "http://127.0.0.1:9",
+                        "apiKey": "k",
+                        "api": "anthropic-messages",
+                        "models": [{"id": "zz-local"}],
+                    }
+                }
+            }
+        )
+    )
+    assert sdk_for_model_pattern("zz-local") == "anthropic"
+
+
+def test_bare_pattern_is_resolved_in_the_background(agent_dir: Path) -> None:
+    """prefetch_sdk itself imports no model module (the thread does); the thread loads the SDK."""
+    script = (
+        "import sys, threading\n"
+        "threading.Thread.start = lambda self: None  # run the thread's work by hand below\n"
+        "from pi_core.cli.prefetch import prefetch_sdk\n"
+        "thread = prefetch_sdk(['--model', 'sonnet', '-p', 'hi'])\n"
+        "heavy = ('pydantic', 'pi_core.ai.models', 'pi_core.ai.resolve', 'anthropic')\n"
+        "print([m for m in heavy if m in sys.modules])\n"
+        "thread.run()\n"
+        "print([m for m in heavy if m in sys.modules])\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=90, check=True
+    )
+    assert result.stdout.splitlines() == [
+        "[]",
+        "['pydantic', 'pi_core.ai.models', 'pi_core.ai.resolve', 'anthropic']",
+    ]

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 from pi_core.errors import ConfigError
+from pi_core.plugins.sources import SettingsReader
 from pi_core.plugins.trust import check_project_trust, trust_project, untrust_project, untrusted_message
 
 
@@ -76,3 +77,17 @@ def test_broken_project_settings_count_as_empty(project: Path, tmp_path: Path) -
     settings.write_text('{"extensions": ["../../tools/x.py"]}')  # fixed: it now asks for x.py
     fixed = check_project_trust(project, agent)
     assert fixed.status == "changed" and "x.py" in {p.name for p in fixed.files}
+
+
+def test_trusting_reports_unusable_settings_files(project: Path, tmp_path: Path) -> None:
+    (project / ".pi" / "settings.json").write_text('{"extensions": 3}')
+    agent = tmp_path / "agent"
+    agent.mkdir()
+    (agent / "settings.json").write_text("[1]")
+    read = SettingsReader()
+    check = trust_project(project, agent, read)
+    assert [str(e) for e in read.errors] == [
+        f'{project / ".pi" / "settings.json"}:1:2: "extensions" must be a list of strings',
+        f"{agent / 'settings.json'}:1:1: settings must be a JSON object",
+    ]
+    assert {p.name for p in check.files} == {"gate.py", "__init__.py", "helper.py"}

@@ -1,6 +1,10 @@
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 from pi_core.runtime.auth_guidance import (
+    docs_path,
     no_api_key_message,
     no_model_selected_message,
     oauth_failed_message,
@@ -10,7 +14,15 @@ from pi_core.runtime.auth_guidance import (
 def test_no_api_key_message_names_provider_or_selected_model() -> None:
     assert no_api_key_message("openai").startswith("No API key found for openai.\n\nUse /login to log into")
     assert no_api_key_message("unknown").startswith("No API key found for the selected model.")
-    assert "providers.md" in no_api_key_message("x") and "models.md" in no_api_key_message("x")
+    assert f"See:\n  {docs_path() / 'providers.md'}\n\n" in no_api_key_message("x")
+
+
+def test_login_help_points_at_docs_that_exist_and_cover_models_json() -> None:
+    named = re.findall(r"^  (/\S+\.md)$", no_model_selected_message(), re.MULTILINE)
+    assert named == [str(docs_path() / "providers.md")]
+    text = Path(named[0]).read_text(encoding="utf-8")
+    assert "### models.json: custom providers and models" in text
+    assert '"modelOverrides"' in text and '"baseUrl"' in text
 
 
 def test_no_model_selected_message_ends_with_model_hint() -> None:

@@ -75,6 +75,19 @@ async def test_tool_flags(dirs: tuple[Path, Path]) -> None:
     assert plugin_only.session.active_tool_names == ["mine"]
 
 
+async def test_each_tool_is_active_once(dirs: tuple[Path, Path]) -> None:
+    # A plugin's "read" replaced the built-in: it is a plugin tool and a default name at once.
+    parts = _parts()
+    parts.builtin_tool_names.discard("read")
+    host = await RuntimeHost.create(_options(dirs), parts)
+    assert host.session.active_tool_names == ["read", "bash", "edit", "write", "mine"]
+    assert [t.name for t in host.session.agent.state.tools] == host.session.active_tool_names
+    plugin_only = await RuntimeHost.create(_options(dirs, no_builtin_tools=True), parts)
+    assert plugin_only.session.active_tool_names == ["read", "mine"]
+    repeated = await RuntimeHost.create(_options(dirs, tools=["grep", "read", "grep"]), _parts())
+    assert repeated.session.active_tool_names == ["grep", "read"]
+
+
 async def test_model_flag_with_thinking_suffix_and_saved_default(dirs: tuple[Path, Path]) -> None:
     host = await RuntimeHost.create(_options(dirs, model="loop/m2:high"), _parts())
     assert (host.session.model.id, host.session.thinking_level) == ("m2", "high")  # type: ignore[union-attr]

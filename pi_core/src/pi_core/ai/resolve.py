@@ -277,7 +277,7 @@ def format_model_list(models: list[Model], search: str | None = None, docs_dir: 
     if not models:
         return (
             "No models available. Use /login to log into a provider via OAuth or API key. See:\n"
-            f"  {docs_dir}/providers.md\n  {docs_dir}/models.md"
+            f"  {docs_dir}/providers.md"
         )
     chosen = fuzzy_filter(models, search) if search else list(models)
     if not chosen:

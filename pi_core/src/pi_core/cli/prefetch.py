@@ -5,6 +5,11 @@ second and more). The SDK a run uses is known cheaply before anything else is lo
 ``--model``/``--provider`` and models.json, or the saved default provider. Importing it in a thread
 while the main thread loads plugins, settings and the session lets the two overlap; the
 provider's own ``import`` then finds the module ready (or waits on the import lock for the rest).
+
+A bare pattern such as ``--model sonnet`` names no provider; it is resolved with pi's own resolver
+against the built-in catalogue and models.json. That needs pydantic and the model modules (about
+0.12 s to import), which the run imports anyway, so it happens in the same background thread, just
+before the SDK import: the main thread is not held up.
 Nothing here may fail a run: any problem just means no prefetch.
 """
 
@@ -53,8 +58,36 @@ def _flag(args: Sequence[str], name: str) -> str | None:
     return None
 
 
+def bare_model_pattern(args: Sequence[str]) -> str | None:
+    """``--model`` when it names no provider (no ``--provider``, no ``provider/`` prefix), else None."""
+    model = _flag(args, "--model")
+    if not model or "/" in model or _flag(args, "--provider") is not None:
+        return None
+    return model
+
+
+def sdk_for_model_pattern(pattern: str) -> str | None:
+    """The SDK of the model pi's resolver picks for ``pattern`` (built-ins + models.json), or None.
+
+    Imports the model modules (pydantic): call it off the main thread.
+    """
+    from pi_core.ai.auth import AuthStorage
+    from pi_core.ai.models import ModelRegistry
+    from pi_core.ai.resolve import ModelNotFoundError, resolve_cli_model
+
+    agent = _agent_dir()
+    registry = ModelRegistry(AuthStorage(agent / "auth.json"), agent / "models.json")
+    try:
+        resolved = resolve_cli_model(pattern, registry.all())
+    except ModelNotFoundError:
+        return None
+    return _sdk_for_api(resolved.model.api)
+
+
 def guess_sdk(args: Sequence[str]) -> str | None:
-    """The SDK module (``openai``/``anthropic``) the run will most likely use, or None."""
+    """The SDK module (``openai``/``anthropic``) the run will most likely use, from the flags and
+    files alone (no model catalogue), or None. See :func:`sdk_for_model_pattern` for bare patterns.
+    """
     agent = _agent_dir()
     model = _flag(args, "--model")
     provider = _flag(args, "--provider")
@@ -101,17 +134,20 @@ def prefetch_sdk(args: Sequence[str]) -> threading.Thread | None:
         return None
     try:
         module = guess_sdk(args)
+        pattern = bare_model_pattern(args) if module is None else None
     except Exception:  # a guess must never break a run
         return None
-    if module is None:
+    if module is None and pattern is None:
         return None
 
     def load() -> None:
         try:
-            __import__(module)
+            name = module or (sdk_for_model_pattern(pattern) if pattern else None)
+            if name is not None:
+                __import__(name)
         except Exception:  # the provider reports a missing or broken SDK itself, at request time
             return
 
-    thread = threading.Thread(target=load, name=f"pi-prefetch-{module}", daemon=True)
+    thread = threading.Thread(target=load, name=f"pi-prefetch-{module or 'model'}", daemon=True)
     thread.start()
     return thread

@@ -14,10 +14,15 @@ def _paths(project: str | None) -> tuple[Path, Path]:
 
 
 def trust(project: str | None) -> None:
+    from pi_core.plugins.sources import SettingsReader
     from pi_core.plugins.trust import trust_project
 
     cwd, agent = _paths(project)
-    check = trust_project(cwd, agent)
+    read = SettingsReader()
+    check = trust_project(cwd, agent, read)
+    # A broken settings file counts as empty, so what gets trusted may not be what the user meant.
+    for problem in read.errors:
+        click.echo(f"Warning: {problem}", err=True)
     if not check.files:
         click.echo(f"Trusted {check.project} (it has no plugin files right now).")
         return

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pi_core.errors import ConfigError
-from pi_core.plugins.sources import PROJECT_SCOPES, discover_local, read_settings
+from pi_core.plugins.sources import PROJECT_SCOPES, SettingsReader, discover_local, read_settings
 
 TRUST_FILE = "trusted-projects.json"
 
@@ -37,9 +37,12 @@ class TrustCheck:
         return self.status in ("trusted", "nothing-to-trust")
 
 
-def project_code(cwd: Path, agent: Path) -> tuple[str, tuple[Path, ...]]:
-    """The fingerprint of the project's plugin code and the files it covers."""
-    sources = discover_local(cwd=cwd, agent=agent)
+def project_code(cwd: Path, agent: Path, read: SettingsReader | None = None) -> tuple[str, tuple[Path, ...]]:
+    """The fingerprint of the project's plugin code and the files it covers.
+
+    Settings files that cannot be used count as empty; their problems land in ``read.errors``.
+    """
+    sources = discover_local(cwd=cwd, agent=agent, read=read)
     files: list[Path] = []
     for plugin in sources.plugins:
         if plugin.scope in PROJECT_SCOPES:
@@ -96,10 +99,10 @@ def _empty_fingerprint() -> str:
     return hashlib.sha256(json.dumps([]).encode()).hexdigest()
 
 
-def trust_project(cwd: Path, agent: Path) -> TrustCheck:
-    """Record the project's current plugin code as trusted."""
+def trust_project(cwd: Path, agent: Path, read: SettingsReader | None = None) -> TrustCheck:
+    """Record the project's current plugin code as trusted (settings problems go to ``read.errors``)."""
     project = cwd.resolve()
-    fingerprint, files = project_code(project, agent)
+    fingerprint, files = project_code(project, agent, read)
     data = _read_store(agent)
     data["projects"][str(project)] = {"fingerprint": fingerprint, "trustedAt": int(time.time() * 1000)}
     _write_store(agent, data)

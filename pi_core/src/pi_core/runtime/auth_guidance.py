@@ -20,8 +20,8 @@ def provider_login_help() -> str:
     return "\n".join(
         [
             "Use /login to log into a provider via OAuth or API key. See:",
+            # pi adds a second line for its models.md; here providers.md covers models.json too.
             f"  {docs / 'providers.md'}",
-            f"  {docs / 'models.md'}",
         ]
     )
 

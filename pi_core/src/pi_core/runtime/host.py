@@ -401,16 +401,20 @@ def _compaction_registry(plugins: PluginParts) -> Any:
 
 
 def _active_tools(options: RuntimeOptions, plugins: PluginParts) -> list[str]:
-    """pi's rules: an allowlist wins; --no-tools: none; --no-builtin-tools: only plugin tools."""
+    """pi's rules: an allowlist wins; --no-tools: none; --no-builtin-tools: only plugin tools.
+
+    Each name appears once (pi de-duplicates its initial set): ``--tools read,read`` is one ``read``,
+    and a plugin tool that overrides a built-in by name keeps the built-in's place among the defaults.
+    """
     if options.no_tools and not options.tools:
         return []
     if options.tools:
-        return [name for name in options.tools if name in plugins.tools]
+        return [name for name in dict.fromkeys(options.tools) if name in plugins.tools]
     plugin_tools = [name for name in plugins.tools if name not in plugins.builtin_tool_names]
     if options.no_builtin_tools:
         return plugin_tools
     defaults = [name for name in DEFAULT_ACTIVE_TOOLS if name in plugins.tools]
-    return defaults + plugin_tools
+    return defaults + [name for name in plugin_tools if name not in defaults]
 
 
 def _initial_model(

@@ -126,8 +126,7 @@ class AgentSession:
         self._disposed = False
         #: The runtime host that owns this session (session replacement for command contexts).
         self.host: Any = None
-        # Once each: a plugin tool overriding a built-in by name is both a default and a plugin tool.
-        self._active_tools = [name for name in dict.fromkeys(active_tools) if name in services.tools]
+        self._active_tools = [name for name in active_tools if name in services.tools]
         self._base_system_prompt = ""
         self._retry = AutoRetry(self._emit)
         self._compaction = SessionCompaction(self)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -54,3 +55,18 @@ def write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
+
+
+# The documentation block: its header line and the "- " bullets right under it.
+_DOCS_BLOCK = re.compile(r"^Pi documentation \(.*(?:\n- .*)*", re.MULTILINE)
+
+
+def mask_docs_block(prompt: str) -> str:
+    """``prompt`` with its documentation block replaced by ``<DOCS>``.
+
+    pi's block names pi's own doc files and ours names this project's, so the two prompts are
+    compared with the block masked on both sides; everything else must match byte for byte.
+    """
+    masked, count = _DOCS_BLOCK.subn("<DOCS>", prompt)
+    assert count <= 1, "more than one documentation block"
+    return masked

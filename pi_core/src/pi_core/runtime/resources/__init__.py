@@ -45,6 +45,7 @@ from pi_core.runtime.resources.system_prompt import (
     SystemPromptParts,
     assemble_system_prompt,
     build_system_prompt,
+    docs_block,
 )
 
 __all__ = [
@@ -72,6 +73,7 @@ __all__ = [
     "assemble_system_prompt",
     "build_system_prompt",
     "deep_merge_settings",
+    "docs_block",
     "expand_prompt_template",
     "expand_skill_command",
     "format_skills_for_prompt",

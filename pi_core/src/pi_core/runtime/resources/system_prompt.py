@@ -1,9 +1,10 @@
-"""The system prompt, assembled exactly as pi 0.73.1 assembles its default (or custom) prompt.
+"""The system prompt, assembled as pi 0.73.1 assembles its default (or custom) prompt.
 
 Layout: pi's fixed opening, one line per active tool that has a prompt snippet, guidelines (pi's
 file-exploration hint, each active tool's guidelines de-duplicated, two fixed ones), the
 documentation block, then the appended text, project context files, the skills index (only when the
-``read`` tool is active), the date and the working directory.
+``read`` tool is active), the date and the working directory. Everything is byte for byte pi's except
+the documentation block, which names this project's documentation instead of pi's.
 """
 
 from __future__ import annotations
@@ -73,6 +74,41 @@ def normalize_prompt_guidelines(guidelines: Sequence[str] | None) -> list[str]:
     return list(unique)
 
 
+#: Topic → file in this project's docs/ folder, in the order the prompt lists them.
+DOC_TOPICS: tuple[tuple[str, str], ...] = (
+    ("plugins and extensions", "extensions.md"),
+    ("hooks and events", "hooks.md"),
+    ("tools", "tools.md"),
+    ("skills, prompt templates and context files", "resources.md"),
+    ("settings", "settings.md"),
+    ("custom providers and models.json", "providers.md"),
+    ("compaction", "compaction.md"),
+    ("sessions", "sessions.md"),
+    ("print, JSON and RPC modes", "modes.md"),
+    ("the RPC protocol", "rpc.md"),
+    ("command-line options", "cli.md"),
+)
+
+
+def docs_block(docs: DocsPaths) -> str:
+    """The paragraph telling the model where this project's own documentation lives.
+
+    Same place and shape as pi's block (spec modes-and-resources §6.2), but naming this project's
+    files: pi's list points at documents (themes, TUI, SDK, ...) that do not exist here.
+    """
+    index = ", ".join(f"{topic} (docs/{name})" for topic, name in DOC_TOPICS)
+    return (
+        "Pi documentation (consult it only when the user asks about pi itself: its plugins, hooks,"
+        " tools, skills, settings or providers):\n"
+        f"- Main documentation: {docs.readme}\n"
+        f"- Additional docs: {docs.docs}\n"
+        f"- Examples: {docs.examples} (example plugins and a sample project)\n"
+        f"- Where to look: {index}\n"
+        "- Read the relevant docs in full and follow their links to related docs before answering"
+        " or working on pi itself"
+    )
+
+
 def _context_section(files: Sequence[ContextFile]) -> str:
     if not files:
         return ""
@@ -132,19 +168,7 @@ def assemble_system_prompt(parts: SystemPromptParts) -> str:
         "Guidelines:\n"
         f"{guidelines}\n"
         "\n"
-        "Pi documentation (read only when the user asks about pi itself, its SDK, extensions, themes,"
-        " skills, or TUI):\n"
-        f"- Main documentation: {docs.readme}\n"
-        f"- Additional docs: {docs.docs}\n"
-        f"- Examples: {docs.examples} (extensions, custom tools, SDK)\n"
-        "- When asked about: extensions (docs/extensions.md, examples/extensions/), themes (docs/themes.md),"
-        " skills (docs/skills.md), prompt templates (docs/prompt-templates.md), TUI components (docs/tui.md),"
-        " keybindings (docs/keybindings.md), SDK integrations (docs/sdk.md), custom providers"
-        " (docs/custom-provider.md), adding models (docs/models.md), pi packages (docs/packages.md)\n"
-        "- When working on pi topics, read the docs and examples, and follow .md cross-references before"
-        " implementing\n"
-        "- Always read pi .md files completely and follow links to related docs (e.g., tui.md for TUI API"
-        " details)"
+        f"{docs_block(docs)}"
     )
     skills = format_skills_for_prompt(parts.skills) if "read" in tools and parts.skills else ""
     return prompt + append + tail + skills + _footer(parts)
