@@ -11,6 +11,7 @@ Paths: ``POST /v1/messages`` (Anthropic), ``POST /v1/chat/completions``, ``POST 
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -142,6 +143,13 @@ class _Server(ThreadingHTTPServer):
     def __init__(self, state: _State) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.state = state
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that gives up on a kept-alive connection (an aborted or failed stream) resets it
+        # while the handler waits for the next request line: normal for an SDK, not a server fault.
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
 
 class LoopbackLLMServer:
