@@ -1,0 +1,24 @@
+"""The interactive REPL (``pi`` on a terminal): prompt-toolkit input, rich output.
+
+Importing this package is cheap; prompt_toolkit and rich are imported when the REPL starts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pi_core.runtime.host import RuntimeHost
+
+
+async def run_interactive(
+    host: RuntimeHost,
+    initial_message: str | None,
+    images: Sequence[Any] | None = None,
+    messages: Sequence[str] = (),
+) -> int:
+    """Run the REPL on the host's session until the user quits; returns the exit status."""
+    from pi_core.modes.interactive.app import InteractiveMode
+
+    return await InteractiveMode(host).run(initial_message, list(images or []), list(messages))

@@ -1,0 +1,473 @@
+"""The REPL loop: read the editor, run prompts in the background, steer while they run.
+
+A prompt starts a run as a background task and the editor comes straight back: Enter then steers
+the run, Alt+Enter queues a follow-up, Esc or Ctrl+C aborts it. Output goes through a rich console;
+on a real terminal ``patch_stdout`` keeps it above the editor. Plugin dialogs pause the editor
+(``dialog``) and hand it back with its text afterwards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+import time
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.history import FileHistory, InMemoryHistory
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.output import Output
+from prompt_toolkit.patch_stdout import patch_stdout
+from rich.console import Console
+from rich.text import Text
+
+from pi_core.modes.interactive.commands import BUILTINS, BuiltinCommands
+from pi_core.modes.interactive.render import EventRenderer
+from pi_core.modes.interactive.ui import InteractiveUI
+from pi_core.runtime.events import ExtensionErrorEvent
+
+if TYPE_CHECKING:
+    from pi_core.runtime.host import RuntimeHost
+
+T = TypeVar("T")
+
+#: What the editor returns when a dialog took the terminal over (the text is kept and restored).
+_PAUSED = "\x00paused"
+#: Two Ctrl+C within this many seconds at an empty editor quit, as in pi.
+DOUBLE_PRESS_SECONDS = 0.5
+HISTORY_FILE = "prompt-history"
+
+
+class InteractiveMode:
+    """One REPL over a runtime host; ``console``/``input``/``output`` are injectable for tests."""
+
+    def __init__(
+        self,
+        host: RuntimeHost,
+        *,
+        console: Console | None = None,
+        input: Input | None = None,
+        output: Output | None = None,
+        history_file: Path | None = None,
+    ) -> None:
+        self.host = host
+        self._own_terminal = console is None
+        self.console = console or Console(highlight=False)
+        self.terminal: dict[str, Any] = {"input": input, "output": output}
+        self._history_file = history_file
+        self.ui = InteractiveUI(self)
+        self.commands = BuiltinCommands(self)
+        self.renderer = EventRenderer(self.console, lambda: self.host.services.tools, self._tool_context)
+        self._unsubscribe: Callable[[], None] | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._held: list[str] = []
+        self._quit = False
+        self._last_ctrl_c = 0.0
+        self._follow_up = False
+        self._editor: PromptSession[str] | None = None
+        self._editor_free = asyncio.Event()
+        self._editor_free.set()
+        self._no_dialog = asyncio.Event()
+        self._no_dialog.set()
+        self._dialogs = 0
+        self._restore_text = ""
+        self._aborting: asyncio.Task[None] | None = None
+
+    # --- binding to the session ---------------------------------------------------------------
+
+    async def bind(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        session = self.host.session
+        await session.bind_mode(ui=self.ui, on_error=self._report_error)
+        self._unsubscribe = session.subscribe(self.renderer)
+
+    def _report_error(self, error: ExtensionErrorEvent) -> None:
+        self.renderer(error)
+
+    def _tool_context(self) -> Any:
+        return self.host.session.extension_context()
+
+    # --- state ----------------------------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def request_quit(self) -> None:
+        self._quit = True
+        editor = self._editor
+        if editor is not None:
+            _exit_app(editor.app, "")
+
+    def invalidate(self) -> None:
+        if self._editor is not None and self._editor.app.is_running:
+            self._editor.app.invalidate()
+
+    def set_title(self, text: str) -> None:
+        if self.console.is_terminal:
+            self.console.file.write(f"\x1b]0;{text}\x07")
+            self.console.file.flush()
+
+    def set_editor_text(self, text: str) -> None:
+        if self._editor is not None and self._editor.app.is_running:
+            self._editor.default_buffer.text = text
+            self._editor.default_buffer.cursor_position = len(text)
+        else:
+            self._restore_text = text
+
+    def get_editor_text(self) -> str:
+        if self._editor is not None and self._editor.app.is_running:
+            return self._editor.default_buffer.text
+        return self._restore_text
+
+    # --- the loop -------------------------------------------------------------------------------
+
+    async def run(self, initial: str | None, images: list[Any], messages: list[str]) -> int:
+        self.host.on_session_replaced(self.bind)
+        await self.bind()
+        self._print_header()
+        if initial is not None or images or messages:
+            self.start_task(self._prompt_sequence(initial, images, messages))
+        self._editor = self._make_editor()
+        context = patch_stdout(raw=True) if self._own_terminal else contextlib.nullcontext()
+        with context:
+            while not self._quit:
+                text = await self._read()
+                if text is None:
+                    break
+                await self.handle_input(text)
+        await self._shutdown()
+        return 0
+
+    async def _read(self) -> str | None:
+        """The next submitted text; ``None`` to quit (Ctrl+D, double Ctrl+C, /quit)."""
+        assert self._editor is not None
+        while True:
+            await self._no_dialog.wait()
+            if self._quit:
+                return None
+            default, self._restore_text = self._restore_text, ""
+            self._editor_free.clear()
+            try:
+                text = await self._editor.prompt_async(default=default)
+            except (EOFError, KeyboardInterrupt):
+                return None
+            finally:
+                self._editor_free.set()
+            if text != _PAUSED:
+                return text
+
+    async def _shutdown(self) -> None:
+        if self.busy:
+            await self.host.session.abort()
+        if self._task is not None:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        await self.host.dispose()
+
+    async def handle_input(self, raw: str) -> None:
+        text = raw.strip()
+        follow_up, self._follow_up = self._follow_up, False
+        if not text:
+            return
+        if text.startswith("!"):
+            self._echo(text)
+            await self._bash(text)
+            return
+        if text.startswith("/"):
+            self._echo(text)
+            if await self.commands.handle(text):
+                return
+        if not self.busy:
+            self.start_task(self._prompt_sequence(text, [], []))
+            return
+        session = self.host.session
+        if not session.is_streaming:
+            self._held.append(text)  # the run has not reached the agent yet; send it after
+            self.console.print(Text(f"Queued: {text}", style="dim"))
+            return
+        await self._report(session.prompt(text, streaming_behavior="followUp" if follow_up else "steer"))
+
+    def _echo(self, text: str) -> None:
+        self.console.print(Text("> ", style="bold green") + Text(text))
+
+    async def _bash(self, text: str) -> None:
+        exclude = text.startswith("!!")
+        command = text[2:] if exclude else text[1:]
+        if not command.strip():
+            self.console.print(Text("Usage: !command or !!command", style="yellow"))
+            return
+        if self.busy and not self.host.session.is_streaming:
+            self.console.print(Text("Wait for the current command to finish", style="yellow"))
+            return
+
+        async def run() -> None:
+            outcome = await self.host.session.execute_bash(command, exclude_from_context=exclude)
+            if outcome.output:
+                self.console.print(Text(outcome.output.rstrip("\n"), style="dim"))
+            if outcome.cancelled:
+                self.console.print(Text("Command cancelled", style="yellow"))
+            elif outcome.exit_code:
+                self.console.print(Text(f"Exit code {outcome.exit_code}", style="yellow"))
+            if outcome.full_output_path:
+                self.console.print(Text(f"Full output: {outcome.full_output_path}", style="dim"))
+
+        if self.busy:
+            await self._report(run())  # alongside a run: its result joins before the next prompt
+        else:
+            self.start_task(run(), footer=False)
+
+    async def _prompt_sequence(self, first: str | None, images: list[Any], rest: list[str]) -> None:
+        session = self.host.session
+        queue: list[tuple[str, list[Any]]] = []
+        if first is not None or images:
+            queue.append((first or "", images))
+        queue.extend((m, []) for m in rest)
+        while queue:
+            text, pics = queue.pop(0)
+            await session.prompt(text, images=pics)
+            queue.extend((held, []) for held in self._held)
+            self._held.clear()
+
+    def start_task(self, work: Coroutine[Any, Any, Any], *, footer: bool = True) -> None:
+        """Run ``work`` in the background as the REPL's current job (Esc/Ctrl+C abort it)."""
+
+        async def job() -> None:
+            await self._report(work)
+            if footer:
+                self._print_footer()
+
+        self._task = asyncio.create_task(job())
+
+    async def _report(self, work: Awaitable[Any]) -> None:
+        try:
+            await work
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # the session stays usable; the user sees why
+            self.console.print(Text(f"Error: {error}", style="bold red"))
+
+    async def abort(self) -> None:
+        """Abort the run, user bash or compaction; queued messages come back to the editor."""
+        session = self.host.session
+        steering, follow_up = session.clear_queue()
+        queued = [*self._held, *steering, *follow_up]
+        self._held.clear()
+        session.abort_bash()
+        await session.abort()
+        if queued:
+            current = self.get_editor_text()
+            self.set_editor_text("\n".join([*queued, current] if current else queued))
+
+    def _abort_soon(self) -> None:
+        """Start :meth:`abort` from a key handler (which cannot await)."""
+        if self._aborting is None or self._aborting.done():
+            self._aborting = asyncio.create_task(self.abort())
+
+    # --- dialogs ---------------------------------------------------------------------------------
+
+    async def dialog(self, run: Callable[[], Awaitable[T]]) -> T:
+        """Take the terminal from the editor for ``run`` (a plugin dialog), then give it back."""
+        self._dialogs += 1
+        self._no_dialog.clear()
+        try:
+            while not self._editor_free.is_set():
+                editor = self._editor
+                if editor is not None and editor.app.is_running:
+                    if not self._restore_text:
+                        self._restore_text = editor.default_buffer.text
+                    _exit_app(editor.app, _PAUSED)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._editor_free.wait(), 0.05)
+            return await run()
+        finally:
+            self._dialogs -= 1
+            if self._dialogs == 0:
+                self._no_dialog.set()
+
+    # --- editor ----------------------------------------------------------------------------------
+
+    def _make_editor(self) -> PromptSession[str]:
+        history = (
+            FileHistory(str(self._history_file))
+            if self._history_file is not None
+            else _default_history(self.host.options.agent_dir)
+        )
+        return PromptSession(
+            message=self._prompt_message,
+            multiline=True,
+            key_bindings=self._bindings(),
+            history=history,
+            completer=SlashCompleter(self),
+            complete_while_typing=True,
+            bottom_toolbar=self._toolbar,
+            erase_when_done=True,
+            prompt_continuation=lambda width, line, wrap: "." * (width - 1) + " ",
+            **self.terminal,
+        )
+
+    def _prompt_message(self) -> str:
+        return "… " if self.busy else "> "
+
+    def _toolbar(self) -> str | None:
+        lines = self.ui.toolbar_lines()
+        if self.busy:
+            lines.append("working… Enter steers, Alt+Enter queues a follow-up, Esc aborts")
+        return "\n".join(lines) or None
+
+    def _bindings(self) -> KeyBindings:
+        bindings = KeyBindings()
+        busy = Condition(lambda: self.busy)
+
+        @bindings.add("enter")
+        def _submit(event: KeyPressEvent) -> None:
+            buffer = event.current_buffer
+            if buffer.text.endswith("\\") and buffer.document.is_cursor_at_the_end:
+                buffer.delete_before_cursor(1)
+                buffer.insert_text("\n")
+                return
+            buffer.validate_and_handle()
+
+        @bindings.add("c-j")
+        def _newline(event: KeyPressEvent) -> None:
+            event.current_buffer.insert_text("\n")
+
+        @bindings.add("escape", "enter")
+        def _follow_up(event: KeyPressEvent) -> None:
+            self._follow_up = True
+            event.current_buffer.validate_and_handle()
+
+        @bindings.add("escape", filter=busy)
+        def _escape(event: KeyPressEvent) -> None:
+            self._abort_soon()
+
+        @bindings.add("c-c")
+        def _ctrl_c(event: KeyPressEvent) -> None:
+            buffer = event.current_buffer
+            if self.busy:
+                self._abort_soon()
+                return
+            if buffer.text:
+                buffer.reset()
+                return
+            now = time.monotonic()
+            if now - self._last_ctrl_c < DOUBLE_PRESS_SECONDS:
+                event.app.exit(exception=EOFError())
+                return
+            self._last_ctrl_c = now
+            self.console.print(Text("Press Ctrl+C again to exit", style="dim"))
+
+        return bindings
+
+    # --- header and footer -------------------------------------------------------------------------
+
+    def _print_header(self) -> None:
+        session = self.host.session
+        model = session.model
+        where = f"{model.provider}/{model.id}" if model else "no model"
+        self.console.print(
+            Text(f"pi · {where} · {session.cwd}\n", style="bold")
+            + Text("/help for commands · Esc aborts · Ctrl+D quits", style="dim")
+        )
+
+    def footer_text(self) -> str:
+        session = self.host.session
+        model = session.model
+        parts = [f"{model.provider}/{model.id}" if model else "no model"]
+        if model is not None and model.reasoning:
+            parts.append(f"thinking {session.thinking_level}")
+        usage = session.get_context_usage()
+        if usage is not None:
+            from pi_core.ai.resolve import format_token_count
+
+            if usage.percent is not None and usage.tokens is not None:
+                parts.append(
+                    f"context {usage.percent:.1f}% of {format_token_count(usage.context_window)}"
+                    f" ({format_token_count(usage.tokens)})"
+                )
+            else:
+                parts.append(f"context ? of {format_token_count(usage.context_window)}")
+        if session.session_name:
+            parts.append(session.session_name)
+        return " · ".join(parts)
+
+    def _print_footer(self) -> None:
+        self.console.print(Text(self.footer_text(), style="dim"))
+
+
+class SlashCompleter(Completer):
+    """``/`` completes built-in and session commands; ``/model `` model ids; plugin arguments."""
+
+    def __init__(self, mode: InteractiveMode) -> None:
+        self.mode = mode
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
+        text = document.text_before_cursor
+        if not text.startswith("/") or "\n" in text:
+            return
+        name, space, args = text[1:].partition(" ")
+        if not space:
+            for candidate, meta in self._commands():
+                if candidate.startswith(name):
+                    yield Completion(candidate, start_position=-len(name), display_meta=meta)
+            return
+        if name == "model":
+            yield from self._model_completions(args)
+            return
+        yield from self._plugin_completions(name, args)
+
+    def _commands(self) -> list[tuple[str, str]]:
+        found = [(b.name, b.description) for b in BUILTINS]
+        found.extend((c["name"], c.get("description", "")) for c in self.mode.host.session.get_commands())
+        return found
+
+    def _model_completions(self, prefix: str) -> Iterable[Completion]:
+        registry = self.mode.host.session.model_registry
+        if registry is None:
+            return
+        for model in registry.get_available():
+            label = f"{model.provider}/{model.id}"
+            if prefix.lower() in label.lower():
+                yield Completion(label, start_position=-len(prefix))
+
+    def _plugin_completions(self, name: str, prefix: str) -> Iterable[Completion]:
+        spec = next((c for c in self.mode.host.services.commands if c.invocation_name == name), None)
+        if spec is None or spec.get_argument_completions is None:
+            return
+        try:
+            items = spec.get_argument_completions(prefix)
+        except Exception:  # a plugin's completer must never break typing
+            return
+        for item in items or []:
+            value = item if isinstance(item, str) else getattr(item, "value", None) or item.get("value")
+            label = item if isinstance(item, str) else getattr(item, "label", None) or item.get("label")
+            if value:
+                yield Completion(str(value), start_position=-len(prefix), display=str(label or value))
+
+
+def _exit_app(app: Any, result: str) -> None:
+    if app.is_running and app.future is not None and not app.future.done():
+        app.exit(result=result)
+
+
+def _default_history(agent_dir: str) -> FileHistory | InMemoryHistory:
+    directory = Path(agent_dir)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return InMemoryHistory()
+    return FileHistory(str(directory / HISTORY_FILE))
+
+
+def _stdout_is_terminal() -> bool:
+    return sys.stdout.isatty()

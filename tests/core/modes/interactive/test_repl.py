@@ -1,0 +1,155 @@
+"""The REPL against the loopback server: prompts, tools, slash commands, abort, user bash."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pi_core.testing import LoopbackLLMServer, Text, Thinking, ToolUse, Turn, text_turn, tool_turn
+
+ESC = "\x1b"
+CTRL_C = "\x03"
+CTRL_D = "\x04"
+
+
+def session_files(sessions: Path) -> list[Path]:
+    return sorted(p for p in sessions.rglob("*.jsonl") if p.stat().st_size)
+
+
+async def test_prompt_streams_answer_as_markdown_and_prints_footer(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    pi_llm_server.add(Turn(blocks=[Thinking("pondering the question"), Text("# Title\n\nHello **world**")]))
+    repl = await repl_factory()
+    await repl.submit("hi there")
+    await repl.wait_for("loop/fake-model · context")
+    out = repl.output
+    assert "> hi there" in out
+    assert "pondering the question" in out
+    assert "Title" in out and "# Title" not in out  # rendered as markdown, not raw
+    assert "Hello world" in out and "**" not in out
+    assert await repl.quit() == 0
+    [file] = session_files(repl.sessions)
+    roles = [json.loads(line).get("message", {}).get("role") for line in file.read_text().splitlines()]
+    assert roles.count("user") == 1 and roles.count("assistant") == 1
+
+
+async def test_tool_call_rendered_through_tool_renderers(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    pi_llm_server.add(
+        tool_turn(ToolUse("bash", {"command": "echo from-the-tool"})),
+        text_turn("done"),
+    )
+    repl = await repl_factory()
+    await repl.submit("run it")
+    await repl.wait_for("done")
+    await repl.idle()
+    out = repl.output
+    assert "$ echo from-the-tool" in out  # the bash tool's render_call
+    assert "from-the-tool" in out.split("$ echo from-the-tool", 1)[1]  # its result
+    await repl.quit()
+
+
+async def test_builtin_slash_commands(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    repl = await repl_factory()
+    await repl.submit("/name my work")
+    await repl.wait_for("Session name: my work")
+    await repl.submit("/model other")
+    await repl.wait_for("Model: loop/other-model")
+    assert repl.mode.host.session.model.id == "other-model"
+    await repl.submit("/thinking high")
+    await repl.wait_for("Thinking level: high")
+    await repl.submit("/thinking loud")
+    await repl.wait_for("Unknown thinking level 'loud'")
+    await repl.submit("/session")
+    await repl.wait_for("Messages")
+    await repl.submit("/compact")
+    await repl.wait_for("Nothing to compact")
+    await repl.submit("/help")
+    await repl.wait_for("/export [file]")
+    assert await repl.quit() == 0
+
+
+async def test_abort_mid_stream_keeps_session_valid_and_repl_usable(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    long_text = "word " * 200
+    pi_llm_server.add(Turn(blocks=[Text(long_text, chunks=100)], delay=0.05), text_turn("second answer"))
+    repl = await repl_factory()
+    await repl.submit("talk a lot")
+    await repl.until(lambda: repl.mode.host.session.is_streaming)
+    await repl.until(lambda: len(pi_llm_server.requests) == 1)
+    repl.send(ESC)
+    await repl.wait_for("Operation aborted")
+    await repl.idle()
+    await repl.submit("again")
+    await repl.wait_for("second answer")
+    await repl.idle()
+    assert await repl.quit() == 0
+    [file] = session_files(repl.sessions)
+    entries = [json.loads(line) for line in file.read_text().splitlines()]  # every line is JSON
+    messages = [e["message"] for e in entries if e.get("type") == "message"]
+    reasons = [m.get("stopReason") for m in messages if m["role"] == "assistant"]
+    assert reasons == ["aborted", "stop"]
+
+
+async def test_ctrl_c_aborts_then_twice_quits(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    pi_llm_server.add(Turn(blocks=[Text("x " * 300, chunks=100)], delay=0.05))
+    repl = await repl_factory()
+    await repl.submit("go")
+    await repl.until(lambda: repl.mode.host.session.is_streaming)
+    repl.send(CTRL_C)
+    await repl.wait_for("Operation aborted")
+    await repl.idle()
+    await repl.wait_idle_editor()
+    repl.send(CTRL_C + CTRL_C)
+    assert await repl.task == 0
+
+
+async def test_ctrl_d_quits_at_empty_prompt(repl_factory: Callable[..., Any]) -> None:
+    repl = await repl_factory()
+    await repl.wait_idle_editor()
+    repl.send(CTRL_D)
+    assert await repl.task == 0
+
+
+async def test_enter_while_running_steers(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    pi_llm_server.add(
+        Turn(blocks=[ToolUse("bash", {"command": "sleep 0.3; echo slept"})]),
+        text_turn("steered reply"),
+    )
+    repl = await repl_factory()
+    await repl.submit("start")
+    await repl.until(lambda: repl.mode.host.session.is_streaming)
+    await repl.submit("change of plan")
+    await repl.wait_for("steered reply")
+    await repl.idle()
+    second = pi_llm_server.requests[1].body
+    assert "change of plan" in json.dumps(second)
+    await repl.quit()
+
+
+async def test_user_bash(repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer) -> None:
+    pi_llm_server.add(text_turn("seen"))
+    repl = await repl_factory()
+    await repl.submit("!echo visible-output")
+    await repl.wait_for("visible-output\n")
+    await repl.idle()
+    await repl.submit("!!echo hidden-output")
+    await repl.wait_for("hidden-output\n")
+    await repl.idle()
+    await repl.submit("what did I run?")
+    await repl.wait_for("seen")
+    await repl.idle()
+    body = json.dumps(pi_llm_server.requests[0].body)
+    assert "visible-output" in body and "hidden-output" not in body
+    await repl.quit()
