@@ -71,6 +71,10 @@ class Repl:
         """Until the editor is running (typed keys reach it, not a closed app)."""
         await self.until(lambda: self.mode._editor is not None and self.mode._editor.app.is_running, seconds)
 
+    async def in_dialog(self, seconds: float = 5) -> None:
+        """Until a plugin dialog holds the terminal (keys typed now go to it, not to the editor)."""
+        await self.until(lambda: self.mode._dialogs > 0 and self.mode._editor_free.is_set(), seconds)
+
     async def until(self, check: Callable[[], bool], seconds: float = 5) -> None:
         deadline = asyncio.get_running_loop().time() + seconds
         while not check():
@@ -78,7 +82,8 @@ class Repl:
                 self.task.result()
                 raise AssertionError(f"REPL ended early; output:\n{self.output}")
             if asyncio.get_running_loop().time() > deadline:
-                raise AssertionError(f"timed out; output so far:\n{self.output}")
+                state = (self.mode._dialogs, self.mode._editor_free.is_set(), self.mode._no_dialog.is_set())
+                raise AssertionError(f"timed out {state}; output so far:\n{self.output}")
             await asyncio.sleep(0.01)
 
     async def wait_for(self, text: str, seconds: float = 5) -> None:

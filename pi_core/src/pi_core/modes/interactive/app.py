@@ -79,6 +79,7 @@ class InteractiveMode:
         self._dialogs = 0
         self._restore_text = ""
         self._aborting: asyncio.Task[None] | None = None
+        self._dialog_lock = asyncio.Lock()
 
     # --- binding to the session ---------------------------------------------------------------
 
@@ -151,7 +152,9 @@ class InteractiveMode:
         """The next submitted text; ``None`` to quit (Ctrl+D, double Ctrl+C, /quit)."""
         assert self._editor is not None
         while True:
-            await self._no_dialog.wait()
+            # Re-check: a dialog may have started between the event being set and this task waking.
+            while not self._no_dialog.is_set():
+                await self._no_dialog.wait()
             if self._quit:
                 return None
             default, self._restore_text = self._restore_text, ""
@@ -289,7 +292,8 @@ class InteractiveMode:
                     _exit_app(editor.app, _PAUSED)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._editor_free.wait(), 0.05)
-            return await run()
+            async with self._dialog_lock:  # one dialog at a time on the terminal
+                return await run()
         finally:
             self._dialogs -= 1
             if self._dialogs == 0:

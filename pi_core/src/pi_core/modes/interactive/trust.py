@@ -48,7 +48,7 @@ async def confirm_project_trust(
     if check is None:
         return setup
     console = console or Console(highlight=False)
-    console.print(describe(check))
+    console.print(describe(check), soft_wrap=True)
     answer = await ask("Trust this project and run its plugin code? [y/N] ", input=input, output=output)
     if not yes(answer):
         note = "Going on without the project's plugins (`pi trust` trusts it later)."
@@ -57,5 +57,5 @@ async def confirm_project_trust(
     trust_project(check.project, Path(agent_dir))
     reloaded = await prepare_plugins_async(setup.control, cwd=check.project)
     reloaded.flag_values = setup.flag_values
-    console.print(Text(f"Trusted {check.project}; its plugins are loaded.", style="green"))
+    console.print(Text(f"Trusted {check.project}; its plugins are loaded.", style="green"), soft_wrap=True)
     return reloaded

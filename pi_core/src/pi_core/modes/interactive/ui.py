@@ -82,9 +82,12 @@ class InteractiveUI:
         signal: AbortSignal | None = None,
         timeout: float | None = None,  # noqa: ASYNC109 - the ExtensionUI protocol's parameter (ms)
     ) -> str | None:
+        console = self._mode.console
+
         async def run() -> str | None:
+            console.print(Text(title, style="bold"))
             return await ask(
-                f"{title}: ",
+                "> ",
                 placeholder=placeholder,
                 timeout_ms=timeout,
                 signal=signal,
