@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 from collections.abc import Callable
 from pathlib import Path
@@ -32,6 +33,10 @@ async def quiz(args, ctx):
     ctx.ui.set_status("quiz", "quizzed")
 
 
+def bye(args, ctx):
+    ctx.shutdown()
+
+
 def complete(prefix):
     return [c for c in ("alpha", "beta", "gamma") if c.startswith(prefix)]
 
@@ -39,6 +44,7 @@ def complete(prefix):
 @hookimpl
 def register_commands(register):
     register("quiz", quiz, description="ask questions", get_argument_completions=complete)
+    register("bye", bye, description="leave")
 """
 
 
@@ -139,3 +145,9 @@ async def test_trust_no_goes_on_without_project_plugins(tmp_path: Path, monkeypa
     assert "Going on without the project's plugins" in out
     assert "quiz" not in {c.name for c in result.registrations.commands}
     assert check_project_trust(tmp_path / "project", tmp_path / "agent").status == "untrusted"
+
+
+async def test_plugin_shutdown_ends_the_repl(repl_factory: Callable[..., Any], tmp_path: Path) -> None:
+    repl = await repl_factory(extensions=(_extension(tmp_path),))
+    await repl.submit("/bye")
+    assert await asyncio.wait_for(repl.task, 5) == 0

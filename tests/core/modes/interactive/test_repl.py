@@ -72,6 +72,27 @@ async def test_builtin_slash_commands(
     await repl.wait_for("Nothing to compact")
     await repl.submit("/help")
     await repl.wait_for("/export [file]")
+    first_id = repl.mode.host.session.session_id
+    await repl.submit("/new")
+    await repl.wait_for("New session started")
+    assert repl.mode.host.session.session_id != first_id
+    await repl.submit("/export")
+    await repl.wait_for("Nothing to export yet")
+    assert await repl.quit() == 0
+
+
+async def test_export_writes_html(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer, tmp_path: Path
+) -> None:
+    pi_llm_server.add(text_turn("exported answer"))
+    repl = await repl_factory()
+    await repl.submit("hello")
+    await repl.wait_for("exported answer")
+    await repl.idle()
+    target = tmp_path / "out.html"
+    await repl.submit(f"/export {target}")
+    await repl.wait_for("Exported to:")
+    assert "exported answer" in target.read_text()
     assert await repl.quit() == 0
 
 

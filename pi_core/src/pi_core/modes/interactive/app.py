@@ -108,6 +108,11 @@ class InteractiveMode:
         if editor is not None:
             _exit_app(editor.app, "")
 
+    def _check_shutdown(self) -> None:
+        """A plugin called ``ctx.shutdown()``: leave once the current job is over."""
+        if self.host.shutdown_requested and not self._quit:
+            self.request_quit()
+
     def invalidate(self) -> None:
         if self._editor is not None and self._editor.app.is_running:
             self._editor.app.invalidate()
@@ -145,6 +150,7 @@ class InteractiveMode:
                 if text is None:
                     break
                 await self.handle_input(text)
+                self._check_shutdown()
         await self._shutdown()
         return 0
 
@@ -246,11 +252,16 @@ class InteractiveMode:
         """Run ``work`` in the background as the REPL's current job (Esc/Ctrl+C abort it)."""
 
         async def job() -> None:
-            await self._report(work)
-            if footer:
-                self._print_footer()
+            try:
+                await self._report(work)
+                if footer:
+                    self._print_footer()
+            finally:
+                self._check_shutdown()
+                self.invalidate()
 
         self._task = asyncio.create_task(job())
+        self.invalidate()
 
     async def _report(self, work: Awaitable[Any]) -> None:
         try:
