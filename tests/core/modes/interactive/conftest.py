@@ -113,7 +113,12 @@ async def repl_factory(
     started: list[Repl] = []
     pipes: list[Any] = []
 
-    async def start(extensions: tuple[str, ...] = (), **options: Any) -> Repl:
+    async def start(
+        extensions: tuple[str, ...] = (),
+        initial: str | None = None,
+        messages: tuple[str, ...] = (),
+        **options: Any,
+    ) -> Repl:
         setup = await prepare_plugins_async(PluginControl(extensions=extensions), cwd=project)
         assert not setup.problems, setup.problems
         host = await RuntimeHost.create(
@@ -134,7 +139,7 @@ async def repl_factory(
         mode = InteractiveMode(
             host, console=console, input=pipe, output=DummyOutput(), history_file=agent / "history"
         )
-        task = asyncio.create_task(mode.run(None, [], []))
+        task = asyncio.create_task(mode.run(initial, [], list(messages)))
         repl = Repl(mode, pipe, buffer, task, project, agent, sessions)
         started.append(repl)
         return repl

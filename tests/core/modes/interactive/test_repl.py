@@ -174,3 +174,66 @@ async def test_user_bash(repl_factory: Callable[..., Any], pi_llm_server: Loopba
     body = json.dumps(pi_llm_server.requests[0].body)
     assert "visible-output" in body and "hidden-output" not in body
     await repl.quit()
+
+
+async def test_alt_enter_queues_a_follow_up(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    pi_llm_server.add(
+        Turn(blocks=[ToolUse("bash", {"command": "sleep 0.3"})]),
+        text_turn("after the tool"),
+        text_turn("follow-up answered"),
+    )
+    repl = await repl_factory()
+    await repl.submit("start")
+    await repl.until(lambda: repl.mode.host.session.is_streaming)
+    await repl.wait_idle_editor()
+    repl.send("and then this" + ESC + "\r")
+    await repl.wait_for("follow-up answered")
+    await repl.idle()
+    assert len(pi_llm_server.requests) == 3
+    assert "and then this" in json.dumps(pi_llm_server.requests[2].body)
+    assert "and then this" not in json.dumps(pi_llm_server.requests[1].body)
+    await repl.quit()
+
+
+async def test_escape_brings_queued_messages_back_to_the_editor(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    pi_llm_server.add(Turn(blocks=[Text("y " * 300, chunks=100)], delay=0.05))
+    repl = await repl_factory()
+    await repl.submit("go")
+    await repl.until(lambda: repl.mode.host.session.is_streaming)
+    await repl.submit("queued one")
+    await repl.wait_for("Queued: steer: queued one")
+    repl.send(ESC)
+    await repl.wait_for("Operation aborted")
+    await repl.idle()
+    await repl.until(lambda: repl.mode.get_editor_text() == "queued one")
+    assert repl.mode.host.session.pending_message_count == 0
+    repl.send("\x15")  # Ctrl+U: clear the line so /quit is typed alone
+    assert await repl.quit() == 0
+
+
+async def test_initial_message_and_further_messages_run_in_order(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    pi_llm_server.add(text_turn("answer one"), text_turn("answer two"))
+    repl = await repl_factory(initial="first question", messages=("second question",))
+    await repl.wait_for("answer two")
+    await repl.idle()
+    out = repl.output
+    assert out.index("> first question") < out.index("answer one") < out.index("> second question")
+    assert await repl.quit() == 0
+
+
+async def test_thinking_cycle_and_model_cycle_keys(repl_factory: Callable[..., Any]) -> None:
+    repl = await repl_factory()
+    await repl.wait_idle_editor()
+    repl.send("\x1b[Z")  # Shift+Tab
+    await repl.wait_for("The current model does not support thinking")
+    repl.send("\x10")  # Ctrl+P
+    await repl.wait_for("Model: loop/other-model (thinking")
+    repl.send("\x1b[Z")
+    await repl.wait_for("Thinking level:")
+    assert await repl.quit() == 0

@@ -80,6 +80,7 @@ class InteractiveMode:
         self._restore_text = ""
         self._aborting: asyncio.Task[None] | None = None
         self._dialog_lock = asyncio.Lock()
+        self._side_tasks: set[asyncio.Task[None]] = set()
 
     # --- binding to the session ---------------------------------------------------------------
 
@@ -283,6 +284,21 @@ class InteractiveMode:
             current = self.get_editor_text()
             self.set_editor_text("\n".join([*queued, current] if current else queued))
 
+    async def _cycle_model(self) -> None:
+        cycled = await self.host.session.cycle_model()
+        if cycled is None:
+            self.console.print(Text("Only one model available", style="yellow"))
+            return
+        model, level, _ = cycled
+        suffix = f" (thinking {level})" if model.reasoning else ""
+        self.console.print(Text(f"Model: {model.provider}/{model.id}{suffix}", style="cyan"))
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` from a key handler, reporting its errors; kept referenced until done."""
+        task = asyncio.create_task(self._report(work))
+        self._side_tasks.add(task)
+        task.add_done_callback(self._side_tasks.discard)
+
     def _abort_soon(self) -> None:
         """Start :meth:`abort` from a key handler (which cannot await)."""
         if self._aborting is None or self._aborting.done():
@@ -365,6 +381,16 @@ class InteractiveMode:
         @bindings.add("escape", filter=busy)
         def _escape(event: KeyPressEvent) -> None:
             self._abort_soon()
+
+        @bindings.add("c-p")
+        def _cycle_model(event: KeyPressEvent) -> None:
+            self._spawn(self._cycle_model())
+
+        @bindings.add("s-tab")
+        def _cycle_thinking(event: KeyPressEvent) -> None:
+            level = self.host.session.cycle_thinking_level()
+            note = f"Thinking level: {level}" if level else "The current model does not support thinking"
+            self.console.print(Text(note, style="cyan"))
 
         @bindings.add("c-c")
         def _ctrl_c(event: KeyPressEvent) -> None:

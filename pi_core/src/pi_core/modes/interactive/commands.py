@@ -53,6 +53,7 @@ KEYS = (
     ("Ctrl+J, or \\ then Enter", "new line"),
     ("Esc / Ctrl+C", "abort the run (queued messages come back to the editor)"),
     ("Ctrl+C twice, Ctrl+D", "quit (at an empty prompt)"),
+    ("Ctrl+P / Shift+Tab", "next model / next thinking level"),
     ("!cmd / !!cmd", "run a shell command (!! keeps its output out of the model's context)"),
 )
 
