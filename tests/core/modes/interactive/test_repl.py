@@ -237,3 +237,63 @@ async def test_thinking_cycle_and_model_cycle_keys(repl_factory: Callable[..., A
     repl.send("\x1b[Z")
     await repl.wait_for("Thinking level:")
     assert await repl.quit() == 0
+
+
+async def test_resume_switches_session_and_replays_it(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    pi_llm_server.add(text_turn("answer in the old session"))
+    repl = await repl_factory()
+    await repl.submit("old question")
+    await repl.wait_for("answer in the old session")
+    await repl.idle()
+    old_file = repl.mode.host.session.session_file
+    await repl.submit("/new")
+    await repl.wait_for("New session started")
+    mark = len(repl.output)
+    await repl.submit("/resume")
+    await repl.wait_for("Resume which session?")
+    await repl.in_dialog()
+    repl.send("1\r")
+    await repl.wait_for("Resumed")
+    assert repl.mode.host.session.session_file == old_file
+    replayed = repl.output[mark:]
+    assert "> old question" in replayed and "answer in the old session" in replayed
+    assert await repl.quit() == 0
+
+
+async def test_fork_puts_the_message_back_in_the_editor(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    pi_llm_server.add(text_turn("one"), text_turn("two"))
+    repl = await repl_factory()
+    for question, answer in (("first q", "one"), ("second q", "two")):
+        await repl.submit(question)
+        await repl.wait_for(answer)
+        await repl.idle()
+    old_file = repl.mode.host.session.session_file
+    await repl.submit("/fork")
+    await repl.wait_for("Fork from which message?")
+    await repl.in_dialog()
+    repl.send("2\r")
+    await repl.wait_for("Forked into a new session")
+    await repl.until(lambda: repl.mode.get_editor_text() == "second q")
+    session = repl.mode.host.session
+    assert session.session_file != old_file
+    assert [m.role for m in session.messages] == ["user", "assistant"]
+    repl.send("\x15")
+    assert await repl.quit() == 0
+
+
+async def test_continue_replays_the_transcript_at_start(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    pi_llm_server.add(text_turn("remembered answer"))
+    first = await repl_factory()
+    await first.submit("remember me")
+    await first.wait_for("remembered answer")
+    assert await first.quit() == 0
+    second = await repl_factory(continue_recent=True)
+    await second.wait_for("remembered answer")
+    assert "> remember me" in second.output
+    assert await second.quit() == 0

@@ -141,6 +141,8 @@ class InteractiveMode:
         self.host.on_session_replaced(self.bind)
         await self.bind()
         self._print_header()
+        if self.host.session.messages:
+            self.renderer.replay(self.host.session.messages)  # --continue / --session
         if initial is not None or images or messages:
             self.start_task(self._prompt_sequence(initial, images, messages))
         self._editor = self._make_editor()

@@ -5,6 +5,7 @@ Anything else starting with ``/`` goes to the session: plugin commands, skills, 
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -43,6 +44,9 @@ BUILTINS = (
     Builtin("name", "/name [name]", "show or set the session name"),
     Builtin("session", "/session", "session file, id, message counts, tokens and cost"),
     Builtin("export", "/export [file]", "export the session as HTML"),
+    Builtin("resume", "/resume", "switch to another session of this project", needs_idle=True),
+    Builtin("fork", "/fork", "continue from an earlier message in a new session", needs_idle=True),
+    Builtin("reload", "/reload", "re-read settings, context files, skills, templates", needs_idle=True),
     Builtin("quit", "/quit", "exit pi"),
 )
 BUILTIN_NAMES = {b.name: b for b in BUILTINS}
@@ -182,6 +186,53 @@ class BuiltinCommands:
         target = os.path.expanduser(args) if args else None  # noqa: ASYNC240 - no I/O
         path = await self._session.export_to_html(target)
         self._info(f"Exported to: {path}")
+
+    async def cmd_resume(self, args: str) -> None:
+        from pi_core.session.manager import SessionManager
+
+        current = self._session.session_file
+        directory = self._session.session_manager.get_session_dir()
+        listed = await asyncio.to_thread(SessionManager.list_sessions, self._session.cwd, directory)
+        sessions = [info for info in listed if info.path != current]
+        if not sessions:
+            self._warn("No other sessions found for this project")
+            return
+        labels = [
+            f"{info.modified:%Y-%m-%d %H:%M}  {info.message_count} msgs  "
+            f"{info.name or info.first_message.replace(chr(10), ' ')[:60]}"
+            for info in sessions
+        ]
+        picked = await self.mode.ui.select("Resume which session?", labels)
+        if picked is None:
+            return
+        target = sessions[labels.index(picked)].path
+        if await self.mode.host.switch_session(target):
+            self._warn("A plugin cancelled the switch")
+            return
+        self._info(f"Resumed {target}")
+        self.mode.renderer.replay(self._session.messages)
+
+    async def cmd_fork(self, args: str) -> None:
+        candidates = self._session.get_user_messages_for_forking()
+        if not candidates:
+            self._warn("No messages to fork from")
+            return
+        labels = [f"{i}. {text.replace(chr(10), ' ')[:80]}" for i, (_, text) in enumerate(candidates, 1)]
+        picked = await self.mode.ui.select("Fork from which message?", labels)
+        if picked is None:
+            return
+        entry_id, _ = candidates[labels.index(picked)]
+        cancelled, text = await self.mode.host.fork(entry_id)
+        if cancelled:
+            self._warn("A plugin cancelled the fork")
+            return
+        self._info("Forked into a new session; the message is back in the editor")
+        self.mode.renderer.replay(self._session.messages)
+        self.mode.set_editor_text(text)
+
+    async def cmd_reload(self, args: str) -> None:
+        await self.mode.host.reload()
+        self._info("Reloaded settings, context files, skills and prompt templates")
 
     async def cmd_quit(self, args: str) -> None:
         self.mode.request_quit()

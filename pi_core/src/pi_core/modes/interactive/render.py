@@ -86,6 +86,36 @@ class EventRenderer:
         elif message.stop_reason == "error":
             self.console.print(Text(f"Error: {message.error_message or 'unknown error'}", style="bold red"))
 
+    def replay(self, messages: list[Any]) -> None:
+        """Print a transcript that already exists (a resumed, switched or forked session)."""
+        calls: dict[str, str] = {}
+        for message in messages:
+            role = getattr(message, "role", None)
+            if role == "user":
+                self.console.print(Text("> ", style="bold green") + Text(_user_text(message)))
+            elif role == "assistant":
+                for block in message.content:
+                    if block.type == "thinking" and block.thinking.strip():
+                        self.console.print(Text(block.thinking.strip(), style="dim italic"))
+                    elif block.type == "text" and block.text.strip():
+                        self.console.print(Markdown(block.text))
+                    elif block.type == "toolCall":
+                        calls[block.id] = block.name
+                        tool = self._tools().get(block.name)
+                        rendered = self._call_renderable(tool, block.name, block.arguments)
+                        self.console.print(Text("● ", style="cyan"), rendered, sep="")
+                if message.stop_reason == "aborted":
+                    self.console.print(Text("Operation aborted", style="yellow"))
+                elif message.stop_reason == "error":
+                    self.console.print(
+                        Text(f"Error: {message.error_message or 'unknown error'}", style="red")
+                    )
+            elif role == "toolResult":
+                style = "red" if message.is_error else "dim"
+                self.console.print(Text(_content_text(message.content), style=style))
+            elif role == "bashExecution":
+                self.console.print(Text(f"$ {message.command}", style="bold") + Text(f"\n{message.output}"))
+
     # --- tools ----------------------------------------------------------------------------------
 
     def _on_tool_execution_start(self, event: Any) -> None:
