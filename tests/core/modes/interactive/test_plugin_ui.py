@@ -106,6 +106,11 @@ async def test_completion_of_commands_models_and_plugin_arguments(
     assert complete("/model other") == ["loop/other-model"]
     assert complete("/quiz b") == ["beta"]
     assert complete("plain text") == []
+    (repl.project / "src").mkdir()
+    (repl.project / "src" / "main.py").write_text("")
+    (repl.project / "setup.cfg").write_text("")
+    assert complete("look at @s") == ["setup.cfg", "src/"]
+    assert complete("look at @src/m") == ["main.py"]
     assert await repl.quit() == 0
 
 

@@ -297,3 +297,22 @@ async def test_continue_replays_the_transcript_at_start(
     await second.wait_for("remembered answer")
     assert "> remember me" in second.output
     assert await second.quit() == 0
+
+
+async def test_alt_up_restores_queued_messages_without_aborting(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    pi_llm_server.add(Turn(blocks=[Text("z " * 100, chunks=50)], delay=0.03))
+    repl = await repl_factory()
+    await repl.submit("go")
+    await repl.until(lambda: repl.mode.host.session.is_streaming)
+    await repl.submit("later please")
+    await repl.wait_for("Queued: steer: later please")
+    repl.send("\x1b\x1b[A")  # Alt+Up
+    await repl.wait_for("Restored 1 queued message(s) to editor")
+    await repl.until(lambda: repl.mode.get_editor_text() == "later please")
+    await repl.idle()
+    assert "Operation aborted" not in repl.output
+    assert len(pi_llm_server.requests) == 1
+    repl.send("\x15")
+    assert await repl.quit() == 0

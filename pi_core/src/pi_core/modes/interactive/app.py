@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import sys
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
@@ -286,6 +287,18 @@ class InteractiveMode:
             current = self.get_editor_text()
             self.set_editor_text("\n".join([*queued, current] if current else queued))
 
+    def restore_queue(self) -> None:
+        """Alt+Up: queued messages come back into the editor, the run goes on."""
+        steering, follow_up = self.host.session.clear_queue()
+        queued = [*self._held, *steering, *follow_up]
+        self._held.clear()
+        if not queued:
+            self.console.print(Text("No queued messages to restore", style="dim"))
+            return
+        current = self.get_editor_text()
+        self.set_editor_text("\n".join([*queued, current] if current else queued))
+        self.console.print(Text(f"Restored {len(queued)} queued message(s) to editor", style="dim"))
+
     async def _cycle_model(self) -> None:
         cycled = await self.host.session.cycle_model()
         if cycled is None:
@@ -336,7 +349,7 @@ class InteractiveMode:
             if self._history_file is not None
             else _default_history(self.host.options.agent_dir)
         )
-        return PromptSession(
+        session: PromptSession[str] = PromptSession(
             message=self._prompt_message,
             multiline=True,
             key_bindings=self._bindings(),
@@ -348,6 +361,9 @@ class InteractiveMode:
             prompt_continuation=lambda width, line, wrap: "." * (width - 1) + " ",
             **self.terminal,
         )
+        # Esc alone aborts: wait only briefly for the rest of an escape sequence (Alt+key).
+        session.app.ttimeoutlen = 0.1
+        return session
 
     def _prompt_message(self) -> str:
         return "… " if self.busy else "> "
@@ -383,6 +399,10 @@ class InteractiveMode:
         @bindings.add("escape", filter=busy)
         def _escape(event: KeyPressEvent) -> None:
             self._abort_soon()
+
+        @bindings.add("escape", "up")
+        def _dequeue(event: KeyPressEvent) -> None:
+            self.restore_queue()
 
         @bindings.add("c-p")
         def _cycle_model(event: KeyPressEvent) -> None:
@@ -456,6 +476,10 @@ class SlashCompleter(Completer):
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
         text = document.text_before_cursor
+        word = text.rsplit(None, 1)[-1] if text and not text[-1].isspace() else ""
+        if word.startswith("@"):
+            yield from _path_completions(self.mode.host.session.cwd, word[1:])
+            return
         if not text.startswith("/") or "\n" in text:
             return
         name, space, args = text[1:].partition(" ")
@@ -496,6 +520,25 @@ class SlashCompleter(Completer):
             label = item if isinstance(item, str) else getattr(item, "label", None) or item.get("label")
             if value:
                 yield Completion(str(value), start_position=-len(prefix), display=str(label or value))
+
+
+def _path_completions(cwd: str, typed: str, limit: int = 100) -> Iterable[Completion]:
+    """``@path`` completion: entries of the typed directory (relative to the session's cwd)."""
+    head, _, stem = typed.rpartition("/")
+    base = Path(cwd) / head if head else Path(cwd)
+    try:
+        entries = sorted(os.scandir(base), key=lambda e: e.name)
+    except OSError:
+        return
+    shown = 0
+    for entry in entries:
+        if not entry.name.startswith(stem) or entry.name == ".git":
+            continue
+        name = entry.name + ("/" if entry.is_dir() else "")
+        yield Completion(name, start_position=-len(stem))
+        shown += 1
+        if shown >= limit:
+            return
 
 
 def _exit_app(app: Any, result: str) -> None:

@@ -57,7 +57,9 @@ KEYS = (
     ("Ctrl+J, or \\ then Enter", "new line"),
     ("Esc / Ctrl+C", "abort the run (queued messages come back to the editor)"),
     ("Ctrl+C twice, Ctrl+D", "quit (at an empty prompt)"),
+    ("Alt+Up", "queued messages back into the editor (the run goes on)"),
     ("Ctrl+P / Shift+Tab", "next model / next thinking level"),
+    ("@path + Tab", "complete a file path"),
     ("!cmd / !!cmd", "run a shell command (!! keeps its output out of the model's context)"),
 )
 
