@@ -227,7 +227,7 @@ async def _run(
     if initial is None and images is None:
         await host.dispose()
         return 1
-    return await _run_mode(host, app_mode, options, initial, images or [], out)
+    return await _run_mode(setup, host, app_mode, options, initial, images or [], out)
 
 
 def wants_repl(messages: tuple[str, ...], params: dict[str, Any]) -> bool:
@@ -277,7 +277,13 @@ async def _initial_message(options: RunOptions, stdin_text: str | None, host: An
 
 
 async def _run_mode(
-    host: Any, app_mode: AppMode, options: RunOptions, initial: str | None, images: list[Any], out: IO[str]
+    setup: PluginSetup,
+    host: Any,
+    app_mode: AppMode,
+    options: RunOptions,
+    initial: str | None,
+    images: list[Any],
+    out: IO[str],
 ) -> int:
     def write_out(text: str) -> None:
         out.write(text)
@@ -292,7 +298,17 @@ async def _run_mode(
     if app_mode == "interactive":
         from pi_core.modes import interactive
 
-        task = asyncio.ensure_future(interactive.run_interactive(host, initial, images, options.messages[1:]))
+        registrations = setup.registrations
+        task = asyncio.ensure_future(
+            interactive.run_interactive(
+                host,
+                initial,
+                images,
+                options.messages[1:],
+                shortcuts=registrations.shortcuts,
+                message_renderers={k: r.item for k, r in registrations.message_renderers.items()},
+            )
+        )
     elif app_mode == "rpc":
         from pi_core.modes.rpc.mode import RpcMode
 

@@ -137,7 +137,13 @@ async def repl_factory(
         buffer = io.StringIO()
         console = Console(file=buffer, width=100, color_system=None, highlight=False)
         mode = InteractiveMode(
-            host, console=console, input=pipe, output=DummyOutput(), history_file=agent / "history"
+            host,
+            console=console,
+            input=pipe,
+            output=DummyOutput(),
+            history_file=agent / "history",
+            shortcuts=setup.registrations.shortcuts,
+            message_renderers={k: r.item for k, r in setup.registrations.message_renderers.items()},
         )
         task = asyncio.create_task(mode.run(initial, [], list(messages)))
         repl = Repl(mode, pipe, buffer, task, project, agent, sessions)

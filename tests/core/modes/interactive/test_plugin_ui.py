@@ -37,6 +37,31 @@ def bye(args, ctx):
     ctx.shutdown()
 
 
+async def announce(args, ctx):
+    await ctx.send_message("banner", "plain banner text", display=True)
+
+
+def on_key(ctx):
+    ctx.ui.notify("SHORTCUT FIRED in " + ctx.cwd.rsplit("/", 1)[-1])
+
+
+def render_banner(message, options, theme):
+    from rich.text import Text
+
+    return Text("*** BANNER: " + message.content + " ***")
+
+
+@hookimpl
+def register_shortcuts(register):
+    register("ctrl+t", on_key, description="say something")
+    register("ctrl+shift+q", on_key, description="not reportable by terminals")
+
+
+@hookimpl
+def register_message_renderers(register):
+    register("banner", render_banner)
+
+
 def complete(prefix):
     return [c for c in ("alpha", "beta", "gamma") if c.startswith(prefix)]
 
@@ -45,6 +70,7 @@ def complete(prefix):
 def register_commands(register):
     register("quiz", quiz, description="ask questions", get_argument_completions=complete)
     register("bye", bye, description="leave")
+    register("announce", announce, description="show a banner")
 """
 
 
@@ -156,3 +182,17 @@ async def test_plugin_shutdown_ends_the_repl(repl_factory: Callable[..., Any], t
     repl = await repl_factory(extensions=(_extension(tmp_path),))
     await repl.submit("/bye")
     assert await asyncio.wait_for(repl.task, 5) == 0
+
+
+async def test_plugin_shortcuts_and_message_renderers(
+    repl_factory: Callable[..., Any], tmp_path: Path
+) -> None:
+    repl = await repl_factory(extensions=(_extension(tmp_path),))
+    await repl.wait_for("Shortcut 'ctrl+shift+q' of plugin quiz_ext cannot be used in this terminal")
+    await repl.wait_idle_editor()
+    repl.send("\x14")  # Ctrl+T
+    await repl.wait_for("SHORTCUT FIRED in project")
+    await repl.submit("/announce")
+    await repl.wait_for("*** BANNER: plain banner text ***")
+    assert "[banner]" not in repl.output
+    assert await repl.quit() == 0

@@ -13,7 +13,7 @@ import contextlib
 import os
 import sys
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -30,11 +30,13 @@ from rich.console import Console
 from rich.text import Text
 
 from pi_core.modes.interactive.commands import BUILTINS, BuiltinCommands
+from pi_core.modes.interactive.keys import to_prompt_toolkit
 from pi_core.modes.interactive.render import EventRenderer
 from pi_core.modes.interactive.ui import InteractiveUI
 from pi_core.runtime.events import ExtensionErrorEvent
 
 if TYPE_CHECKING:
+    from pi_core.plugins.registry import ShortcutSpec
     from pi_core.runtime.host import RuntimeHost
 
 T = TypeVar("T")
@@ -57,6 +59,8 @@ class InteractiveMode:
         input: Input | None = None,
         output: Output | None = None,
         history_file: Path | None = None,
+        shortcuts: Mapping[str, ShortcutSpec] | None = None,
+        message_renderers: Mapping[str, Callable[..., Any]] | None = None,
     ) -> None:
         self.host = host
         self._own_terminal = console is None
@@ -65,7 +69,10 @@ class InteractiveMode:
         self._history_file = history_file
         self.ui = InteractiveUI(self)
         self.commands = BuiltinCommands(self)
-        self.renderer = EventRenderer(self.console, lambda: self.host.services.tools, self._tool_context)
+        self.shortcuts = dict(shortcuts or {})
+        self.renderer = EventRenderer(
+            self.console, lambda: self.host.services.tools, self._tool_context, dict(message_renderers or {})
+        )
         self._unsubscribe: Callable[[], None] | None = None
         self._task: asyncio.Task[None] | None = None
         self._held: list[str] = []
@@ -287,6 +294,17 @@ class InteractiveMode:
             current = self.get_editor_text()
             self.set_editor_text("\n".join([*queued, current] if current else queued))
 
+    def _shortcut_handler(self, spec: ShortcutSpec) -> Callable[[KeyPressEvent], None]:
+        async def call() -> None:
+            result = spec.handler(self.host.session.extension_context())
+            if asyncio.iscoroutine(result):
+                await result
+
+        def handler(event: KeyPressEvent) -> None:
+            self._spawn(call())
+
+        return handler
+
     def restore_queue(self) -> None:
         """Alt+Up: queued messages come back into the editor, the run goes on."""
         steering, follow_up = self.host.session.clear_queue()
@@ -413,6 +431,18 @@ class InteractiveMode:
             level = self.host.session.cycle_thinking_level()
             note = f"Thinking level: {level}" if level else "The current model does not support thinking"
             self.console.print(Text(note, style="cyan"))
+
+        for key, spec in self.shortcuts.items():
+            sequence = to_prompt_toolkit(key)
+            if sequence is None:
+                self.console.print(
+                    Text(
+                        f"Shortcut {key!r} of plugin {spec.plugin} cannot be used in this terminal",
+                        style="yellow",
+                    )
+                )
+                continue
+            bindings.add(*sequence)(self._shortcut_handler(spec))
 
         @bindings.add("c-c")
         def _ctrl_c(event: KeyPressEvent) -> None:

@@ -25,7 +25,9 @@ class EventRenderer:
         console: Console,
         tools: Callable[[], Mapping[str, Any]],
         tool_context: Callable[[], Any] = lambda: None,
+        message_renderers: Mapping[str, Callable[..., Any]] | None = None,
     ) -> None:
+        self._message_renderers = dict(message_renderers or {})
         self.console = console
         self._tools = tools
         self._tool_context = tool_context
@@ -71,9 +73,21 @@ class EventRenderer:
         if role == "user":
             self.console.print(Text("> ", style="bold green") + Text(_user_text(message)))
         elif role == "custom" and getattr(message, "display", False):
-            self.console.print(
-                Text(f"[{message.custom_type}] ", style="magenta") + Text(_content_text(message.content))
-            )
+            self._print_custom(message)
+
+    def _print_custom(self, message: Any) -> None:
+        """A custom message through its plugin renderer, else its type and text."""
+        render = self._message_renderers.get(message.custom_type)
+        if render is not None:
+            try:
+                rendered = render(message, {"expanded": False}, None)
+            except Exception as error:  # a broken renderer must not stop the REPL
+                rendered = Text(f"(message renderer failed: {error})", style="red")
+            if rendered is not None:
+                self.console.print(rendered)
+                return
+        label = Text(f"[{message.custom_type}] ", style="magenta")
+        self.console.print(label + Text(_content_text(message.content)))
 
     def _on_message_end(self, event: Any) -> None:
         message = event.message
@@ -113,6 +127,8 @@ class EventRenderer:
             elif role == "toolResult":
                 style = "red" if message.is_error else "dim"
                 self.console.print(Text(_content_text(message.content), style=style))
+            elif role == "custom" and getattr(message, "display", False):
+                self._print_custom(message)
             elif role == "bashExecution":
                 self.console.print(Text(f"$ {message.command}", style="bold") + Text(f"\n{message.output}"))
 
