@@ -316,3 +316,20 @@ async def test_alt_up_restores_queued_messages_without_aborting(
     assert len(pi_llm_server.requests) == 1
     repl.send("\x15")
     assert await repl.quit() == 0
+
+
+async def test_running_tool_output_shows_live_under_the_editor(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    pi_llm_server.add(
+        tool_turn(ToolUse("bash", {"command": "echo live-line-1; echo live-line-2; sleep 1.5; echo end"})),
+        text_turn("finished"),
+    )
+    repl = await repl_factory()
+    await repl.submit("run slowly")
+    await repl.until(lambda: "live-line-2" in (repl.mode._toolbar() or ""))
+    assert "bash running…" in (repl.mode._toolbar() or "")
+    await repl.wait_for("finished")
+    await repl.idle()
+    assert "live-line" not in (repl.mode._toolbar() or "")
+    await repl.quit()

@@ -73,6 +73,7 @@ class InteractiveMode:
         self.renderer = EventRenderer(
             self.console, lambda: self.host.services.tools, self._tool_context, dict(message_renderers or {})
         )
+        self.renderer.on_live_change = self.invalidate
         self._unsubscribe: Callable[[], None] | None = None
         self._task: asyncio.Task[None] | None = None
         self._held: list[str] = []
@@ -388,6 +389,9 @@ class InteractiveMode:
 
     def _toolbar(self) -> str | None:
         lines = self.ui.toolbar_lines()
+        for name, tail in self.renderer.live_output.values():
+            lines.append(f"{name} running…")
+            lines.extend(f"  {line}" for line in tail)
         if self.busy:
             lines.append("working… Enter steers, Alt+Enter queues a follow-up, Esc aborts")
         return "\n".join(lines) or None

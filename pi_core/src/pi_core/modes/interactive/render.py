@@ -16,6 +16,9 @@ from rich.text import Text
 
 from pi_core.modes.interactive.blocks import BlockBuffer
 
+#: How many trailing lines of a running tool's output the live view shows.
+LIVE_LINES = 5
+
 
 class EventRenderer:
     """Writes one session's events to a console; ``tools`` gives each tool's renderers by name."""
@@ -28,6 +31,9 @@ class EventRenderer:
         message_renderers: Mapping[str, Callable[..., Any]] | None = None,
     ) -> None:
         self._message_renderers = dict(message_renderers or {})
+        #: The last lines of each running tool's partial output (shown live under the editor).
+        self.live_output: dict[str, tuple[str, list[str]]] = {}
+        self.on_live_change: Callable[[], None] = lambda: None
         self.console = console
         self._tools = tools
         self._tool_context = tool_context
@@ -140,8 +146,16 @@ class EventRenderer:
         renderable = self._call_renderable(tool, event.tool_name, event.args)
         self.console.print(Text("● ", style="cyan"), renderable, sep="")
 
+    def _on_tool_execution_update(self, event: Any) -> None:
+        text = _content_text(event.partial_result.content).rstrip("\n")
+        lines = text.split("\n")[-LIVE_LINES:] if text else []
+        self.live_output[event.tool_call_id] = (event.tool_name, lines)
+        self.on_live_change()
+
     def _on_tool_execution_end(self, event: Any) -> None:
         self._args.pop(event.tool_call_id, None)
+        if self.live_output.pop(event.tool_call_id, None) is not None:
+            self.on_live_change()
         tool = self._tools().get(event.tool_name)
         result = event.result
         renderable: RenderableType | None = None
