@@ -333,3 +333,38 @@ async def test_running_tool_output_shows_live_under_the_editor(
     await repl.idle()
     assert "live-line" not in (repl.mode._toolbar() or "")
     await repl.quit()
+
+
+async def test_clone_copies_the_conversation(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    pi_llm_server.add(text_turn("cloned answer"))
+    repl = await repl_factory()
+    await repl.submit("/clone")
+    await repl.wait_for("Nothing to clone yet")
+    await repl.submit("question")
+    await repl.wait_for("cloned answer")
+    await repl.idle()
+    old_file = repl.mode.host.session.session_file
+    await repl.submit("/clone")
+    await repl.wait_for("Cloned into")
+    session = repl.mode.host.session
+    assert session.session_file != old_file
+    assert [m.role for m in session.messages] == ["user", "assistant"]
+    assert await repl.quit() == 0
+
+
+async def test_message_typed_during_a_command_job_is_sent_afterwards(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    pi_llm_server.add(text_turn("after the shell command"))
+    repl = await repl_factory()
+    await repl.submit("!sleep 0.5; echo shell-done")
+    await repl.until(lambda: repl.mode.busy)
+    await repl.submit("held question")
+    await repl.wait_for("Queued: held question")
+    await repl.wait_for("after the shell command")
+    await repl.idle()
+    body = json.dumps(pi_llm_server.requests[0].body)
+    assert "held question" in body and "shell-done" in body
+    assert await repl.quit() == 0

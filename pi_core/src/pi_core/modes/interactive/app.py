@@ -271,6 +271,10 @@ class InteractiveMode:
             finally:
                 self._check_shutdown()
                 self.invalidate()
+            if self._held and not self._quit:
+                # Typed while a compaction or command ran: send now, as pi does after compaction.
+                held, self._held = list(self._held), []
+                self.start_task(self._prompt_sequence(held[0], [], held[1:]))
 
         self._task = asyncio.create_task(job())
         self.invalidate()

@@ -46,6 +46,7 @@ BUILTINS = (
     Builtin("export", "/export [file]", "export the session as HTML"),
     Builtin("resume", "/resume", "switch to another session of this project", needs_idle=True),
     Builtin("fork", "/fork", "continue from an earlier message in a new session", needs_idle=True),
+    Builtin("clone", "/clone", "copy the current conversation into a new session", needs_idle=True),
     Builtin("reload", "/reload", "re-read settings, context files, skills, templates", needs_idle=True),
     Builtin("quit", "/quit", "exit pi"),
 )
@@ -231,6 +232,17 @@ class BuiltinCommands:
         self._info("Forked into a new session; the message is back in the editor")
         self.mode.renderer.replay(self._session.messages)
         self.mode.set_editor_text(text)
+
+    async def cmd_clone(self, args: str) -> None:
+        leaf = self._session.session_manager.get_leaf_id()
+        if not leaf or not self._session.messages:
+            self._warn("Nothing to clone yet")
+            return
+        cancelled, _ = await self.mode.host.fork(leaf, position="at")
+        if cancelled:
+            self._warn("A plugin cancelled the clone")
+            return
+        self._info(f"Cloned into {self._session.session_file or 'a new in-memory session'}")
 
     async def cmd_reload(self, args: str) -> None:
         await self.mode.host.reload()
