@@ -10,7 +10,7 @@ from typing import Any
 
 from pi_core.cli.options import PluginControl
 from pi_core.cli.run import prepare_plugins_async
-from pi_core.modes.interactive.app import SlashCompleter
+from pi_core.modes.interactive.completion import SlashCompleter
 from pi_core.modes.interactive.trust import confirm_project_trust
 from pi_core.plugins.trust import check_project_trust
 from prompt_toolkit.completion import CompleteEvent

@@ -10,16 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import sys
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.completion import CompleteEvent, Completer, Completion
-from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 from prompt_toolkit.input import Input
@@ -29,7 +25,8 @@ from prompt_toolkit.patch_stdout import patch_stdout
 from rich.console import Console
 from rich.text import Text
 
-from pi_core.modes.interactive.commands import BUILTINS, BuiltinCommands
+from pi_core.modes.interactive.commands import BuiltinCommands
+from pi_core.modes.interactive.completion import SlashCompleter
 from pi_core.modes.interactive.keys import to_prompt_toolkit
 from pi_core.modes.interactive.render import EventRenderer
 from pi_core.modes.interactive.ui import InteractiveUI
@@ -506,79 +503,6 @@ class InteractiveMode:
         self.console.print(Text(self.footer_text(), style="dim"))
 
 
-class SlashCompleter(Completer):
-    """``/`` completes built-in and session commands; ``/model `` model ids; plugin arguments."""
-
-    def __init__(self, mode: InteractiveMode) -> None:
-        self.mode = mode
-
-    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
-        text = document.text_before_cursor
-        word = text.rsplit(None, 1)[-1] if text and not text[-1].isspace() else ""
-        if word.startswith("@"):
-            yield from _path_completions(self.mode.host.session.cwd, word[1:])
-            return
-        if not text.startswith("/") or "\n" in text:
-            return
-        name, space, args = text[1:].partition(" ")
-        if not space:
-            for candidate, meta in self._commands():
-                if candidate.startswith(name):
-                    yield Completion(candidate, start_position=-len(name), display_meta=meta)
-            return
-        if name == "model":
-            yield from self._model_completions(args)
-            return
-        yield from self._plugin_completions(name, args)
-
-    def _commands(self) -> list[tuple[str, str]]:
-        found = [(b.name, b.description) for b in BUILTINS]
-        found.extend((c["name"], c.get("description", "")) for c in self.mode.host.session.get_commands())
-        return found
-
-    def _model_completions(self, prefix: str) -> Iterable[Completion]:
-        registry = self.mode.host.session.model_registry
-        if registry is None:
-            return
-        for model in registry.get_available():
-            label = f"{model.provider}/{model.id}"
-            if prefix.lower() in label.lower():
-                yield Completion(label, start_position=-len(prefix))
-
-    def _plugin_completions(self, name: str, prefix: str) -> Iterable[Completion]:
-        spec = next((c for c in self.mode.host.services.commands if c.invocation_name == name), None)
-        if spec is None or spec.get_argument_completions is None:
-            return
-        try:
-            items = spec.get_argument_completions(prefix)
-        except Exception:  # a plugin's completer must never break typing
-            return
-        for item in items or []:
-            value = item if isinstance(item, str) else getattr(item, "value", None) or item.get("value")
-            label = item if isinstance(item, str) else getattr(item, "label", None) or item.get("label")
-            if value:
-                yield Completion(str(value), start_position=-len(prefix), display=str(label or value))
-
-
-def _path_completions(cwd: str, typed: str, limit: int = 100) -> Iterable[Completion]:
-    """``@path`` completion: entries of the typed directory (relative to the session's cwd)."""
-    head, _, stem = typed.rpartition("/")
-    base = Path(cwd) / head if head else Path(cwd)
-    try:
-        entries = sorted(os.scandir(base), key=lambda e: e.name)
-    except OSError:
-        return
-    shown = 0
-    for entry in entries:
-        if not entry.name.startswith(stem) or entry.name == ".git":
-            continue
-        name = entry.name + ("/" if entry.is_dir() else "")
-        yield Completion(name, start_position=-len(stem))
-        shown += 1
-        if shown >= limit:
-            return
-
-
 def _exit_app(app: Any, result: str) -> None:
     if app.is_running and app.future is not None and not app.future.done():
         app.exit(result=result)
@@ -591,7 +515,3 @@ def _default_history(agent_dir: str) -> FileHistory | InMemoryHistory:
     except OSError:
         return InMemoryHistory()
     return FileHistory(str(directory / HISTORY_FILE))
-
-
-def _stdout_is_terminal() -> bool:
-    return sys.stdout.isatty()
