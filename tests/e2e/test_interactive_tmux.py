@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from pi_core.testing import text_turn
+from pi_core.testing import Text, Turn, text_turn
 
 if TYPE_CHECKING:
     from conftest import PiEnv
@@ -122,4 +122,28 @@ def test_repl_in_tmux(trusting_project: PiEnv, pane: Pane) -> None:
     pane.wait_for("1 user, 1 assistant")
     pane.keys("C-d")
     pane.wait_for("PI-EXITED=0")
+    assert "Traceback" not in pane.screen()
     assert "trusted-projects.json" in {p.name for p in trusting_project.agent_dir.iterdir()}
+
+
+def test_escape_aborts_a_streaming_answer_in_tmux(pi_env: PiEnv, pane: Pane) -> None:
+    pi_env.server.add(
+        Turn(blocks=[Text("streaming " * 400, chunks=200)], delay=0.03),
+        text_turn("fresh answer after abort"),
+    )
+    pane.wait_for("/help for commands")
+    pane.type("tell me a long story")
+    pane.keys("Enter")
+    pane.wait_for("streaming streaming")
+    pane.keys("Escape")
+    pane.wait_for("Operation aborted")
+    pane.type("again")
+    pane.keys("Enter")
+    pane.wait_for("fresh answer after abort")
+    pane.keys("C-c")
+    pane.keys("C-c")
+    pane.wait_for("PI-EXITED=0")
+    [session] = pi_env.session_files()
+    lines = session.read_text().splitlines()
+    assert all(line.startswith("{") for line in lines)
+    assert '"stopReason":"aborted"' in session.read_text().replace(" ", "")

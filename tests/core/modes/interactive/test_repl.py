@@ -368,3 +368,17 @@ async def test_message_typed_during_a_command_job_is_sent_afterwards(
     body = json.dumps(pi_llm_server.requests[0].body)
     assert "held question" in body and "shell-done" in body
     assert await repl.quit() == 0
+
+
+async def test_block_being_streamed_shows_live_under_the_editor(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    pi_llm_server.add(Turn(blocks=[Text("one long paragraph " * 40, chunks=40)], delay=0.03))
+    repl = await repl_factory()
+    await repl.submit("go")
+    await repl.until(lambda: "one long paragraph" in (repl.mode._toolbar() or ""))
+    assert "one long paragraph" not in repl.output  # printed as markdown only once complete
+    await repl.wait_for("one long paragraph")
+    await repl.idle()
+    assert "one long paragraph" not in (repl.mode._toolbar() or "")
+    await repl.quit()

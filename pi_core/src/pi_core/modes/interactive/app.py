@@ -390,12 +390,26 @@ class InteractiveMode:
 
     def _toolbar(self) -> str | None:
         lines = self.ui.toolbar_lines()
+        lines.extend(self._streaming_tail())
         for name, tail in self.renderer.live_output.values():
             lines.append(f"{name} running…")
             lines.extend(f"  {line}" for line in tail)
         if self.busy:
             lines.append("working… Enter steers, Alt+Enter queues a follow-up, Esc aborts")
         return "\n".join(lines) or None
+
+    def _streaming_tail(self, rows: int = 3) -> list[str]:
+        """The last rows of the text block still being streamed (printed once it is complete)."""
+        pending = self.renderer.pending_text().strip()
+        if not pending:
+            return []
+        width = 80
+        if self._editor is not None:
+            width = max(20, self._editor.app.output.get_size().columns - 1)
+        wrapped: list[str] = []
+        for line in pending.split("\n")[-rows:]:
+            wrapped.extend(line[i : i + width] for i in range(0, max(len(line), 1), width))
+        return wrapped[-rows:]
 
     def _bindings(self) -> KeyBindings:
         bindings = KeyBindings()

@@ -55,13 +55,19 @@ class EventRenderer:
             self._flush_thinking(final=True)
             self._text.feed(update.delta)
             self._flush_text(final=False)
+            self.on_live_change()
         elif kind == "thinking_delta":
             self._thinking.feed(update.delta)
             self._flush_thinking(final=False)
+            self.on_live_change()
         elif kind == "text_end":
             self._flush_text(final=True)
         elif kind == "thinking_end":
             self._flush_thinking(final=True)
+
+    def pending_text(self) -> str:
+        """The block being streamed that is not printed yet (shown live under the editor)."""
+        return self._text.pending or self._thinking.pending
 
     def _flush_text(self, *, final: bool) -> None:
         block = self._text.take_rest() if final else self._text.take_complete()
