@@ -187,6 +187,10 @@ async def _run(
         if session_path is None:
             click.echo("No session selected", err=True)
             return 0
+    if app_mode == "interactive" and setup.pm.untrusted_project is not None and _has_repl():
+        setup = await _confirm_trust(setup)
+        if setup.problems:
+            return 1
     try:
         host = await RuntimeHost.create(runtime_options(options, cwd, session_path), plugin_parts(setup))
     except SessionNotFoundError as error:
@@ -208,7 +212,7 @@ async def _run(
         stdin_text = await _read_piped_stdin()
         if stdin_text is not None and app_mode == "interactive":
             app_mode = "print"
-    if app_mode == "interactive" and importlib.util.find_spec("pi_core.modes.interactive") is None:
+    if app_mode == "interactive" and not _has_repl():
         click.echo(
             "Error: the interactive mode is not part of this build; use -p, --mode json or --mode rpc",
             err=True,
@@ -223,7 +227,28 @@ async def _run(
     if initial is None and images is None:
         await host.dispose()
         return 1
-    return await _run_mode(host, app_mode, options, initial, images or [], out)
+    return await _run_mode(setup, host, app_mode, options, initial, images or [], out)
+
+
+def wants_repl(messages: tuple[str, ...], params: dict[str, Any]) -> bool:
+    """Whether this command line runs the REPL (the plugin gate lets the REPL ask about trust)."""
+    options = run_options_from_params({**params, "args": messages})
+    return options.app_mode(sys.stdin.isatty()) == "interactive" and _has_repl()
+
+
+def _has_repl() -> bool:
+    return importlib.util.find_spec("pi_core.modes.interactive") is not None
+
+
+async def _confirm_trust(setup: PluginSetup) -> PluginSetup:
+    """Ask whether to run the untrusted project's plugin code; reloads the plugins on yes."""
+    from pi_core.modes.interactive.trust import confirm_project_trust
+    from pi_core.runtime.host import default_agent_dir
+
+    confirmed = await confirm_project_trust(setup, default_agent_dir())
+    for problem in confirmed.problems:
+        click.echo(f"pi: {problem}", err=True)
+    return confirmed
 
 
 async def _initial_message(options: RunOptions, stdin_text: str | None, host: Any) -> tuple[str | None, Any]:
@@ -252,7 +277,13 @@ async def _initial_message(options: RunOptions, stdin_text: str | None, host: An
 
 
 async def _run_mode(
-    host: Any, app_mode: AppMode, options: RunOptions, initial: str | None, images: list[Any], out: IO[str]
+    setup: PluginSetup,
+    host: Any,
+    app_mode: AppMode,
+    options: RunOptions,
+    initial: str | None,
+    images: list[Any],
+    out: IO[str],
 ) -> int:
     def write_out(text: str) -> None:
         out.write(text)
@@ -265,9 +296,19 @@ async def _run_mode(
     loop = asyncio.get_running_loop()
     task: asyncio.Task[int]
     if app_mode == "interactive":
-        from pi_core.modes import interactive  # type: ignore[attr-defined]  # the REPL, when installed
+        from pi_core.modes import interactive
 
-        task = asyncio.ensure_future(interactive.run_interactive(host, initial, images, options.messages[1:]))
+        registrations = setup.registrations
+        task = asyncio.ensure_future(
+            interactive.run_interactive(
+                host,
+                initial,
+                images,
+                options.messages[1:],
+                shortcuts=registrations.shortcuts,
+                message_renderers={k: r.item for k, r in registrations.message_renderers.items()},
+            )
+        )
     elif app_mode == "rpc":
         from pi_core.modes.rpc.mode import RpcMode
 

@@ -170,7 +170,8 @@ def run_agent(ctx: click.Context, messages: tuple[str, ...], options: dict[str, 
     if setup is None:
         setup = prepare_plugins(PluginControl.from_options(options))
     setup.flag_values = {name: options.get(name.replace("-", "_")) for name in setup.registrations.flags}
-    gate(setup)
-    from pi_core.cli.agent_run import start_agent
+    from pi_core.cli.agent_run import start_agent, wants_repl
+
+    gate(setup, interactive=wants_repl(messages, options))
 
     raise SystemExit(start_agent(setup, messages, options))

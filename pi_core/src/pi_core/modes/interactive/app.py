@@ -1,0 +1,531 @@
+"""The REPL loop: read the editor, run prompts in the background, steer while they run.
+
+A prompt starts a run as a background task and the editor comes straight back: Enter then steers
+the run, Alt+Enter queues a follow-up, Esc or Ctrl+C aborts it. Output goes through a rich console;
+on a real terminal ``patch_stdout`` keeps it above the editor. Plugin dialogs pause the editor
+(``dialog``) and hand it back with its text afterwards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.history import FileHistory, InMemoryHistory
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.output import Output
+from prompt_toolkit.patch_stdout import patch_stdout
+from rich.console import Console
+from rich.text import Text
+
+from pi_core.modes.interactive.commands import BuiltinCommands
+from pi_core.modes.interactive.completion import SlashCompleter
+from pi_core.modes.interactive.keys import to_prompt_toolkit
+from pi_core.modes.interactive.render import EventRenderer
+from pi_core.modes.interactive.ui import InteractiveUI
+from pi_core.runtime.events import ExtensionErrorEvent
+
+if TYPE_CHECKING:
+    from pi_core.plugins.registry import ShortcutSpec
+    from pi_core.runtime.host import RuntimeHost
+
+T = TypeVar("T")
+
+#: What the editor returns when a dialog took the terminal over (the text is kept and restored).
+_PAUSED = "\x00paused"
+#: Two Ctrl+C within this many seconds at an empty editor quit, as in pi.
+DOUBLE_PRESS_SECONDS = 0.5
+HISTORY_FILE = "prompt-history"
+
+
+class InteractiveMode:
+    """One REPL over a runtime host; ``console``/``input``/``output`` are injectable for tests."""
+
+    def __init__(
+        self,
+        host: RuntimeHost,
+        *,
+        console: Console | None = None,
+        input: Input | None = None,
+        output: Output | None = None,
+        history_file: Path | None = None,
+        shortcuts: Mapping[str, ShortcutSpec] | None = None,
+        message_renderers: Mapping[str, Callable[..., Any]] | None = None,
+    ) -> None:
+        self.host = host
+        self._own_terminal = console is None
+        self.console = console or Console(highlight=False)
+        self.terminal: dict[str, Any] = {"input": input, "output": output}
+        self._history_file = history_file
+        self.ui = InteractiveUI(self)
+        self.commands = BuiltinCommands(self)
+        self.shortcuts = dict(shortcuts or {})
+        self.renderer = EventRenderer(
+            self.console, lambda: self.host.services.tools, self._tool_context, dict(message_renderers or {})
+        )
+        self.renderer.on_live_change = self.invalidate
+        self._unsubscribe: Callable[[], None] | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._held: list[str] = []
+        self._quit = False
+        self._last_ctrl_c = 0.0
+        self._follow_up = False
+        self._editor: PromptSession[str] | None = None
+        self._editor_free = asyncio.Event()
+        self._editor_free.set()
+        self._no_dialog = asyncio.Event()
+        self._no_dialog.set()
+        self._dialogs = 0
+        self._restore_text = ""
+        self._aborting: asyncio.Task[None] | None = None
+        self._dialog_lock = asyncio.Lock()
+        self._side_tasks: set[asyncio.Task[None]] = set()
+
+    # --- binding to the session ---------------------------------------------------------------
+
+    async def bind(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        session = self.host.session
+        await session.bind_mode(ui=self.ui, on_error=self._report_error)
+        self._unsubscribe = session.subscribe(self.renderer)
+
+    def _report_error(self, error: ExtensionErrorEvent) -> None:
+        self.renderer(error)
+
+    def _tool_context(self) -> Any:
+        return self.host.session.extension_context()
+
+    # --- state ----------------------------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def request_quit(self) -> None:
+        self._quit = True
+        editor = self._editor
+        if editor is not None:
+            _exit_app(editor.app, "")
+
+    def _check_shutdown(self) -> None:
+        """A plugin called ``ctx.shutdown()``: leave once the current job is over."""
+        if self.host.shutdown_requested and not self._quit:
+            self.request_quit()
+
+    def invalidate(self) -> None:
+        if self._editor is not None and self._editor.app.is_running:
+            self._editor.app.invalidate()
+
+    def set_title(self, text: str) -> None:
+        if self.console.is_terminal:
+            self.console.file.write(f"\x1b]0;{text}\x07")
+            self.console.file.flush()
+
+    def set_editor_text(self, text: str) -> None:
+        if self._editor is not None and self._editor.app.is_running:
+            self._editor.default_buffer.text = text
+            self._editor.default_buffer.cursor_position = len(text)
+        else:
+            self._restore_text = text
+
+    def get_editor_text(self) -> str:
+        if self._editor is not None and self._editor.app.is_running:
+            return self._editor.default_buffer.text
+        return self._restore_text
+
+    # --- the loop -------------------------------------------------------------------------------
+
+    async def run(self, initial: str | None, images: list[Any], messages: list[str]) -> int:
+        self.host.on_session_replaced(self.bind)
+        await self.bind()
+        self._print_header()
+        if self.host.session.messages:
+            self.renderer.replay(self.host.session.messages)  # --continue / --session
+        if initial is not None or images or messages:
+            self.start_task(self._prompt_sequence(initial, images, messages))
+        self._editor = self._make_editor()
+        context = patch_stdout(raw=True) if self._own_terminal else contextlib.nullcontext()
+        with context:
+            while not self._quit:
+                text = await self._read()
+                if text is None:
+                    break
+                await self.handle_input(text)
+                self._check_shutdown()
+        await self._shutdown()
+        return 0
+
+    async def _read(self) -> str | None:
+        """The next submitted text; ``None`` to quit (Ctrl+D, double Ctrl+C, /quit)."""
+        assert self._editor is not None
+        while True:
+            # Re-check: a dialog may have started between the event being set and this task waking.
+            while not self._no_dialog.is_set():
+                await self._no_dialog.wait()
+            if self._quit:
+                return None
+            default, self._restore_text = self._restore_text, ""
+            self._editor_free.clear()
+            try:
+                text = await self._editor.prompt_async(default=default)
+            except (EOFError, KeyboardInterrupt):
+                return None
+            finally:
+                self._editor_free.set()
+            if text != _PAUSED:
+                return text
+
+    async def _shutdown(self) -> None:
+        if self.busy:
+            await self.host.session.abort()
+        if self._task is not None:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        await self.host.dispose()
+
+    async def handle_input(self, raw: str) -> None:
+        text = raw.strip()
+        follow_up, self._follow_up = self._follow_up, False
+        if not text:
+            return
+        if text.startswith("!"):
+            self._echo(text)
+            await self._bash(text)
+            return
+        if text.startswith("/"):
+            self._echo(text)
+            if await self.commands.handle(text):
+                return
+        if not self.busy:
+            self.start_task(self._prompt_sequence(text, [], []))
+            return
+        session = self.host.session
+        if not session.is_streaming:
+            self._held.append(text)  # the run has not reached the agent yet; send it after
+            self.console.print(Text(f"Queued: {text}", style="dim"))
+            return
+        await self._report(session.prompt(text, streaming_behavior="followUp" if follow_up else "steer"))
+
+    def _echo(self, text: str) -> None:
+        self.console.print(Text("> ", style="bold green") + Text(text))
+
+    async def _bash(self, text: str) -> None:
+        exclude = text.startswith("!!")
+        command = text[2:] if exclude else text[1:]
+        if not command.strip():
+            self.console.print(Text("Usage: !command or !!command", style="yellow"))
+            return
+        if self.busy and not self.host.session.is_streaming:
+            self.console.print(Text("Wait for the current command to finish", style="yellow"))
+            return
+
+        async def run() -> None:
+            outcome = await self.host.session.execute_bash(command, exclude_from_context=exclude)
+            if outcome.output:
+                self.console.print(Text(outcome.output.rstrip("\n"), style="dim"))
+            if outcome.cancelled:
+                self.console.print(Text("Command cancelled", style="yellow"))
+            elif outcome.exit_code:
+                self.console.print(Text(f"Exit code {outcome.exit_code}", style="yellow"))
+            if outcome.full_output_path:
+                self.console.print(Text(f"Full output: {outcome.full_output_path}", style="dim"))
+
+        if self.busy:
+            await self._report(run())  # alongside a run: its result joins before the next prompt
+        else:
+            self.start_task(run(), footer=False)
+
+    async def _prompt_sequence(self, first: str | None, images: list[Any], rest: list[str]) -> None:
+        session = self.host.session
+        queue: list[tuple[str, list[Any]]] = []
+        if first is not None or images:
+            queue.append((first or "", images))
+        queue.extend((m, []) for m in rest)
+        while queue:
+            text, pics = queue.pop(0)
+            await session.prompt(text, images=pics)
+            queue.extend((held, []) for held in self._held)
+            self._held.clear()
+
+    def start_task(self, work: Coroutine[Any, Any, Any], *, footer: bool = True) -> None:
+        """Run ``work`` in the background as the REPL's current job (Esc/Ctrl+C abort it)."""
+
+        async def job() -> None:
+            try:
+                await self._report(work)
+                if footer:
+                    self._print_footer()
+            finally:
+                self._check_shutdown()
+                self.invalidate()
+            if self._held and not self._quit:
+                # Typed while a compaction or command ran: send now, as pi does after compaction.
+                held, self._held = list(self._held), []
+                self.start_task(self._prompt_sequence(held[0], [], held[1:]))
+
+        self._task = asyncio.create_task(job())
+        self.invalidate()
+
+    async def _report(self, work: Awaitable[Any]) -> None:
+        try:
+            await work
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # the session stays usable; the user sees why
+            self.console.print(Text(f"Error: {error}", style="bold red"))
+
+    async def abort(self) -> None:
+        """Abort the run, user bash or compaction; queued messages come back to the editor."""
+        session = self.host.session
+        steering, follow_up = session.clear_queue()
+        queued = [*self._held, *steering, *follow_up]
+        self._held.clear()
+        session.abort_bash()
+        await session.abort()
+        if queued:
+            current = self.get_editor_text()
+            self.set_editor_text("\n".join([*queued, current] if current else queued))
+
+    def _shortcut_handler(self, spec: ShortcutSpec) -> Callable[[KeyPressEvent], None]:
+        async def call() -> None:
+            result = spec.handler(self.host.session.extension_context())
+            if asyncio.iscoroutine(result):
+                await result
+
+        def handler(event: KeyPressEvent) -> None:
+            self._spawn(call())
+
+        return handler
+
+    def restore_queue(self) -> None:
+        """Alt+Up: queued messages come back into the editor, the run goes on."""
+        steering, follow_up = self.host.session.clear_queue()
+        queued = [*self._held, *steering, *follow_up]
+        self._held.clear()
+        if not queued:
+            self.console.print(Text("No queued messages to restore", style="dim"))
+            return
+        current = self.get_editor_text()
+        self.set_editor_text("\n".join([*queued, current] if current else queued))
+        self.console.print(Text(f"Restored {len(queued)} queued message(s) to editor", style="dim"))
+
+    async def _cycle_model(self) -> None:
+        cycled = await self.host.session.cycle_model()
+        if cycled is None:
+            self.console.print(Text("Only one model available", style="yellow"))
+            return
+        model, level, _ = cycled
+        suffix = f" (thinking {level})" if model.reasoning else ""
+        self.console.print(Text(f"Model: {model.provider}/{model.id}{suffix}", style="cyan"))
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` from a key handler, reporting its errors; kept referenced until done."""
+        task = asyncio.create_task(self._report(work))
+        self._side_tasks.add(task)
+        task.add_done_callback(self._side_tasks.discard)
+
+    def _abort_soon(self) -> None:
+        """Start :meth:`abort` from a key handler (which cannot await)."""
+        if self._aborting is None or self._aborting.done():
+            self._aborting = asyncio.create_task(self.abort())
+
+    # --- dialogs ---------------------------------------------------------------------------------
+
+    async def dialog(self, run: Callable[[], Awaitable[T]]) -> T:
+        """Take the terminal from the editor for ``run`` (a plugin dialog), then give it back."""
+        self._dialogs += 1
+        self._no_dialog.clear()
+        try:
+            while not self._editor_free.is_set():
+                editor = self._editor
+                if editor is not None and editor.app.is_running:
+                    if not self._restore_text:
+                        self._restore_text = editor.default_buffer.text
+                    _exit_app(editor.app, _PAUSED)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._editor_free.wait(), 0.05)
+            async with self._dialog_lock:  # one dialog at a time on the terminal
+                return await run()
+        finally:
+            self._dialogs -= 1
+            if self._dialogs == 0:
+                self._no_dialog.set()
+
+    # --- editor ----------------------------------------------------------------------------------
+
+    def _make_editor(self) -> PromptSession[str]:
+        history = (
+            FileHistory(str(self._history_file))
+            if self._history_file is not None
+            else _default_history(self.host.options.agent_dir)
+        )
+        session: PromptSession[str] = PromptSession(
+            message=self._prompt_message,
+            multiline=True,
+            key_bindings=self._bindings(),
+            history=history,
+            completer=SlashCompleter(self),
+            complete_while_typing=True,
+            bottom_toolbar=self._toolbar,
+            erase_when_done=True,
+            prompt_continuation=lambda width, line, wrap: "." * (width - 1) + " ",
+            **self.terminal,
+        )
+        # Esc alone aborts: wait only briefly for the rest of an escape sequence (Alt+key).
+        session.app.ttimeoutlen = 0.1
+        return session
+
+    def _prompt_message(self) -> str:
+        return "… " if self.busy else "> "
+
+    def _toolbar(self) -> str | None:
+        lines = self.ui.toolbar_lines()
+        lines.extend(self._streaming_tail())
+        for name, tail in self.renderer.live_output.values():
+            lines.append(f"{name} running…")
+            lines.extend(f"  {line}" for line in tail)
+        if self.busy:
+            lines.append("working… Enter steers, Alt+Enter queues a follow-up, Esc aborts")
+        return "\n".join(lines) or None
+
+    def _streaming_tail(self, rows: int = 3) -> list[str]:
+        """The last rows of the text block still being streamed (printed once it is complete)."""
+        pending = self.renderer.pending_text().strip()
+        if not pending:
+            return []
+        width = 80
+        if self._editor is not None:
+            width = max(20, self._editor.app.output.get_size().columns - 1)
+        wrapped: list[str] = []
+        for line in pending.split("\n")[-rows:]:
+            wrapped.extend(line[i : i + width] for i in range(0, max(len(line), 1), width))
+        return wrapped[-rows:]
+
+    def _bindings(self) -> KeyBindings:
+        bindings = KeyBindings()
+        busy = Condition(lambda: self.busy)
+
+        @bindings.add("enter")
+        def _submit(event: KeyPressEvent) -> None:
+            buffer = event.current_buffer
+            if buffer.text.endswith("\\") and buffer.document.is_cursor_at_the_end:
+                buffer.delete_before_cursor(1)
+                buffer.insert_text("\n")
+                return
+            buffer.validate_and_handle()
+
+        @bindings.add("c-j")
+        def _newline(event: KeyPressEvent) -> None:
+            event.current_buffer.insert_text("\n")
+
+        @bindings.add("escape", "enter")
+        def _follow_up(event: KeyPressEvent) -> None:
+            self._follow_up = True
+            event.current_buffer.validate_and_handle()
+
+        @bindings.add("escape", filter=busy)
+        def _escape(event: KeyPressEvent) -> None:
+            self._abort_soon()
+
+        @bindings.add("escape", "up")
+        def _dequeue(event: KeyPressEvent) -> None:
+            self.restore_queue()
+
+        @bindings.add("c-p")
+        def _cycle_model(event: KeyPressEvent) -> None:
+            self._spawn(self._cycle_model())
+
+        @bindings.add("s-tab")
+        def _cycle_thinking(event: KeyPressEvent) -> None:
+            level = self.host.session.cycle_thinking_level()
+            note = f"Thinking level: {level}" if level else "The current model does not support thinking"
+            self.console.print(Text(note, style="cyan"))
+
+        for key, spec in self.shortcuts.items():
+            sequence = to_prompt_toolkit(key)
+            if sequence is None:
+                self.console.print(
+                    Text(
+                        f"Shortcut {key!r} of plugin {spec.plugin} cannot be used in this terminal",
+                        style="yellow",
+                    )
+                )
+                continue
+            bindings.add(*sequence)(self._shortcut_handler(spec))
+
+        @bindings.add("c-c")
+        def _ctrl_c(event: KeyPressEvent) -> None:
+            buffer = event.current_buffer
+            if self.busy:
+                self._abort_soon()
+                return
+            if buffer.text:
+                buffer.reset()
+                return
+            now = time.monotonic()
+            if now - self._last_ctrl_c < DOUBLE_PRESS_SECONDS:
+                event.app.exit(exception=EOFError())
+                return
+            self._last_ctrl_c = now
+            self.console.print(Text("Press Ctrl+C again to exit", style="dim"))
+
+        return bindings
+
+    # --- header and footer -------------------------------------------------------------------------
+
+    def _print_header(self) -> None:
+        session = self.host.session
+        model = session.model
+        where = f"{model.provider}/{model.id}" if model else "no model"
+        self.console.print(
+            Text(f"pi · {where} · {session.cwd}\n", style="bold")
+            + Text("/help for commands · Esc aborts · Ctrl+D quits", style="dim")
+        )
+
+    def footer_text(self) -> str:
+        session = self.host.session
+        model = session.model
+        parts = [f"{model.provider}/{model.id}" if model else "no model"]
+        if model is not None and model.reasoning:
+            parts.append(f"thinking {session.thinking_level}")
+        usage = session.get_context_usage()
+        if usage is not None:
+            from pi_core.ai.resolve import format_token_count
+
+            if usage.percent is not None and usage.tokens is not None:
+                parts.append(
+                    f"context {usage.percent:.1f}% of {format_token_count(usage.context_window)}"
+                    f" ({format_token_count(usage.tokens)})"
+                )
+            else:
+                parts.append(f"context ? of {format_token_count(usage.context_window)}")
+        if session.session_name:
+            parts.append(session.session_name)
+        return " · ".join(parts)
+
+    def _print_footer(self) -> None:
+        self.console.print(Text(self.footer_text(), style="dim"))
+
+
+def _exit_app(app: Any, result: str) -> None:
+    if app.is_running and app.future is not None and not app.future.done():
+        app.exit(result=result)
+
+
+def _default_history(agent_dir: str) -> FileHistory | InMemoryHistory:
+    directory = Path(agent_dir)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return InMemoryHistory()
+    return FileHistory(str(directory / HISTORY_FILE))

@@ -1,0 +1,89 @@
+"""Editor completion: ``/`` commands, ``/model`` ids, plugin command arguments, ``@`` paths."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+
+from pi_core.modes.interactive.commands import BUILTINS
+
+if TYPE_CHECKING:
+    from pi_core.modes.interactive.app import InteractiveMode
+
+
+class SlashCompleter(Completer):
+    """``/`` completes built-in and session commands; ``/model `` model ids; plugin arguments."""
+
+    def __init__(self, mode: InteractiveMode) -> None:
+        self.mode = mode
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
+        text = document.text_before_cursor
+        word = text.rsplit(None, 1)[-1] if text and not text[-1].isspace() else ""
+        if word.startswith("@"):
+            yield from _path_completions(self.mode.host.session.cwd, word[1:])
+            return
+        if not text.startswith("/") or "\n" in text:
+            return
+        name, space, args = text[1:].partition(" ")
+        if not space:
+            for candidate, meta in self._commands():
+                if candidate.startswith(name):
+                    yield Completion(candidate, start_position=-len(name), display_meta=meta)
+            return
+        if name == "model":
+            yield from self._model_completions(args)
+            return
+        yield from self._plugin_completions(name, args)
+
+    def _commands(self) -> list[tuple[str, str]]:
+        found = [(b.name, b.description) for b in BUILTINS]
+        found.extend((c["name"], c.get("description", "")) for c in self.mode.host.session.get_commands())
+        return found
+
+    def _model_completions(self, prefix: str) -> Iterable[Completion]:
+        registry = self.mode.host.session.model_registry
+        if registry is None:
+            return
+        for model in registry.get_available():
+            label = f"{model.provider}/{model.id}"
+            if prefix.lower() in label.lower():
+                yield Completion(label, start_position=-len(prefix))
+
+    def _plugin_completions(self, name: str, prefix: str) -> Iterable[Completion]:
+        spec = next((c for c in self.mode.host.services.commands if c.invocation_name == name), None)
+        if spec is None or spec.get_argument_completions is None:
+            return
+        try:
+            items = spec.get_argument_completions(prefix)
+        except Exception:  # a plugin's completer must never break typing
+            return
+        for item in items or []:
+            value = item if isinstance(item, str) else getattr(item, "value", None) or item.get("value")
+            label = item if isinstance(item, str) else getattr(item, "label", None) or item.get("label")
+            if value:
+                yield Completion(str(value), start_position=-len(prefix), display=str(label or value))
+
+
+def _path_completions(cwd: str, typed: str, limit: int = 100) -> Iterable[Completion]:
+    """``@path`` completion: entries of the typed directory (relative to the session's cwd)."""
+    head, _, stem = typed.rpartition("/")
+    base = Path(cwd) / head if head else Path(cwd)
+    try:
+        entries = sorted(os.scandir(base), key=lambda e: e.name)
+    except OSError:
+        return
+    shown = 0
+    for entry in entries:
+        if not entry.name.startswith(stem) or entry.name == ".git":
+            continue
+        name = entry.name + ("/" if entry.is_dir() else "")
+        yield Completion(name, start_position=-len(stem))
+        shown += 1
+        if shown >= limit:
+            return

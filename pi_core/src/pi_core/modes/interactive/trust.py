@@ -1,0 +1,61 @@
+"""Ask in the REPL whether to run an untrusted project's plugin code (before the session starts).
+
+Yes records the trust (``pi_core.plugins.trust.trust_project``, as ``pi trust`` does) and reloads
+the plugins with the project's code; no goes on without it for this run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+from rich.text import Text
+
+from pi_core.modes.interactive.dialogs import ask, yes
+
+if TYPE_CHECKING:
+    from prompt_toolkit.input import Input
+    from prompt_toolkit.output import Output
+
+    from pi_core.cli.run import PluginSetup
+    from pi_core.plugins.trust import TrustCheck
+
+
+def describe(check: TrustCheck) -> Text:
+    what = "changed since you trusted it" if check.status == "changed" else "is not trusted yet"
+    text = Text(f"The project {check.project} has plugin code that {what}:\n", style="bold yellow")
+    for path in check.files or ():
+        text.append(f"  {path}\n")
+    if not check.files:
+        text.append("  (plugins requested in .pi/settings.json)\n")
+    return text
+
+
+async def confirm_project_trust(
+    setup: PluginSetup,
+    agent_dir: str,
+    *,
+    console: Console | None = None,
+    input: Input | None = None,
+    output: Output | None = None,
+) -> PluginSetup:
+    """The plugin setup to run with: reloaded with the project's code if the user trusts it."""
+    from pi_core.cli.run import prepare_plugins_async
+    from pi_core.plugins.trust import trust_project
+
+    check = setup.pm.untrusted_project
+    if check is None:
+        return setup
+    console = console or Console(highlight=False)
+    console.print(describe(check), soft_wrap=True)
+    answer = await ask("Trust this project and run its plugin code? [y/N] ", input=input, output=output)
+    if not yes(answer):
+        note = "Going on without the project's plugins (`pi trust` trusts it later)."
+        console.print(Text(note, style="dim"))
+        return setup
+    trust_project(check.project, Path(agent_dir))
+    reloaded = await prepare_plugins_async(setup.control, cwd=check.project)
+    reloaded.flag_values = setup.flag_values
+    console.print(Text(f"Trusted {check.project}; its plugins are loaded.", style="green"), soft_wrap=True)
+    return reloaded

@@ -1,0 +1,138 @@
+"""``ctx.ui`` in the REPL: dialogs as prompts (the editor pauses meanwhile), notices on the console.
+
+Statuses (``set_status``) and string-list widgets (``set_widget``) are shown in the toolbar under
+the editor; other widget content (renderables, factories) has no place in this REPL and is ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+
+from pi_core.ai.abort import AbortSignal
+from pi_core.modes.interactive.dialogs import ask, pick, yes
+
+if TYPE_CHECKING:
+    from pi_core.modes.interactive.app import InteractiveMode
+
+_NOTIFY_STYLES = {"info": "cyan", "warning": "yellow", "error": "bold red"}
+
+
+class InteractiveUI:
+    """The UI plugins get in interactive mode."""
+
+    def __init__(self, mode: InteractiveMode) -> None:
+        self._mode = mode
+        self.statuses: dict[str, str] = {}
+        self.widgets: dict[str, list[str]] = {}
+
+    async def select(
+        self,
+        title: str,
+        options: Sequence[str],
+        *,
+        signal: AbortSignal | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - the ExtensionUI protocol's parameter (ms)
+    ) -> str | None:
+        choices = list(options)
+        if not choices:
+            return None
+        console = self._mode.console
+
+        async def run() -> str | None:
+            console.print(Text(title, style="bold"))
+            for index, option in enumerate(choices, 1):
+                console.print(f"  {index}. {option}")
+            answer = await ask(
+                f"Choose 1-{len(choices)} (Esc cancels): ",
+                choices=choices,
+                timeout_ms=timeout,
+                signal=signal,
+                **self._mode.terminal,
+            )
+            return pick(answer, choices)
+
+        return await self._mode.dialog(run)
+
+    async def confirm(
+        self,
+        title: str,
+        message: str,
+        *,
+        signal: AbortSignal | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109
+    ) -> bool:
+        console = self._mode.console
+
+        async def run() -> bool:
+            console.print(Text(title, style="bold"))
+            if message:
+                console.print(message)
+            return yes(await ask("[y/N] ", timeout_ms=timeout, signal=signal, **self._mode.terminal))
+
+        return await self._mode.dialog(run)
+
+    async def input(
+        self,
+        title: str,
+        placeholder: str | None = None,
+        *,
+        signal: AbortSignal | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - the ExtensionUI protocol's parameter (ms)
+    ) -> str | None:
+        console = self._mode.console
+
+        async def run() -> str | None:
+            console.print(Text(title, style="bold"))
+            return await ask(
+                "> ",
+                placeholder=placeholder,
+                timeout_ms=timeout,
+                signal=signal,
+                **self._mode.terminal,
+            )
+
+        return await self._mode.dialog(run)
+
+    async def editor(self, title: str, prefill: str | None = None) -> str | None:
+        console = self._mode.console
+
+        async def run() -> str | None:
+            console.print(Text(f"{title} (Alt+Enter or Esc Enter to finish, Ctrl+C cancels)", style="bold"))
+            return await ask("", default=prefill or "", multiline=True, **self._mode.terminal)
+
+        return await self._mode.dialog(run)
+
+    def notify(self, message: str, type: str = "info") -> None:
+        self._mode.console.print(Text(message, style=_NOTIFY_STYLES.get(type, "cyan")))
+
+    def set_status(self, key: str, text: str | None) -> None:
+        if text is None:
+            self.statuses.pop(key, None)
+        else:
+            self.statuses[key] = text
+        self._mode.invalidate()
+
+    def set_widget(self, key: str, content: Any, *, placement: str = "aboveEditor") -> None:
+        if content is None:
+            self.widgets.pop(key, None)
+        elif isinstance(content, list) and all(isinstance(line, str) for line in content):
+            self.widgets[key] = list(content)
+        self._mode.invalidate()
+
+    def set_title(self, text: str) -> None:
+        self._mode.set_title(text)
+
+    def set_editor_text(self, text: str) -> None:
+        self._mode.set_editor_text(text)
+
+    def get_editor_text(self) -> str:
+        return self._mode.get_editor_text()
+
+    def toolbar_lines(self) -> list[str]:
+        lines = [line for widget in self.widgets.values() for line in widget]
+        if self.statuses:
+            lines.append("  ".join(self.statuses[key] for key in sorted(self.statuses)))
+        return lines

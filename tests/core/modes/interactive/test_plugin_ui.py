@@ -1,0 +1,198 @@
+"""Plugin commands in the REPL: ctx.ui dialogs pause the editor, argument completion, the trust question."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pi_core.cli.options import PluginControl
+from pi_core.cli.run import prepare_plugins_async
+from pi_core.modes.interactive.completion import SlashCompleter
+from pi_core.modes.interactive.trust import confirm_project_trust
+from pi_core.plugins.trust import check_project_trust
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.document import Document
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+from rich.console import Console
+
+ESC = "\x1b"
+
+EXTENSION = """
+from pi_core import hookimpl
+
+
+async def quiz(args, ctx):
+    colour = await ctx.ui.select("Pick a colour", ["red", "green", "blue"])
+    sure = await ctx.ui.confirm("Really?", f"You picked {colour}")
+    name = await ctx.ui.input("Your name", "someone")
+    ctx.ui.notify(f"RESULT colour={colour} sure={sure} name={name}")
+    ctx.ui.set_status("quiz", "quizzed")
+
+
+def bye(args, ctx):
+    ctx.shutdown()
+
+
+async def announce(args, ctx):
+    await ctx.send_message("banner", "plain banner text", display=True)
+
+
+def on_key(ctx):
+    ctx.ui.notify("SHORTCUT FIRED in " + ctx.cwd.rsplit("/", 1)[-1])
+
+
+def render_banner(message, options, theme):
+    from rich.text import Text
+
+    return Text("*** BANNER: " + message.content + " ***")
+
+
+@hookimpl
+def register_shortcuts(register):
+    register("ctrl+t", on_key, description="say something")
+    register("ctrl+shift+q", on_key, description="not reportable by terminals")
+
+
+@hookimpl
+def register_message_renderers(register):
+    register("banner", render_banner)
+
+
+def complete(prefix):
+    return [c for c in ("alpha", "beta", "gamma") if c.startswith(prefix)]
+
+
+@hookimpl
+def register_commands(register):
+    register("quiz", quiz, description="ask questions", get_argument_completions=complete)
+    register("bye", bye, description="leave")
+    register("announce", announce, description="show a banner")
+"""
+
+
+def _extension(tmp_path: Path) -> str:
+    path = tmp_path / "quiz_ext.py"
+    path.write_text(EXTENSION)
+    return str(path)
+
+
+async def test_dialogs_take_the_terminal_and_give_the_editor_back(
+    repl_factory: Callable[..., Any], tmp_path: Path
+) -> None:
+    repl = await repl_factory(extensions=(_extension(tmp_path),))
+    await repl.submit("/quiz")
+    await repl.wait_for("3. blue")
+    await repl.in_dialog()
+    repl.send("2\r")
+    await repl.wait_for("You picked green")
+    await repl.in_dialog()
+    repl.send("y\r")
+    await repl.wait_for("Your name")
+    await repl.in_dialog()
+    repl.send("Ada\r")
+    await repl.wait_for("RESULT colour=green sure=True name=Ada")
+    assert repl.mode.ui.statuses == {"quiz": "quizzed"}
+    assert "quizzed" in (repl.mode._toolbar() or "")
+    # the editor works again afterwards
+    await repl.submit("/name after-dialogs")
+    await repl.wait_for("Session name: after-dialogs")
+    assert await repl.quit() == 0
+
+
+async def test_escape_cancels_a_dialog(repl_factory: Callable[..., Any], tmp_path: Path) -> None:
+    repl = await repl_factory(extensions=(_extension(tmp_path),))
+    await repl.submit("/quiz")
+    await repl.wait_for("3. blue")
+    await repl.in_dialog()
+    repl.send(ESC)
+    await repl.wait_for("You picked None")
+    await repl.in_dialog()
+    repl.send(ESC)
+    await repl.wait_for("Your name")
+    await repl.in_dialog()
+    repl.send(ESC)
+    await repl.wait_for("RESULT colour=None sure=False name=None")
+    assert await repl.quit() == 0
+
+
+async def test_completion_of_commands_models_and_plugin_arguments(
+    repl_factory: Callable[..., Any], tmp_path: Path
+) -> None:
+    repl = await repl_factory(extensions=(_extension(tmp_path),))
+    completer = SlashCompleter(repl.mode)
+
+    def complete(text: str) -> list[str]:
+        return [c.text for c in completer.get_completions(Document(text), CompleteEvent())]
+
+    assert "quiz" in complete("/q") and "quit" in complete("/q")
+    assert complete("/model other") == ["loop/other-model"]
+    assert complete("/quiz b") == ["beta"]
+    assert complete("plain text") == []
+    (repl.project / "src").mkdir()
+    (repl.project / "src" / "main.py").write_text("")
+    (repl.project / "setup.cfg").write_text("")
+    assert complete("look at @s") == ["setup.cfg", "src/"]
+    assert complete("look at @src/m") == ["main.py"]
+    assert await repl.quit() == 0
+
+
+async def _answer_trust(tmp_path: Path, answer: str) -> tuple[Any, str]:
+    agent, project = tmp_path / "agent", tmp_path / "project"
+    (project / ".pi" / "extensions").mkdir(parents=True)
+    agent.mkdir(exist_ok=True)
+    (project / ".pi" / "extensions" / "quiz_ext.py").write_text(EXTENSION)
+    setup = await prepare_plugins_async(PluginControl(), cwd=project)
+    assert setup.pm.untrusted_project is not None
+    assert "quiz" not in {c.name for c in setup.registrations.commands}
+    buffer = io.StringIO()
+    with create_pipe_input() as pipe:
+        pipe.send_text(answer + "\r")
+        result = await confirm_project_trust(
+            setup,
+            str(agent),
+            console=Console(file=buffer, width=200, color_system=None),
+            input=pipe,
+            output=DummyOutput(),
+        )
+    return result, buffer.getvalue()
+
+
+async def test_trust_yes_records_trust_and_loads_project_plugins(tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
+    result, out = await _answer_trust(tmp_path, "y")
+    assert "quiz_ext.py" in out and "its plugins are loaded" in out
+    assert "quiz" in {c.name for c in result.registrations.commands}
+    check = check_project_trust(tmp_path / "project", tmp_path / "agent")
+    assert check.status == "trusted"
+
+
+async def test_trust_no_goes_on_without_project_plugins(tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
+    result, out = await _answer_trust(tmp_path, "n")
+    assert "Going on without the project's plugins" in out
+    assert "quiz" not in {c.name for c in result.registrations.commands}
+    assert check_project_trust(tmp_path / "project", tmp_path / "agent").status == "untrusted"
+
+
+async def test_plugin_shutdown_ends_the_repl(repl_factory: Callable[..., Any], tmp_path: Path) -> None:
+    repl = await repl_factory(extensions=(_extension(tmp_path),))
+    await repl.submit("/bye")
+    assert await asyncio.wait_for(repl.task, 5) == 0
+
+
+async def test_plugin_shortcuts_and_message_renderers(
+    repl_factory: Callable[..., Any], tmp_path: Path
+) -> None:
+    repl = await repl_factory(extensions=(_extension(tmp_path),))
+    await repl.wait_for("Shortcut 'ctrl+shift+q' of plugin quiz_ext cannot be used in this terminal")
+    await repl.wait_idle_editor()
+    repl.send("\x14")  # Ctrl+T
+    await repl.wait_for("SHORTCUT FIRED in project")
+    await repl.submit("/announce")
+    await repl.wait_for("*** BANNER: plain banner text ***")
+    assert "[banner]" not in repl.output
+    assert await repl.quit() == 0

@@ -1,0 +1,149 @@
+"""The real ``pi`` REPL in a tmux pane: trust question, a prompt and its answer, a slash command, quit."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from pi_core.testing import Text, Turn, text_turn
+
+if TYPE_CHECKING:
+    from conftest import PiEnv
+
+PI = str(Path(sys.executable).with_name("pi"))
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+EXTENSION = """
+from pi_core import hookimpl
+
+
+async def shout(args, ctx):
+    ctx.ui.notify("PROJECT-PLUGIN-RAN " + args.upper())
+
+
+@hookimpl
+def register_commands(register):
+    register("shout", shout, description="shout the arguments")
+"""
+
+
+class Pane:
+    def __init__(self, socket: str) -> None:
+        self.socket = socket
+
+    def tmux(self, *args: str) -> str:
+        return subprocess.run(
+            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, check=False
+        ).stdout
+
+    def keys(self, *keys: str) -> None:
+        self.tmux("send-keys", "-t", "pi", *keys)
+
+    def type(self, text: str) -> None:
+        self.tmux("send-keys", "-t", "pi", "-l", text)
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p", "-J", "-t", "pi", "-S", "-200")
+
+    def wait_for(self, check: str | Callable[[str], bool], timeout: float = 20) -> str:
+        predicate = (lambda s: check in s) if isinstance(check, str) else check
+        deadline = time.monotonic() + timeout
+        while True:
+            screen = self.screen()
+            if predicate(screen):
+                return screen
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {check!r}; screen:\n{screen}")
+            time.sleep(0.1)
+
+    def alive(self) -> bool:
+        return "pi" in self.tmux("list-sessions", "-F", "#{session_name}").split()
+
+
+@pytest.fixture
+def pane(pi_env: PiEnv) -> Iterator[Pane]:
+    socket = f"pi-test-{uuid.uuid4().hex[:8]}"
+    env = pi_env.env()
+    command = " ".join(
+        [
+            "env",
+            *(shlex.quote(f"{k}={v}") for k, v in env.items() if k.startswith(("PI_", "HOME", "PATH"))),
+            "TERM=xterm-256color",
+            shlex.quote(PI),
+            "--model",
+            "loop/fake-model",
+            "; echo PI-EXITED=$?; sleep 30",
+        ]
+    )
+    subprocess.run(
+        ["tmux", "-L", socket, "new-session", "-d", "-s", "pi", "-x", "120", "-y", "40", "-c",
+         str(pi_env.project), command],
+        check=True,
+    )  # fmt: skip
+    yield Pane(socket)
+    subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, check=False)
+
+
+@pytest.fixture
+def trusting_project(pi_env: PiEnv) -> PiEnv:
+    extensions = pi_env.project / ".pi" / "extensions"
+    extensions.mkdir(parents=True)
+    (extensions / "shout.py").write_text(EXTENSION)
+    return pi_env
+
+
+def test_repl_in_tmux(trusting_project: PiEnv, pane: Pane) -> None:
+    trusting_project.server.add(text_turn("The loopback answer is **42**."))
+    pane.wait_for("Trust this project and run its plugin code? [y/N]")
+    assert "shout.py" in pane.screen()
+    pane.type("y")
+    pane.keys("Enter")
+    pane.wait_for("its plugins are loaded")
+    pane.wait_for("/help for commands")
+    pane.type("what is the answer?")
+    pane.keys("Enter")
+    screen = pane.wait_for("loop/fake-model · context")
+    assert "> what is the answer?" in screen
+    assert "The loopback answer is 42." in screen  # markdown rendered: no asterisks
+    pane.type("/shout hi")
+    pane.keys("Enter")
+    pane.wait_for("PROJECT-PLUGIN-RAN HI")
+    pane.type("/session")
+    pane.keys("Enter")
+    pane.wait_for("1 user, 1 assistant")
+    pane.keys("C-d")
+    pane.wait_for("PI-EXITED=0")
+    assert "Traceback" not in pane.screen()
+    assert "trusted-projects.json" in {p.name for p in trusting_project.agent_dir.iterdir()}
+
+
+def test_escape_aborts_a_streaming_answer_in_tmux(pi_env: PiEnv, pane: Pane) -> None:
+    pi_env.server.add(
+        Turn(blocks=[Text("streaming " * 400, chunks=200)], delay=0.03),
+        text_turn("fresh answer after abort"),
+    )
+    pane.wait_for("/help for commands")
+    pane.type("tell me a long story")
+    pane.keys("Enter")
+    pane.wait_for("streaming streaming")
+    pane.keys("Escape")
+    pane.wait_for("Operation aborted")
+    pane.type("again")
+    pane.keys("Enter")
+    pane.wait_for("fresh answer after abort")
+    pane.keys("C-c")
+    pane.keys("C-c")
+    pane.wait_for("PI-EXITED=0")
+    [session] = pi_env.session_files()
+    lines = session.read_text().splitlines()
+    assert all(line.startswith("{") for line in lines)
+    assert '"stopReason":"aborted"' in session.read_text().replace(" ", "")
