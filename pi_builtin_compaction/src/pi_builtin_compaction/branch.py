@@ -82,7 +82,7 @@ def branch_summary_request(
     else:
         instructions = BRANCH_SUMMARY_PROMPT
     return summary_request(
-        conversation_block(messages) + instructions, BRANCH_SUMMARY_MAX_TOKENS, use_reasoning=False
+        conversation_block(messages, instructions), BRANCH_SUMMARY_MAX_TOKENS, use_reasoning=False
     )
 
 

@@ -29,7 +29,7 @@ from .prompts import (
 )
 
 
-def _prompt_text(messages: Sequence[AgentMessage], *after: str) -> str:
+def conversation_block(messages: Sequence[AgentMessage], *after: str) -> str:
     """``<conversation>`` + the serialized messages (after the usual LLM conversion) + ``after``,
     joined once: the conversation of a big session is tens of megabytes."""
     parts = ["<conversation>\n"]
@@ -37,11 +37,6 @@ def _prompt_text(messages: Sequence[AgentMessage], *after: str) -> str:
     parts.append("\n</conversation>\n\n")
     parts.extend(after)
     return "".join(parts)
-
-
-def conversation_block(messages: Sequence[AgentMessage]) -> str:
-    """``<conversation>`` + the serialized messages (after the usual LLM conversion)."""
-    return _prompt_text(messages)
 
 
 def summary_request(prompt_text: str, max_tokens: int, *, use_reasoning: bool = True) -> SummaryRequest:
@@ -65,12 +60,12 @@ def history_request(
     if custom_instructions:
         prompt = f"{prompt}{ADDITIONAL_FOCUS}{custom_instructions}"
     previous = f"<previous-summary>\n{previous_summary}\n</previous-summary>\n\n" if previous_summary else ""
-    return summary_request(_prompt_text(messages, previous, prompt), int(0.8 * reserve_tokens))
+    return summary_request(conversation_block(messages, previous, prompt), int(0.8 * reserve_tokens))
 
 
 def turn_prefix_request(messages: Sequence[AgentMessage], reserve_tokens: int) -> SummaryRequest:
     """The request summarizing the beginning of a split turn; half the reserve as output budget."""
-    text = _prompt_text(messages, TURN_PREFIX_SUMMARIZATION_PROMPT)
+    text = conversation_block(messages, TURN_PREFIX_SUMMARIZATION_PROMPT)
     return summary_request(text, int(0.5 * reserve_tokens))
 
 

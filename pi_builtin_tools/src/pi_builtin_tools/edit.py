@@ -152,24 +152,3 @@ def _edit_file(absolute: str, path: str, edits: list[Edit]) -> AgentToolResult:
         content=[TextContent(text=f"Successfully replaced {len(edits)} block(s) in {path}.")],
         details=details,
     )
-
-
-def preview_edit_diff(path: str, edits: list[Edit], cwd: str) -> dict[str, Any]:
-    """The diff an edit would produce, without writing: ``{diff, firstChangedLine}`` or ``{error}``.
-
-    For the REPL's preview before the call runs.
-    """
-    absolute = resolve_to_cwd(path, cwd)
-    try:
-        with open(absolute, encoding="utf-8") as handle:
-            text = handle.read()
-        text = text.removeprefix("\ufeff")
-        applied = apply_edits(normalize_to_lf(text), edits, path)
-    except OSError as exc:
-        return {"error": f"Could not edit file: {path}. Error code: {error_code(exc)}."}
-    except (ToolError, UnicodeDecodeError) as exc:
-        return {"error": str(exc)}
-    diff, first_changed = generate_diff(
-        applied.base, applied.new, known_head=applied.head, known_tail=applied.tail
-    )
-    return {"diff": diff, "firstChangedLine": first_changed}

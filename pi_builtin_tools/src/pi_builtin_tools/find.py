@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pi_core.agent.tools import AgentTool, AgentToolResult, ToolError, ToolUpdate
-from pi_core.agent.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
+from pi_core.agent.truncate import DEFAULT_MAX_BYTES
 from pi_core.ai.abort import AbortSignal
 from pi_core.ai.messages import TextContent
 from pydantic import Field
@@ -24,12 +24,12 @@ from pi_builtin_tools._common import abortable, check_aborted, cwd_of
 from pi_builtin_tools._schema import ToolParams
 from pi_builtin_tools.binaries import find_rg
 from pi_builtin_tools.globmatch import compile_glob
+from pi_builtin_tools.listing import Notice, listing_result
 from pi_builtin_tools.paths import resolve_to_cwd
 from pi_builtin_tools.ripgrep import run_ripgrep
 from pi_builtin_tools.walk import walk_files
 
 DEFAULT_LIMIT = 1000
-_NO_LIMIT = 2**53 - 1
 
 
 class FindParams(ToolParams):
@@ -214,16 +214,5 @@ def _find_python(search_path: str, matcher: _Matcher, limit: int) -> list[str]:
 def _format(found: list[str], limit: int) -> AgentToolResult:
     if not found:
         return AgentToolResult(content=[TextContent(text="No files found matching pattern")])
-    truncation = truncate_head("\n".join(found), max_lines=_NO_LIMIT)
-    text = truncation.content
-    details: dict[str, Any] = {}
-    notices: list[str] = []
-    if len(found) >= limit:
-        notices.append(f"{limit} results limit reached. Use limit={limit * 2} for more, or refine pattern")
-        details["resultLimitReached"] = limit
-    if truncation.truncated:
-        notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
-        details["truncation"] = truncation.to_details()
-    if notices:
-        text += f"\n\n[{'. '.join(notices)}]"
-    return AgentToolResult(content=[TextContent(text=text)], details=details or None)
+    notice = f"{limit} results limit reached. Use limit={limit * 2} for more, or refine pattern"
+    return listing_result(found, Notice(notice, "resultLimitReached", limit) if len(found) >= limit else None)

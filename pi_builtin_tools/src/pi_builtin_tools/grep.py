@@ -14,8 +14,6 @@ from pi_core.agent.tools import AgentTool, AgentToolResult, ToolError, ToolUpdat
 from pi_core.agent.truncate import (
     DEFAULT_MAX_BYTES,
     GREP_MAX_LINE_LENGTH,
-    format_size,
-    truncate_head,
     truncate_line,
 )
 from pi_core.ai.abort import AbortSignal
@@ -27,12 +25,12 @@ from pi_builtin_tools._common import abortable, check_aborted, cwd_of
 from pi_builtin_tools._schema import ToolParams
 from pi_builtin_tools.binaries import find_rg
 from pi_builtin_tools.globmatch import compile_glob
+from pi_builtin_tools.listing import Notice, listing_result
 from pi_builtin_tools.paths import resolve_to_cwd
 from pi_builtin_tools.ripgrep import run_ripgrep
 from pi_builtin_tools.walk import walk_files
 
 DEFAULT_LIMIT = 100
-_NO_LIMIT = 2**53 - 1
 
 
 class GrepParams(ToolParams):
@@ -217,21 +215,10 @@ def _format(search: _Search, search_path: str, is_dir: bool, context: int, limit
             lines_truncated |= cut.was_truncated
             sep = ":" if current == match.line else "-"
             out.append(f"{rel}{sep}{current}{sep} {cut.text}")
-    truncation = truncate_head("\n".join(out), max_lines=_NO_LIMIT)
-    text = truncation.content
-    details: dict[str, Any] = {}
-    notices: list[str] = []
-    if search.limit_reached:
-        notices.append(f"{limit} matches limit reached. Use limit={limit * 2} for more, or refine pattern")
-        details["matchLimitReached"] = limit
-    if truncation.truncated:
-        notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
-        details["truncation"] = truncation.to_details()
-    if lines_truncated:
-        notices.append(
-            f"Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines"
-        )
-        details["linesTruncated"] = True
-    if notices:
-        text += f"\n\n[{'. '.join(notices)}]"
-    return AgentToolResult(content=[TextContent(text=text)], details=details or None)
+    match_limit = f"{limit} matches limit reached. Use limit={limit * 2} for more, or refine pattern"
+    long_lines = f"Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines"
+    return listing_result(
+        out,
+        Notice(match_limit, "matchLimitReached", limit) if search.limit_reached else None,
+        Notice(long_lines, "linesTruncated", True) if lines_truncated else None,
+    )

@@ -8,7 +8,7 @@ import stat
 from typing import Any
 
 from pi_core.agent.tools import AgentTool, AgentToolResult, ToolError, ToolUpdate
-from pi_core.agent.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
+from pi_core.agent.truncate import DEFAULT_MAX_BYTES
 from pi_core.ai.abort import AbortSignal
 from pi_core.ai.messages import TextContent
 from pydantic import Field
@@ -16,10 +16,10 @@ from pydantic import Field
 from pi_builtin_tools import render
 from pi_builtin_tools._common import abortable, cwd_of
 from pi_builtin_tools._schema import ToolParams
+from pi_builtin_tools.listing import Notice, listing_result
 from pi_builtin_tools.paths import resolve_to_cwd
 
 DEFAULT_LIMIT = 500
-_NO_LIMIT = 2**53 - 1
 
 
 class LsParams(ToolParams):
@@ -81,16 +81,5 @@ def _list(directory: str, limit: int) -> AgentToolResult:
         entries.append(name + "/" if is_dir else name)
     if not entries:
         return AgentToolResult(content=[TextContent(text="(empty directory)")])
-    truncation = truncate_head("\n".join(entries), max_lines=_NO_LIMIT)
-    text = truncation.content
-    details: dict[str, Any] = {}
-    notices: list[str] = []
-    if limit_reached:
-        notices.append(f"{limit} entries limit reached. Use limit={limit * 2} for more")
-        details["entryLimitReached"] = limit
-    if truncation.truncated:
-        notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
-        details["truncation"] = truncation.to_details()
-    if notices:
-        text += f"\n\n[{'. '.join(notices)}]"
-    return AgentToolResult(content=[TextContent(text=text)], details=details or None)
+    notice = f"{limit} entries limit reached. Use limit={limit * 2} for more"
+    return listing_result(entries, Notice(notice, "entryLimitReached", limit) if limit_reached else None)

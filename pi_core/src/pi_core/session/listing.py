@@ -67,10 +67,6 @@ def _loads(line: bytes) -> Any:
         return None
 
 
-def _is_header(obj: Any) -> bool:
-    return isinstance(obj, dict) and obj.get("type") == "session" and isinstance(obj.get("id"), str)
-
-
 def _role_hint(line: bytes) -> str | None:
     at = line.find(_ROLE, 0, 300)
     if at < 0:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import secrets
 import time
@@ -11,15 +10,9 @@ from collections.abc import Container
 from datetime import UTC, datetime
 from pathlib import Path
 
+from pi_core.ai.auth import agent_dir
+
 _CWD_SEPARATORS = re.compile(r"[/\\:]")
-
-
-def agent_dir() -> Path:
-    """``$PI_CODING_AGENT_DIR`` (``~`` expanded) or ``~/.pi/agent``."""
-    configured = os.environ.get("PI_CODING_AGENT_DIR")
-    if configured:
-        return Path(os.path.expanduser(configured))
-    return Path.home() / ".pi" / "agent"
 
 
 def sessions_root(base: Path | None = None) -> Path:

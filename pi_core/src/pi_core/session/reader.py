@@ -94,10 +94,6 @@ class LoadedFile:
         return header_version(self.header)
 
 
-_TRUNCATED = "last line is incomplete (interrupted write?); skipped"
-_SKIPPED = "kept as is, skipped"
-
-
 def _parse(text: str) -> Any:
     obj, end = _scan(text, 0)
     if end != len(text):

@@ -45,12 +45,3 @@ def find_source_info(
         if is_under(normalized, os.path.normpath(source_path)):
             return info.for_path(path)
     return None
-
-
-def explicit_path_info(path: str, base_dir: str, user_root: str, project_root: str) -> SourceInfo:
-    """Info for a file reached through an explicit path (``--skill``/``--prompt-template``)."""
-    if is_under(path, user_root):
-        return SourceInfo(path=path, source="local", scope="user", base_dir=base_dir)
-    if is_under(path, project_root):
-        return SourceInfo(path=path, source="local", scope="project", base_dir=base_dir)
-    return SourceInfo(path=path, source="local", scope="temporary", base_dir=base_dir)
