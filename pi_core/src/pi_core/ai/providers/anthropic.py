@@ -28,8 +28,6 @@ from pi_core.ai.provider import (
     AssistantMessageEvent,
     Context,
     Model,
-    ProviderResponseInfo,
-    StartEvent,
     StreamOptions,
     TextDeltaEvent,
     TextEndEvent,
@@ -47,10 +45,9 @@ from pi_core.ai.providers._base import (
     StreamFailure,
     client_kwargs,
     finish_tool_call,
-    request_options,
     resolve_cache_retention,
     run_stream,
-    split_body,
+    stream_sdk_request,
 )
 from pi_core.ai.thinking import adjust_max_tokens_for_thinking, default_max_tokens
 from pi_core.ai.transform import transform_messages
@@ -313,42 +310,33 @@ class AnthropicMessagesProvider:
         return run_stream(model, options, lambda output: _run(model, context, options, output))
 
 
-async def _run(
+def _run(
     model: Model, context: Context, options: StreamOptions, output: AssistantMessage
 ) -> AsyncIterator[AssistantMessageEvent]:
-    from anthropic import AsyncAnthropic
+    oauth = is_oauth_token(options.api_key or "")
 
-    api_key = options.api_key or ""
-    oauth = is_oauth_token(api_key)
-    auth: dict[str, Any] = {"api_key": None, "auth_token": api_key} if oauth else {"api_key": api_key}
-    client = AsyncAnthropic(
-        base_url=model.base_url or None,
-        default_headers=_headers(model, context, options, oauth),
-        **auth,
-        **client_kwargs(options),
+    def open_client() -> Any:
+        from anthropic import AsyncAnthropic
+
+        api_key = options.api_key or ""
+        auth: dict[str, Any] = {"api_key": None, "auth_token": api_key} if oauth else {"api_key": api_key}
+        return AsyncAnthropic(
+            base_url=model.base_url or None,
+            default_headers=_headers(model, context, options, oauth),
+            **auth,
+            **client_kwargs(options),
+        )
+
+    return stream_sdk_request(
+        model,
+        options,
+        output,
+        open_client=open_client,
+        endpoint=lambda client: client.messages.create,
+        build_params=lambda: build_params(model, context, options, oauth),
+        consume=lambda response: _consume(response, model, context, oauth, output),
+        fixed_params={"stream": True},
     )
-    try:
-        params = build_params(model, context, options, oauth)
-        if options.on_payload is not None:
-            replaced = await options.on_payload(params, model)
-            if replaced is not None:
-                params = replaced
-        create = client.messages.create
-        response = await create(**split_body(create, {**params, "stream": True}), **request_options(options))
-        if options.on_response is not None:
-            http = response.response
-            await options.on_response(
-                ProviderResponseInfo(status=http.status_code, headers=dict(http.headers)), model
-            )
-        yield StartEvent(partial=output)
-        try:
-            async for event in _consume(response, model, context, oauth, output):
-                yield event
-        finally:
-            # Close the SDK stream explicitly: a failure inside our mapping must not leave it open.
-            await response.close()
-    finally:
-        await client.close()
 
 
 async def _consume(

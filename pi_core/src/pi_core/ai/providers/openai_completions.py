@@ -29,8 +29,6 @@ from pi_core.ai.provider import (
     AssistantMessageEvent,
     Context,
     Model,
-    ProviderResponseInfo,
-    StartEvent,
     StreamOptions,
     TextDeltaEvent,
     TextEndEvent,
@@ -46,12 +44,11 @@ from pi_core.ai.provider import (
 from pi_core.ai.providers._base import (
     ProviderStream,
     StreamFailure,
-    client_kwargs,
     finish_tool_call,
-    request_options,
+    open_openai_client,
     resolve_cache_retention,
     run_stream,
-    split_body,
+    stream_sdk_request,
 )
 from pi_core.ai.thinking import clamp_thinking_level, default_max_tokens
 from pi_core.ai.transform import transform_messages
@@ -359,42 +356,23 @@ class OpenAICompletionsProvider:
         return run_stream(model, options, lambda output: _run(model, context, options, output))
 
 
-async def _run(
+def _run(
     model: Model, context: Context, options: StreamOptions, output: AssistantMessage
 ) -> AsyncIterator[AssistantMessageEvent]:
-    from openai import AsyncOpenAI
+    def open_client() -> Any:
+        headers = dict(model.headers or {})
+        headers.update(options.headers or {})
+        return open_openai_client(model, options, headers)
 
-    compat = detect_compat(model)
-    headers = dict(model.headers or {})
-    headers.update(options.headers or {})
-    client = AsyncOpenAI(
-        api_key=options.api_key or "",
-        base_url=model.base_url or None,
-        default_headers=headers,
-        **client_kwargs(options),
+    return stream_sdk_request(
+        model,
+        options,
+        output,
+        open_client=open_client,
+        endpoint=lambda client: client.chat.completions.create,
+        build_params=lambda: build_params(model, context, options, detect_compat(model)),
+        consume=lambda response: _consume(response, model, output),
     )
-    try:
-        params = build_params(model, context, options, compat)
-        if options.on_payload is not None:
-            replaced = await options.on_payload(params, model)
-            if replaced is not None:
-                params = replaced
-        create = client.chat.completions.create
-        response = await create(**split_body(create, params), **request_options(options))
-        if options.on_response is not None:
-            http = response.response
-            await options.on_response(
-                ProviderResponseInfo(status=http.status_code, headers=dict(http.headers)), model
-            )
-        yield StartEvent(partial=output)
-        try:
-            async for event in _consume(response, model, output):
-                yield event
-        finally:
-            # Close the SDK stream explicitly: a failure inside our mapping must not leave it open.
-            await response.close()
-    finally:
-        await client.close()
 
 
 async def _consume(

@@ -24,8 +24,6 @@ from pi_core.ai.provider import (
     AssistantMessageEvent,
     Context,
     Model,
-    ProviderResponseInfo,
-    StartEvent,
     StreamOptions,
     TextDeltaEvent,
     TextEndEvent,
@@ -41,12 +39,11 @@ from pi_core.ai.provider import (
 from pi_core.ai.providers._base import (
     ProviderStream,
     StreamFailure,
-    client_kwargs,
     finish_tool_call,
-    request_options,
+    open_openai_client,
     resolve_cache_retention,
     run_stream,
-    split_body,
+    stream_sdk_request,
 )
 from pi_core.ai.thinking import clamp_thinking_level, default_max_tokens
 from pi_core.ai.transform import transform_messages
@@ -239,46 +236,28 @@ class OpenAIResponsesProvider:
         return run_stream(model, options, lambda output: _run(model, context, options, output))
 
 
-async def _run(
+def _run(
     model: Model, context: Context, options: StreamOptions, output: AssistantMessage
 ) -> AsyncIterator[AssistantMessageEvent]:
-    from openai import AsyncOpenAI
+    def open_client() -> Any:
+        headers = dict(model.headers or {})
+        retention = resolve_cache_retention(options.cache_retention)
+        if options.session_id and retention != "none":
+            if (model.compat or {}).get("sendSessionIdHeader", True):
+                headers["session_id"] = options.session_id
+            headers["x-client-request-id"] = options.session_id
+        headers.update(options.headers or {})
+        return open_openai_client(model, options, headers)
 
-    headers = dict(model.headers or {})
-    retention = resolve_cache_retention(options.cache_retention)
-    if options.session_id and retention != "none":
-        if (model.compat or {}).get("sendSessionIdHeader", True):
-            headers["session_id"] = options.session_id
-        headers["x-client-request-id"] = options.session_id
-    headers.update(options.headers or {})
-    client = AsyncOpenAI(
-        api_key=options.api_key or "",
-        base_url=model.base_url or None,
-        default_headers=headers,
-        **client_kwargs(options),
+    return stream_sdk_request(
+        model,
+        options,
+        output,
+        open_client=open_client,
+        endpoint=lambda client: client.responses.create,
+        build_params=lambda: build_params(model, context, options),
+        consume=lambda response: _consume(response, model, output),
     )
-    try:
-        params = build_params(model, context, options)
-        if options.on_payload is not None:
-            replaced = await options.on_payload(params, model)
-            if replaced is not None:
-                params = replaced
-        create = client.responses.create
-        response = await create(**split_body(create, params), **request_options(options))
-        if options.on_response is not None:
-            http = response.response
-            await options.on_response(
-                ProviderResponseInfo(status=http.status_code, headers=dict(http.headers)), model
-            )
-        yield StartEvent(partial=output)
-        try:
-            async for event in _consume(response, model, output):
-                yield event
-        finally:
-            # Close the SDK stream explicitly: a failure inside our mapping must not leave it open.
-            await response.close()
-    finally:
-        await client.close()
 
 
 def _get(obj: Any, name: str, default: Any = None) -> Any:
