@@ -9,7 +9,8 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any
 
 from pi_core.ai.auth import redact
-from pi_core.ai.messages import AssistantMessage, ToolCall
+from pi_core.ai.cost import calculate_cost
+from pi_core.ai.messages import AssistantMessage, ToolCall, Usage
 from pi_core.ai.provider import (
     AssistantMessageEvent,
     DoneEvent,
@@ -215,6 +216,12 @@ async def stream_sdk_request(
             await response.close()
     finally:
         await client.close()
+
+
+def finish_usage(model: Model, usage: Usage) -> None:
+    """Total tokens as the sum of the four counts, and the cost from the model's prices."""
+    usage.total_tokens = usage.input + usage.output + usage.cache_read + usage.cache_write
+    calculate_cost(model, usage)
 
 
 def finish_tool_call(call: ToolCall, raw: str) -> None:

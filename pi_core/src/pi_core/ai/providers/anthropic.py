@@ -12,7 +12,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from pi_core.ai._fast import construct
-from pi_core.ai.cost import calculate_cost
 from pi_core.ai.json_parse import parse_streaming_json
 from pi_core.ai.messages import (
     AssistantMessage,
@@ -45,6 +44,7 @@ from pi_core.ai.providers._base import (
     StreamFailure,
     client_kwargs,
     finish_tool_call,
+    finish_usage,
     resolve_cache_retention,
     run_stream,
     stream_sdk_request,
@@ -402,8 +402,7 @@ async def _consume(
             usage.output = start_usage.output_tokens or 0
             usage.cache_read = start_usage.cache_read_input_tokens or 0
             usage.cache_write = start_usage.cache_creation_input_tokens or 0
-            usage.total_tokens = usage.input + usage.output + usage.cache_read + usage.cache_write
-            calculate_cost(model, usage)
+            finish_usage(model, usage)
         elif kind == "content_block_start":
             cb = event.content_block
             at = len(blocks)
@@ -460,8 +459,7 @@ async def _consume(
                 usage.cache_read = delta_usage.cache_read_input_tokens
             if getattr(delta_usage, "cache_creation_input_tokens", None) is not None:
                 usage.cache_write = delta_usage.cache_creation_input_tokens
-            usage.total_tokens = usage.input + usage.output + usage.cache_read + usage.cache_write
-            calculate_cost(model, usage)
+            finish_usage(model, usage)
         elif kind == "message_stop":
             saw_stop = True
     if saw_start and not saw_stop:

@@ -12,7 +12,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from pi_core.ai._fast import construct
-from pi_core.ai.cost import calculate_cost
 from pi_core.ai.json_parse import parse_streaming_json
 from pi_core.ai.messages import (
     AssistantMessage,
@@ -45,6 +44,7 @@ from pi_core.ai.providers._base import (
     ProviderStream,
     StreamFailure,
     finish_tool_call,
+    finish_usage,
     open_openai_client,
     resolve_cache_retention,
     run_stream,
@@ -327,8 +327,7 @@ def parse_usage(raw: Any, model: Model) -> Usage:
         cache_read=cache_read,
         cache_write=cache_write,
     )
-    usage.total_tokens = usage.input + usage.output + usage.cache_read + usage.cache_write
-    calculate_cost(model, usage)
+    finish_usage(model, usage)
     return usage
 
 
