@@ -382,14 +382,11 @@ async def _consume(
     thinking_block: ThinkingContent | None = None
     calls_by_index: dict[int, ToolCall] = {}
     calls_by_id: dict[str, ToolCall] = {}
-    raw_args: dict[int, str] = {}  # id(block) → raw JSON so far
+    # Blocks are only ever appended, so a block's content index is fixed when it is created.
+    text_at = thinking_at = -1
+    call_at: dict[int, int] = {}  # id(block) → content index
+    raw_args: dict[int, str] = {}  # content index → raw JSON so far
     saw_finish = False
-
-    def index_of(block: object) -> int:
-        for i in range(len(blocks) - 1, -1, -1):
-            if blocks[i] is block:
-                return i
-        return -1
 
     async for chunk in response:
         if not output.response_id and getattr(chunk, "id", None):
@@ -425,15 +422,16 @@ async def _consume(
         if content:
             if text_block is None:
                 text_block = TextContent(text="")
+                text_at = len(blocks)
                 blocks.append(text_block)
-                yield (TextStartEvent(content_index=len(blocks) - 1, partial=output))
+                yield (TextStartEvent(content_index=text_at, partial=output))
             text_block.text += content
             yield (
                 construct(
                     TextDeltaEvent,
                     {
                         "type": "text_delta",
-                        "content_index": index_of(text_block),
+                        "content_index": text_at,
                         "delta": content,
                         "partial": output,
                     },
@@ -445,15 +443,16 @@ async def _consume(
             if isinstance(value, str) and value:
                 if thinking_block is None:
                     thinking_block = ThinkingContent(thinking="", thinking_signature=field)
+                    thinking_at = len(blocks)
                     blocks.append(thinking_block)
-                    yield (ThinkingStartEvent(content_index=len(blocks) - 1, partial=output))
+                    yield (ThinkingStartEvent(content_index=thinking_at, partial=output))
                 thinking_block.thinking += value
                 yield (
                     construct(
                         ThinkingDeltaEvent,
                         {
                             "type": "thinking_delta",
-                            "content_index": index_of(thinking_block),
+                            "content_index": thinking_at,
                             "delta": value,
                             "partial": output,
                         },
@@ -469,9 +468,12 @@ async def _consume(
                 block = ToolCall(
                     id=tc.id or "", name=(tc.function.name if tc.function else None) or "", arguments={}
                 )
+                at = call_at[id(block)] = len(blocks)
                 blocks.append(block)
-                raw_args[id(block)] = ""
-                yield (ToolCallStartEvent(content_index=len(blocks) - 1, partial=output))
+                raw_args[at] = ""
+                yield (ToolCallStartEvent(content_index=at, partial=output))
+            else:
+                at = call_at[id(block)]
             if stream_index is not None:
                 calls_by_index[stream_index] = block
             if tc.id:
@@ -482,14 +484,14 @@ async def _consume(
                 block.name = tc.function.name
             piece = (tc.function.arguments if tc.function else None) or ""
             if piece:
-                raw_args[id(block)] += piece
-                block.arguments = parse_streaming_json(raw_args[id(block)])
+                raw_args[at] += piece
+                block.arguments = parse_streaming_json(raw_args[at])
             yield (
                 construct(
                     ToolCallDeltaEvent,
                     {
                         "type": "toolcall_delta",
-                        "content_index": index_of(block),
+                        "content_index": at,
                         "delta": piece,
                         "partial": output,
                     },
@@ -512,7 +514,7 @@ async def _consume(
         elif isinstance(done, ThinkingContent):
             yield (ThinkingEndEvent(content_index=at, content=done.thinking, partial=output))
         else:
-            finish_tool_call(done, raw_args.pop(id(done), ""))
+            finish_tool_call(done, raw_args.pop(at, ""))
             yield (ToolCallEndEvent(content_index=at, tool_call=done, partial=output))
     if not saw_finish:
         raise StreamFailure("OpenAI stream ended without a finish_reason (connection closed mid-response)")
