@@ -111,15 +111,16 @@ def _cache_control(model: Model, options: StreamOptions) -> dict[str, str] | Non
 # --- request --------------------------------------------------------------------------------------
 
 
+def _block_param(block: TextContent | ImageContent) -> dict[str, Any]:
+    if isinstance(block, TextContent):
+        return {"type": "text", "text": block.text}
+    return {"type": "image", "source": {"type": "base64", "media_type": block.mime_type, "data": block.data}}
+
+
 def _content_blocks(content: list[TextContent | ImageContent]) -> str | list[dict[str, Any]]:
     if not any(isinstance(b, ImageContent) for b in content):
         return "\n".join(b.text for b in content if isinstance(b, TextContent))
-    blocks: list[dict[str, Any]] = [
-        {"type": "text", "text": b.text}
-        if isinstance(b, TextContent)
-        else {"type": "image", "source": {"type": "base64", "media_type": b.mime_type, "data": b.data}}
-        for b in content
-    ]
+    blocks = [_block_param(b) for b in content]
     if not any(b["type"] == "text" for b in blocks):
         blocks.insert(0, {"type": "text", "text": "(see attached image)"})
     return blocks
@@ -138,16 +139,9 @@ def convert_messages(
                 if msg.content.strip():
                     params.append({"role": "user", "content": msg.content})
             else:
-                user_blocks: list[dict[str, Any]] = [
-                    {"type": "text", "text": b.text}
-                    if isinstance(b, TextContent)
-                    else {
-                        "type": "image",
-                        "source": {"type": "base64", "media_type": b.mime_type, "data": b.data},
-                    }
-                    for b in msg.content
+                user_blocks = [
+                    _block_param(b) for b in msg.content if not isinstance(b, TextContent) or b.text.strip()
                 ]
-                user_blocks = [b for b in user_blocks if b["type"] != "text" or b["text"].strip()]
                 if user_blocks:
                     params.append({"role": "user", "content": user_blocks})
         elif isinstance(msg, AssistantMessage):
