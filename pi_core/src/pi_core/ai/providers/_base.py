@@ -131,10 +131,9 @@ class ProviderStream:
         remove_listener = signal.add_listener(on_abort) if signal is not None else (lambda: None)
         body = self._body(output)
         try:
-            if signal is not None and signal.aborted:
-                raise StreamFailure(ABORTED_MESSAGE)
             while True:
-                # Aborted while the consumer held control (e.g. from an event handler): stop now.
+                # Aborted before the start, or while the consumer held control (e.g. from an
+                # event handler): stop now.
                 if signal is not None and signal.aborted:
                     raise StreamFailure(ABORTED_MESSAGE)
                 self._inside = True
