@@ -353,38 +353,32 @@ async def _consume(
             dtype = delta.type
             if dtype == "text_delta" and isinstance(block, TextContent):
                 block.text += delta.text
-                yield (
-                    construct(
-                        TextDeltaEvent,
-                        {"type": "text_delta", "content_index": at, "delta": delta.text, "partial": output},
-                    )
+                yield construct(
+                    TextDeltaEvent,
+                    {"type": "text_delta", "content_index": at, "delta": delta.text, "partial": output},
                 )
             elif dtype == "thinking_delta" and isinstance(block, ThinkingContent):
                 block.thinking += delta.thinking
-                yield (
-                    construct(
-                        ThinkingDeltaEvent,
-                        {
-                            "type": "thinking_delta",
-                            "content_index": at,
-                            "delta": delta.thinking,
-                            "partial": output,
-                        },
-                    )
+                yield construct(
+                    ThinkingDeltaEvent,
+                    {
+                        "type": "thinking_delta",
+                        "content_index": at,
+                        "delta": delta.thinking,
+                        "partial": output,
+                    },
                 )
             elif dtype == "input_json_delta" and isinstance(block, ToolCall):
                 raw_json[at] += delta.partial_json
                 block.arguments = parse_streaming_json(raw_json[at])
-                yield (
-                    construct(
-                        ToolCallDeltaEvent,
-                        {
-                            "type": "toolcall_delta",
-                            "content_index": at,
-                            "delta": delta.partial_json,
-                            "partial": output,
-                        },
-                    )
+                yield construct(
+                    ToolCallDeltaEvent,
+                    {
+                        "type": "toolcall_delta",
+                        "content_index": at,
+                        "delta": delta.partial_json,
+                        "partial": output,
+                    },
                 )
             elif dtype == "signature_delta" and isinstance(block, ThinkingContent):
                 block.thinking_signature = (block.thinking_signature or "") + delta.signature
@@ -402,24 +396,24 @@ async def _consume(
             at = len(blocks)
             if cb.type == "text":
                 blocks.append(TextContent(text=""))
-                yield (TextStartEvent(content_index=at, partial=output))
+                yield TextStartEvent(content_index=at, partial=output)
             elif cb.type == "thinking":
                 blocks.append(ThinkingContent(thinking="", thinking_signature=""))
-                yield (ThinkingStartEvent(content_index=at, partial=output))
+                yield ThinkingStartEvent(content_index=at, partial=output)
             elif cb.type == "redacted_thinking":
                 blocks.append(
                     ThinkingContent(
                         thinking="[Reasoning redacted]", thinking_signature=cb.data, redacted=True
                     )
                 )
-                yield (ThinkingStartEvent(content_index=at, partial=output))
+                yield ThinkingStartEvent(content_index=at, partial=output)
             elif cb.type == "tool_use":
                 name = cb.name
                 if oauth:
                     name = next((t.name for t in tools if t.name.lower() == name.lower()), name)
                 blocks.append(ToolCall(id=cb.id, name=name, arguments={}))
                 raw_json[at] = ""
-                yield (ToolCallStartEvent(content_index=at, partial=output))
+                yield ToolCallStartEvent(content_index=at, partial=output)
             else:
                 continue
             index_of[event.index] = at
@@ -429,12 +423,12 @@ async def _consume(
                 continue
             block = blocks[at]
             if isinstance(block, TextContent):
-                yield (TextEndEvent(content_index=at, content=block.text, partial=output))
+                yield TextEndEvent(content_index=at, content=block.text, partial=output)
             elif isinstance(block, ThinkingContent):
-                yield (ThinkingEndEvent(content_index=at, content=block.thinking, partial=output))
+                yield ThinkingEndEvent(content_index=at, content=block.thinking, partial=output)
             else:
                 finish_tool_call(block, raw_json.pop(at, ""))
-                yield (ToolCallEndEvent(content_index=at, tool_call=block, partial=output))
+                yield ToolCallEndEvent(content_index=at, tool_call=block, partial=output)
         elif kind == "message_delta":
             reason = event.delta.stop_reason
             if reason:

@@ -424,18 +424,16 @@ async def _consume(
                 text_block = TextContent(text="")
                 text_at = len(blocks)
                 blocks.append(text_block)
-                yield (TextStartEvent(content_index=text_at, partial=output))
+                yield TextStartEvent(content_index=text_at, partial=output)
             text_block.text += content
-            yield (
-                construct(
-                    TextDeltaEvent,
-                    {
-                        "type": "text_delta",
-                        "content_index": text_at,
-                        "delta": content,
-                        "partial": output,
-                    },
-                )
+            yield construct(
+                TextDeltaEvent,
+                {
+                    "type": "text_delta",
+                    "content_index": text_at,
+                    "delta": content,
+                    "partial": output,
+                },
             )
         extra = delta.model_extra or {}
         for field in REASONING_FIELDS:
@@ -445,18 +443,16 @@ async def _consume(
                     thinking_block = ThinkingContent(thinking="", thinking_signature=field)
                     thinking_at = len(blocks)
                     blocks.append(thinking_block)
-                    yield (ThinkingStartEvent(content_index=thinking_at, partial=output))
+                    yield ThinkingStartEvent(content_index=thinking_at, partial=output)
                 thinking_block.thinking += value
-                yield (
-                    construct(
-                        ThinkingDeltaEvent,
-                        {
-                            "type": "thinking_delta",
-                            "content_index": thinking_at,
-                            "delta": value,
-                            "partial": output,
-                        },
-                    )
+                yield construct(
+                    ThinkingDeltaEvent,
+                    {
+                        "type": "thinking_delta",
+                        "content_index": thinking_at,
+                        "delta": value,
+                        "partial": output,
+                    },
                 )
                 break
         for tc in delta.tool_calls or []:
@@ -471,7 +467,7 @@ async def _consume(
                 at = call_at[id(block)] = len(blocks)
                 blocks.append(block)
                 raw_args[at] = ""
-                yield (ToolCallStartEvent(content_index=at, partial=output))
+                yield ToolCallStartEvent(content_index=at, partial=output)
             else:
                 at = call_at[id(block)]
             if stream_index is not None:
@@ -486,16 +482,14 @@ async def _consume(
             if piece:
                 raw_args[at] += piece
                 block.arguments = parse_streaming_json(raw_args[at])
-            yield (
-                construct(
-                    ToolCallDeltaEvent,
-                    {
-                        "type": "toolcall_delta",
-                        "content_index": at,
-                        "delta": piece,
-                        "partial": output,
-                    },
-                )
+            yield construct(
+                ToolCallDeltaEvent,
+                {
+                    "type": "toolcall_delta",
+                    "content_index": at,
+                    "delta": piece,
+                    "partial": output,
+                },
             )
         details = extra.get("reasoning_details")
         if isinstance(details, list):
@@ -510,11 +504,11 @@ async def _consume(
                             b.thought_signature = json.dumps(detail)
     for at, done in enumerate(blocks):
         if isinstance(done, TextContent):
-            yield (TextEndEvent(content_index=at, content=done.text, partial=output))
+            yield TextEndEvent(content_index=at, content=done.text, partial=output)
         elif isinstance(done, ThinkingContent):
-            yield (ThinkingEndEvent(content_index=at, content=done.thinking, partial=output))
+            yield ThinkingEndEvent(content_index=at, content=done.thinking, partial=output)
         else:
             finish_tool_call(done, raw_args.pop(at, ""))
-            yield (ToolCallEndEvent(content_index=at, tool_call=done, partial=output))
+            yield ToolCallEndEvent(content_index=at, tool_call=done, partial=output)
     if not saw_finish:
         raise StreamFailure("OpenAI stream ended without a finish_reason (connection closed mid-response)")

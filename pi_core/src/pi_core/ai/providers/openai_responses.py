@@ -286,40 +286,34 @@ async def _consume(
         if kind == "response.output_text.delta" or kind == "response.refusal.delta":
             if current_type == "message" and isinstance(current, TextContent):
                 current.text += event.delta
-                yield (
-                    construct(
-                        TextDeltaEvent,
-                        {"type": "text_delta", "content_index": at, "delta": event.delta, "partial": output},
-                    )
+                yield construct(
+                    TextDeltaEvent,
+                    {"type": "text_delta", "content_index": at, "delta": event.delta, "partial": output},
                 )
         elif kind == "response.reasoning_summary_text.delta" or kind == "response.reasoning_text.delta":
             if current_type == "reasoning" and isinstance(current, ThinkingContent):
                 current.thinking += event.delta
-                yield (
-                    construct(
-                        ThinkingDeltaEvent,
-                        {
-                            "type": "thinking_delta",
-                            "content_index": at,
-                            "delta": event.delta,
-                            "partial": output,
-                        },
-                    )
+                yield construct(
+                    ThinkingDeltaEvent,
+                    {
+                        "type": "thinking_delta",
+                        "content_index": at,
+                        "delta": event.delta,
+                        "partial": output,
+                    },
                 )
         elif kind == "response.function_call_arguments.delta":
             if current_type == "function_call" and isinstance(current, ToolCall):
                 raw_args += event.delta
                 current.arguments = parse_streaming_json(raw_args)
-                yield (
-                    construct(
-                        ToolCallDeltaEvent,
-                        {
-                            "type": "toolcall_delta",
-                            "content_index": at,
-                            "delta": event.delta,
-                            "partial": output,
-                        },
-                    )
+                yield construct(
+                    ToolCallDeltaEvent,
+                    {
+                        "type": "toolcall_delta",
+                        "content_index": at,
+                        "delta": event.delta,
+                        "partial": output,
+                    },
                 )
         elif kind == "response.created":
             output.response_id = event.response.id
@@ -329,29 +323,29 @@ async def _consume(
             if item.type == "reasoning":
                 current = ThinkingContent(thinking="")
                 blocks.append(current)
-                yield (ThinkingStartEvent(content_index=len(blocks) - 1, partial=output))
+                yield ThinkingStartEvent(content_index=len(blocks) - 1, partial=output)
             elif item.type == "message":
                 current = TextContent(text="")
                 blocks.append(current)
-                yield (TextStartEvent(content_index=len(blocks) - 1, partial=output))
+                yield TextStartEvent(content_index=len(blocks) - 1, partial=output)
             elif item.type == "function_call":
                 current = ToolCall(id=f"{item.call_id}|{item.id}", name=item.name, arguments={})
                 raw_args = item.arguments or ""
                 blocks.append(current)
-                yield (ToolCallStartEvent(content_index=len(blocks) - 1, partial=output))
+                yield ToolCallStartEvent(content_index=len(blocks) - 1, partial=output)
             else:
                 current = None
         elif kind == "response.reasoning_summary_part.done":
             if current_type == "reasoning" and isinstance(current, ThinkingContent):
                 current.thinking += "\n\n"
-                yield (ThinkingDeltaEvent(content_index=at, delta="\n\n", partial=output))
+                yield ThinkingDeltaEvent(content_index=at, delta="\n\n", partial=output)
         elif kind == "response.function_call_arguments.done":
             if current_type == "function_call" and isinstance(current, ToolCall):
                 previous, raw_args = raw_args, event.arguments
                 current.arguments = parse_streaming_json(raw_args)
                 if raw_args.startswith(previous) and len(raw_args) > len(previous):
-                    yield (
-                        ToolCallDeltaEvent(content_index=at, delta=raw_args[len(previous) :], partial=output)
+                    yield ToolCallDeltaEvent(
+                        content_index=at, delta=raw_args[len(previous) :], partial=output
                     )
         elif kind == "response.output_item.done":
             item = event.item
@@ -360,7 +354,7 @@ async def _consume(
                 content = "\n\n".join(_get(c, "text", "") for c in (_get(item, "content") or []))
                 current.thinking = summary or content or current.thinking
                 current.thinking_signature = json.dumps(_dump(item), separators=(",", ":"))
-                yield (ThinkingEndEvent(content_index=at, content=current.thinking, partial=output))
+                yield ThinkingEndEvent(content_index=at, content=current.thinking, partial=output)
             elif item.type == "message" and isinstance(current, TextContent):
                 parts = _get(item, "content") or []
                 current.text = "".join(
@@ -371,7 +365,7 @@ async def _consume(
                 if _get(item, "phase"):
                     signature["phase"] = item.phase
                 current.text_signature = json.dumps(signature, separators=(",", ":"))
-                yield (TextEndEvent(content_index=at, content=current.text, partial=output))
+                yield TextEndEvent(content_index=at, content=current.text, partial=output)
             elif item.type == "function_call":
                 if isinstance(current, ToolCall):
                     call = current
@@ -379,7 +373,7 @@ async def _consume(
                 else:
                     call = ToolCall(id=f"{item.call_id}|{item.id}", name=item.name, arguments={})
                     finish_tool_call(call, item.arguments or "")
-                yield (ToolCallEndEvent(content_index=at, tool_call=call, partial=output))
+                yield ToolCallEndEvent(content_index=at, tool_call=call, partial=output)
             current, current_type = None, None
         elif kind in ("response.completed", "response.incomplete"):
             finished = True
