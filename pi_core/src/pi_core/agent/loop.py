@@ -171,6 +171,12 @@ async def _maybe(value: Any) -> Any:
     return await value if inspect.isawaitable(value) else value
 
 
+async def _emit_complete_message(message: AgentMessage, emit: Emit) -> None:
+    """``message_start`` and ``message_end`` for a message that arrives whole (prompts, tool results)."""
+    await emit(MessageStartEvent.model_construct(message=message))
+    await emit(MessageEndEvent.model_construct(message=message))
+
+
 # --- entry points ---------------------------------------------------------------------------------
 
 
@@ -187,8 +193,7 @@ async def run_agent_loop(
     await emit(AgentStartEvent())
     await emit(TurnStartEvent())
     for prompt in prompts:
-        await emit(MessageStartEvent.model_construct(message=prompt))
-        await emit(MessageEndEvent.model_construct(message=prompt))
+        await _emit_complete_message(prompt, emit)
     await _run_loop(current, new_messages, config, signal, emit)
     return new_messages
 
@@ -279,8 +284,7 @@ async def _run_loop(
                 await emit(TurnStartEvent())
             first_turn = False
             for message in pending:
-                await emit(MessageStartEvent.model_construct(message=message))
-                await emit(MessageEndEvent.model_construct(message=message))
+                await _emit_complete_message(message, emit)
                 current.messages.append(message)
                 new_messages.append(message)
             pending = []
@@ -353,9 +357,8 @@ async def _stream_assistant_response(
     )
     response = config.stream_fn(config.model, llm_context, options)
 
-    update_type = "message_update"
     try:
-        final = await _consume_response(response, current, emit, update_type)
+        final = await _consume_response(response, current, emit)
     finally:
         # If this task is cancelled mid-stream, stop the provider's HTTP work too.
         closer = getattr(response, "aclose", None)
@@ -365,7 +368,7 @@ async def _stream_assistant_response(
 
 
 async def _consume_response(
-    response: AssistantMessageStream, current: AgentContext, emit: Emit, update_type: str
+    response: AssistantMessageStream, current: AgentContext, emit: Emit
 ) -> AssistantMessage:
     added_partial = False
     async for event in response:
@@ -382,7 +385,7 @@ async def _consume_response(
         elif kind == "done" or kind == "error":
             break
         elif added_partial:
-            update = {"type": update_type, "message": event.partial, "assistant_message_event": event}  # type: ignore[union-attr]
+            update = {"type": "message_update", "message": event.partial, "assistant_message_event": event}  # type: ignore[union-attr]
             await emit(construct(MessageUpdateEvent, update))
     final = await response.result()
     if added_partial:
@@ -448,8 +451,7 @@ async def _execute_tool_calls(
                 done = await _run_prepared(current, assistant, prepared, config, signal, emit)
             await _emit_end(done, emit)
             message = _result_message(done)
-            await emit(MessageStartEvent.model_construct(message=message))
-            await emit(MessageEndEvent.model_construct(message=message))
+            await _emit_complete_message(message, emit)
             finalized.append(done)
             messages.append(message)
     else:
@@ -477,8 +479,7 @@ async def _execute_tool_calls(
             finalized.append(tasks[index].result() if index in tasks else slot)  # type: ignore[arg-type]
         for done in finalized:
             message = _result_message(done)
-            await emit(MessageStartEvent.model_construct(message=message))
-            await emit(MessageEndEvent.model_construct(message=message))
+            await _emit_complete_message(message, emit)
             messages.append(message)
     terminate = bool(finalized) and all(done.result.terminate is True for done in finalized)
     return messages, terminate

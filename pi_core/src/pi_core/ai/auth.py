@@ -180,16 +180,3 @@ class AuthStorage:
             # models.json commands run at request time and are not cached (pi's rule).
             return resolve_config_value(models_json_key)
         return None
-
-    def known_secrets(self) -> list[str]:
-        """Every key this storage could hand out without running commands (for redaction)."""
-        secrets = list(self._runtime.values())
-        for entry in self.read().values():
-            if isinstance(entry, dict):
-                for field in ("key", "access", "refresh"):
-                    value = entry.get(field)
-                    if isinstance(value, str) and not value.startswith("!"):
-                        secrets.append(value)
-        for names in ENV_API_KEYS.values():
-            secrets.extend(os.environ[name] for name in names if os.environ.get(name))
-        return secrets

@@ -9,8 +9,17 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any
 
 from pi_core.ai.auth import redact
-from pi_core.ai.messages import AssistantMessage, ToolCall
-from pi_core.ai.provider import AssistantMessageEvent, DoneEvent, ErrorEvent, Model, StreamOptions
+from pi_core.ai.cost import calculate_cost
+from pi_core.ai.messages import AssistantMessage, ToolCall, Usage
+from pi_core.ai.provider import (
+    AssistantMessageEvent,
+    DoneEvent,
+    ErrorEvent,
+    Model,
+    ProviderResponseInfo,
+    StartEvent,
+    StreamOptions,
+)
 
 ABORTED_MESSAGE = "Request was aborted"
 
@@ -122,10 +131,9 @@ class ProviderStream:
         remove_listener = signal.add_listener(on_abort) if signal is not None else (lambda: None)
         body = self._body(output)
         try:
-            if signal is not None and signal.aborted:
-                raise StreamFailure(ABORTED_MESSAGE)
             while True:
-                # Aborted while the consumer held control (e.g. from an event handler): stop now.
+                # Aborted before the start, or while the consumer held control (e.g. from an
+                # event handler): stop now.
                 if signal is not None and signal.aborted:
                     raise StreamFailure(ABORTED_MESSAGE)
                 self._inside = True
@@ -162,6 +170,57 @@ class ProviderStream:
 def run_stream(model: Model, options: StreamOptions, body: Body) -> ProviderStream:
     """The stream for ``body`` (see :class:`ProviderStream`)."""
     return ProviderStream(model, options, body)
+
+
+async def stream_sdk_request(
+    model: Model,
+    options: StreamOptions,
+    output: AssistantMessage,
+    *,
+    open_client: Callable[[], Any],
+    endpoint: Callable[[Any], Any],
+    build_params: Callable[[], dict[str, Any]],
+    consume: Callable[[Any], AsyncIterator[AssistantMessageEvent]],
+    fixed_params: dict[str, Any] | None = None,
+) -> AsyncIterator[AssistantMessageEvent]:
+    """The request/response cycle every SDK provider shares, as a :data:`Body`.
+
+    Opens the client, builds the body and lets ``on_payload`` replace it (``fixed_params`` are
+    added afterwards, out of the hook's reach), sends it via ``endpoint(client)``, reports the HTTP
+    response to ``on_response``, emits ``start`` and then the events ``consume(response)`` maps.
+    The SDK stream and the client are always closed, also when the mapping fails.
+    """
+    client = open_client()
+    try:
+        params = build_params()
+        if options.on_payload is not None:
+            replaced = await options.on_payload(params, model)
+            if replaced is not None:
+                params = replaced
+        if fixed_params:
+            params = {**params, **fixed_params}
+        create = endpoint(client)
+        response = await create(**split_body(create, params), **request_options(options))
+        if options.on_response is not None:
+            http = response.response
+            await options.on_response(
+                ProviderResponseInfo(status=http.status_code, headers=dict(http.headers)), model
+            )
+        yield StartEvent(partial=output)
+        try:
+            async for event in consume(response):
+                yield event
+        finally:
+            # Close the SDK stream explicitly: a failure inside our mapping must not leave it open.
+            await response.close()
+    finally:
+        await client.close()
+
+
+def finish_usage(model: Model, usage: Usage) -> None:
+    """Total tokens as the sum of the four counts, and the cost from the model's prices."""
+    usage.total_tokens = usage.input + usage.output + usage.cache_read + usage.cache_write
+    calculate_cost(model, usage)
 
 
 def finish_tool_call(call: ToolCall, raw: str) -> None:
@@ -218,6 +277,18 @@ def request_options(options: StreamOptions) -> dict[str, Any]:
     if options.timeout_ms is not None:
         extra["timeout"] = options.timeout_ms / 1000
     return extra
+
+
+def open_openai_client(model: Model, options: StreamOptions, headers: dict[str, str]) -> Any:
+    """The ``AsyncOpenAI`` client both OpenAI APIs use (the SDK is imported only when a request is made)."""
+    from openai import AsyncOpenAI
+
+    return AsyncOpenAI(
+        api_key=options.api_key or "",
+        base_url=model.base_url or None,
+        default_headers=headers,
+        **client_kwargs(options),
+    )
 
 
 def client_kwargs(options: StreamOptions) -> dict[str, Any]:

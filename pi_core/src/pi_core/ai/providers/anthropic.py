@@ -12,7 +12,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from pi_core.ai._fast import construct
-from pi_core.ai.cost import calculate_cost
 from pi_core.ai.json_parse import parse_streaming_json
 from pi_core.ai.messages import (
     AssistantMessage,
@@ -28,8 +27,6 @@ from pi_core.ai.provider import (
     AssistantMessageEvent,
     Context,
     Model,
-    ProviderResponseInfo,
-    StartEvent,
     StreamOptions,
     TextDeltaEvent,
     TextEndEvent,
@@ -47,10 +44,10 @@ from pi_core.ai.providers._base import (
     StreamFailure,
     client_kwargs,
     finish_tool_call,
-    request_options,
+    finish_usage,
     resolve_cache_retention,
     run_stream,
-    split_body,
+    stream_sdk_request,
 )
 from pi_core.ai.thinking import adjust_max_tokens_for_thinking, default_max_tokens
 from pi_core.ai.transform import transform_messages
@@ -114,15 +111,16 @@ def _cache_control(model: Model, options: StreamOptions) -> dict[str, str] | Non
 # --- request --------------------------------------------------------------------------------------
 
 
+def _block_param(block: TextContent | ImageContent) -> dict[str, Any]:
+    if isinstance(block, TextContent):
+        return {"type": "text", "text": block.text}
+    return {"type": "image", "source": {"type": "base64", "media_type": block.mime_type, "data": block.data}}
+
+
 def _content_blocks(content: list[TextContent | ImageContent]) -> str | list[dict[str, Any]]:
     if not any(isinstance(b, ImageContent) for b in content):
         return "\n".join(b.text for b in content if isinstance(b, TextContent))
-    blocks: list[dict[str, Any]] = [
-        {"type": "text", "text": b.text}
-        if isinstance(b, TextContent)
-        else {"type": "image", "source": {"type": "base64", "media_type": b.mime_type, "data": b.data}}
-        for b in content
-    ]
+    blocks = [_block_param(b) for b in content]
     if not any(b["type"] == "text" for b in blocks):
         blocks.insert(0, {"type": "text", "text": "(see attached image)"})
     return blocks
@@ -141,16 +139,9 @@ def convert_messages(
                 if msg.content.strip():
                     params.append({"role": "user", "content": msg.content})
             else:
-                user_blocks: list[dict[str, Any]] = [
-                    {"type": "text", "text": b.text}
-                    if isinstance(b, TextContent)
-                    else {
-                        "type": "image",
-                        "source": {"type": "base64", "media_type": b.mime_type, "data": b.data},
-                    }
-                    for b in msg.content
+                user_blocks = [
+                    _block_param(b) for b in msg.content if not isinstance(b, TextContent) or b.text.strip()
                 ]
-                user_blocks = [b for b in user_blocks if b["type"] != "text" or b["text"].strip()]
                 if user_blocks:
                     params.append({"role": "user", "content": user_blocks})
         elif isinstance(msg, AssistantMessage):
@@ -313,42 +304,33 @@ class AnthropicMessagesProvider:
         return run_stream(model, options, lambda output: _run(model, context, options, output))
 
 
-async def _run(
+def _run(
     model: Model, context: Context, options: StreamOptions, output: AssistantMessage
 ) -> AsyncIterator[AssistantMessageEvent]:
-    from anthropic import AsyncAnthropic
+    oauth = is_oauth_token(options.api_key or "")
 
-    api_key = options.api_key or ""
-    oauth = is_oauth_token(api_key)
-    auth: dict[str, Any] = {"api_key": None, "auth_token": api_key} if oauth else {"api_key": api_key}
-    client = AsyncAnthropic(
-        base_url=model.base_url or None,
-        default_headers=_headers(model, context, options, oauth),
-        **auth,
-        **client_kwargs(options),
+    def open_client() -> Any:
+        from anthropic import AsyncAnthropic
+
+        api_key = options.api_key or ""
+        auth: dict[str, Any] = {"api_key": None, "auth_token": api_key} if oauth else {"api_key": api_key}
+        return AsyncAnthropic(
+            base_url=model.base_url or None,
+            default_headers=_headers(model, context, options, oauth),
+            **auth,
+            **client_kwargs(options),
+        )
+
+    return stream_sdk_request(
+        model,
+        options,
+        output,
+        open_client=open_client,
+        endpoint=lambda client: client.messages.create,
+        build_params=lambda: build_params(model, context, options, oauth),
+        consume=lambda response: _consume(response, model, context, oauth, output),
+        fixed_params={"stream": True},
     )
-    try:
-        params = build_params(model, context, options, oauth)
-        if options.on_payload is not None:
-            replaced = await options.on_payload(params, model)
-            if replaced is not None:
-                params = replaced
-        create = client.messages.create
-        response = await create(**split_body(create, {**params, "stream": True}), **request_options(options))
-        if options.on_response is not None:
-            http = response.response
-            await options.on_response(
-                ProviderResponseInfo(status=http.status_code, headers=dict(http.headers)), model
-            )
-        yield StartEvent(partial=output)
-        try:
-            async for event in _consume(response, model, context, oauth, output):
-                yield event
-        finally:
-            # Close the SDK stream explicitly: a failure inside our mapping must not leave it open.
-            await response.close()
-    finally:
-        await client.close()
 
 
 async def _consume(
@@ -371,38 +353,32 @@ async def _consume(
             dtype = delta.type
             if dtype == "text_delta" and isinstance(block, TextContent):
                 block.text += delta.text
-                yield (
-                    construct(
-                        TextDeltaEvent,
-                        {"type": "text_delta", "content_index": at, "delta": delta.text, "partial": output},
-                    )
+                yield construct(
+                    TextDeltaEvent,
+                    {"type": "text_delta", "content_index": at, "delta": delta.text, "partial": output},
                 )
             elif dtype == "thinking_delta" and isinstance(block, ThinkingContent):
                 block.thinking += delta.thinking
-                yield (
-                    construct(
-                        ThinkingDeltaEvent,
-                        {
-                            "type": "thinking_delta",
-                            "content_index": at,
-                            "delta": delta.thinking,
-                            "partial": output,
-                        },
-                    )
+                yield construct(
+                    ThinkingDeltaEvent,
+                    {
+                        "type": "thinking_delta",
+                        "content_index": at,
+                        "delta": delta.thinking,
+                        "partial": output,
+                    },
                 )
             elif dtype == "input_json_delta" and isinstance(block, ToolCall):
                 raw_json[at] += delta.partial_json
                 block.arguments = parse_streaming_json(raw_json[at])
-                yield (
-                    construct(
-                        ToolCallDeltaEvent,
-                        {
-                            "type": "toolcall_delta",
-                            "content_index": at,
-                            "delta": delta.partial_json,
-                            "partial": output,
-                        },
-                    )
+                yield construct(
+                    ToolCallDeltaEvent,
+                    {
+                        "type": "toolcall_delta",
+                        "content_index": at,
+                        "delta": delta.partial_json,
+                        "partial": output,
+                    },
                 )
             elif dtype == "signature_delta" and isinstance(block, ThinkingContent):
                 block.thinking_signature = (block.thinking_signature or "") + delta.signature
@@ -414,31 +390,30 @@ async def _consume(
             usage.output = start_usage.output_tokens or 0
             usage.cache_read = start_usage.cache_read_input_tokens or 0
             usage.cache_write = start_usage.cache_creation_input_tokens or 0
-            usage.total_tokens = usage.input + usage.output + usage.cache_read + usage.cache_write
-            calculate_cost(model, usage)
+            finish_usage(model, usage)
         elif kind == "content_block_start":
             cb = event.content_block
             at = len(blocks)
             if cb.type == "text":
                 blocks.append(TextContent(text=""))
-                yield (TextStartEvent(content_index=at, partial=output))
+                yield TextStartEvent(content_index=at, partial=output)
             elif cb.type == "thinking":
                 blocks.append(ThinkingContent(thinking="", thinking_signature=""))
-                yield (ThinkingStartEvent(content_index=at, partial=output))
+                yield ThinkingStartEvent(content_index=at, partial=output)
             elif cb.type == "redacted_thinking":
                 blocks.append(
                     ThinkingContent(
                         thinking="[Reasoning redacted]", thinking_signature=cb.data, redacted=True
                     )
                 )
-                yield (ThinkingStartEvent(content_index=at, partial=output))
+                yield ThinkingStartEvent(content_index=at, partial=output)
             elif cb.type == "tool_use":
                 name = cb.name
                 if oauth:
                     name = next((t.name for t in tools if t.name.lower() == name.lower()), name)
                 blocks.append(ToolCall(id=cb.id, name=name, arguments={}))
                 raw_json[at] = ""
-                yield (ToolCallStartEvent(content_index=at, partial=output))
+                yield ToolCallStartEvent(content_index=at, partial=output)
             else:
                 continue
             index_of[event.index] = at
@@ -448,12 +423,12 @@ async def _consume(
                 continue
             block = blocks[at]
             if isinstance(block, TextContent):
-                yield (TextEndEvent(content_index=at, content=block.text, partial=output))
+                yield TextEndEvent(content_index=at, content=block.text, partial=output)
             elif isinstance(block, ThinkingContent):
-                yield (ThinkingEndEvent(content_index=at, content=block.thinking, partial=output))
+                yield ThinkingEndEvent(content_index=at, content=block.thinking, partial=output)
             else:
                 finish_tool_call(block, raw_json.pop(at, ""))
-                yield (ToolCallEndEvent(content_index=at, tool_call=block, partial=output))
+                yield ToolCallEndEvent(content_index=at, tool_call=block, partial=output)
         elif kind == "message_delta":
             reason = event.delta.stop_reason
             if reason:
@@ -472,8 +447,7 @@ async def _consume(
                 usage.cache_read = delta_usage.cache_read_input_tokens
             if getattr(delta_usage, "cache_creation_input_tokens", None) is not None:
                 usage.cache_write = delta_usage.cache_creation_input_tokens
-            usage.total_tokens = usage.input + usage.output + usage.cache_read + usage.cache_write
-            calculate_cost(model, usage)
+            finish_usage(model, usage)
         elif kind == "message_stop":
             saw_stop = True
     if saw_start and not saw_stop:

@@ -12,7 +12,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from pi_core.ai._fast import construct
-from pi_core.ai.cost import calculate_cost
 from pi_core.ai.json_parse import parse_streaming_json
 from pi_core.ai.messages import (
     AssistantMessage,
@@ -29,8 +28,6 @@ from pi_core.ai.provider import (
     AssistantMessageEvent,
     Context,
     Model,
-    ProviderResponseInfo,
-    StartEvent,
     StreamOptions,
     TextDeltaEvent,
     TextEndEvent,
@@ -46,12 +43,12 @@ from pi_core.ai.provider import (
 from pi_core.ai.providers._base import (
     ProviderStream,
     StreamFailure,
-    client_kwargs,
     finish_tool_call,
-    request_options,
+    finish_usage,
+    open_openai_client,
     resolve_cache_retention,
     run_stream,
-    split_body,
+    stream_sdk_request,
 )
 from pi_core.ai.thinking import clamp_thinking_level, default_max_tokens
 from pi_core.ai.transform import transform_messages
@@ -330,8 +327,7 @@ def parse_usage(raw: Any, model: Model) -> Usage:
         cache_read=cache_read,
         cache_write=cache_write,
     )
-    usage.total_tokens = usage.input + usage.output + usage.cache_read + usage.cache_write
-    calculate_cost(model, usage)
+    finish_usage(model, usage)
     return usage
 
 
@@ -359,42 +355,23 @@ class OpenAICompletionsProvider:
         return run_stream(model, options, lambda output: _run(model, context, options, output))
 
 
-async def _run(
+def _run(
     model: Model, context: Context, options: StreamOptions, output: AssistantMessage
 ) -> AsyncIterator[AssistantMessageEvent]:
-    from openai import AsyncOpenAI
+    def open_client() -> Any:
+        headers = dict(model.headers or {})
+        headers.update(options.headers or {})
+        return open_openai_client(model, options, headers)
 
-    compat = detect_compat(model)
-    headers = dict(model.headers or {})
-    headers.update(options.headers or {})
-    client = AsyncOpenAI(
-        api_key=options.api_key or "",
-        base_url=model.base_url or None,
-        default_headers=headers,
-        **client_kwargs(options),
+    return stream_sdk_request(
+        model,
+        options,
+        output,
+        open_client=open_client,
+        endpoint=lambda client: client.chat.completions.create,
+        build_params=lambda: build_params(model, context, options, detect_compat(model)),
+        consume=lambda response: _consume(response, model, output),
     )
-    try:
-        params = build_params(model, context, options, compat)
-        if options.on_payload is not None:
-            replaced = await options.on_payload(params, model)
-            if replaced is not None:
-                params = replaced
-        create = client.chat.completions.create
-        response = await create(**split_body(create, params), **request_options(options))
-        if options.on_response is not None:
-            http = response.response
-            await options.on_response(
-                ProviderResponseInfo(status=http.status_code, headers=dict(http.headers)), model
-            )
-        yield StartEvent(partial=output)
-        try:
-            async for event in _consume(response, model, output):
-                yield event
-        finally:
-            # Close the SDK stream explicitly: a failure inside our mapping must not leave it open.
-            await response.close()
-    finally:
-        await client.close()
 
 
 async def _consume(
@@ -405,14 +382,11 @@ async def _consume(
     thinking_block: ThinkingContent | None = None
     calls_by_index: dict[int, ToolCall] = {}
     calls_by_id: dict[str, ToolCall] = {}
-    raw_args: dict[int, str] = {}  # id(block) → raw JSON so far
+    # Blocks are only ever appended, so a block's content index is fixed when it is created.
+    text_at = thinking_at = -1
+    call_at: dict[int, int] = {}  # id(block) → content index
+    raw_args: dict[int, str] = {}  # content index → raw JSON so far
     saw_finish = False
-
-    def index_of(block: object) -> int:
-        for i in range(len(blocks) - 1, -1, -1):
-            if blocks[i] is block:
-                return i
-        return -1
 
     async for chunk in response:
         if not output.response_id and getattr(chunk, "id", None):
@@ -448,19 +422,18 @@ async def _consume(
         if content:
             if text_block is None:
                 text_block = TextContent(text="")
+                text_at = len(blocks)
                 blocks.append(text_block)
-                yield (TextStartEvent(content_index=len(blocks) - 1, partial=output))
+                yield TextStartEvent(content_index=text_at, partial=output)
             text_block.text += content
-            yield (
-                construct(
-                    TextDeltaEvent,
-                    {
-                        "type": "text_delta",
-                        "content_index": index_of(text_block),
-                        "delta": content,
-                        "partial": output,
-                    },
-                )
+            yield construct(
+                TextDeltaEvent,
+                {
+                    "type": "text_delta",
+                    "content_index": text_at,
+                    "delta": content,
+                    "partial": output,
+                },
             )
         extra = delta.model_extra or {}
         for field in REASONING_FIELDS:
@@ -468,19 +441,18 @@ async def _consume(
             if isinstance(value, str) and value:
                 if thinking_block is None:
                     thinking_block = ThinkingContent(thinking="", thinking_signature=field)
+                    thinking_at = len(blocks)
                     blocks.append(thinking_block)
-                    yield (ThinkingStartEvent(content_index=len(blocks) - 1, partial=output))
+                    yield ThinkingStartEvent(content_index=thinking_at, partial=output)
                 thinking_block.thinking += value
-                yield (
-                    construct(
-                        ThinkingDeltaEvent,
-                        {
-                            "type": "thinking_delta",
-                            "content_index": index_of(thinking_block),
-                            "delta": value,
-                            "partial": output,
-                        },
-                    )
+                yield construct(
+                    ThinkingDeltaEvent,
+                    {
+                        "type": "thinking_delta",
+                        "content_index": thinking_at,
+                        "delta": value,
+                        "partial": output,
+                    },
                 )
                 break
         for tc in delta.tool_calls or []:
@@ -492,9 +464,12 @@ async def _consume(
                 block = ToolCall(
                     id=tc.id or "", name=(tc.function.name if tc.function else None) or "", arguments={}
                 )
+                at = call_at[id(block)] = len(blocks)
                 blocks.append(block)
-                raw_args[id(block)] = ""
-                yield (ToolCallStartEvent(content_index=len(blocks) - 1, partial=output))
+                raw_args[at] = ""
+                yield ToolCallStartEvent(content_index=at, partial=output)
+            else:
+                at = call_at[id(block)]
             if stream_index is not None:
                 calls_by_index[stream_index] = block
             if tc.id:
@@ -505,18 +480,16 @@ async def _consume(
                 block.name = tc.function.name
             piece = (tc.function.arguments if tc.function else None) or ""
             if piece:
-                raw_args[id(block)] += piece
-                block.arguments = parse_streaming_json(raw_args[id(block)])
-            yield (
-                construct(
-                    ToolCallDeltaEvent,
-                    {
-                        "type": "toolcall_delta",
-                        "content_index": index_of(block),
-                        "delta": piece,
-                        "partial": output,
-                    },
-                )
+                raw_args[at] += piece
+                block.arguments = parse_streaming_json(raw_args[at])
+            yield construct(
+                ToolCallDeltaEvent,
+                {
+                    "type": "toolcall_delta",
+                    "content_index": at,
+                    "delta": piece,
+                    "partial": output,
+                },
             )
         details = extra.get("reasoning_details")
         if isinstance(details, list):
@@ -531,11 +504,11 @@ async def _consume(
                             b.thought_signature = json.dumps(detail)
     for at, done in enumerate(blocks):
         if isinstance(done, TextContent):
-            yield (TextEndEvent(content_index=at, content=done.text, partial=output))
+            yield TextEndEvent(content_index=at, content=done.text, partial=output)
         elif isinstance(done, ThinkingContent):
-            yield (ThinkingEndEvent(content_index=at, content=done.thinking, partial=output))
+            yield ThinkingEndEvent(content_index=at, content=done.thinking, partial=output)
         else:
-            finish_tool_call(done, raw_args.pop(id(done), ""))
-            yield (ToolCallEndEvent(content_index=at, tool_call=done, partial=output))
+            finish_tool_call(done, raw_args.pop(at, ""))
+            yield ToolCallEndEvent(content_index=at, tool_call=done, partial=output)
     if not saw_finish:
         raise StreamFailure("OpenAI stream ended without a finish_reason (connection closed mid-response)")

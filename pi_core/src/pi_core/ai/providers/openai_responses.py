@@ -24,8 +24,6 @@ from pi_core.ai.provider import (
     AssistantMessageEvent,
     Context,
     Model,
-    ProviderResponseInfo,
-    StartEvent,
     StreamOptions,
     TextDeltaEvent,
     TextEndEvent,
@@ -41,12 +39,11 @@ from pi_core.ai.provider import (
 from pi_core.ai.providers._base import (
     ProviderStream,
     StreamFailure,
-    client_kwargs,
     finish_tool_call,
-    request_options,
+    open_openai_client,
     resolve_cache_retention,
     run_stream,
-    split_body,
+    stream_sdk_request,
 )
 from pi_core.ai.thinking import clamp_thinking_level, default_max_tokens
 from pi_core.ai.transform import transform_messages
@@ -239,46 +236,28 @@ class OpenAIResponsesProvider:
         return run_stream(model, options, lambda output: _run(model, context, options, output))
 
 
-async def _run(
+def _run(
     model: Model, context: Context, options: StreamOptions, output: AssistantMessage
 ) -> AsyncIterator[AssistantMessageEvent]:
-    from openai import AsyncOpenAI
+    def open_client() -> Any:
+        headers = dict(model.headers or {})
+        retention = resolve_cache_retention(options.cache_retention)
+        if options.session_id and retention != "none":
+            if (model.compat or {}).get("sendSessionIdHeader", True):
+                headers["session_id"] = options.session_id
+            headers["x-client-request-id"] = options.session_id
+        headers.update(options.headers or {})
+        return open_openai_client(model, options, headers)
 
-    headers = dict(model.headers or {})
-    retention = resolve_cache_retention(options.cache_retention)
-    if options.session_id and retention != "none":
-        if (model.compat or {}).get("sendSessionIdHeader", True):
-            headers["session_id"] = options.session_id
-        headers["x-client-request-id"] = options.session_id
-    headers.update(options.headers or {})
-    client = AsyncOpenAI(
-        api_key=options.api_key or "",
-        base_url=model.base_url or None,
-        default_headers=headers,
-        **client_kwargs(options),
+    return stream_sdk_request(
+        model,
+        options,
+        output,
+        open_client=open_client,
+        endpoint=lambda client: client.responses.create,
+        build_params=lambda: build_params(model, context, options),
+        consume=lambda response: _consume(response, model, output),
     )
-    try:
-        params = build_params(model, context, options)
-        if options.on_payload is not None:
-            replaced = await options.on_payload(params, model)
-            if replaced is not None:
-                params = replaced
-        create = client.responses.create
-        response = await create(**split_body(create, params), **request_options(options))
-        if options.on_response is not None:
-            http = response.response
-            await options.on_response(
-                ProviderResponseInfo(status=http.status_code, headers=dict(http.headers)), model
-            )
-        yield StartEvent(partial=output)
-        try:
-            async for event in _consume(response, model, output):
-                yield event
-        finally:
-            # Close the SDK stream explicitly: a failure inside our mapping must not leave it open.
-            await response.close()
-    finally:
-        await client.close()
 
 
 def _get(obj: Any, name: str, default: Any = None) -> Any:
@@ -307,40 +286,34 @@ async def _consume(
         if kind == "response.output_text.delta" or kind == "response.refusal.delta":
             if current_type == "message" and isinstance(current, TextContent):
                 current.text += event.delta
-                yield (
-                    construct(
-                        TextDeltaEvent,
-                        {"type": "text_delta", "content_index": at, "delta": event.delta, "partial": output},
-                    )
+                yield construct(
+                    TextDeltaEvent,
+                    {"type": "text_delta", "content_index": at, "delta": event.delta, "partial": output},
                 )
         elif kind == "response.reasoning_summary_text.delta" or kind == "response.reasoning_text.delta":
             if current_type == "reasoning" and isinstance(current, ThinkingContent):
                 current.thinking += event.delta
-                yield (
-                    construct(
-                        ThinkingDeltaEvent,
-                        {
-                            "type": "thinking_delta",
-                            "content_index": at,
-                            "delta": event.delta,
-                            "partial": output,
-                        },
-                    )
+                yield construct(
+                    ThinkingDeltaEvent,
+                    {
+                        "type": "thinking_delta",
+                        "content_index": at,
+                        "delta": event.delta,
+                        "partial": output,
+                    },
                 )
         elif kind == "response.function_call_arguments.delta":
             if current_type == "function_call" and isinstance(current, ToolCall):
                 raw_args += event.delta
                 current.arguments = parse_streaming_json(raw_args)
-                yield (
-                    construct(
-                        ToolCallDeltaEvent,
-                        {
-                            "type": "toolcall_delta",
-                            "content_index": at,
-                            "delta": event.delta,
-                            "partial": output,
-                        },
-                    )
+                yield construct(
+                    ToolCallDeltaEvent,
+                    {
+                        "type": "toolcall_delta",
+                        "content_index": at,
+                        "delta": event.delta,
+                        "partial": output,
+                    },
                 )
         elif kind == "response.created":
             output.response_id = event.response.id
@@ -350,29 +323,29 @@ async def _consume(
             if item.type == "reasoning":
                 current = ThinkingContent(thinking="")
                 blocks.append(current)
-                yield (ThinkingStartEvent(content_index=len(blocks) - 1, partial=output))
+                yield ThinkingStartEvent(content_index=len(blocks) - 1, partial=output)
             elif item.type == "message":
                 current = TextContent(text="")
                 blocks.append(current)
-                yield (TextStartEvent(content_index=len(blocks) - 1, partial=output))
+                yield TextStartEvent(content_index=len(blocks) - 1, partial=output)
             elif item.type == "function_call":
                 current = ToolCall(id=f"{item.call_id}|{item.id}", name=item.name, arguments={})
                 raw_args = item.arguments or ""
                 blocks.append(current)
-                yield (ToolCallStartEvent(content_index=len(blocks) - 1, partial=output))
+                yield ToolCallStartEvent(content_index=len(blocks) - 1, partial=output)
             else:
                 current = None
         elif kind == "response.reasoning_summary_part.done":
             if current_type == "reasoning" and isinstance(current, ThinkingContent):
                 current.thinking += "\n\n"
-                yield (ThinkingDeltaEvent(content_index=at, delta="\n\n", partial=output))
+                yield ThinkingDeltaEvent(content_index=at, delta="\n\n", partial=output)
         elif kind == "response.function_call_arguments.done":
             if current_type == "function_call" and isinstance(current, ToolCall):
                 previous, raw_args = raw_args, event.arguments
                 current.arguments = parse_streaming_json(raw_args)
                 if raw_args.startswith(previous) and len(raw_args) > len(previous):
-                    yield (
-                        ToolCallDeltaEvent(content_index=at, delta=raw_args[len(previous) :], partial=output)
+                    yield ToolCallDeltaEvent(
+                        content_index=at, delta=raw_args[len(previous) :], partial=output
                     )
         elif kind == "response.output_item.done":
             item = event.item
@@ -381,7 +354,7 @@ async def _consume(
                 content = "\n\n".join(_get(c, "text", "") for c in (_get(item, "content") or []))
                 current.thinking = summary or content or current.thinking
                 current.thinking_signature = json.dumps(_dump(item), separators=(",", ":"))
-                yield (ThinkingEndEvent(content_index=at, content=current.thinking, partial=output))
+                yield ThinkingEndEvent(content_index=at, content=current.thinking, partial=output)
             elif item.type == "message" and isinstance(current, TextContent):
                 parts = _get(item, "content") or []
                 current.text = "".join(
@@ -392,7 +365,7 @@ async def _consume(
                 if _get(item, "phase"):
                     signature["phase"] = item.phase
                 current.text_signature = json.dumps(signature, separators=(",", ":"))
-                yield (TextEndEvent(content_index=at, content=current.text, partial=output))
+                yield TextEndEvent(content_index=at, content=current.text, partial=output)
             elif item.type == "function_call":
                 if isinstance(current, ToolCall):
                     call = current
@@ -400,7 +373,7 @@ async def _consume(
                 else:
                     call = ToolCall(id=f"{item.call_id}|{item.id}", name=item.name, arguments={})
                     finish_tool_call(call, item.arguments or "")
-                yield (ToolCallEndEvent(content_index=at, tool_call=call, partial=output))
+                yield ToolCallEndEvent(content_index=at, tool_call=call, partial=output)
             current, current_type = None, None
         elif kind in ("response.completed", "response.incomplete"):
             finished = True
