@@ -17,10 +17,11 @@ from typing import Any
 from pydantic import BaseModel
 
 
-def _js_numbers(value: Any) -> Any:
-    """Rewrite integral floats as ints, recursively, so numbers print as JavaScript prints them.
+def to_wire(value: Any) -> Any:
+    """A JSON-ready object whose numbers print as JavaScript prints them.
 
-    Pydantic models met on the way (a list of messages inside a plain dict) are dumped first.
+    Pydantic models, at the top or met on the way (a list of messages inside a plain dict), are
+    dumped by alias with unset optionals left out; integral floats become ints, recursively.
     """
     if isinstance(value, BaseModel):
         value = value.model_dump(mode="json", by_alias=True, exclude_none=True)
@@ -29,17 +30,10 @@ def _js_numbers(value: Any) -> Any:
             return int(value)
         return value
     if isinstance(value, dict):
-        return {key: _js_numbers(item) for key, item in value.items()}
+        return {key: to_wire(item) for key, item in value.items()}
     if isinstance(value, list | tuple):
-        return [_js_numbers(item) for item in value]
+        return [to_wire(item) for item in value]
     return value
-
-
-def to_wire(value: Any) -> Any:
-    """A JSON-ready object: pydantic models dumped by alias (unset optionals left out)."""
-    if isinstance(value, BaseModel):
-        value = value.model_dump(mode="json", by_alias=True, exclude_none=True)
-    return _js_numbers(value)
 
 
 def serialize_json_line(value: Any) -> str:

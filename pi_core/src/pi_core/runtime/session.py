@@ -112,7 +112,6 @@ class AgentSession:
         self.hooks = services.hooks
         self._listeners: list[Listener] = []
         self._ui: Any = HeadlessUI()
-        self._has_ui = False
         self._report_error: ErrorReporter | None = None
         self._steering_texts: list[str] = []
         self._follow_up_texts: list[str] = []
@@ -169,7 +168,6 @@ class AgentSession:
     async def bind_mode(self, *, ui: Any = None, on_error: ErrorReporter | None = None) -> None:
         """Attach a mode: the UI plugins get (``None`` = headless) and where plugin errors go."""
         self._ui = ui if ui is not None else HeadlessUI()
-        self._has_ui = not isinstance(self._ui, HeadlessUI)
         self._report_error = on_error
 
     def report_hook_error(self, record: HookErrorRecord) -> None:
@@ -208,7 +206,7 @@ class AgentSession:
 
     @property
     def has_ui(self) -> bool:
-        return self._has_ui
+        return not isinstance(self._ui, HeadlessUI)
 
     # --- state ----------------------------------------------------------------------------------
 
@@ -536,11 +534,7 @@ class AgentSession:
                 return
 
     def _dequeue_display(self, message: UserMessage) -> None:
-        text = (
-            message.content
-            if isinstance(message.content, str)
-            else "".join(block.text for block in message.content if isinstance(block, TextContent))
-        )
+        text = _user_text(message)
         for texts in (self._steering_texts, self._follow_up_texts):
             if text in texts:
                 texts.remove(text)

@@ -16,10 +16,8 @@ __all__ = [
     "BashResult",
     "ContextUsage",
     "CycleModelResult",
-    "ForkMessage",
     "RpcSessionState",
     "SessionStats",
-    "SlashCommandInfo",
     "TokenTotals",
     "WireModel",
     "error_response",
@@ -80,17 +78,3 @@ class CycleModelResult(WireModel):
     model: Any
     thinking_level: str
     is_scoped: bool
-
-
-class ForkMessage(WireModel):
-    entry_id: str
-    text: str
-
-
-class SlashCommandInfo(WireModel):
-    """One ``get_commands`` entry; ``source`` is extension, prompt or skill."""
-
-    name: str
-    description: str | None = None
-    source: Literal["extension", "prompt", "skill"]
-    source_info: dict[str, Any]

@@ -86,10 +86,7 @@ class RpcExtensionUI:
         timeout: float | None = None,  # noqa: ASYNC109 - the ExtensionUI protocol's parameter (ms)
     ) -> str | None:
         request = SelectRequest(id=_new_id(), title=title, options=list(options), timeout=_ms(timeout))
-        response = await self._dialog(request, signal, timeout)
-        if response is None or response.cancelled:
-            return None
-        return response.value
+        return _value(await self._dialog(request, signal, timeout))
 
     async def confirm(
         self,
@@ -114,16 +111,11 @@ class RpcExtensionUI:
         timeout: float | None = None,  # noqa: ASYNC109 - the ExtensionUI protocol's parameter (ms)
     ) -> str | None:
         request = InputRequest(id=_new_id(), title=title, placeholder=placeholder, timeout=_ms(timeout))
-        response = await self._dialog(request, signal, timeout)
-        if response is None or response.cancelled:
-            return None
-        return response.value
+        return _value(await self._dialog(request, signal, timeout))
 
     async def editor(self, title: str, prefill: str | None = None) -> str | None:
-        response = await self._dialog(EditorRequest(id=_new_id(), title=title, prefill=prefill), None, None)
-        if response is None or response.cancelled:
-            return None
-        return response.value
+        request = EditorRequest(id=_new_id(), title=title, prefill=prefill)
+        return _value(await self._dialog(request, None, None))
 
     def notify(self, message: str, type: str = "info") -> None:
         kind = type if type in ("info", "warning", "error") else None
@@ -150,6 +142,13 @@ class RpcExtensionUI:
 
     def get_editor_text(self) -> str:
         return ""  # the client owns the editor; a synchronous answer is impossible over RPC
+
+
+def _value(response: UiResponse | None) -> str | None:
+    """A select/input/editor answer: the client's value, or ``None`` when there was none or it cancelled."""
+    if response is None or response.cancelled:
+        return None
+    return response.value
 
 
 def _ms(timeout: float | None) -> int | None:
