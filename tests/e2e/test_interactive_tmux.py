@@ -65,6 +65,12 @@ class Pane:
                 raise AssertionError(f"timed out waiting for {check!r}; screen:\n{screen}")
             time.sleep(0.1)
 
+    def wait_for_editor(self) -> str:
+        """Wait until the editor is drawn (an empty ``>`` line): keys typed before prompt-toolkit
+        has the terminal in raw mode go through the tty's line discipline, which turns Enter into
+        a newline inside the editor instead of a submit."""
+        return self.wait_for(lambda screen: any(line.rstrip() == ">" for line in screen.splitlines()))
+
     def alive(self) -> bool:
         return "pi" in self.tmux("list-sessions", "-F", "#{session_name}").split()
 
@@ -109,6 +115,7 @@ def test_repl_in_tmux(trusting_project: PiEnv, pane: Pane) -> None:
     pane.keys("Enter")
     pane.wait_for("its plugins are loaded")
     pane.wait_for("/help for commands")
+    pane.wait_for_editor()
     pane.type("what is the answer?")
     pane.keys("Enter")
     screen = pane.wait_for("loop/fake-model · context")
@@ -132,6 +139,7 @@ def test_escape_aborts_a_streaming_answer_in_tmux(pi_env: PiEnv, pane: Pane) -> 
         text_turn("fresh answer after abort"),
     )
     pane.wait_for("/help for commands")
+    pane.wait_for_editor()
     pane.type("tell me a long story")
     pane.keys("Enter")
     pane.wait_for("streaming streaming")
@@ -140,10 +148,45 @@ def test_escape_aborts_a_streaming_answer_in_tmux(pi_env: PiEnv, pane: Pane) -> 
     pane.type("again")
     pane.keys("Enter")
     pane.wait_for("fresh answer after abort")
-    pane.keys("C-c")
-    pane.keys("C-c")
+    # The footer closes each run; once the second one is there the REPL is idle again, and a
+    # double Ctrl+C (sent in one go, so a loaded machine cannot stretch the gap) quits.
+    pane.wait_for(lambda screen: screen.count("loop/fake-model · context") >= 2)
+    pane.keys("C-c", "C-c")
     pane.wait_for("PI-EXITED=0")
     [session] = pi_env.session_files()
     lines = session.read_text().splitlines()
     assert all(line.startswith("{") for line in lines)
     assert '"stopReason":"aborted"' in session.read_text().replace(" ", "")
+
+
+SLOW_RELOAD_EXTENSION = """
+import asyncio
+from pi_core import hookimpl
+
+
+@hookimpl
+async def session_start(event, ctx):
+    if event.reason == "reload":
+        await asyncio.sleep(2)  # /reload keeps the editor away meanwhile
+"""
+
+
+def test_keys_typed_while_the_editor_is_away_still_submit(pi_env: PiEnv, pane: Pane) -> None:
+    """Typed during a slow /reload, the text is neither echoed over the output nor split by Enter."""
+    extensions = pi_env.agent_dir / "extensions"
+    extensions.mkdir(exist_ok=True)
+    (extensions / "slow.py").write_text(SLOW_RELOAD_EXTENSION)
+    pi_env.server.add(text_turn("typed-ahead prompt answered"))
+    pane.wait_for("/help for commands")
+    pane.wait_for_editor()
+    pane.type("/reload")
+    pane.keys("Enter")
+    pane.wait_for("> /reload")
+    pane.type("typed ahead")
+    pane.keys("Enter")
+    screen = pane.wait_for("typed-ahead prompt answered")
+    assert "> typed ahead" in screen
+    lines = [line.rstrip() for line in screen.splitlines()]
+    assert "typed ahead" not in lines  # no tty echo of the keys
+    pane.keys("C-d")
+    pane.wait_for("PI-EXITED=0")

@@ -144,6 +144,10 @@ class InteractiveMode:
     # --- the loop -------------------------------------------------------------------------------
 
     async def run(self, initial: str | None, images: list[Any], messages: list[str]) -> int:
+        with _keys_held_raw() if self._own_terminal else contextlib.nullcontext():
+            return await self._run(initial, images, messages)
+
+    async def _run(self, initial: str | None, images: list[Any], messages: list[str]) -> int:
         self.host.on_session_replaced(self.bind)
         await self.bind()
         self._print_header()
@@ -520,6 +524,23 @@ class InteractiveMode:
 def _exit_app(app: Any, result: str) -> None:
     if app.is_running and app.future is not None and not app.future.done():
         app.exit(result=result)
+
+
+def _keys_held_raw() -> contextlib.AbstractContextManager[Any]:
+    """Keep the terminal in raw mode for the whole REPL, not only while the editor is drawn.
+
+    Otherwise keys typed before the editor first appears, or while a slash command runs, go
+    through the tty's line discipline: they are echoed over the output and Enter arrives as a
+    newline (Ctrl+J) instead of a submit. Raw mode leaves output processing alone, so printing
+    is unaffected; the terminal's settings are restored on the way out.
+    """
+    import sys
+
+    if sys.platform == "win32" or not sys.stdin.isatty():
+        return contextlib.nullcontext()
+    from prompt_toolkit.input.vt100 import raw_mode
+
+    return raw_mode(sys.stdin.fileno())
 
 
 def _default_history(agent_dir: str) -> FileHistory | InMemoryHistory:
