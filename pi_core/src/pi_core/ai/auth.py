@@ -14,6 +14,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from pi_core._paths import agent_dir
+
 ENV_API_KEYS: dict[str, tuple[str, ...]] = {
     "anthropic": ("ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"),
     "github-copilot": ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"),
@@ -48,12 +50,6 @@ ENV_API_KEYS: dict[str, tuple[str, ...]] = {
 
 COMMAND_TIMEOUT_S = 10.0
 REDACTED = "[redacted]"
-
-
-def agent_dir() -> Path:
-    """``PI_CODING_AGENT_DIR`` or ``~/.pi/agent``."""
-    override = os.environ.get("PI_CODING_AGENT_DIR")
-    return Path(override).expanduser() if override else Path.home() / ".pi" / "agent"
 
 
 def env_api_key(provider: str) -> str | None:

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from pi_core import __version__
+from pi_core._paths import agent_dir
 from pi_core.cli.options import PluginControl
 
 if TYPE_CHECKING:
@@ -82,13 +83,6 @@ class Snapshot:
     agent: Path
     context: str
     fingerprint: str
-
-
-def agent_dir(env: Mapping[str, str] | None = None) -> Path:
-    """``$PI_CODING_AGENT_DIR``, else ``~/.pi/agent`` (as ``pi_core.plugins.sources.agent_dir``)."""
-    env = os.environ if env is None else env
-    configured = env.get("PI_CODING_AGENT_DIR")
-    return Path(configured).expanduser() if configured else Path.home() / ".pi" / "agent"
 
 
 # --- stamps -----------------------------------------------------------------------------------------

@@ -15,10 +15,11 @@ Nothing here may fail a run: any problem just means no prefetch.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+
+from pi_core._paths import agent_dir
 
 #: Built-in providers whose wire API is known without loading the model catalogue.
 _PROVIDER_API = {"anthropic": "anthropic-messages", "openai": "openai-responses"}
@@ -32,11 +33,6 @@ def _sdk_for_api(api: str | None) -> str | None:
     if api.startswith(("openai", "azure-openai")):
         return "openai"
     return None
-
-
-def _agent_dir() -> Path:
-    configured = os.environ.get("PI_CODING_AGENT_DIR")
-    return Path(os.path.expanduser(configured)) if configured else Path.home() / ".pi" / "agent"
 
 
 def _read_json(path: Path) -> dict[str, object]:
@@ -75,7 +71,7 @@ def sdk_for_model_pattern(pattern: str) -> str | None:
     from pi_core.ai.models import ModelRegistry
     from pi_core.ai.resolve import ModelNotFoundError, resolve_cli_model
 
-    agent = _agent_dir()
+    agent = agent_dir()
     registry = ModelRegistry(AuthStorage(agent / "auth.json"), agent / "models.json")
     try:
         resolved = resolve_cli_model(pattern, registry.all())
@@ -88,7 +84,7 @@ def guess_sdk(args: Sequence[str]) -> str | None:
     """The SDK module (``openai``/``anthropic``) the run will most likely use, from the flags and
     files alone (no model catalogue), or None. See :func:`sdk_for_model_pattern` for bare patterns.
     """
-    agent = _agent_dir()
+    agent = agent_dir()
     model = _flag(args, "--model")
     provider = _flag(args, "--provider")
     if provider is None and model and "/" in model:

@@ -8,7 +8,7 @@ import click
 
 
 def _paths(project: str | None) -> tuple[Path, Path]:
-    from pi_core.plugins.sources import agent_dir
+    from pi_core._paths import agent_dir
 
     return Path(project or Path.cwd()).resolve(), agent_dir()
 

@@ -28,13 +28,13 @@ from typing import Any, Literal
 import pluggy
 
 from pi_core._markers import ENTRY_POINT_GROUP, PROJECT_NAME
+from pi_core._paths import agent_dir
 from pi_core.errors import PluginLoadError, PluginValidationError
 from pi_core.plugins import hookspecs
 from pi_core.plugins.sources import (
     PROJECT_SCOPES,
     LocalPlugin,
     SettingsReader,
-    agent_dir,
     blocked_names,
     discover_local,
 )

@@ -21,13 +21,6 @@ Scope = Literal["flag", "project-settings", "project", "global-settings", "globa
 PROJECT_SCOPES: frozenset[str] = frozenset({"project-settings", "project"})
 
 
-def agent_dir(env: Mapping[str, str] | None = None) -> Path:
-    """The global config dir: ``$PI_CODING_AGENT_DIR``, else ``~/.pi/agent``."""
-    env = os.environ if env is None else env
-    configured = env.get("PI_CODING_AGENT_DIR")
-    return Path(configured).expanduser() if configured else Path.home() / ".pi" / "agent"
-
-
 class SettingsReader:
     """Reads each settings file once, with the parser the runtime's settings manager uses.
 

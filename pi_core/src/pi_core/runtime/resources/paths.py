@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from pi_core._paths import agent_dir
+
 #: The per-project configuration directory (``<cwd>/.pi``).
 CONFIG_DIR_NAME = ".pi"
 
@@ -34,10 +36,7 @@ def resolve_path(value: str, base: str | os.PathLike[str]) -> str:
 
 def get_agent_dir() -> Path:
     """``PI_CODING_AGENT_DIR`` (with ``~`` expanded) or ``~/.pi/agent``."""
-    env = os.environ.get("PI_CODING_AGENT_DIR")
-    if env:
-        return Path(expand_home(env))
-    return home_dir() / CONFIG_DIR_NAME / "agent"
+    return agent_dir()
 
 
 def canonical(path: str) -> str:
