@@ -50,6 +50,9 @@ class StandInHost:
     def on_session_replaced(self, callback: Any) -> None:
         pass
 
+    async def bind_mode(self, *, ui: Any = None, on_error: Any = None) -> None:
+        await self.session.bind_mode(ui=ui, on_error=on_error)
+
     async def dispose(self) -> None:
         pass
 

@@ -138,6 +138,8 @@ class SwitchGuard:
 async def test_session_replacement_fires_hooks_and_rebinds(dirs: tuple[Path, Path]) -> None:
     guard = SwitchGuard()
     host = await RuntimeHost.create(_options(dirs), _parts(guard))
+    assert guard.events == []  # plugins start when a mode binds, as pi's bindExtensions
+    await host.bind_mode()
     rebinds: list[str] = []
 
     async def rebind() -> None:
@@ -173,6 +175,7 @@ async def test_resources_discover_adds_skills_to_the_system_prompt(
     skill.mkdir(parents=True)
     (skill / "SKILL.md").write_text("---\nname: deploy\ndescription: Ship the app\n---\nRun make deploy.")
     host = await RuntimeHost.create(_options(dirs), _parts(SkillContributor(skill.parent)))
+    await host.bind_mode()
     assert [s.name for s in host.session.resources.skills] == ["deploy"]
     assert "<name>deploy</name>" in host.session.system_prompt
 

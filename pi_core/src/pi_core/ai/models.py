@@ -27,6 +27,7 @@ from pi_core.ai.provider import (
     ProviderConfig,
     ProviderModelConfig,
     register_api_provider,
+    unregister_api_providers,
 )
 
 MODEL_DEFAULTS: dict[str, Any] = {"context_window": 128000, "max_tokens": 16384}
@@ -246,6 +247,13 @@ class ModelRegistry:
     def unregister_provider(self, name: str) -> None:
         """Forget a plugin provider; built-in models it replaced come back."""
         if self._plugin_configs.pop(name, None) is not None:
+            self.load()
+
+    def reset_plugin_providers(self, source_id: str = "plugins") -> None:
+        """Forget every plugin provider and plugin wire API (``/reload`` registers them again)."""
+        unregister_api_providers(source_id)
+        if self._plugin_configs:
+            self._plugin_configs.clear()
             self.load()
 
     def register(self, item: ApiProvider | ProviderConfig, source_id: str = "plugins") -> None:

@@ -18,11 +18,12 @@ from typing import IO, TYPE_CHECKING, Any
 
 import click
 
+from pi_core._paths import agent_dir
 from pi_core.cli.run_options import AppMode, RunOptions, check_run_options, run_options_from_params
 
 if TYPE_CHECKING:
     from pi_core.cli.run import PluginSetup
-    from pi_core.runtime.host import PluginParts, RuntimeOptions
+    from pi_core.runtime.options import PluginParts, PluginReloader, RuntimeOptions, TrustConfirm
 
 
 def start_agent(setup: PluginSetup, messages: tuple[str, ...], params: dict[str, Any]) -> int:
@@ -87,8 +88,11 @@ def _export(options: RunOptions) -> int:
     return 0
 
 
-def plugin_parts(setup: PluginSetup) -> PluginParts:
-    """The runtime's view of the loaded plugins: hooks, tools, commands, providers, strategies."""
+def plugin_parts(setup: PluginSetup, *, reloadable: bool = True) -> PluginParts:
+    """The runtime's view of the loaded plugins: hooks, tools, commands, providers, strategies.
+
+    With ``reloadable`` the parts know how to load the plugins again (``/reload``, new sessions).
+    """
     from pi_core.plugins.manager import BUILTIN_DISTRIBUTIONS
     from pi_core.runtime.host import PluginParts
 
@@ -111,7 +115,47 @@ def plugin_parts(setup: PluginSetup) -> PluginParts:
             for name, registered in registrations.compaction_strategies.items()
         },
         plugin_sources={name: _source_info(record) for name, record in setup.pm.records.items()},
+        flag_values=dict(setup.flag_values),
+        shortcuts=dict(registrations.shortcuts),
+        message_renderers={kind: r.item for kind, r in registrations.message_renderers.items()},
+        reload=_plugin_reloader(setup) if reloadable else None,
     )
+
+
+def _plugin_reloader(setup: PluginSetup) -> PluginReloader:
+    """Load the plugins as ``setup`` did (same flags, same project), keeping the flag values.
+
+    Project code that changed since it was trusted is loaded only when ``confirm`` says yes
+    (the trust is then recorded, as ``pi trust`` would); otherwise the reload goes on without it
+    and says so among the problems.
+    """
+    from pi_core.cli.run import prepare_plugins_async
+    from pi_core.plugins.trust import trust_project, untrusted_message
+
+    cwd = Path.cwd()
+
+    async def reload(confirm: TrustConfirm | None) -> PluginParts:
+        fresh = await prepare_plugins_async(setup.control, cwd=cwd)
+        fresh.declined_trust = setup.declined_trust
+        check = fresh.pm.untrusted_project
+        if check is not None and confirm is not None and check.fingerprint not in setup.declined_trust:
+            if await confirm(check):
+                await asyncio.to_thread(trust_project, check.project, agent_dir())
+                fresh = await prepare_plugins_async(setup.control, cwd=cwd)
+                fresh.declined_trust = setup.declined_trust
+            else:
+                setup.declined_trust.add(check.fingerprint)
+        fresh.flag_values = {
+            name: setup.flag_values.get(name, spec.default)
+            for name, spec in fresh.registrations.flags.items()
+        }
+        parts = plugin_parts(fresh)
+        parts.problems = [str(problem) for problem in fresh.problems]
+        if fresh.pm.untrusted_project is not None:
+            parts.problems.append(untrusted_message(fresh.pm.untrusted_project))
+        return parts
+
+    return reload
 
 
 #: Where a plugin came from (core's record) → pi's ``sourceInfo.scope``.
@@ -298,17 +342,7 @@ async def _run_mode(
     if app_mode == "interactive":
         from pi_core.modes import interactive
 
-        registrations = setup.registrations
-        task = asyncio.ensure_future(
-            interactive.run_interactive(
-                host,
-                initial,
-                images,
-                options.messages[1:],
-                shortcuts=registrations.shortcuts,
-                message_renderers={k: r.item for k, r in registrations.message_renderers.items()},
-            )
-        )
+        task = asyncio.ensure_future(interactive.run_interactive(host, initial, images, options.messages[1:]))
     elif app_mode == "rpc":
         from pi_core.modes.rpc.mode import RpcMode
 

@@ -42,6 +42,9 @@ class PluginSetup:
     problems: list[PluginLoadError] = field(default_factory=list)
     #: Values of plugin-registered flags after parsing (name without ``--`` -> value).
     flag_values: dict[str, Any] = field(default_factory=dict)
+    #: Fingerprints of project plugin code the user declined to trust in this process (not asked
+    #: again on every reload); shared by the setups of later reloads.
+    declined_trust: set[str] = field(default_factory=set)
 
     def build_hooks(self, on_error: ErrorSink | None = None, *, trace: IO[str] | None = None) -> Hooks:
         """A dispatcher + typed facade over this setup's plugins; tracing when ``--trace-hooks``."""

@@ -41,10 +41,9 @@ async def run_print_mode(
         nonlocal unsubscribe
         if unsubscribe is not None:
             unsubscribe()
-        session = host.session
-        await session.bind_mode(ui=HeadlessUI(notify), on_error=report)
         if mode == "json":
-            unsubscribe = session.subscribe(lambda event: write_out(serialize_json_line(event)))
+            unsubscribe = host.session.subscribe(lambda event: write_out(serialize_json_line(event)))
+        await host.bind_mode(ui=HeadlessUI(notify), on_error=report)
 
     host.on_session_replaced(bind)
     try:

@@ -84,8 +84,8 @@ if TYPE_CHECKING:
 Ret = Any  # a result model, a dict of the same shape, or None (possibly awaitable)
 
 # ==================================================================================================
-# Registration hooks: called once per plugin at start-up and on /reload, each with its own
-# ``register`` callable so every registration is recorded with the plugin that made it.
+# Registration hooks: called once per plugin at start-up, on /reload and on session replacement,
+# each with its own ``register`` callable so every registration is recorded with the plugin that made it.
 # ==================================================================================================
 
 
@@ -93,7 +93,8 @@ Ret = Any  # a result model, a dict of the same shape, or None (possibly awaitab
 def register_tools(register: Callable[..., None]) -> None:
     """Register tools the model can call.
 
-    Called once per plugin at start-up and on ``/reload``, before ``session_start``.
+    Called once per plugin at start-up, on ``/reload`` and on every session replacement (the
+    plugins are loaded again then), before ``session_start``.
 
     Combine: each plugin registers into its own record. The same tool name from two plugins is a load
     error naming both (pi exits with status 1); a plugin tool with a built-in tool's name replaces it.
@@ -118,7 +119,7 @@ def register_tools(register: Callable[..., None]) -> None:
 def register_commands(register: Callable[..., None]) -> None:
     """Register slash commands (``/name args``).
 
-    Called once per plugin at start-up and on ``/reload``.
+    Called once per plugin at start-up, on ``/reload`` and on every session replacement.
 
     Combine: all registrations are kept; when several plugins register one name, the invocation
     names become ``name:1``, ``name:2`` … in load order.
@@ -239,7 +240,7 @@ def register_message_renderers(register: Callable[..., None]) -> None:
 def register_compaction_strategies(register: Callable[..., None]) -> None:
     """Register compaction strategies by name; ``settings.json`` ``compaction.strategy`` picks one.
 
-    Called once per plugin at start-up and on ``/reload``.
+    Called once per plugin at start-up, on ``/reload`` and on every session replacement.
 
     Combine: the same strategy name from two plugins is a load error naming both.
 
@@ -267,6 +268,9 @@ def register_compaction_strategies(register: Callable[..., None]) -> None:
 @event_hook(Combine.NOTIFY, SessionStartEvent)
 def session_start(event: SessionStartEvent, ctx: ExtensionContext) -> Ret:
     """A plugin runtime became bound to a session: start-up, ``/new``, ``/resume``, ``/fork``, ``/reload``.
+
+    Fires once the mode is attached (``ctx.ui`` is the real UI), on the freshly loaded plugin
+    instances; ``resources_discover`` follows.
 
     Combine: NOTIFY — return values are ignored; every handler runs.
 

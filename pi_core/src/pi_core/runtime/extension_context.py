@@ -218,6 +218,14 @@ class RuntimeContext:
     def get_thinking_level(self) -> str:
         return self._s.thinking_level
 
+    def get_flag(self, name: str) -> Any:
+        """Value of a ``register_flags`` flag (name without ``--``); ``None`` when nobody registered it."""
+        return self._s.services.flag_values.get(name.removeprefix("--"))
+
+    def get_commands(self) -> list[dict[str, Any]]:
+        """Plugin commands, prompt templates and skills, as RPC ``get_commands`` lists them."""
+        return self._s.get_commands()
+
     def set_thinking_level(self, level: str) -> None:
         self._s.set_thinking_level(level)
 

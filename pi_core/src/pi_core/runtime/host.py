@@ -2,93 +2,56 @@
 
 Start-up follows pi's main: settings and resources for the cwd, plugin registrations (tools,
 commands, providers, compaction strategies), the model registry, the session file (new, ``--continue``,
-``--session``, ``--fork``, ``--no-session``), the initial model and thinking level, the active tools,
-then ``resources_discover`` and ``session_start``. ``new_session``/``switch_session``/``fork`` dispose
-the current session (``session_shutdown``) and build the next one on the same services; modes
+``--session``, ``--fork``, ``--no-session``), the initial model and thinking level, the active tools.
+``session_start`` and ``resources_discover`` wait until a mode binds (:meth:`RuntimeHost.bind_mode`),
+as pi's ``bindExtensions``, so plugins starting up already reach the mode's UI.
+
+``new_session``/``switch_session``/``fork``/``reload`` dispose the current session
+(``session_shutdown``), load the plugins again (fresh module instances of local extension files, as
+pi builds a new extension runtime) and build the next session on the same session services; modes
 re-bind through :meth:`RuntimeHost.on_session_replaced`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field, replace
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
-from pi_core.agent.tools import AgentTool
-from pi_core.ai.auth import AuthStorage
-from pi_core.ai.models import ModelRegistry
-from pi_core.ai.provider import Model
-from pi_core.ai.resolve import (
-    DEFAULT_MODEL_PER_PROVIDER,
-    ModelNotFoundError,
-    ResolvedModel,
-    resolve_cli_model,
-    resolve_model_scope,
-)
-from pi_core.ai.thinking import clamp_thinking_level
+from pi_core._paths import agent_dir
 from pi_core.plugins import events as hook_events
-from pi_core.plugins.dispatch import Hooks
 from pi_core.runtime.auth_guidance import API_KEY_NEEDS_MODEL
+from pi_core.runtime.options import Diagnostic, PluginParts, RuntimeOptions
 from pi_core.runtime.resources import ResourceOptions, SettingsManager, load_resources_async
 from pi_core.runtime.session import AgentSession, SessionServices
+from pi_core.runtime.startup import (
+    compaction_registry,
+    expand_home,
+    initial_active_tools,
+    initial_model,
+    model_registry,
+    record_start,
+    register_plugin_providers,
+    scoped_models,
+)
 
-DEFAULT_ACTIVE_TOOLS: tuple[str, ...] = ("read", "bash", "edit", "write")
-DEFAULT_THINKING_LEVEL = "medium"
+__all__ = [
+    "Diagnostic",
+    "PluginParts",
+    "RuntimeHost",
+    "RuntimeOptions",
+    "SessionNotFoundError",
+    "default_agent_dir",
+    "resolve_session_arg",
+]
 
+logger = logging.getLogger("pi.runtime")
 
-@dataclass(frozen=True)
-class RuntimeOptions:
-    """What start-up needs from the command line (the CLI maps its flags onto this)."""
-
-    cwd: str
-    agent_dir: str
-    session_dir: str | None = None
-    no_session: bool = False
-    continue_recent: bool = False
-    session: str | None = None
-    fork: str | None = None
-    provider: str | None = None
-    model: str | None = None
-    api_key: str | None = None
-    thinking: str | None = None
-    models: Sequence[str] | None = None
-    tools: Sequence[str] | None = None
-    no_tools: bool = False
-    no_builtin_tools: bool = False
-    skills: Sequence[str] = ()
-    prompt_templates: Sequence[str] = ()
-    themes: Sequence[str] = ()
-    no_skills: bool = False
-    no_prompt_templates: bool = False
-    no_themes: bool = False
-    no_context_files: bool = False
-    system_prompt: str | None = None
-    append_system_prompt: Sequence[str] | None = None
-
-
-@dataclass(frozen=True)
-class Diagnostic:
-    kind: Literal["warning", "error"]
-    message: str
-    #: The command line asked for something that does not exist (unknown model or provider).
-    usage: bool = False
-
-
-@dataclass
-class PluginParts:
-    """What plugin loading produced (the CLI gets it from the core's ``PluginSetup``)."""
-
-    hooks: Hooks | None = None
-    tools: dict[str, AgentTool] = field(default_factory=dict)
-    builtin_tool_names: set[str] = field(default_factory=set)
-    commands: list[Any] = field(default_factory=list)
-    providers: list[Any] = field(default_factory=list)
-    compaction_strategies: dict[str, tuple[str, Any]] = field(default_factory=dict)
-    #: Plugin name → pi's ``sourceInfo`` (``{path, source, scope, origin}``) for ``get_commands``.
-    plugin_sources: dict[str, dict[str, str]] = field(default_factory=dict)
+ReplaceReason = Literal["reload", "new", "resume", "fork"]
+StartReason = Literal["startup", "reload", "new", "resume", "fork"]
 
 
 class SessionNotFoundError(LookupError):
@@ -125,47 +88,65 @@ def _session_manager(options: RuntimeOptions) -> Any:
     return SessionManager.create(options.cwd, options.session_dir)
 
 
-class RuntimeHost:
-    """Owns the services and the current AgentSession."""
+def _resource_options(options: RuntimeOptions, settings: SettingsManager) -> ResourceOptions:
+    """What to load resources from: the settings plus the command line's resource flags."""
+    return ResourceOptions(
+        cwd=options.cwd,
+        agent_dir=options.agent_dir,
+        settings=settings,
+        skill_paths=options.skills,
+        prompt_template_paths=options.prompt_templates,
+        theme_paths=options.themes,
+        no_skills=options.no_skills,
+        no_prompt_templates=options.no_prompt_templates,
+        no_themes=options.no_themes,
+        no_context_files=options.no_context_files,
+        system_prompt=options.system_prompt,
+        append_system_prompt=options.append_system_prompt,
+    )
 
-    def __init__(self, services: SessionServices, session: AgentSession, options: RuntimeOptions) -> None:
+
+class RuntimeHost:
+    """Owns the services, the loaded plugins and the current AgentSession."""
+
+    def __init__(
+        self,
+        services: SessionServices,
+        session: AgentSession,
+        options: RuntimeOptions,
+        plugins: PluginParts | None = None,
+    ) -> None:
         self.services = services
         self.session = session
         self.options = options
+        self.plugins = plugins or PluginParts()
         self.diagnostics: list[Diagnostic] = []
         self.shutdown_requested = False
         self._rebind: list[Callable[[], Awaitable[None]]] = []
+        #: ``session_start`` still to fire (reason, previous file) once a mode has bound.
+        self._announcement: tuple[StartReason, str | None] | None = None
+        #: Plugin problems of the last reload, shown once the mode is bound again.
+        self._issues: list[str] = []
         session.host = self
+        self._watch_hook_errors()
 
     # --- construction ---------------------------------------------------------------------------
 
     @classmethod
     async def create(cls, options: RuntimeOptions, plugins: PluginParts | None = None) -> RuntimeHost:
-        """Build services and the first session; diagnostics (errors stop a run) land on the host."""
+        """Build services and the first session; diagnostics (errors stop a run) land on the host.
+
+        ``session_start`` fires when a mode binds (:meth:`bind_mode`), not here.
+        """
         plugins = plugins or PluginParts()
         diagnostics: list[Diagnostic] = []
         settings = await asyncio.to_thread(SettingsManager.create, options.cwd, options.agent_dir)
         for problem in settings.drain_errors():
             diagnostics.append(Diagnostic("warning", str(problem)))
-        resources = await load_resources_async(
-            ResourceOptions(
-                cwd=options.cwd,
-                agent_dir=options.agent_dir,
-                settings=settings,
-                skill_paths=options.skills,
-                prompt_template_paths=options.prompt_templates,
-                theme_paths=options.themes,
-                no_skills=options.no_skills,
-                no_prompt_templates=options.no_prompt_templates,
-                no_themes=options.no_themes,
-                no_context_files=options.no_context_files,
-                system_prompt=options.system_prompt,
-                append_system_prompt=options.append_system_prompt,
-            )
-        )
+        resources = await load_resources_async(_resource_options(options, settings))
         for diagnostic in resources.diagnostics:
             diagnostics.append(Diagnostic("warning", str(diagnostic)))
-        registry, registration_errors = _model_registry(options, plugins)
+        registry, registration_errors = model_registry(options, plugins)
         if registry.error:
             diagnostics.append(Diagnostic("warning", f"errors loading models.json:\n{registry.error}"))
         diagnostics.extend(Diagnostic("error", text) for text in registration_errors)
@@ -178,15 +159,16 @@ class RuntimeHost:
             commands=list(plugins.commands),
             plugin_sources=dict(plugins.plugin_sources),
             tools=dict(plugins.tools),
-            compaction=_compaction_registry(plugins),
+            compaction=compaction_registry(plugins),
+            flag_values=dict(plugins.flag_values),
         )
         configured_dir = settings.settings.session_dir
         if options.session_dir is None and configured_dir:
             # Precedence as pi: --session-dir, PI_CODING_AGENT_SESSION_DIR, then setting sessionDir.
-            options = replace(options, session_dir=_expand_home(configured_dir))
+            options = replace(options, session_dir=expand_home(configured_dir))
         manager = await asyncio.to_thread(_session_manager, options)
-        scoped = _scoped_models(options, registry, settings)
-        model, level, model_diagnostics = _initial_model(options, registry, settings, manager, scoped)
+        scoped = scoped_models(options, registry, settings)
+        model, level, model_diagnostics = initial_model(options, registry, settings, manager, scoped)
         diagnostics.extend(model_diagnostics)
         if options.api_key:
             if model is None:
@@ -199,19 +181,44 @@ class RuntimeHost:
             manager,
             model=model,
             thinking_level=level,
-            active_tools=_active_tools(options, plugins),
+            active_tools=initial_active_tools(options, plugins),
         )
-        _record_start(session, manager, model)
-        host = cls(services, session, options)
+        record_start(session, manager, model)
+        host = cls(services, session, options, plugins)
         host.diagnostics = diagnostics
-        if plugins.hooks is not None:
-            plugins.hooks.dispatcher.on_error = host._report_hook_error
-        await host._discover_resources("startup")
-        await host._session_start("startup")
+        host._announcement = ("startup", None)
         return host
+
+    def _watch_hook_errors(self) -> None:
+        hooks = self.services.hooks
+        if hooks is not None:
+            hooks.dispatcher.on_error = self._report_hook_error
 
     def _report_hook_error(self, record: Any) -> None:
         self.session.report_hook_error(record)
+
+    # --- binding a mode ---------------------------------------------------------------------------
+
+    async def bind_mode(self, *, ui: Any = None, on_error: Any = None) -> None:
+        """Attach a mode's UI and error sink to the current session, then let plugins start.
+
+        The first bind fires ``session_start`` (reason ``startup``) and ``resources_discover``, as
+        pi's ``bindExtensions``; so does the bind after each session replacement. Modes subscribe
+        to the session's events before calling this, so nothing a plugin does at start is missed.
+        """
+        await self.session.bind_mode(ui=ui, on_error=on_error)
+        await self._announce()
+
+    async def _announce(self) -> None:
+        pending, self._announcement = self._announcement, None
+        if pending is None:
+            return
+        reason, previous = pending
+        await self._session_start(reason, previous)
+        await self._discover_resources("reload" if reason == "reload" else "startup")
+        issues, self._issues = self._issues, []
+        if issues:
+            self.session.ui.notify("[Extension issues]\n" + "\n".join(issues), "warning")
 
     async def _discover_resources(self, reason: Literal["startup", "reload"]) -> None:
         hooks = self.services.hooks
@@ -227,9 +234,7 @@ class RuntimeHost:
         if changed:
             self.session.rebuild_system_prompt()
 
-    async def _session_start(
-        self, reason: Literal["startup", "reload", "new", "resume", "fork"], previous: str | None = None
-    ) -> None:
+    async def _session_start(self, reason: StartReason, previous: str | None = None) -> None:
         hooks = self.services.hooks
         if hooks is None or not hooks.has("session_start"):
             return
@@ -253,31 +258,92 @@ class RuntimeHost:
     async def _replace(
         self,
         manager: Any,
-        reason: Literal["new", "resume", "fork"],
+        reason: ReplaceReason,
         setup: Callable[[Any], Awaitable[None] | None] | None = None,
     ) -> None:
+        """Dispose the session, load the plugins afresh, and bind a new session on ``manager``."""
         old = self.session
         previous = old.session_file
-        await old.dispose(reason, manager.get_session_file())
+        ui = old.ui
+        target = None if reason == "reload" else manager.get_session_file()
+        await old.dispose(reason, target)
+        issues = await self._reread_configuration() if reason == "reload" else []
+        known_tools = set(self.services.tools)
+        issues += await self._reload_plugins(ui)
+        self._issues = issues
         context = manager.build_session_context()
         model = old.model
-        if context.model is not None:
+        if context.model is not None and reason != "reload":
             model = self.services.model_registry.find(context.model.provider, context.model.model_id) or model
-        level = context.thinking_level if context.messages else old.thinking_level
-        session = AgentSession(
-            self.services, manager, model=model, thinking_level=level, active_tools=old.active_tool_names
-        )
-        if not context.messages:
-            _record_start(session, manager, model)
+        elif model is not None:  # plugin providers were registered again: take the fresh object
+            model = self.services.model_registry.find(model.provider, model.id) or model
+        level = context.thinking_level if context.messages and reason != "reload" else old.thinking_level
+        # Keep the active set; tools that only now exist (a plugin added them) become active.
+        active = [*old.active_tool_names, *(name for name in self.services.tools if name not in known_tools)]
+        session = AgentSession(self.services, manager, model=model, thinking_level=level, active_tools=active)
+        if reason == "reload":
+            session.adopt_pending(old)
+        elif not context.messages:
+            record_start(session, manager, model)
         session.host = self
         self.session = session
         if setup is not None:
             outcome = setup(manager)
             if outcome is not None:
                 await outcome
+        self._announcement = (reason, None if reason == "reload" else previous)
         for callback in list(self._rebind):
             await callback()
-        await self._session_start(reason, previous)
+        await self._announce()  # no mode bound (a bare host): plugins start all the same
+
+    async def _reread_configuration(self) -> list[str]:
+        """``/reload``: settings, models.json, context files, skills, templates; returns problems."""
+        settings = self.services.settings
+        await asyncio.to_thread(settings.reload)
+        problems = [str(problem) for problem in settings.drain_errors()]
+        resources = await load_resources_async(_resource_options(self.options, settings))
+        problems += [str(diagnostic) for diagnostic in resources.diagnostics]
+        registry = self.services.model_registry
+        await asyncio.to_thread(registry.load)
+        if registry.error:
+            problems.append(f"errors loading models.json:\n{registry.error}")
+        self.services = replace(self.services, resources=resources)
+        return problems
+
+    async def _reload_plugins(self, ui: Any) -> list[str]:
+        """Load the plugins again and swap them into the services (pi's new extension runtime).
+
+        Returns what went wrong (load failures, conflicts, refused providers) for the user.
+        """
+        reload = self.plugins.reload
+        if reload is None:
+            return []
+
+        async def confirm(check: Any) -> bool:
+            from pi_core.plugins.trust import untrusted_message
+
+            return bool(await ui.confirm("Run this project's plugin code?", untrusted_message(check)))
+
+        try:
+            plugins = await reload(confirm)
+        except Exception as error:  # keep the plugins we have rather than none at all
+            logger.exception("reloading plugins failed")
+            return [f"Reloading the plugins failed, the previous ones stay loaded: {error}"]
+        registry = self.services.model_registry
+        registry.reset_plugin_providers()
+        refused = register_plugin_providers(registry, plugins)
+        self.plugins = plugins
+        self.services = replace(
+            self.services,
+            hooks=plugins.hooks,
+            commands=list(plugins.commands),
+            plugin_sources=dict(plugins.plugin_sources),
+            tools=dict(plugins.tools),
+            compaction=compaction_registry(plugins),
+            flag_values=dict(plugins.flag_values),
+        )
+        self._watch_hook_errors()
+        return [*plugins.problems, *refused]
 
     async def new_session(
         self,
@@ -350,18 +416,16 @@ class RuntimeHost:
         return False, text
 
     async def reload(self) -> None:
-        """Re-read settings and resources and rebuild the system prompt (``/reload``)."""
+        """``/reload``: re-read settings and resources, load the plugins again, restart them.
+
+        pi's order: ``session_shutdown`` (reason ``reload``) → settings and resources → plugins
+        re-imported (flag values kept) → ``session_start`` → ``resources_discover`` (both reason
+        ``reload``). The conversation, model, thinking level and active tools stay; a context used
+        by the plugin that asked for the reload is stale afterwards.
+        """
         if not self.session.is_idle:
             raise RuntimeError("Cannot reload while the agent is working")
-        settings = self.services.settings
-        await asyncio.to_thread(settings.reload)
-        self.services.resources = await load_resources_async(
-            ResourceOptions(cwd=self.services.cwd, agent_dir=self.options.agent_dir, settings=settings)
-        )
-        self.session.resources = self.services.resources
-        await self._discover_resources("reload")
-        self.session.rebuild_system_prompt()
-        await self._session_start("reload")
+        await self._replace(self.session.session_manager, "reload")
 
     def request_shutdown(self) -> None:
         self.shutdown_requested = True
@@ -370,152 +434,6 @@ class RuntimeHost:
         await self.session.dispose("quit")
 
 
-def _model_registry(options: RuntimeOptions, plugins: PluginParts) -> tuple[ModelRegistry, list[str]]:
-    """The built-in catalogue + ``<agentDir>/models.json`` + plugin providers, with auth.json keys.
-
-    Returns the registry and the plugin registrations it refused (pi's start-up errors).
-    """
-    from pi_core.ai.builtin_providers import register_builtin_api_providers
-
-    register_builtin_api_providers()
-    agent = Path(options.agent_dir)
-    registry = ModelRegistry(AuthStorage(agent / "auth.json"), agent / "models.json")
-    errors: list[str] = []
-    for item in plugins.providers:
-        try:
-            registry.register(item)
-        except (TypeError, ValueError) as error:
-            errors.append(f"Plugin provider error: {error}")
-    return registry, errors
-
-
-def _compaction_registry(plugins: PluginParts) -> Any:
-    if not plugins.compaction_strategies:
-        return None
-    from pi_core.runtime.compaction import CompactionStrategyRegistry
-
-    registry = CompactionStrategyRegistry()
-    for name, (owner, strategy) in plugins.compaction_strategies.items():
-        registry.register(name, strategy, owner=owner)
-    return registry
-
-
-def _active_tools(options: RuntimeOptions, plugins: PluginParts) -> list[str]:
-    """pi's rules: an allowlist wins; --no-tools: none; --no-builtin-tools: only plugin tools.
-
-    Each name appears once (pi de-duplicates its initial set): ``--tools read,read`` is one ``read``,
-    and a plugin tool that overrides a built-in by name keeps the built-in's place among the defaults.
-    """
-    if options.no_tools and not options.tools:
-        return []
-    if options.tools:
-        return [name for name in dict.fromkeys(options.tools) if name in plugins.tools]
-    plugin_tools = [name for name in plugins.tools if name not in plugins.builtin_tool_names]
-    if options.no_builtin_tools:
-        return plugin_tools
-    defaults = [name for name in DEFAULT_ACTIVE_TOOLS if name in plugins.tools]
-    return defaults + [name for name in plugin_tools if name not in defaults]
-
-
-def _initial_model(
-    options: RuntimeOptions,
-    registry: ModelRegistry,
-    settings: SettingsManager,
-    manager: Any,
-    scoped: Sequence[ResolvedModel] = (),
-) -> tuple[Model | None, str, list[Diagnostic]]:
-    """pi's initial model and thinking level (spec agent-loop §11.4, §9)."""
-    diagnostics: list[Diagnostic] = []
-    model: Model | None = None
-    level: str | None = None
-    typed = settings.settings
-    context = manager.build_session_context()
-    if options.model:
-        try:
-            resolved = resolve_cli_model(options.model, registry.get_all(), options.provider)
-        except ModelNotFoundError as error:
-            diagnostics.append(Diagnostic("error", str(error), usage=True))
-        else:
-            if resolved.warning:
-                diagnostics.append(Diagnostic("warning", resolved.warning))
-            model, level = resolved.model, resolved.thinking_level
-    if model is None and scoped and not context.messages:
-        # A new session with a model scope: the saved default when it is in scope, else the first.
-        saved = next(
-            (
-                r
-                for r in scoped
-                if (r.model.provider, r.model.id) == (typed.default_provider, typed.default_model)
-            ),
-            None,
-        )
-        chosen = saved or scoped[0]
-        model, level = chosen.model, chosen.thinking_level
-    if model is None and context.messages and context.model is not None:
-        restored = registry.find(context.model.provider, context.model.model_id)
-        if restored is not None and registry.has_configured_auth(restored):
-            model = restored
-        else:
-            diagnostics.append(
-                Diagnostic(
-                    "warning", f"Could not restore model {context.model.provider}/{context.model.model_id}"
-                )
-            )
-    if model is None and not options.model and typed.default_provider and typed.default_model:
-        model = registry.find(typed.default_provider, typed.default_model)
-    if model is None and not options.model:
-        available = registry.get_available()
-        for provider, model_id in DEFAULT_MODEL_PER_PROVIDER.items():
-            model = next((m for m in available if m.provider == provider and m.id == model_id), None)
-            if model is not None:
-                break
-        if model is None and available:
-            model = available[0]
-    if options.thinking:
-        level = options.thinking
-    if level is None:
-        if context.messages:
-            level = context.thinking_level
-        else:
-            level = typed.default_thinking_level or DEFAULT_THINKING_LEVEL
-    if model is not None:
-        level = clamp_thinking_level(model, level)
-    return model, level, diagnostics
-
-
-def _scoped_models(
-    options: RuntimeOptions, registry: ModelRegistry, settings: SettingsManager
-) -> list[ResolvedModel]:
-    """``--models`` (or the ``enabledModels`` setting) over the models that have a key."""
-    patterns = list(options.models or settings.settings.enabled_models or [])
-    if not patterns:
-        return []
-    return resolve_model_scope(patterns, registry.get_available())
-
-
-def _record_start(session: AgentSession, manager: Any, model: Model | None) -> None:
-    """New sessions begin with ``model_change`` + ``thinking_level_change``; a resumed one records a
-    model change when the model differs from the one it was using."""
-    context = manager.build_session_context()
-    if model is None:
-        return
-    if not context.messages:
-        manager.append_model_change(model.provider, model.id)
-        manager.append_thinking_level_change(session.thinking_level)
-        return
-    previous = context.model
-    if previous is None or (previous.provider, previous.model_id) != (model.provider, model.id):
-        manager.append_model_change(model.provider, model.id)
-
-
-def _expand_home(path: str) -> str:
-    """``~`` expansion without touching the file system (string work only)."""
-    return os.path.expanduser(path)
-
-
 def default_agent_dir() -> str:
     """``PI_CODING_AGENT_DIR`` (``~`` expanded) or ``~/.pi/agent``."""
-    configured = os.environ.get("PI_CODING_AGENT_DIR")
-    if configured:
-        return os.path.abspath(os.path.expanduser(configured))
-    return os.path.join(os.path.expanduser("~"), ".pi", "agent")
+    return str(agent_dir())

@@ -90,6 +90,8 @@ class SessionServices:
     compaction: Any = None
     #: Scoped models for cycling (``--models`` / ``enabledModels``): (model, explicit level or None).
     scoped_models: list[tuple[Model, str | None]] = field(default_factory=list)
+    #: Values of plugin-registered flags (name without ``--``), read through ``ctx.get_flag``.
+    flag_values: dict[str, Any] = field(default_factory=dict)
 
 
 class AgentSession:
@@ -164,6 +166,16 @@ class AgentSession:
         self._apply_tools()
 
     # --- binding --------------------------------------------------------------------------------
+
+    def adopt_pending(self, previous: AgentSession) -> None:
+        """Take over what ``previous`` still had to deliver (``/reload`` swaps sessions in place).
+
+        A reload waits for idle, so no steering or follow-up is queued; custom messages for the next
+        turn and ``!command`` results that finished during the last run are.
+        """
+        self._next_turn = [*previous._next_turn, *self._next_turn]
+        self._pending_bash = [*previous._pending_bash, *self._pending_bash]
+        previous._next_turn, previous._pending_bash = [], []
 
     async def bind_mode(self, *, ui: Any = None, on_error: ErrorReporter | None = None) -> None:
         """Attach a mode: the UI plugins get (``None`` = headless) and where plugin errors go."""
@@ -865,6 +877,7 @@ class AgentSession:
         try:
             if not self.is_idle:
                 await self.abort()
+            self._flush_pending_bash()  # a !command that finished during the last run stays recorded
             if self.hooks is not None and self.hooks.has("session_shutdown"):
                 event = hook_events.SessionShutdownEvent(reason=reason, target_session_file=target)
                 await self.hooks.session_shutdown(event, self.extension_context())

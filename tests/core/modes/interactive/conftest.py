@@ -142,8 +142,6 @@ async def repl_factory(
             input=pipe,
             output=DummyOutput(),
             history_file=agent / "history",
-            shortcuts=setup.registrations.shortcuts,
-            message_renderers={k: r.item for k, r in setup.registrations.message_renderers.items()},
         )
         task = asyncio.create_task(mode.run(initial, [], list(messages)))
         repl = Repl(mode, pipe, buffer, task, project, agent, sessions)

@@ -196,3 +196,51 @@ async def test_plugin_shortcuts_and_message_renderers(
     await repl.wait_for("*** BANNER: plain banner text ***")
     assert "[banner]" not in repl.output
     assert await repl.quit() == 0
+
+
+RELOADABLE = """
+from pi_core import hookimpl
+
+VERSION = "{version}"
+
+
+@hookimpl
+def session_start(event, ctx):
+    ctx.ui.notify(f"STARTED {{VERSION}} ({{event.reason}})")
+    ctx.ui.set_status("ver", "status " + VERSION)
+
+
+def on_key(ctx):
+    ctx.ui.notify("KEY OF " + VERSION)
+
+
+@hookimpl
+def register_shortcuts(register):
+    register("{key}", on_key, description="which version")
+"""
+
+
+async def test_plugins_start_with_the_repl_ui_and_reload_picks_up_edits(
+    repl_factory: Callable[..., Any], tmp_path: Path
+) -> None:
+    path = tmp_path / "reloadable.py"
+    path.write_text(RELOADABLE.format(version="one", key="ctrl+t"))
+    repl = await repl_factory(extensions=(str(path),))
+    await repl.wait_for("STARTED one (startup)")  # session_start sees the REPL's UI, not a headless one
+    assert repl.output.index("/help for commands") < repl.output.index("STARTED one")
+    assert "status one" in repl.mode.ui.toolbar_lines()
+    await repl.wait_idle_editor()
+    repl.send("\x14")  # Ctrl+T
+    await repl.wait_for("KEY OF one")
+
+    path.write_text(RELOADABLE.format(version="two", key="ctrl+y"))
+    await repl.submit("/reload")
+    await repl.wait_for("STARTED two (reload)")
+    assert repl.mode.ui.toolbar_lines() == ["status two"]  # the old instance's status is gone
+    await repl.wait_idle_editor()
+    repl.send("\x19")  # Ctrl+Y: the new shortcut is bound
+    await repl.wait_for("KEY OF two")
+    repl.send("\x14")  # Ctrl+T no longer belongs to the plugin
+    await asyncio.sleep(0.2)
+    assert "KEY OF one" in repl.output and repl.output.count("KEY OF") == 2
+    assert await repl.quit() == 0

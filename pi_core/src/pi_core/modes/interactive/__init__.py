@@ -5,11 +5,10 @@ Importing this package is cheap; prompt_toolkit and rich are imported when the R
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pi_core.plugins.registry import ShortcutSpec
     from pi_core.runtime.host import RuntimeHost
 
 
@@ -18,16 +17,12 @@ async def run_interactive(
     initial_message: str | None,
     images: Sequence[Any] | None = None,
     messages: Sequence[str] = (),
-    *,
-    shortcuts: Mapping[str, ShortcutSpec] | None = None,
-    message_renderers: Mapping[str, Callable[..., Any]] | None = None,
 ) -> int:
     """Run the REPL on the host's session until the user quits; returns the exit status.
 
-    ``shortcuts`` (key → spec) and ``message_renderers`` (custom type → render) are what plugins
-    registered with ``register_shortcuts`` / ``register_message_renderers``.
+    Plugin shortcuts and message renderers come from ``host.plugins`` (again after ``/reload``).
     """
     from pi_core.modes.interactive.app import InteractiveMode
 
-    mode = InteractiveMode(host, shortcuts=shortcuts, message_renderers=message_renderers)
+    mode = InteractiveMode(host)
     return await mode.run(initial_message, list(images or []), list(messages))

@@ -19,7 +19,7 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 from prompt_toolkit.input import Input
-from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.key_binding import DynamicKeyBindings, KeyBindings, KeyPressEvent
 from prompt_toolkit.output import Output
 from prompt_toolkit.patch_stdout import patch_stdout
 from rich.console import Console
@@ -56,8 +56,6 @@ class InteractiveMode:
         input: Input | None = None,
         output: Output | None = None,
         history_file: Path | None = None,
-        shortcuts: Mapping[str, ShortcutSpec] | None = None,
-        message_renderers: Mapping[str, Callable[..., Any]] | None = None,
     ) -> None:
         self.host = host
         self._own_terminal = console is None
@@ -66,10 +64,15 @@ class InteractiveMode:
         self._history_file = history_file
         self.ui = InteractiveUI(self)
         self.commands = BuiltinCommands(self)
-        self.shortcuts = dict(shortcuts or {})
         self.renderer = EventRenderer(
-            self.console, lambda: self.host.services.tools, self._tool_context, dict(message_renderers or {})
+            self.console,
+            lambda: self.host.services.tools,
+            self._tool_context,
+            lambda: self.host.plugins.message_renderers,
         )
+        #: The editor's keys: the REPL's own plus plugin shortcuts, rebuilt when plugins reload.
+        self._key_bindings = KeyBindings()
+        self._plugins_of: object = None
         self.renderer.on_live_change = self.invalidate
         self._unsubscribe: Callable[[], None] | None = None
         self._task: asyncio.Task[None] | None = None
@@ -93,9 +96,9 @@ class InteractiveMode:
     async def bind(self) -> None:
         if self._unsubscribe is not None:
             self._unsubscribe()
-        session = self.host.session
-        await session.bind_mode(ui=self.ui, on_error=self._report_error)
-        self._unsubscribe = session.subscribe(self.renderer)
+        self._unsubscribe = self.host.session.subscribe(self.renderer)
+        self._adopt_plugins()
+        await self.host.bind_mode(ui=self.ui, on_error=self._report_error)
 
     def _report_error(self, error: ExtensionErrorEvent) -> None:
         self.renderer(error)
@@ -149,10 +152,10 @@ class InteractiveMode:
 
     async def _run(self, initial: str | None, images: list[Any], messages: list[str]) -> int:
         self.host.on_session_replaced(self.bind)
-        await self.bind()
         self._print_header()
         if self.host.session.messages:
             self.renderer.replay(self.host.session.messages)  # --continue / --session
+        await self.bind()  # plugins start here (session_start), with the REPL's UI
         if initial is not None or images or messages:
             self.start_task(self._prompt_sequence(initial, images, messages))
         self._editor = self._make_editor()
@@ -376,7 +379,7 @@ class InteractiveMode:
         session: PromptSession[str] = PromptSession(
             message=self._prompt_message,
             multiline=True,
-            key_bindings=self._bindings(),
+            key_bindings=DynamicKeyBindings(lambda: self._key_bindings),
             history=history,
             completer=SlashCompleter(self),
             complete_while_typing=True,
@@ -415,7 +418,20 @@ class InteractiveMode:
             wrapped.extend(line[i : i + width] for i in range(0, max(len(line), 1), width))
         return wrapped[-rows:]
 
-    def _bindings(self) -> KeyBindings:
+    def _adopt_plugins(self) -> None:
+        """New plugin instances (start-up, reload, new session): their keys, a clean toolbar.
+
+        As pi resets extension UI on reload: statuses and widgets of the old instances go, the new
+        ones set theirs again in ``session_start``.
+        """
+        plugins = self.host.plugins
+        if plugins is self._plugins_of:
+            return
+        self._plugins_of = plugins
+        self.ui.clear_plugin_state()
+        self._key_bindings = self._bindings(plugins.shortcuts)
+
+    def _bindings(self, shortcuts: Mapping[str, ShortcutSpec]) -> KeyBindings:
         bindings = KeyBindings()
         busy = Condition(lambda: self.busy)
 
@@ -455,7 +471,7 @@ class InteractiveMode:
             note = f"Thinking level: {level}" if level else "The current model does not support thinking"
             self.console.print(Text(note, style="cyan"))
 
-        for key, spec in self.shortcuts.items():
+        for key, spec in shortcuts.items():
             sequence = to_prompt_toolkit(key)
             if sequence is None:
                 self.console.print(

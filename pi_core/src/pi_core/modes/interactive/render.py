@@ -28,9 +28,10 @@ class EventRenderer:
         console: Console,
         tools: Callable[[], Mapping[str, Any]],
         tool_context: Callable[[], Any] = lambda: None,
-        message_renderers: Mapping[str, Callable[..., Any]] | None = None,
+        message_renderers: Callable[[], Mapping[str, Callable[..., Any]]] = dict,
     ) -> None:
-        self._message_renderers = dict(message_renderers or {})
+        #: The plugins' custom-message renderers (read per message: a reload may replace them).
+        self._message_renderers = message_renderers
         #: The last lines of each running tool's partial output (shown live under the editor).
         self.live_output: dict[str, tuple[str, list[str]]] = {}
         self.on_live_change: Callable[[], None] = lambda: None
@@ -89,7 +90,7 @@ class EventRenderer:
 
     def _print_custom(self, message: Any) -> None:
         """A custom message through its plugin renderer, else its type and text."""
-        render = self._message_renderers.get(message.custom_type)
+        render = self._message_renderers().get(message.custom_type)
         if render is not None:
             try:
                 rendered = render(message, {"expanded": False}, None)

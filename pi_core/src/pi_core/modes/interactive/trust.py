@@ -53,9 +53,11 @@ async def confirm_project_trust(
     if not yes(answer):
         note = "Going on without the project's plugins (`pi trust` trusts it later)."
         console.print(Text(note, style="dim"))
+        setup.declined_trust.add(check.fingerprint)  # not asked again by every /reload or /new
         return setup
     trust_project(check.project, Path(agent_dir))
     reloaded = await prepare_plugins_async(setup.control, cwd=check.project)
     reloaded.flag_values = setup.flag_values
+    reloaded.declined_trust = setup.declined_trust
     console.print(Text(f"Trusted {check.project}; its plugins are loaded.", style="green"), soft_wrap=True)
     return reloaded

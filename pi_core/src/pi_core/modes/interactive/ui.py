@@ -131,6 +131,12 @@ class InteractiveUI:
     def get_editor_text(self) -> str:
         return self._mode.get_editor_text()
 
+    def clear_plugin_state(self) -> None:
+        """Forget statuses and widgets (their plugin instances were replaced)."""
+        self.statuses.clear()
+        self.widgets.clear()
+        self._mode.invalidate()
+
     def toolbar_lines(self) -> list[str]:
         lines = [line for widget in self.widgets.values() for line in widget]
         if self.statuses:

@@ -49,9 +49,8 @@ class RpcMode:
         """(Re)attach to the host's current session: event forwarding, UI and error reporting."""
         if self._unsubscribe is not None:
             self._unsubscribe()
-        session = self.host.session
-        await session.bind_mode(ui=self.ui, on_error=self._report_error)
-        self._unsubscribe = session.subscribe(self.output)
+        self._unsubscribe = self.host.session.subscribe(self.output)
+        await self.host.bind_mode(ui=self.ui, on_error=self._report_error)
 
     def _report_error(self, error: ExtensionErrorEvent) -> None:
         self.output(error)
