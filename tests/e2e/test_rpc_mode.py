@@ -262,3 +262,30 @@ def test_rpc_routes_plugin_dialogs_to_the_client(pi_env: PiEnv, tmp_path: Path) 
         assert end["isError"] is True and end["result"]["content"][0]["text"] == "bash is off in this project"
     finally:
         assert rpc.close() == 0
+
+
+STARTUP_QUESTION_PLUGIN = """
+from pi_core import hookimpl
+
+
+@hookimpl
+async def session_start(event, ctx):
+    if await ctx.ui.confirm("Index the repository?", f"reason {event.reason}"):
+        ctx.set_session_name("indexed")
+"""
+
+
+def test_rpc_answers_a_plugin_question_asked_at_start_up(pi_env: PiEnv, tmp_path: Path) -> None:
+    """A session_start dialog goes to the client while commands wait for start-up to finish."""
+    plugin = tmp_path / "startup_question.py"
+    plugin.write_text(STARTUP_QUESTION_PLUGIN)
+    rpc = pi_env.rpc("-e", str(plugin))
+    try:
+        question = rpc.wait_for(lambda r: r.get("type") == "extension_ui_request")
+        assert (question["method"], question["message"]) == ("confirm", "reason startup")
+        state_id = rpc.send({"type": "get_state"})  # sent before the answer: waits for start-up
+        rpc.send_raw(json.dumps({"type": "extension_ui_response", "id": question["id"], "confirmed": True}))
+        state = _ok(rpc.wait_for(lambda r: r.get("id") == state_id), "get_state")
+        assert state["sessionName"] == "indexed"
+    finally:
+        assert rpc.close() == 0

@@ -41,6 +41,9 @@ class RpcMode:
         self.ui = RpcExtensionUI(self.output)
         self._unsubscribe: Callable[[], None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        #: Cleared while the plugins start (``session_start`` in :meth:`run`); commands wait for it.
+        self._started = asyncio.Event()
+        self._started.set()
 
     def output(self, value: Any) -> None:
         self._write(serialize_json_line(value))
@@ -58,19 +61,29 @@ class RpcMode:
     async def run(self, reader: asyncio.StreamReader) -> int:
         """Serve until stdin ends; returns the exit status."""
         self.host.on_session_replaced(self.bind)
-        await self.bind()
+        # Read stdin while plugins start: a session_start handler may ask the client something
+        # (ctx.ui.confirm) and must get its answer; commands wait until start-up is done.
+        self._started.clear()
+        starting = asyncio.create_task(self._start())
         async for line in read_json_lines(reader):
             task = asyncio.create_task(self.handle_line(line))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
         # EOF: nobody can answer dialogs any more; let the commands already read finish.
         self.ui.close()
+        await starting
         while self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
         if self._unsubscribe is not None:
             self._unsubscribe()
         await self.host.dispose()
         return 0
+
+    async def _start(self) -> None:
+        try:
+            await self.bind()
+        finally:
+            self._started.set()
 
     async def handle_line(self, line: str) -> None:
         try:
@@ -86,6 +99,7 @@ class RpcMode:
         if not isinstance(raw, dict):
             self.output(error_response(None, "parse", "Failed to parse command: expected a JSON object"))
             return
+        await self._started.wait()
         try:
             command = c.parse_command(raw)
         except c.UnknownCommandError as error:
