@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -28,11 +28,13 @@ from rich.text import Text
 from pi_core.modes.interactive.commands import BuiltinCommands
 from pi_core.modes.interactive.completion import SlashCompleter
 from pi_core.modes.interactive.keys import to_prompt_toolkit
+from pi_core.modes.interactive.picker import PickerKeys, pick
 from pi_core.modes.interactive.render import EventRenderer
 from pi_core.modes.interactive.ui import InteractiveUI
 from pi_core.runtime.events import ExtensionErrorEvent
 
 if TYPE_CHECKING:
+    from pi_core.ai.abort import AbortSignal
     from pi_core.plugins.registry import ShortcutSpec
     from pi_core.runtime.host import RuntimeHost
 
@@ -367,6 +369,38 @@ class InteractiveMode:
             self._dialogs -= 1
             if self._dialogs == 0:
                 self._no_dialog.set()
+
+    async def pick(
+        self,
+        title: str,
+        rows: Sequence[str],
+        *,
+        initial: int = 0,
+        numbered: bool = True,
+        extra_keys: PickerKeys | None = None,
+        note: str = "",
+        timeout_ms: float | None = None,
+        signal: AbortSignal | None = None,
+    ) -> int | None:
+        """An arrow-key list (:mod:`.picker`) as a dialog; the choice is echoed to the transcript."""
+
+        async def run() -> int | None:
+            index = await pick(
+                title,
+                rows,
+                initial=initial,
+                numbered=numbered,
+                extra_keys=extra_keys,
+                note=note,
+                timeout_ms=timeout_ms,
+                signal=signal,
+                **self.terminal,
+            )
+            chosen = "cancelled" if index is None else rows[index]
+            self.console.print(Text(f"{title} ", style="bold") + Text(chosen, style="dim"))
+            return index
+
+        return await self.dialog(run)
 
     # --- editor ----------------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 
 from pi_core.ai.abort import AbortSignal
-from pi_core.modes.interactive.dialogs import ask, pick, yes
+from pi_core.modes.interactive.dialogs import ask, yes
 
 if TYPE_CHECKING:
     from pi_core.modes.interactive.app import InteractiveMode
@@ -39,22 +39,8 @@ class InteractiveUI:
         choices = list(options)
         if not choices:
             return None
-        console = self._mode.console
-
-        async def run() -> str | None:
-            console.print(Text(title, style="bold"))
-            for index, option in enumerate(choices, 1):
-                console.print(f"  {index}. {option}")
-            answer = await ask(
-                f"Choose 1-{len(choices)} (Esc cancels): ",
-                choices=choices,
-                timeout_ms=timeout,
-                signal=signal,
-                **self._mode.terminal,
-            )
-            return pick(answer, choices)
-
-        return await self._mode.dialog(run)
+        index = await self._mode.pick(title, choices, timeout_ms=timeout, signal=signal)
+        return None if index is None else choices[index]
 
     async def confirm(
         self,

@@ -1,0 +1,238 @@
+"""An arrow-key list picker under the output: plugin ``select`` dialogs, /model, /resume, /fork, /tree.
+
+Up/Down (or Ctrl+P/Ctrl+N) move, PageUp/PageDown jump, Home/End go to the ends, Enter picks,
+Esc or Ctrl+C cancels. Typing filters: a row stays when it contains every typed word (case does not
+matter); in a numbered list a typed number puts that row first, so ``2`` Enter picks the second
+option as before. Callers may bind more keys (the tree view cycles its filter with Ctrl+O).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
+from prompt_toolkit.layout import FormattedTextControl, HSplit, Layout, Window
+from prompt_toolkit.output import Output
+from prompt_toolkit.styles import Style
+
+from pi_core.ai.abort import AbortSignal
+
+#: Rows shown at once at most (fewer on a short terminal).
+MAX_VISIBLE_ROWS = 15
+
+_STYLE = Style.from_dict(
+    {
+        "title": "bold",
+        "selected": "reverse",
+        "status": "#888888",
+        "query": "bold",
+    }
+)
+
+
+@dataclass
+class Picker:
+    """The picker's state; key handlers of callers get it to read the choice or change the rows."""
+
+    rows: list[str]
+    numbered: bool = True
+    #: What was typed to filter the rows.
+    query: str = ""
+    #: Indexes into ``rows`` that pass the filter, in display order.
+    shown: list[int] = field(default_factory=list)
+    #: Position of the highlighted row in ``shown``.
+    cursor: int = 0
+    #: An extra note for the status line (the tree view shows its filter mode there).
+    note: str = ""
+    _app: Application[int | None] | None = None
+
+    def __post_init__(self) -> None:
+        self.refilter()
+
+    @property
+    def highlighted(self) -> int | None:
+        """The index (into ``rows``) of the highlighted row, or ``None`` when nothing is shown."""
+        return self.shown[self.cursor] if self.shown else None
+
+    def label(self, index: int) -> str:
+        return f"{index + 1}. {self.rows[index]}" if self.numbered else self.rows[index]
+
+    def refilter(self, keep: int | None = None) -> None:
+        """Apply the query; the highlight stays on row ``keep`` (or the current one) if it is shown."""
+        keep = self.highlighted if keep is None else keep
+        words = self.query.lower().split()
+        shown = [i for i in range(len(self.rows)) if all(w in self.label(i).lower() for w in words)]
+        if self.numbered and self.query.strip().isdigit():
+            wanted = int(self.query.strip()) - 1
+            if 0 <= wanted < len(self.rows):
+                shown = [wanted, *(i for i in shown if i != wanted)]
+        self.shown = shown
+        self.cursor = shown.index(keep) if keep in shown and not self.query else 0
+
+    def set_rows(self, rows: Sequence[str], keep: int | None = None) -> None:
+        """Replace the rows (the query stays); highlight row ``keep`` when given."""
+        self.rows = list(rows)
+        self.cursor = 0
+        self.shown = []
+        self.refilter(keep)
+
+    def move(self, delta: int) -> None:
+        if self.shown:
+            self.cursor = max(0, min(len(self.shown) - 1, self.cursor + delta))
+
+    def finish(self, result: int | None) -> None:
+        app = self._app
+        if app is not None and app.is_running and app.future is not None and not app.future.done():
+            app.exit(result=result)
+
+
+PickerKeys = Mapping[str, Callable[[Picker], None]]
+"""Extra keys: prompt-toolkit key name → handler that may change the rows or call ``finish``."""
+
+
+async def pick(
+    title: str,
+    rows: Sequence[str],
+    *,
+    initial: int = 0,
+    numbered: bool = True,
+    extra_keys: PickerKeys | None = None,
+    note: str = "",
+    timeout_ms: float | None = None,
+    signal: AbortSignal | None = None,
+    input: Input | None = None,
+    output: Output | None = None,
+) -> int | None:
+    """Let the user choose one of ``rows``; its index, or ``None`` when cancelled or timed out."""
+    if not rows or (signal is not None and signal.aborted):
+        return None
+    picker = Picker(list(rows), numbered=numbered, note=note)
+    picker.refilter(keep=initial)
+    app = _application(title, picker, extra_keys or {}, input, output)
+    picker._app = app
+    loop = asyncio.get_running_loop()
+    timer = loop.call_later(timeout_ms / 1000, picker.finish, None) if timeout_ms else None
+
+    def on_abort() -> None:
+        loop.call_soon_threadsafe(picker.finish, None)
+
+    remove = signal.add_listener(on_abort) if signal is not None else None
+    try:
+        return await app.run_async()
+    except (EOFError, KeyboardInterrupt):
+        return None
+    finally:
+        if timer is not None:
+            timer.cancel()
+        if remove is not None:
+            remove()
+
+
+def _application(
+    title: str, picker: Picker, extra_keys: PickerKeys, input: Input | None, output: Output | None
+) -> Application[int | None]:
+    bindings = KeyBindings()
+
+    @bindings.add("up")
+    @bindings.add("c-p")
+    def _up(event: KeyPressEvent) -> None:
+        picker.move(-1)
+
+    @bindings.add("down")
+    @bindings.add("c-n")
+    def _down(event: KeyPressEvent) -> None:
+        picker.move(1)
+
+    @bindings.add("pageup")
+    def _page_up(event: KeyPressEvent) -> None:
+        picker.move(-_visible_rows(event.app))
+
+    @bindings.add("pagedown")
+    def _page_down(event: KeyPressEvent) -> None:
+        picker.move(_visible_rows(event.app))
+
+    @bindings.add("home")
+    def _home(event: KeyPressEvent) -> None:
+        picker.move(-len(picker.rows))
+
+    @bindings.add("end")
+    def _end(event: KeyPressEvent) -> None:
+        picker.move(len(picker.rows))
+
+    @bindings.add("enter")
+    def _choose(event: KeyPressEvent) -> None:
+        picker.finish(picker.highlighted)
+
+    @bindings.add("escape", eager=True)
+    @bindings.add("c-c")
+    def _cancel(event: KeyPressEvent) -> None:
+        picker.finish(None)
+
+    @bindings.add("backspace")
+    def _erase(event: KeyPressEvent) -> None:
+        picker.query = picker.query[:-1]
+        picker.refilter()
+
+    @bindings.add(Keys.Any)
+    def _type(event: KeyPressEvent) -> None:
+        text = event.data
+        if text.isprintable():
+            picker.query += text
+            picker.refilter()
+
+    for key, handler in extra_keys.items():
+        bindings.add(key)(lambda event, handler=handler: handler(picker))
+
+    def status() -> StyleAndTextTuples:
+        position = f"({picker.cursor + 1}/{len(picker.shown)})" if picker.shown else "(no match)"
+        parts: StyleAndTextTuples = [("class:status", f"  {position} ")]
+        if picker.query:
+            parts.append(("class:query", f"filter: {picker.query} "))
+        hint = "type to filter · ↑↓ move · Enter select · Esc cancel"
+        parts.append(("class:status", f"{picker.note + ' · ' if picker.note else ''}{hint}"))
+        return parts
+
+    def listing() -> StyleAndTextTuples:
+        app = picker._app
+        height = _visible_rows(app) if app is not None else MAX_VISIBLE_ROWS
+        start = max(0, min(picker.cursor - height // 2, len(picker.shown) - height))
+        lines: StyleAndTextTuples = []
+        for position in range(start, min(len(picker.shown), start + height)):
+            selected = position == picker.cursor
+            text = ("› " if selected else "  ") + picker.label(picker.shown[position])
+            lines.append(("class:selected" if selected else "", text))
+            lines.append(("", "\n"))
+        return lines[:-1]
+
+    layout = Layout(
+        HSplit(
+            [
+                Window(FormattedTextControl([("class:title", title)]), height=1),
+                Window(FormattedTextControl(listing), wrap_lines=False, dont_extend_height=True),
+                Window(FormattedTextControl(status), height=1),
+            ]
+        )
+    )
+    return Application(
+        layout=layout,
+        key_bindings=bindings,
+        style=_STYLE,
+        full_screen=False,
+        erase_when_done=True,
+        input=input,
+        output=output,
+    )
+
+
+def _visible_rows(app: Application[Any] | None) -> int:
+    rows = MAX_VISIBLE_ROWS
+    if app is not None:
+        rows = min(rows, max(3, app.output.get_size().rows - 4))
+    return rows

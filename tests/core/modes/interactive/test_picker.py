@@ -1,0 +1,75 @@
+"""The arrow-key list picker, driven through a prompt-toolkit pipe."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from pi_core.ai.abort import AbortController
+from pi_core.modes.interactive.picker import Picker, pick
+from prompt_toolkit.input import PipeInput, create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+UP, DOWN, ENTER, ESC, BACKSPACE = "\x1b[A", "\x1b[B", "\r", "\x1b", "\x7f"
+ROWS = ["red apple", "green pear", "blue berry", "red cherry"]
+
+
+@pytest.fixture
+def pipe() -> Iterator[PipeInput]:
+    with create_pipe_input() as pipe_input:
+        yield pipe_input
+
+
+async def choose(pipe: PipeInput, keys: str, rows: list[str] = ROWS, **options: Any) -> int | None:
+    task = asyncio.create_task(pick("Pick", rows, input=pipe, output=DummyOutput(), **options))
+    await asyncio.sleep(0.05)
+    pipe.send_text(keys)
+    return await asyncio.wait_for(task, 5)
+
+
+async def test_arrows_move_and_enter_picks(pipe: PipeInput) -> None:
+    assert await choose(pipe, DOWN + DOWN + UP + ENTER) == 1
+    assert await choose(pipe, UP + ENTER) == 0  # stops at the top
+    assert await choose(pipe, ENTER, initial=3) == 3
+
+
+async def test_typing_filters_and_backspace_widens_again(pipe: PipeInput) -> None:
+    assert await choose(pipe, "red" + DOWN + ENTER) == 3
+    assert await choose(pipe, "red ch" + ENTER) == 3
+    assert await choose(pipe, "berry" + BACKSPACE * 5 + "pear" + ENTER) == 1
+
+
+async def test_a_number_picks_that_row_first(pipe: PipeInput) -> None:
+    assert await choose(pipe, "3" + ENTER) == 2
+    assert await choose(pipe, "3" + ENTER, numbered=False) is None  # no row contains "3"
+
+
+async def test_escape_and_a_timeout_and_an_abort_cancel(pipe: PipeInput) -> None:
+    assert await choose(pipe, ESC) is None
+    assert await choose(pipe, "", timeout_ms=50) is None
+    controller = AbortController()
+    task = asyncio.create_task(pick("Pick", ROWS, input=pipe, output=DummyOutput(), signal=controller.signal))
+    await asyncio.sleep(0.05)
+    controller.abort()
+    assert await asyncio.wait_for(task, 5) is None
+
+
+async def test_extra_keys_can_replace_the_rows(pipe: PipeInput) -> None:
+    def only_red(picker: Picker) -> None:
+        picker.set_rows([row for row in ROWS if row.startswith("red")], keep=1)
+        picker.note = "red only"
+
+    assert await choose(pipe, "\x0f" + ENTER, extra_keys={"c-o": only_red}) == 1  # "red cherry"
+
+
+def test_filter_keeps_the_highlight_when_it_still_shows() -> None:
+    picker = Picker(list(ROWS), numbered=False)
+    picker.move(3)
+    assert picker.highlighted == 3
+    picker.set_rows([*ROWS, "red grape"], keep=3)
+    assert picker.highlighted == 3
+    picker.query = "zzz"
+    picker.refilter()
+    assert picker.highlighted is None and picker.shown == []
