@@ -159,6 +159,31 @@ def test_escape_aborts_a_streaming_answer_in_tmux(pi_env: PiEnv, pane: Pane) -> 
     assert '"stopReason":"aborted"' in session.read_text().replace(" ", "")
 
 
+def test_tree_picker_in_tmux(pi_env: PiEnv, pane: Pane) -> None:
+    """/tree draws an arrow-key list under the output; the choice moves the leaf."""
+    pi_env.server.add(text_turn("answer one"), text_turn("answer two"))
+    pane.wait_for_editor()
+    for number, question in enumerate(("question one", "question two"), 1):
+        pane.type(question)
+        pane.keys("Enter")
+        pane.wait_for(lambda screen, n=number: screen.count("loop/fake-model · context") >= n)
+    pane.type("/tree")
+    pane.keys("Enter")
+    screen = pane.wait_for("(4/4) filter: default")
+    assert "› assistant: answer two  ← active" in screen
+    pane.keys("Up", "Up")
+    pane.wait_for("› assistant: answer one")
+    pane.keys("Enter")
+    pane.wait_for("Summarize the branch you are leaving?")
+    pane.keys("Enter")
+    pane.wait_for("Moved to a new position in the tree")
+    assert "(2/4)" not in pane.screen()  # the picker erased itself
+    pane.keys("C-d")
+    pane.wait_for("PI-EXITED=0")
+    [session] = pi_env.session_files()
+    assert session.read_text().count('"type":"message"') == 4  # moving the leaf writes no entry
+
+
 SLOW_RELOAD_EXTENSION = """
 import asyncio
 from pi_core import hookimpl

@@ -381,3 +381,48 @@ async def test_block_being_streamed_shows_live_under_the_editor(
     await repl.idle()
     assert "one long paragraph" not in (repl.mode._toolbar() or "")
     await repl.quit()
+
+
+UP = "\x1b[A"
+
+
+async def test_tree_moves_to_an_earlier_point_with_or_without_a_summary(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    pi_llm_server.add(text_turn("answer one"), text_turn("answer two"))
+    repl = await repl_factory()
+    for question, answer in (("question one", "answer one"), ("question two", "answer two")):
+        await repl.submit(question)
+        await repl.wait_for(answer)
+        await repl.idle()
+    session_file = repl.mode.host.session.session_file
+
+    await repl.submit("/tree")
+    await repl.in_dialog()
+    repl.send(UP + UP + "\r")  # from the active "answer two" up to "assistant: answer one"
+    await repl.in_dialog()
+    repl.send("\r")  # No summary
+    await repl.wait_for("Moved to a new position in the tree")
+    session = repl.mode.host.session
+    assert session.session_file == session_file  # /tree stays in the same file
+    assert [m.role for m in session.messages] == ["user", "assistant"]
+
+    pi_llm_server.add(text_turn("answer three"), text_turn("## Goal\nthe branch that was left"))
+    await repl.idle()
+    await repl.submit("question three")  # a second branch from "answer one"
+    await repl.wait_for("answer three")
+    await repl.idle()
+    await repl.submit("/tree all")
+    await repl.in_dialog()
+    repl.send("question two\r")  # type to filter, Enter: a user message goes back to the editor
+    await repl.in_dialog()
+    repl.send("Summarize\r")
+    await repl.wait_for("with a summary of the branch left")
+    await repl.until(lambda: repl.mode.get_editor_text() == "question two")
+    messages = repl.mode.host.session.messages
+    assert [m.role for m in messages] == ["user", "assistant", "branchSummary"]
+    assert "the branch that was left" in messages[-1].summary
+    summary_request = pi_llm_server.requests[-1].body["messages"][-1]["content"]
+    assert "question three" in str(summary_request)  # the branch left is what got summarized
+    repl.send("\x15")  # clear the editor
+    assert await repl.quit() == 0

@@ -16,6 +16,9 @@ from rich.text import Text
 
 from pi_core.ai.provider import THINKING_LEVELS, Model
 from pi_core.ai.resolve import find_exact_model, format_token_count, fuzzy_filter
+from pi_core.modes.interactive.picker import Picker
+from pi_core.modes.interactive.tree_view import FILTER_MODES, FilterMode, TreeRow, active_index, tree_rows
+from pi_core.runtime.compaction.navigate import collect_entries_for_branch_summary
 
 if TYPE_CHECKING:
     from pi_core.modes.interactive.app import InteractiveMode
@@ -45,6 +48,12 @@ BUILTINS = (
     Builtin("session", "/session", "session file, id, message counts, tokens and cost"),
     Builtin("export", "/export [file]", "export the session as HTML"),
     Builtin("resume", "/resume", "switch to another session of this project", needs_idle=True),
+    Builtin(
+        "tree",
+        "/tree [filter]",
+        "go to any point of this session's tree (filter: " + ", ".join(FILTER_MODES) + ")",
+        needs_idle=True,
+    ),
     Builtin("fork", "/fork", "continue from an earlier message in a new session", needs_idle=True),
     Builtin("clone", "/clone", "copy the current conversation into a new session", needs_idle=True),
     Builtin("reload", "/reload", "re-read settings, context files, skills, templates", needs_idle=True),
@@ -63,6 +72,13 @@ KEYS = (
     ("@path + Tab", "complete a file path"),
     ("!cmd / !!cmd", "run a shell command (!! keeps its output out of the model's context)"),
 )
+
+
+SUMMARY_CHOICES = ("No summary", "Summarize", "Summarize with custom instructions")
+
+
+def _filter_note(mode: str) -> str:
+    return f"filter: {mode} (Ctrl+O)"
 
 
 class BuiltinCommands:
@@ -233,6 +249,72 @@ class BuiltinCommands:
         self.mode.renderer.replay(self._session.messages)
         self.mode.set_editor_text(text)
 
+    async def cmd_tree(self, args: str) -> None:
+        session = self._session
+        manager = session.session_manager
+        if args and args not in FILTER_MODES:
+            self._warn(f"Unknown filter {args!r}; use one of {', '.join(FILTER_MODES)}")
+            return
+        mode: FilterMode = args or session.settings.settings.tree_filter_mode
+        rows = tree_rows(manager.get_tree(), manager.get_leaf_id(), mode)
+        if not rows:
+            self._warn("Nothing to show in the tree" + ("" if mode == "all" else f" (filter: {mode})"))
+            return
+        shown: list[TreeRow] = rows
+
+        def cycle_filter(picker: Picker) -> None:
+            nonlocal mode, shown
+            current = shown[picker.highlighted].entry_id if picker.highlighted is not None else None
+            mode = FILTER_MODES[(FILTER_MODES.index(mode) + 1) % len(FILTER_MODES)]
+            shown = tree_rows(manager.get_tree(), manager.get_leaf_id(), mode)
+            ids = [row.entry_id for row in shown]
+            picker.set_rows([row.text for row in shown], keep=ids.index(current) if current in ids else None)
+            picker.note = _filter_note(mode)
+
+        index = await self.mode.pick(
+            "Go to which entry?",
+            [row.text for row in rows],
+            initial=active_index(rows),
+            numbered=False,
+            extra_keys={"c-o": cycle_filter},
+            note=_filter_note(mode),
+        )
+        if index is None:
+            return
+        target = shown[index].entry_id
+        if target == manager.get_leaf_id():
+            self._info("Already at that entry")
+            return
+        summarize, instructions = False, None
+        if collect_entries_for_branch_summary(manager, manager.get_leaf_id(), target).entries:
+            choice = await self.mode.pick(
+                "Summarize the branch you are leaving?", SUMMARY_CHOICES, numbered=False
+            )
+            if choice is None:
+                return
+            summarize = choice > 0
+            if choice == 2:
+                instructions = await self.mode.ui.input("Focus the summary on", "what to keep")
+                if instructions is None:
+                    return
+        self.mode.start_task(self._navigate(target, summarize, instructions or None), footer=False)
+
+    async def _navigate(self, target: str, summarize: bool, instructions: str | None) -> None:
+        session = self._session
+        if summarize:
+            self._info("Summarizing the branch you are leaving… (Esc aborts)")
+        outcome = await session.navigate_tree(target, summarize=summarize, custom_instructions=instructions)
+        if outcome.cancelled:
+            self._warn(
+                "Summary aborted; nothing changed" if outcome.aborted else "A plugin cancelled the move"
+            )
+            return
+        self.mode.renderer.replay(session.messages)
+        note = " with a summary of the branch left" if outcome.summary_entry is not None else ""
+        self._info(f"Moved to a new position in the tree{note}")
+        if outcome.editor_text is not None:
+            self.mode.set_editor_text(outcome.editor_text)
+
     async def cmd_clone(self, args: str) -> None:
         leaf = self._session.session_manager.get_leaf_id()
         if not leaf or not self._session.messages:
@@ -246,7 +328,7 @@ class BuiltinCommands:
 
     async def cmd_reload(self, args: str) -> None:
         await self.mode.host.reload()
-        self._info("Reloaded settings, context files, skills and prompt templates")
+        self._info("Reloaded settings, models, context files, skills, prompt templates and plugins")
 
     async def cmd_quit(self, args: str) -> None:
         self.mode.request_quit()
