@@ -862,6 +862,41 @@ class AgentSession:
         await asyncio.to_thread(target.write_text, page, encoding="utf-8")
         return target
 
+    async def export_to_jsonl(self, output_path: str | None = None) -> Path:
+        """The current branch as a session file of its own, re-chained into a line (pi's export).
+
+        A new header (this session's id and cwd, the time of the export) and the entries from the
+        root to the leaf, each one's ``parentId`` set to the entry before it.
+        """
+        from pi_core.session.entries import CURRENT_SESSION_VERSION
+        from pi_core.session.jsonl import dumps
+        from pi_core.session.paths import iso_now
+
+        stamp = iso_now()
+        default_name = f"session-{stamp.replace(':', '-').replace('.', '-')}.jsonl"
+        header = {
+            "type": "session",
+            "version": CURRENT_SESSION_VERSION,
+            "id": self.session_manager.get_session_id(),
+            "timestamp": stamp,
+            "cwd": self.session_manager.get_cwd(),
+        }
+        lines = [dumps(header)]
+        previous: str | None = None
+        for entry in self.session_manager.get_branch():
+            data = entry.to_json_dict() if hasattr(entry, "to_json_dict") else dict(entry)
+            data["parentId"] = previous
+            lines.append(dumps(data))
+            previous = data["id"]
+
+        def write() -> Path:
+            target = Path(output_path or default_name).absolute()
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+            return target
+
+        return await asyncio.to_thread(write)
+
     # --- lifecycle ------------------------------------------------------------------------------
 
     @property

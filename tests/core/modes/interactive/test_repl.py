@@ -91,7 +91,7 @@ async def test_export_writes_html(
     await repl.idle()
     target = tmp_path / "out.html"
     await repl.submit(f"/export {target}")
-    await repl.wait_for("Exported to:")
+    await repl.wait_for("Session exported to:")
     assert "exported answer" in target.read_text()
     assert await repl.quit() == 0
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import signal
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from pathlib import Path
@@ -498,6 +499,19 @@ class InteractiveMode:
         @bindings.add("c-p")
         def _cycle_model(event: KeyPressEvent) -> None:
             self._spawn(self._cycle_model())
+
+        @bindings.add("c-l")
+        def _choose_model(event: KeyPressEvent) -> None:
+            self._spawn(self.commands.cmd_model(""))
+
+        @bindings.add("c-g")
+        def _external_editor(event: KeyPressEvent) -> None:
+            # $VISUAL, then $EDITOR (prompt-toolkit's order); the text comes back into the editor.
+            event.current_buffer.open_in_editor(validate_and_handle=False)
+
+        @bindings.add("c-z", filter=Condition(lambda: hasattr(signal, "SIGTSTP")))
+        def _suspend(event: KeyPressEvent) -> None:
+            event.app.suspend_to_background()
 
         @bindings.add("s-tab")
         def _cycle_thinking(event: KeyPressEvent) -> None:

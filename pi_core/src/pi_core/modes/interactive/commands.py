@@ -46,7 +46,8 @@ BUILTINS = (
     Builtin("new", "/new", "start a fresh session", needs_idle=True),
     Builtin("name", "/name [name]", "show or set the session name"),
     Builtin("session", "/session", "session file, id, message counts, tokens and cost"),
-    Builtin("export", "/export [file]", "export the session as HTML"),
+    Builtin("export", "/export [file]", "export the session as HTML (a .jsonl file: the current branch)"),
+    Builtin("copy", "/copy", "copy the last answer to the clipboard"),
     Builtin("resume", "/resume", "switch to another session of this project", needs_idle=True),
     Builtin(
         "tree",
@@ -56,6 +57,9 @@ BUILTINS = (
     ),
     Builtin("fork", "/fork", "continue from an earlier message in a new session", needs_idle=True),
     Builtin("clone", "/clone", "copy the current conversation into a new session", needs_idle=True),
+    Builtin("login", "/login [provider]", "save an API key for a provider in auth.json"),
+    Builtin("logout", "/logout [provider]", "remove a provider's saved credentials from auth.json"),
+    Builtin("hotkeys", "/hotkeys", "list the keyboard shortcuts"),
     Builtin("reload", "/reload", "re-read settings, context files, skills, templates", needs_idle=True),
     Builtin("quit", "/quit", "exit pi"),
 )
@@ -69,6 +73,10 @@ KEYS = (
     ("Ctrl+C twice, Ctrl+D", "quit (at an empty prompt)"),
     ("Alt+Up", "queued messages back into the editor (the run goes on)"),
     ("Ctrl+P / Shift+Tab", "next model / next thinking level"),
+    ("Ctrl+L", "choose a model"),
+    ("Ctrl+G", "edit the message in $VISUAL / $EDITOR"),
+    ("Ctrl+Z", "suspend pi (fg brings it back)"),
+    ("Up / Down, Ctrl+R", "history; search the history"),
     ("@path + Tab", "complete a file path"),
     ("!cmd / !!cmd", "run a shell command (!! keeps its output out of the model's context)"),
 )
@@ -203,8 +211,68 @@ class BuiltinCommands:
 
     async def cmd_export(self, args: str) -> None:
         target = os.path.expanduser(args) if args else None  # noqa: ASYNC240 - no I/O
-        path = await self._session.export_to_html(target)
-        self._info(f"Exported to: {path}")
+        if target is not None and target.endswith(".jsonl"):
+            path = await self._session.export_to_jsonl(target)
+        else:
+            path = await self._session.export_to_html(target)
+        self._info(f"Session exported to: {path}")
+
+    async def cmd_copy(self, args: str) -> None:
+        from pi_core.modes.interactive.clipboard import copy_to_clipboard
+
+        text = self._session.get_last_assistant_text()
+        if not text:
+            self._warn("No agent messages to copy yet.")
+            return
+        terminal = self.mode.console.file if self.mode.console.is_terminal else None
+        if await copy_to_clipboard(text, terminal):
+            self._info("Copied last agent message to clipboard")
+        else:
+            self._warn("No clipboard here: install xclip, xsel or wl-copy, or use a terminal with OSC 52")
+
+    async def cmd_hotkeys(self, args: str) -> None:
+        table = Table(show_header=False, box=None, padding=(0, 2))
+        for key, what in KEYS:
+            table.add_row(Text(key), Text(what))
+        for key, spec in self.mode.host.plugins.shortcuts.items():
+            table.add_row(Text(key), Text(f"{spec.description or ''} ({spec.plugin})"))
+        self.mode.console.print(table)
+
+    async def cmd_login(self, args: str) -> None:
+        registry = self._session.model_registry
+        provider = args or await self._choose_provider(
+            "Save an API key for which provider?", registry.providers()
+        )
+        if provider is None:
+            return
+        key = await self.mode.ui.input(f"API key for {provider}", "pasted key (not shown)", secret=True)
+        if not key or not key.strip():
+            self._warn("No key given; nothing saved")
+            return
+        await asyncio.to_thread(registry.auth.set_api_key, provider, key.strip())
+        self._info(f"Saved the API key for {provider} in {registry.auth.path} (mode 0600)")
+
+    async def cmd_logout(self, args: str) -> None:
+        auth = self._session.model_registry.auth
+        stored = sorted(await asyncio.to_thread(auth.read))
+        if not stored:
+            self._warn(f"No saved credentials in {auth.path}")
+            return
+        provider = args or await self._choose_provider("Remove the credentials of which provider?", stored)
+        if provider is None:
+            return
+        if provider not in stored:
+            self._warn(f"No saved credentials for {provider}")
+            return
+        await asyncio.to_thread(auth.remove, provider)
+        self._info(f"Removed the credentials of {provider} from {auth.path}")
+
+    async def _choose_provider(self, title: str, providers: list[str]) -> str | None:
+        if not providers:
+            self._warn("No providers known: add one in models.json")
+            return None
+        index = await self.mode.pick(title, providers, numbered=False)
+        return None if index is None else providers[index]
 
     async def cmd_resume(self, args: str) -> None:
         from pi_core.session.manager import SessionManager

@@ -28,6 +28,7 @@ async def ask(
     placeholder: str | None = None,
     choices: Sequence[str] | None = None,
     multiline: bool = False,
+    secret: bool = False,
     timeout_ms: float | None = None,
     signal: AbortSignal | None = None,
     input: Input | None = None,
@@ -56,6 +57,7 @@ async def ask(
         multiline=multiline,
         completer=WordCompleter(list(choices), sentence=True) if choices else None,
         placeholder=placeholder,
+        is_password=secret,
         erase_when_done=False,
     )
     loop = asyncio.get_running_loop()

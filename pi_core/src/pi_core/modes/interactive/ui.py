@@ -67,7 +67,9 @@ class InteractiveUI:
         *,
         signal: AbortSignal | None = None,
         timeout: float | None = None,  # noqa: ASYNC109 - the ExtensionUI protocol's parameter (ms)
+        secret: bool = False,
     ) -> str | None:
+        """One line of text; ``secret`` hides what is typed (an API key)."""
         console = self._mode.console
 
         async def run() -> str | None:
@@ -77,6 +79,7 @@ class InteractiveUI:
                 placeholder=placeholder,
                 timeout_ms=timeout,
                 signal=signal,
+                secret=secret,
                 **self._mode.terminal,
             )
 

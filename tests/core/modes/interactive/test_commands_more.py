@@ -1,0 +1,110 @@
+"""/export to JSONL, /copy, /login, /logout, /hotkeys and the Ctrl+L / Ctrl+G keys."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import stat
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pi_core.testing import LoopbackLLMServer, text_turn
+
+
+async def two_turns(repl: Any, server: LoopbackLLMServer) -> None:
+    server.add(text_turn("first answer"), text_turn("second answer"))
+    for question, answer in (("first question", "first answer"), ("second question", "second answer")):
+        await repl.submit(question)
+        await repl.wait_for(answer)
+        await repl.idle()
+
+
+async def test_export_jsonl_writes_the_branch_as_a_line(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    repl = await repl_factory()
+    await two_turns(repl, pi_llm_server)
+    target = repl.project / "out" / "branch.jsonl"
+    await repl.submit(f"/export {target}")
+    await repl.wait_for("Session exported to:")
+    header, *entries = [json.loads(line) for line in target.read_text().splitlines()]
+    session = repl.mode.host.session
+    assert header["type"] == "session" and header["id"] == session.session_id and header["version"] == 3
+    assert [e["id"] for e in entries] == [e.id for e in session.session_manager.get_branch()]
+    assert entries[0]["parentId"] is None
+    assert all(entry["parentId"] == before["id"] for before, entry in itertools.pairwise(entries))
+    assert await repl.quit() == 0
+
+
+async def test_copy_uses_a_clipboard_program(
+    repl_factory: Callable[..., Any],
+    pi_llm_server: LoopbackLLMServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    copied = tmp_path / "clipboard.txt"
+    program = bin_dir / "pbcopy"
+    program.write_text(f"#!/bin/sh\ncat > {copied}\n")
+    program.chmod(program.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    repl = await repl_factory()
+    await repl.submit("/copy")
+    await repl.wait_for("No agent messages to copy yet.")
+    await two_turns(repl, pi_llm_server)
+    await repl.submit("/copy")
+    await repl.wait_for("Copied last agent message to clipboard")
+    assert copied.read_text() == "second answer"
+    assert await repl.quit() == 0
+
+
+async def test_login_saves_a_key_and_logout_removes_it(repl_factory: Callable[..., Any]) -> None:
+    repl = await repl_factory()
+    auth = repl.agent / "auth.json"
+    await repl.submit("/login loop")
+    await repl.in_dialog()
+    repl.send("sk-typed-in\r")
+    await repl.wait_for("Saved the API key for loop")
+    assert json.loads(auth.read_text()) == {"loop": {"type": "api_key", "key": "sk-typed-in"}}
+    assert stat.S_IMODE(auth.stat().st_mode) == 0o600
+    assert "sk-typed-in" not in repl.output  # the key is not echoed anywhere
+    await repl.submit("/logout")
+    await repl.in_dialog()
+    repl.send("\r")  # the only stored provider
+    await repl.wait_for("Removed the credentials of loop")
+    assert json.loads(auth.read_text()) == {}
+    await repl.submit("/logout")
+    await repl.wait_for("No saved credentials in")
+    assert await repl.quit() == 0
+
+
+async def test_hotkeys_and_ctrl_l_model_choice(repl_factory: Callable[..., Any]) -> None:
+    repl = await repl_factory()
+    await repl.submit("/hotkeys")
+    await repl.wait_for("choose a model")
+    await repl.wait_idle_editor()
+    repl.send("\x0c")  # Ctrl+L
+    await repl.in_dialog()
+    repl.send("other\r")
+    await repl.wait_for("Model: loop/other-model")
+    assert repl.mode.host.session.model.id == "other-model"
+    assert await repl.quit() == 0
+
+
+async def test_ctrl_g_edits_the_message_in_the_external_editor(
+    repl_factory: Callable[..., Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    editor = tmp_path / "fake-editor"
+    editor.write_text('#!/bin/sh\nprintf "written in the editor" > "$1"\n')
+    editor.chmod(editor.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("VISUAL", str(editor))
+    repl = await repl_factory()
+    await repl.wait_idle_editor()
+    repl.send("draft\x07")  # Ctrl+G
+    await repl.until(lambda: repl.mode.get_editor_text() == "written in the editor")
+    repl.send("\x15")
+    assert await repl.quit() == 0
