@@ -177,7 +177,9 @@ class ExtensionContext(Protocol):
 
     def set_active_tools(self, names: Sequence[str]) -> None: ...
 
-    def get_commands(self) -> list[Any]: ...
+    def get_commands(self) -> list[Any]:
+        """Plugin commands, prompt templates and skills (``{name, description?, source, sourceInfo}``)."""
+        ...
 
     async def set_model(self, model: Any) -> bool:
         """Switch model; ``False`` when no credentials are configured for it."""
@@ -189,6 +191,12 @@ class ExtensionContext(Protocol):
 
     def get_flag(self, name: str) -> Any:
         """Value of a flag registered through ``register_flags`` (name without ``--``), or ``None``."""
+        ...
+
+    @property
+    def events(self) -> Any:
+        """The bus the plugins of this runtime share: ``on(channel, fn)`` → unsubscribe,
+        ``emit(channel, data)``, ``clear()`` (see :mod:`pi_core.runtime.event_bus`)."""
         ...
 
 

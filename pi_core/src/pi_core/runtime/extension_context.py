@@ -222,6 +222,10 @@ class RuntimeContext:
         """Value of a ``register_flags`` flag (name without ``--``); ``None`` when nobody registered it."""
         return self._s.services.flag_values.get(name.removeprefix("--"))
 
+    @property
+    def events(self) -> Any:
+        return self._s.services.events
+
     def get_commands(self) -> list[dict[str, Any]]:
         """Plugin commands, prompt templates and skills, as RPC ``get_commands`` lists them."""
         return self._s.get_commands()

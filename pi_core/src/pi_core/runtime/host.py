@@ -24,6 +24,7 @@ from typing import Any, Literal
 from pi_core._paths import agent_dir
 from pi_core.plugins import events as hook_events
 from pi_core.runtime.auth_guidance import API_KEY_NEEDS_MODEL
+from pi_core.runtime.event_bus import EventBus
 from pi_core.runtime.options import Diagnostic, PluginParts, RuntimeOptions
 from pi_core.runtime.resources import ResourceOptions, SettingsManager, load_resources_async
 from pi_core.runtime.session import AgentSession, SessionServices
@@ -341,6 +342,7 @@ class RuntimeHost:
             tools=dict(plugins.tools),
             compaction=compaction_registry(plugins),
             flag_values=dict(plugins.flag_values),
+            events=EventBus(),
         )
         self._watch_hook_errors()
         return [*plugins.problems, *refused]

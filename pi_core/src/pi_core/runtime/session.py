@@ -39,6 +39,7 @@ from pi_core.plugins.dispatch import HookErrorRecord, Hooks
 from pi_core.plugins.registry import CommandSpec
 from pi_core.runtime import auth_guidance
 from pi_core.runtime.bash_executor import BashOutcome, execute_bash
+from pi_core.runtime.event_bus import EventBus
 from pi_core.runtime.events import (
     ExtensionErrorEvent,
     QueueUpdateEvent,
@@ -92,6 +93,8 @@ class SessionServices:
     scoped_models: list[tuple[Model, str | None]] = field(default_factory=list)
     #: Values of plugin-registered flags (name without ``--``), read through ``ctx.get_flag``.
     flag_values: dict[str, Any] = field(default_factory=dict)
+    #: ``ctx.events``: new with every plugin load, so replaced plugin instances hear nothing.
+    events: EventBus = field(default_factory=EventBus)
 
 
 class AgentSession:
