@@ -317,3 +317,19 @@ async def test_abort_cancels_a_pending_retry(harness: Harness) -> None:
     await asyncio.wait_for(run, 5)
     assert harness.events[-1] == AutoRetryEndEvent(success=False, attempt=1, final_error="Retry cancelled")
     assert session.is_idle
+
+
+async def test_block_images_setting_replaces_images_on_every_call(harness: Harness) -> None:
+    from pi_core.ai.messages import ImageContent, TextContent
+    from pi_core.session.convert import IMAGES_BLOCKED
+
+    pixel = ImageContent(data="iVBORw0KGgo=", mime_type="image/png")
+    harness.provider.responses += [text_message("seen"), text_message("not seen")]
+    session = harness.build()
+    await session.prompt("look", images=[pixel, pixel])
+    harness.settings.set("images.blockImages", True)  # takes effect on the next call, mid-session
+    await session.prompt("and now?")
+    first, second = (context.messages for context, _ in harness.provider.requests)
+    assert [b.type for b in first[0].content] == ["text", "image", "image"]
+    assert second[0].content == [TextContent(text="look"), TextContent(text=IMAGES_BLOCKED)]  # one notice
+    assert [b.type for b in session.messages[0].content] == ["text", "image", "image"]  # kept in the session

@@ -115,6 +115,13 @@ def plugin_parts(setup: PluginSetup, *, reloadable: bool = True) -> PluginParts:
             for name, registered in registrations.compaction_strategies.items()
         },
         plugin_sources={name: _source_info(record) for name, record in setup.pm.records.items()},
+        plugin_names=[
+            name
+            for name, record in setup.pm.records.items()
+            if record.status == "active"
+            and not record.builtin
+            and record.distribution not in BUILTIN_DISTRIBUTIONS
+        ],
         flag_values=dict(setup.flag_values),
         shortcuts=dict(registrations.shortcuts),
         message_renderers={kind: r.item for kind, r in registrations.message_renderers.items()},
@@ -342,7 +349,9 @@ async def _run_mode(
     if app_mode == "interactive":
         from pi_core.modes import interactive
 
-        task = asyncio.ensure_future(interactive.run_interactive(host, initial, images, options.messages[1:]))
+        task = asyncio.ensure_future(
+            interactive.run_interactive(host, initial, images, options.messages[1:], verbose=options.verbose)
+        )
     elif app_mode == "rpc":
         from pi_core.modes.rpc.mode import RpcMode
 

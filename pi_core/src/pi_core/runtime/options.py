@@ -68,6 +68,8 @@ class PluginParts:
     compaction_strategies: dict[str, tuple[str, Any]] = field(default_factory=dict)
     #: Plugin name → pi's ``sourceInfo`` (``{path, source, scope, origin}``) for ``get_commands``.
     plugin_sources: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: The plugins the user added (not pi's built-ins) that are running, in load order.
+    plugin_names: list[str] = field(default_factory=list)
     #: Values of the plugin-registered flags (name without ``--``), for ``ctx.get_flag``.
     flag_values: dict[str, Any] = field(default_factory=dict)
     #: ``register_shortcuts`` (key → spec) and ``register_message_renderers`` (custom type → render).

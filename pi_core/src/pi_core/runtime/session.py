@@ -59,7 +59,7 @@ from pi_core.runtime.retry import AutoRetry, RetrySettings, is_retryable_error
 from pi_core.runtime.session_compaction import SessionCompaction
 from pi_core.runtime.stats import ContextUsage, SessionStats, compute_stats
 from pi_core.runtime.ui import HeadlessUI
-from pi_core.session.convert import convert_to_llm
+from pi_core.session.convert import block_images, convert_to_llm
 
 logger = logging.getLogger("pi.runtime")
 
@@ -141,7 +141,7 @@ class AgentSession:
         bridge = self._bridge
         config = AgentLoopConfig(
             model=model or _UNKNOWN_MODEL,
-            convert_to_llm=convert_to_llm,
+            convert_to_llm=self._convert_to_llm,
             session_id=session_manager.get_session_id(),
             get_api_key=self._api_key_for,
             stream_fn=self._stream,
@@ -460,6 +460,11 @@ class AgentSession:
             if registry.is_using_oauth(model):
                 raise RuntimeError(auth_guidance.oauth_failed_message(model.provider))
             raise RuntimeError(auth_guidance.no_api_key_message(model.provider))
+
+    def _convert_to_llm(self, messages: Sequence[AgentMessage]) -> list[Any]:
+        """pi's ``convertToLlm``, then ``images.blockImages`` (read on every call: it may change)."""
+        converted = convert_to_llm(messages)
+        return block_images(converted) if self.settings.settings.images.block_images else converted
 
     async def _api_key_for(self, provider: str) -> str | None:
         """The key for the next request; its extra headers (models.json ``headers``/``authHeader``)

@@ -73,3 +73,32 @@ def convert_to_llm(messages: Iterable[AgentMessage]) -> list[LlmMessage]:
             out.append(_user_text(text, message.timestamp))
         # Any other role is not for the model; pi drops it the same way.
     return out
+
+
+IMAGES_BLOCKED = "Image reading is disabled."
+
+
+def block_images(messages: list[LlmMessage]) -> list[LlmMessage]:
+    """Setting ``images.blockImages``: every image of a user or tool result becomes pi's notice.
+
+    Runs of notices collapse into one, so ten screenshots cost the model one line.
+    """
+    out: list[LlmMessage] = []
+    for message in messages:
+        content = message.content if isinstance(message, (UserMessage, ToolResultMessage)) else None
+        if not isinstance(content, list) or not any(block.type == "image" for block in content):
+            out.append(message)
+            continue
+        blocks: list[UserContentBlock] = []
+        for block in content:
+            replaced = TextContent(text=IMAGES_BLOCKED) if block.type == "image" else block
+            previous = blocks[-1] if blocks else None
+            if _is_notice(replaced) and previous is not None and _is_notice(previous):
+                continue
+            blocks.append(replaced)
+        out.append(message.model_copy(update={"content": blocks}))
+    return out
+
+
+def _is_notice(block: UserContentBlock) -> bool:
+    return isinstance(block, TextContent) and block.text == IMAGES_BLOCKED

@@ -108,3 +108,41 @@ async def test_ctrl_g_edits_the_message_in_the_external_editor(
     await repl.until(lambda: repl.mode.get_editor_text() == "written in the editor")
     repl.send("\x15")
     assert await repl.quit() == 0
+
+
+async def test_thinking_hidden_by_setting_and_ctrl_t_toggles(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    from pi_core.testing import Text, Thinking, Turn
+
+    (Path.cwd() / ".pi").mkdir()
+    (Path.cwd() / ".pi" / "settings.json").write_text(json.dumps({"hideThinkingBlock": True}))
+    pi_llm_server.add(
+        Turn(blocks=[Thinking("secret pondering"), Text("visible answer")]),
+        Turn(blocks=[Thinking("open pondering"), Text("second answer")]),
+    )
+    repl = await repl_factory()
+    await repl.submit("think")
+    await repl.wait_for("visible answer")
+    assert "secret pondering" not in repl.output and "thinking (hidden; Ctrl+T shows it)" in repl.output
+    await repl.idle()
+    await repl.wait_idle_editor()
+    repl.send("\x14")  # Ctrl+T
+    await repl.wait_for("Thinking blocks shown")
+    await repl.submit("again")
+    await repl.wait_for("second answer")
+    assert "open pondering" in repl.output
+    assert await repl.quit() == 0
+
+
+async def test_start_up_header_lists_what_was_loaded_unless_quiet(repl_factory: Callable[..., Any]) -> None:
+    (Path.cwd() / "AGENTS.md").write_text("Be brief.")
+    repl = await repl_factory()
+    await repl.wait_for("Context: AGENTS.md")
+    assert await repl.quit() == 0
+    (Path.cwd() / ".pi").mkdir()
+    (Path.cwd() / ".pi" / "settings.json").write_text(json.dumps({"quietStartup": True}))
+    quiet = await repl_factory()
+    await quiet.wait_idle_editor()
+    assert "/help for commands" not in quiet.output and "Context:" not in quiet.output
+    assert await quiet.quit() == 0

@@ -138,6 +138,26 @@ async def test_completion_of_commands_models_and_plugin_arguments(
     assert await repl.quit() == 0
 
 
+async def test_skill_commands_complete_unless_the_setting_hides_them(
+    repl_factory: Callable[..., Any],
+) -> None:
+    repl = await repl_factory()
+    skill = repl.agent / "skills" / "deploy"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: deploy\ndescription: Ship it\n---\nRun make deploy.")
+    await repl.submit("/reload")
+    await repl.wait_for("Reloaded settings")
+    completer = SlashCompleter(repl.mode)
+
+    def complete(text: str) -> list[str]:
+        return [c.text for c in completer.get_completions(Document(text), CompleteEvent())]
+
+    assert complete("/skill:d") == ["skill:deploy"]
+    repl.mode.host.session.settings.set("enableSkillCommands", False)
+    assert complete("/skill:d") == []
+    assert await repl.quit() == 0
+
+
 async def _answer_trust(tmp_path: Path, answer: str) -> tuple[Any, str]:
     agent, project = tmp_path / "agent", tmp_path / "project"
     (project / ".pi" / "extensions").mkdir(parents=True)

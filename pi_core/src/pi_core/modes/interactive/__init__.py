@@ -17,6 +17,8 @@ async def run_interactive(
     initial_message: str | None,
     images: Sequence[Any] | None = None,
     messages: Sequence[str] = (),
+    *,
+    verbose: bool = False,
 ) -> int:
     """Run the REPL on the host's session until the user quits; returns the exit status.
 
@@ -24,5 +26,5 @@ async def run_interactive(
     """
     from pi_core.modes.interactive.app import InteractiveMode
 
-    mode = InteractiveMode(host)
+    mode = InteractiveMode(host, verbose=verbose)
     return await mode.run(initial_message, list(images or []), list(messages))

@@ -59,8 +59,11 @@ class InteractiveMode:
         input: Input | None = None,
         output: Output | None = None,
         history_file: Path | None = None,
+        verbose: bool = False,
     ) -> None:
         self.host = host
+        #: ``--verbose``: the start-up header even with the ``quietStartup`` setting.
+        self.verbose = verbose
         self._own_terminal = console is None
         self.console = console or Console(highlight=False)
         self.terminal: dict[str, Any] = {"input": input, "output": output}
@@ -155,6 +158,7 @@ class InteractiveMode:
 
     async def _run(self, initial: str | None, images: list[Any], messages: list[str]) -> int:
         self.host.on_session_replaced(self.bind)
+        self.renderer.hide_thinking = self.host.session.settings.settings.hide_thinking_block
         self._print_header()
         if self.host.session.messages:
             self.renderer.replay(self.host.session.messages)  # --continue / --session
@@ -500,6 +504,12 @@ class InteractiveMode:
         def _cycle_model(event: KeyPressEvent) -> None:
             self._spawn(self._cycle_model())
 
+        @bindings.add("c-t")
+        def _toggle_thinking(event: KeyPressEvent) -> None:
+            self.renderer.hide_thinking = not self.renderer.hide_thinking
+            state = "hidden" if self.renderer.hide_thinking else "shown"
+            self.console.print(Text(f"Thinking blocks {state}", style="dim"))
+
         @bindings.add("c-l")
         def _choose_model(event: KeyPressEvent) -> None:
             self._spawn(self.commands.cmd_model(""))
@@ -552,13 +562,31 @@ class InteractiveMode:
     # --- header and footer -------------------------------------------------------------------------
 
     def _print_header(self) -> None:
+        """Model, directory, keys and what was loaded — unless the ``quietStartup`` setting (and
+        no ``--verbose``) asks for silence."""
         session = self.host.session
+        if session.settings.settings.quiet_startup and not self.verbose:
+            return
         model = session.model
         where = f"{model.provider}/{model.id}" if model else "no model"
         self.console.print(
             Text(f"pi · {where} · {session.cwd}\n", style="bold")
             + Text("/help for commands · Esc aborts · Ctrl+D quits", style="dim")
         )
+        loaded = self._loaded_summary()
+        if loaded:
+            self.console.print(Text(loaded, style="dim"), soft_wrap=True)
+
+    def _loaded_summary(self) -> str:
+        resources = self.host.session.resources
+        cwd = self.host.session.cwd
+        parts = [
+            ("Context", [_short_path(f.path, cwd) for f in resources.context_files]),
+            ("Skills", [s.name for s in resources.skills]),
+            ("Templates", [f"/{t.name}" for t in resources.prompt_templates]),
+            ("Plugins", list(self.host.plugins.plugin_names)),
+        ]
+        return " · ".join(f"{label}: {', '.join(names)}" for label, names in parts if names)
 
     def footer_text(self) -> str:
         session = self.host.session
@@ -583,6 +611,15 @@ class InteractiveMode:
 
     def _print_footer(self) -> None:
         self.console.print(Text(self.footer_text(), style="dim"))
+
+
+def _short_path(path: str, cwd: str) -> str:
+    """``path`` relative to ``cwd`` when inside it, with ``~`` for the home directory otherwise."""
+    here = Path(path)
+    if here.is_relative_to(cwd):
+        return str(here.relative_to(cwd))
+    home = Path.home()
+    return "~/" + str(here.relative_to(home)) if here.is_relative_to(home) else path
 
 
 def _exit_app(app: Any, result: str) -> None:

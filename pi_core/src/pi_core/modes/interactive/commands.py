@@ -74,6 +74,7 @@ KEYS = (
     ("Alt+Up", "queued messages back into the editor (the run goes on)"),
     ("Ctrl+P / Shift+Tab", "next model / next thinking level"),
     ("Ctrl+L", "choose a model"),
+    ("Ctrl+T", "hide or show thinking blocks"),
     ("Ctrl+G", "edit the message in $VISUAL / $EDITOR"),
     ("Ctrl+Z", "suspend pi (fg brings it back)"),
     ("Up / Down, Ctrl+R", "history; search the history"),

@@ -42,8 +42,14 @@ class SlashCompleter(Completer):
         yield from self._plugin_completions(name, args)
 
     def _commands(self) -> list[tuple[str, str]]:
+        session = self.mode.host.session
+        skills = session.settings.settings.enable_skill_commands  # pi: only hides them from completion
         found = [(b.name, b.description) for b in BUILTINS]
-        found.extend((c["name"], c.get("description", "")) for c in self.mode.host.session.get_commands())
+        found.extend(
+            (c["name"], c.get("description", ""))
+            for c in session.get_commands()
+            if skills or c.get("source") != "skill"
+        )
         return found
 
     def _model_completions(self, prefix: str) -> Iterable[Completion]:

@@ -16,6 +16,8 @@ from rich.text import Text
 
 from pi_core.modes.interactive.blocks import BlockBuffer
 
+HIDDEN_THINKING = Text("▸ thinking (hidden; Ctrl+T shows it)", style="dim italic")
+
 #: How many trailing lines of a running tool's output the live view shows.
 LIVE_LINES = 5
 
@@ -38,6 +40,8 @@ class EventRenderer:
         self.console = console
         self._tools = tools
         self._tool_context = tool_context
+        #: ``hideThinkingBlock`` (toggled with Ctrl+T): thinking shows as one dim line instead.
+        self.hide_thinking = False
         self._text = BlockBuffer()
         self._thinking = BlockBuffer()
         self._args: dict[str, Any] = {}
@@ -68,7 +72,9 @@ class EventRenderer:
 
     def pending_text(self) -> str:
         """The block being streamed that is not printed yet (shown live under the editor)."""
-        return self._text.pending or self._thinking.pending
+        if self._text.pending or self.hide_thinking:
+            return self._text.pending
+        return self._thinking.pending
 
     def _flush_text(self, *, final: bool) -> None:
         block = self._text.take_rest() if final else self._text.take_complete()
@@ -76,6 +82,10 @@ class EventRenderer:
             self.console.print(Markdown(block))
 
     def _flush_thinking(self, *, final: bool) -> None:
+        if self.hide_thinking:
+            if final and self._thinking.take_rest():
+                self.console.print(HIDDEN_THINKING)
+            return
         block = self._thinking.take_rest() if final else self._thinking.take_complete()
         if block:
             self.console.print(Text(block, style="dim italic"))
@@ -123,7 +133,12 @@ class EventRenderer:
             elif role == "assistant":
                 for block in message.content:
                     if block.type == "thinking" and block.thinking.strip():
-                        self.console.print(Text(block.thinking.strip(), style="dim italic"))
+                        shown = (
+                            HIDDEN_THINKING
+                            if self.hide_thinking
+                            else Text(block.thinking.strip(), style="dim italic")
+                        )
+                        self.console.print(shown)
                     elif block.type == "text" and block.text.strip():
                         self.console.print(Markdown(block.text))
                     elif block.type == "toolCall":
