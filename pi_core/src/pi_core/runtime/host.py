@@ -378,6 +378,34 @@ class RuntimeHost:
         await self._replace(manager, "resume")
         return False
 
+    async def import_session(self, path: str) -> bool:
+        """``/import``: copy a session file into this project's session directory and switch to it.
+
+        Raises ``FileNotFoundError`` for a missing file; returns whether a plugin cancelled
+        (``session_before_switch`` with reason ``resume``).
+        """
+        import shutil
+
+        from pi_core.session.manager import SessionManager
+
+        source = await asyncio.to_thread(_existing_file, path)
+        directory = self.session.session_manager.get_session_dir()
+        if directory is None:
+            raise RuntimeError("This session is not saved (--no-session); there is nowhere to import to")
+        destination = Path(directory) / source.name
+        if await self._before_switch("resume", str(destination)):
+            return True
+
+        def copy() -> None:
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            if destination.absolute() != source:
+                shutil.copyfile(source, destination)
+
+        await asyncio.to_thread(copy)
+        manager = await asyncio.to_thread(SessionManager.open, destination, directory)
+        await self._replace(manager, "resume")
+        return False
+
     async def fork(self, entry_id: str, *, position: str = "before") -> tuple[bool, str]:
         """Copy the path up to ``entry_id`` into a new session (``before``: up to its parent).
 
@@ -434,6 +462,13 @@ class RuntimeHost:
 
     async def dispose(self) -> None:
         await self.session.dispose("quit")
+
+
+def _existing_file(path: str) -> Path:
+    source = Path(path).expanduser().absolute()
+    if not source.is_file():
+        raise FileNotFoundError(f"Session file not found: {source}")
+    return source
 
 
 def default_agent_dir() -> str:

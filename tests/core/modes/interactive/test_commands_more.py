@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import os
@@ -146,3 +147,69 @@ async def test_start_up_header_lists_what_was_loaded_unless_quiet(repl_factory: 
     await quiet.wait_idle_editor()
     assert "/help for commands" not in quiet.output and "Context:" not in quiet.output
     assert await quiet.quit() == 0
+
+
+DOWN = "\x1b[B"
+
+
+async def test_settings_menu_flips_switches_and_chooses_values(repl_factory: Callable[..., Any]) -> None:
+    repl = await repl_factory()
+    await repl.submit("/settings")
+    await repl.in_dialog()
+    # Each pick is echoed once its list is gone; keys sent after that reach the next list.
+    repl.send("auto-compact\r")  # filter to the row; Enter flips it
+    await repl.wait_for("Settings Auto-compact: on")
+    repl.send("steering\r")  # a row with values opens their list
+    await repl.wait_for("Settings Steering mode: one-at-a-time")
+    repl.send("all\r")
+    await repl.wait_for("Steering mode all")
+    repl.send("\x1b")  # Esc leaves the menu
+    await repl.wait_for("Settings cancelled")
+    await repl.until(lambda: repl.mode._dialogs == 0)
+    saved = json.loads((repl.agent / "settings.json").read_text())
+    assert saved["compaction"]["enabled"] is False and saved["steeringMode"] == "all"
+    session = repl.mode.host.session
+    assert session.auto_compaction_enabled is False and session.steering_mode == "all"
+    assert await repl.quit() == 0
+
+
+async def test_import_replaces_the_session_with_a_copy(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer, tmp_path: Path
+) -> None:
+    repl = await repl_factory()
+    await two_turns(repl, pi_llm_server)
+    exported = tmp_path / "elsewhere" / "saved.jsonl"
+    await repl.submit(f"/export {exported}")
+    await repl.wait_for("Session exported to:")
+    await repl.submit("/new")
+    await repl.wait_for("New session started")
+    await repl.submit(f"/import {exported}")
+    await repl.in_dialog()
+    repl.send("y\r")
+    await repl.wait_for("Session imported from:")
+    session = repl.mode.host.session
+    assert [m.role for m in session.messages] == ["user", "assistant", "user", "assistant"]
+    assert session.session_file == str(repl.sessions / "saved.jsonl") or session.session_file.endswith(
+        "saved.jsonl"
+    )
+    assert Path(session.session_file) != exported and exported.exists()
+    await repl.submit("/import /no/such/file.jsonl")
+    await repl.in_dialog()
+    repl.send("y\r")
+    await repl.wait_for("Session file not found: /no/such/file.jsonl")
+    assert await repl.quit() == 0
+
+
+async def test_double_escape_opens_the_tree(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    repl = await repl_factory()
+    await two_turns(repl, pi_llm_server)
+    await repl.wait_idle_editor()
+    repl.send("\x1b")
+    await asyncio.sleep(0.15)  # past the escape-sequence timeout, well within the double press
+    repl.send("\x1b")
+    await repl.in_dialog()
+    repl.send("\x1b")  # leave the tree picker
+    await repl.wait_for("Go to which entry? cancelled")
+    assert await repl.quit() == 0

@@ -85,6 +85,7 @@ class InteractiveMode:
         self._held: list[str] = []
         self._quit = False
         self._last_ctrl_c = 0.0
+        self._last_escape = 0.0
         self._follow_up = False
         self._editor: PromptSession[str] | None = None
         self._editor_free = asyncio.Event()
@@ -342,6 +343,11 @@ class InteractiveMode:
         suffix = f" (thinking {level})" if model.reasoning else ""
         self.console.print(Text(f"Model: {model.provider}/{model.id}{suffix}", style="cyan"))
 
+    async def _run_builtin(self, text: str) -> None:
+        """A built-in command from a key (double Esc): echoed and run as if typed."""
+        self._echo(text)
+        await self.commands.handle(text)
+
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Run ``work`` from a key handler, reporting its errors; kept referenced until done."""
         task = asyncio.create_task(self._report(work))
@@ -495,6 +501,18 @@ class InteractiveMode:
         @bindings.add("escape", filter=busy)
         def _escape(event: KeyPressEvent) -> None:
             self._abort_soon()
+
+        @bindings.add("escape", filter=~busy, eager=True)
+        def _double_escape(event: KeyPressEvent) -> None:
+            # pi's doubleEscapeAction: Esc twice on an empty editor opens /tree (or /fork). Eager:
+            # waiting to see whether Esc starts Alt+Enter would stretch the gap past the double
+            # press; when idle, Alt+Enter sends anyway (Esc, then Enter).
+            now = time.monotonic()
+            twice, self._last_escape = now - self._last_escape < DOUBLE_PRESS_SECONDS, now
+            action = self.host.session.settings.settings.double_escape_action
+            if twice and not event.current_buffer.text and action != "none":
+                self._last_escape = 0.0
+                self._spawn(self._run_builtin(f"/{action}"))
 
         @bindings.add("escape", "up")
         def _dequeue(event: KeyPressEvent) -> None:

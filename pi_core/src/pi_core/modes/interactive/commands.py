@@ -36,6 +36,7 @@ class Builtin:
 
 BUILTINS = (
     Builtin("help", "/help", "list commands and keys"),
+    Builtin("settings", "/settings", "change settings: thinking, queue modes, compaction, display"),
     Builtin("model", "/model [pattern]", "switch model (exact or fuzzy match; a list to choose from)"),
     Builtin(
         "thinking", "/thinking [level]", "show or set the thinking level (" + ", ".join(THINKING_LEVELS) + ")"
@@ -47,6 +48,9 @@ BUILTINS = (
     Builtin("name", "/name [name]", "show or set the session name"),
     Builtin("session", "/session", "session file, id, message counts, tokens and cost"),
     Builtin("export", "/export [file]", "export the session as HTML (a .jsonl file: the current branch)"),
+    Builtin(
+        "import", "/import <file.jsonl>", "replace the session with a copy of a session file", needs_idle=True
+    ),
     Builtin("copy", "/copy", "copy the last answer to the clipboard"),
     Builtin("resume", "/resume", "switch to another session of this project", needs_idle=True),
     Builtin(
@@ -131,6 +135,11 @@ class BuiltinCommands:
         for key, what in KEYS:
             table.add_row(Text(key), Text(what))
         self.mode.console.print(table)
+
+    async def cmd_settings(self, args: str) -> None:
+        from pi_core.modes.interactive.settings_menu import run_settings_menu
+
+        await run_settings_menu(self.mode)
 
     async def cmd_model(self, args: str) -> None:
         models: list[Model] = await self._session.get_available_models()
@@ -217,6 +226,20 @@ class BuiltinCommands:
         else:
             path = await self._session.export_to_html(target)
         self._info(f"Session exported to: {path}")
+
+    async def cmd_import(self, args: str) -> None:
+        if not args:
+            self._warn("Usage: /import <path.jsonl>")
+            return
+        path = os.path.expanduser(args)  # noqa: ASYNC240 - no I/O
+        if not await self.mode.ui.confirm("Import session", f"Replace current session with {path}?"):
+            self._info("Import cancelled")
+            return
+        if await self.mode.host.import_session(path):
+            self._info("Import cancelled")
+            return
+        self.mode.renderer.replay(self._session.messages)
+        self._info(f"Session imported from: {path}")
 
     async def cmd_copy(self, args: str) -> None:
         from pi_core.modes.interactive.clipboard import copy_to_clipboard
