@@ -213,3 +213,20 @@ async def test_double_escape_opens_the_tree(
     repl.send("\x1b")  # leave the tree picker
     await repl.wait_for("Go to which entry? cancelled")
     assert await repl.quit() == 0
+
+
+async def test_scoped_models_choose_what_ctrl_p_cycles(repl_factory: Callable[..., Any]) -> None:
+    repl = await repl_factory()
+    await repl.submit("/scoped-models")
+    await repl.in_dialog()
+    repl.send("other\r")  # check loop/other-model
+    await repl.wait_for("[ ] loop/other-model")  # the echo shows the row as it was
+    repl.send("fake\r")  # check loop/fake-model
+    await repl.wait_for("[ ] loop/fake-model")
+    repl.send("save\r")
+    await repl.wait_for("Ctrl+P cycles through: loop/fake-model, loop/other-model")
+    saved = json.loads((repl.agent / "settings.json").read_text())
+    assert saved["enabledModels"] == ["loop/fake-model", "loop/other-model"]
+    session = repl.mode.host.session
+    assert [m.id for m, _ in session.services.scoped_models] == ["fake-model", "other-model"]
+    assert await repl.quit() == 0

@@ -38,6 +38,7 @@ BUILTINS = (
     Builtin("help", "/help", "list commands and keys"),
     Builtin("settings", "/settings", "change settings: thinking, queue modes, compaction, display"),
     Builtin("model", "/model [pattern]", "switch model (exact or fuzzy match; a list to choose from)"),
+    Builtin("scoped-models", "/scoped-models", "choose the models Ctrl+P cycles through"),
     Builtin(
         "thinking", "/thinking [level]", "show or set the thinking level (" + ", ".join(THINKING_LEVELS) + ")"
     ),
@@ -108,7 +109,7 @@ class BuiltinCommands:
         if builtin.needs_idle and self.mode.busy:
             self._warn(f"/{name} waits until the agent is done (Esc aborts the run)")
             return True
-        handler: Callable[[str], Awaitable[None]] = getattr(self, f"cmd_{name}")
+        handler: Callable[[str], Awaitable[None]] = getattr(self, f"cmd_{name.replace('-', '_')}")
         try:
             await handler(args.strip())
         except Exception as error:  # a failing command is reported; the REPL goes on
@@ -162,6 +163,36 @@ class BuiltinCommands:
                 chosen = matches[labels.index(picked)]
         await self._session.set_model(chosen)
         self._info(f"Model: {chosen.provider}/{chosen.id}")
+
+    async def cmd_scoped_models(self, args: str) -> None:
+        session = self._session
+        available: list[Model] = await session.get_available_models()
+        if not available:
+            self._warn("No models available: set an API key (see /login) or add models.json")
+            return
+        levels = {(m.provider, m.id): level for m, level in session.services.scoped_models}
+        chosen = set(levels)
+        actions = ("Use the checked models in this session", "Use them and save them to settings")
+        title = "Models for Ctrl+P (Enter checks; none checked: all)"
+        row = 0
+        while True:
+            rows = [
+                f"[{'x' if (m.provider, m.id) in chosen else ' '}] {m.provider}/{m.id}" for m in available
+            ]
+            picked = await self.mode.pick(title, [*rows, *actions], initial=row, numbered=False)
+            if picked is None:
+                self._info("Scoped models unchanged")
+                return
+            if picked >= len(available):
+                break
+            chosen.symmetric_difference_update({(available[picked].provider, available[picked].id)})
+            row = picked
+        models = [m for m in available if (m.provider, m.id) in chosen]
+        session.services.scoped_models = [(m, levels.get((m.provider, m.id))) for m in models]
+        names = [f"{m.provider}/{m.id}" for m in models]
+        if picked == len(available) + 1:
+            session.settings.set("enabledModels", names or None)
+        self._info(f"Ctrl+P cycles through: {', '.join(names) if names else 'all available models'}")
 
     async def cmd_thinking(self, args: str) -> None:
         if not args:
