@@ -426,9 +426,9 @@ class RuntimeHost:
         text = ""
         message = getattr(entry, "message", None)
         if message is not None and message.role == "user":
-            from pi_core.runtime.session import _user_text
+            from pi_core.runtime.session_views import user_text
 
-            text = _user_text(message)
+            text = user_text(message)
         leaf = entry_id if position == "at" else entry.parent_id
         manager = session.session_manager
         from pi_core.session.manager import SessionManager

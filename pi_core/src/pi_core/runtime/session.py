@@ -22,11 +22,10 @@ from pi_core.agent.agent import UNKNOWN_MODEL as _UNKNOWN_MODEL
 from pi_core.agent.agent import Agent, AgentState, QueueMode
 from pi_core.agent.loop import AgentLoopConfig
 from pi_core.agent.tools import AgentTool
-from pi_core.ai.abort import AbortController, AbortSignal
+from pi_core.ai.abort import AbortSignal
 from pi_core.ai.messages import (
     AgentMessage,
     AssistantMessage,
-    BashExecutionMessage,
     CustomMessage,
     ImageContent,
     TextContent,
@@ -38,7 +37,8 @@ from pi_core.plugins import events as hook_events
 from pi_core.plugins.dispatch import HookErrorRecord, Hooks
 from pi_core.plugins.registry import CommandSpec
 from pi_core.runtime import auth_guidance
-from pi_core.runtime.bash_executor import BashOutcome, execute_bash
+from pi_core.runtime import session_views as views
+from pi_core.runtime.bash_executor import BashOutcome
 from pi_core.runtime.event_bus import EventBus
 from pi_core.runtime.events import (
     ExtensionErrorEvent,
@@ -59,6 +59,7 @@ from pi_core.runtime.retry import AutoRetry, RetrySettings, is_retryable_error
 from pi_core.runtime.session_compaction import SessionCompaction
 from pi_core.runtime.stats import ContextUsage, SessionStats, compute_stats
 from pi_core.runtime.ui import HeadlessUI
+from pi_core.runtime.user_bash import UserBash
 from pi_core.session.convert import block_images, convert_to_llm
 
 logger = logging.getLogger("pi.runtime")
@@ -121,8 +122,7 @@ class AgentSession:
         self._steering_texts: list[str] = []
         self._follow_up_texts: list[str] = []
         self._next_turn: list[CustomMessage] = []
-        self._pending_bash: list[BashExecutionMessage] = []
-        self._bash_abort: AbortController | None = None
+        self._bash = UserBash(self)
         self._driving = False
         self._idle = asyncio.Event()
         self._idle.set()
@@ -177,8 +177,8 @@ class AgentSession:
         turn and ``!command`` results that finished during the last run are.
         """
         self._next_turn = [*previous._next_turn, *self._next_turn]
-        self._pending_bash = [*previous._pending_bash, *self._pending_bash]
-        previous._next_turn, previous._pending_bash = [], []
+        self._bash.pending = [*previous._bash.pending, *self._bash.pending]
+        previous._next_turn, previous._bash.pending = [], []
 
     async def bind_mode(self, *, ui: Any = None, on_error: ErrorReporter | None = None) -> None:
         """Attach a mode: the UI plugins get (``None`` = headless) and where plugin errors go."""
@@ -352,7 +352,7 @@ class AgentSession:
             return
         self._claim()  # now: a second prompt must queue, not race (spec §4.2)
         try:
-            self._flush_pending_bash()
+            self._bash.flush()
             self._validate_model()
             last = self._find_last_assistant()
             if last is not None:
@@ -554,7 +554,7 @@ class AgentSession:
                 return
 
     def _dequeue_display(self, message: UserMessage) -> None:
-        text = _user_text(message)
+        text = views.user_text(message)
         for texts in (self._steering_texts, self._follow_up_texts):
             if text in texts:
                 texts.remove(text)
@@ -708,38 +708,15 @@ class AgentSession:
 
     async def execute_bash(self, command: str, *, exclude_from_context: bool = False) -> BashOutcome:
         """Run a user command; its result joins the transcript now (idle) or before the next prompt."""
-        settings = self.settings.settings
-        prefix = settings.shell_command_prefix
-        resolved = f"{prefix}\n{command}" if prefix else command
-        controller = self._bash_abort = AbortController()
-        try:
-            outcome = await execute_bash(
-                resolved, self.cwd, shell_path=settings.shell_path, signal_=controller.signal
-            )
-        finally:
-            self._bash_abort = None
-        self.record_bash_result(command, outcome, exclude_from_context=exclude_from_context)
-        return outcome
+        return await self._bash.execute(command, exclude_from_context=exclude_from_context)
 
     def record_bash_result(
         self, command: str, outcome: BashOutcome, *, exclude_from_context: bool = False
     ) -> None:
-        message = outcome.to_message(command, exclude_from_context=exclude_from_context)
-        if self.is_streaming:
-            self._pending_bash.append(message)
-            return
-        self.agent.state.messages.append(message)
-        self.session_manager.append_message(message)
-
-    def _flush_pending_bash(self) -> None:
-        pending, self._pending_bash = self._pending_bash, []
-        for message in pending:
-            self.agent.state.messages.append(message)
-            self.session_manager.append_message(message)
+        self._bash.record(command, outcome, exclude_from_context=exclude_from_context)
 
     def abort_bash(self) -> None:
-        if self._bash_abort is not None:
-            self._bash_abort.abort()
+        self._bash.abort()
 
     # --- plugin actions -------------------------------------------------------------------------
 
@@ -807,103 +784,23 @@ class AgentSession:
         )
 
     def get_last_assistant_text(self) -> str | None:
-        for message in reversed(self.messages):
-            if not isinstance(message, AssistantMessage):
-                continue
-            if message.stop_reason == "aborted" and not message.content:
-                continue
-            text = "".join(b.text for b in message.content if isinstance(b, TextContent)).strip()
-            return text or None
-        return None
+        return views.last_assistant_text(self.messages)
 
     def get_user_messages_for_forking(self) -> list[tuple[str, str]]:
         """(entry id, text) of every user message on the current branch that has text."""
-        found: list[tuple[str, str]] = []
-        for entry in self.session_manager.get_branch():
-            message = getattr(entry, "message", None) if entry.type == "message" else None
-            if isinstance(message, UserMessage):
-                text = _user_text(message)
-                if text:
-                    found.append((entry.id, text))
-        return found
+        return views.user_messages_for_forking(self.session_manager.get_branch())
 
     def get_commands(self) -> list[dict[str, Any]]:
         """Extension commands, prompt templates and skills, as RPC ``get_commands`` lists them."""
-        out: list[dict[str, Any]] = []
-        for command in self.services.commands:
-            item: dict[str, Any] = {"name": command.invocation_name}
-            if command.description:
-                item["description"] = command.description
-            info = self.services.plugin_sources.get(command.plugin) or {
-                "path": command.plugin, "source": "local", "scope": "temporary", "origin": "top-level",
-            }  # fmt: skip
-            item.update(source="extension", sourceInfo=info)
-            out.append(item)
-        for template in self.resources.prompt_templates:
-            out.append(_resource_command(template.name, template, "prompt"))
-        for skill in self.resources.skills:
-            out.append(_resource_command(f"skill:{skill.name}", skill, "skill"))
-        return out
+        return views.command_list(self.services.commands, self.services.plugin_sources, self.resources)
 
     async def export_to_html(self, output_path: str | None = None) -> Path:
-        from pi_core.runtime.export_html import default_export_path, render_session_html
-
-        file = self.session_file
-        if file is None:
-            raise RuntimeError("Cannot export in-memory session to HTML")
-        if not await asyncio.to_thread(Path(file).exists):
-            raise RuntimeError("Nothing to export yet - start a conversation first")
-        entries = [
-            e.to_json_dict() if hasattr(e, "to_json_dict") else e for e in self.session_manager.get_entries()
-        ]
-        header = self.session_manager.get_header()
-        header_dict = header.to_json_dict() if hasattr(header, "to_json_dict") else header
         tools = [{"name": t.name, "description": t.description} for t in self.agent.state.tools]
-        page = render_session_html(
-            header_dict,
-            entries,
-            self.session_manager.get_leaf_id(),
-            system_prompt=self.system_prompt,
-            tools=tools,
-        )
-        target = Path(output_path) if output_path else default_export_path(file)
-        await asyncio.to_thread(target.write_text, page, encoding="utf-8")
-        return target
+        return await views.export_html(self.session_manager, self.system_prompt, tools, output_path)
 
     async def export_to_jsonl(self, output_path: str | None = None) -> Path:
-        """The current branch as a session file of its own, re-chained into a line (pi's export).
-
-        A new header (this session's id and cwd, the time of the export) and the entries from the
-        root to the leaf, each one's ``parentId`` set to the entry before it.
-        """
-        from pi_core.session.entries import CURRENT_SESSION_VERSION
-        from pi_core.session.jsonl import dumps
-        from pi_core.session.paths import iso_now
-
-        stamp = iso_now()
-        default_name = f"session-{stamp.replace(':', '-').replace('.', '-')}.jsonl"
-        header = {
-            "type": "session",
-            "version": CURRENT_SESSION_VERSION,
-            "id": self.session_manager.get_session_id(),
-            "timestamp": stamp,
-            "cwd": self.session_manager.get_cwd(),
-        }
-        lines = [dumps(header)]
-        previous: str | None = None
-        for entry in self.session_manager.get_branch():
-            data = entry.to_json_dict() if hasattr(entry, "to_json_dict") else dict(entry)
-            data["parentId"] = previous
-            lines.append(dumps(data))
-            previous = data["id"]
-
-        def write() -> Path:
-            target = Path(output_path or default_name).absolute()
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text("\n".join(lines) + "\n", encoding="utf-8")
-            return target
-
-        return await asyncio.to_thread(write)
+        """The current branch as a session file of its own, re-chained into a line (pi's export)."""
+        return await views.export_jsonl(self.session_manager, output_path)
 
     # --- lifecycle ------------------------------------------------------------------------------
 
@@ -920,7 +817,7 @@ class AgentSession:
         try:
             if not self.is_idle:
                 await self.abort()
-            self._flush_pending_bash()  # a !command that finished during the last run stays recorded
+            self._bash.flush()  # a !command that finished during the last run stays recorded
             if self.hooks is not None and self.hooks.has("session_shutdown"):
                 event = hook_events.SessionShutdownEvent(reason=reason, target_session_file=target)
                 await self.hooks.session_shutdown(event, self.extension_context())
@@ -932,31 +829,6 @@ class AgentSession:
             close = getattr(self.session_manager, "close", None)
             if close is not None:
                 close()  # releases the file descriptor; a later append reopens it
-
-
-def _user_text(message: UserMessage) -> str:
-    if isinstance(message.content, str):
-        return message.content
-    return "".join(block.text for block in message.content if isinstance(block, TextContent))
-
-
-def _resource_command(name: str, resource: Any, source: str) -> dict[str, Any]:
-    item: dict[str, Any] = {"name": name}
-    description = getattr(resource, "description", None)
-    if description:
-        item["description"] = description
-    info = getattr(resource, "source_info", None)
-    if info is None:
-        info = {
-            "path": str(getattr(resource, "file_path", "")),
-            "source": getattr(resource, "source", "auto"),
-        }
-    elif hasattr(info, "to_json_dict"):
-        info = info.to_json_dict()
-    elif not isinstance(info, dict):
-        info = dict(vars(info))
-    item.update(source=source, sourceInfo=info)
-    return item
 
 
 def _is_overflow(message: AssistantMessage, context_window: int) -> bool:

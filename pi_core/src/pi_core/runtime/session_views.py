@@ -1,0 +1,142 @@
+"""What an AgentSession shows of itself: the last answer, fork points, the command list, exports.
+
+Plain functions over the session's parts (messages, the session manager, the registered commands
+and resources), so they read without the session's run machinery around them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pi_core.ai.messages import AgentMessage, AssistantMessage, TextContent, UserMessage
+
+
+def user_text(message: UserMessage) -> str:
+    if isinstance(message.content, str):
+        return message.content
+    return "".join(block.text for block in message.content if isinstance(block, TextContent))
+
+
+def last_assistant_text(messages: Sequence[AgentMessage]) -> str | None:
+    """The text of the last answer (skipping an aborted one that said nothing), for ``/copy``."""
+    for message in reversed(messages):
+        if not isinstance(message, AssistantMessage):
+            continue
+        if message.stop_reason == "aborted" and not message.content:
+            continue
+        text = "".join(b.text for b in message.content if isinstance(b, TextContent)).strip()
+        return text or None
+    return None
+
+
+def user_messages_for_forking(branch: Sequence[Any]) -> list[tuple[str, str]]:
+    """(entry id, text) of every user message on ``branch`` that has text."""
+    found: list[tuple[str, str]] = []
+    for entry in branch:
+        message = getattr(entry, "message", None) if entry.type == "message" else None
+        if isinstance(message, UserMessage):
+            text = user_text(message)
+            if text:
+                found.append((entry.id, text))
+    return found
+
+
+def command_list(
+    commands: Sequence[Any], plugin_sources: dict[str, dict[str, str]], resources: Any
+) -> list[dict[str, Any]]:
+    """Plugin commands, prompt templates and skills, as RPC ``get_commands`` lists them."""
+    out: list[dict[str, Any]] = []
+    for command in commands:
+        item: dict[str, Any] = {"name": command.invocation_name}
+        if command.description:
+            item["description"] = command.description
+        info = plugin_sources.get(command.plugin) or {
+            "path": command.plugin, "source": "local", "scope": "temporary", "origin": "top-level",
+        }  # fmt: skip
+        item.update(source="extension", sourceInfo=info)
+        out.append(item)
+    for template in resources.prompt_templates:
+        out.append(_resource_command(template.name, template, "prompt"))
+    for skill in resources.skills:
+        out.append(_resource_command(f"skill:{skill.name}", skill, "skill"))
+    return out
+
+
+def _resource_command(name: str, resource: Any, source: str) -> dict[str, Any]:
+    item: dict[str, Any] = {"name": name}
+    description = getattr(resource, "description", None)
+    if description:
+        item["description"] = description
+    info = getattr(resource, "source_info", None)
+    if info is None:
+        info = {
+            "path": str(getattr(resource, "file_path", "")),
+            "source": getattr(resource, "source", "auto"),
+        }
+    elif hasattr(info, "to_json_dict"):
+        info = info.to_json_dict()
+    elif not isinstance(info, dict):
+        info = dict(vars(info))
+    item.update(source=source, sourceInfo=info)
+    return item
+
+
+async def export_html(
+    manager: Any, system_prompt: str, tools: list[dict[str, str]], output_path: str | None
+) -> Path:
+    """The whole session file as one HTML page (``/export``, RPC ``export_html``)."""
+    from pi_core.runtime.export_html import default_export_path, render_session_html
+
+    file = manager.get_session_file()
+    if file is None:
+        raise RuntimeError("Cannot export in-memory session to HTML")
+    if not await asyncio.to_thread(Path(file).exists):
+        raise RuntimeError("Nothing to export yet - start a conversation first")
+    entries = [e.to_json_dict() if hasattr(e, "to_json_dict") else e for e in manager.get_entries()]
+    header = manager.get_header()
+    header_dict = header.to_json_dict() if hasattr(header, "to_json_dict") else header
+    page = render_session_html(
+        header_dict, entries, manager.get_leaf_id(), system_prompt=system_prompt, tools=tools
+    )
+    target = Path(output_path) if output_path else default_export_path(file)
+    await asyncio.to_thread(target.write_text, page, encoding="utf-8")
+    return target
+
+
+async def export_jsonl(manager: Any, output_path: str | None) -> Path:
+    """The current branch as a session file of its own, re-chained into a line (pi's export).
+
+    A new header (this session's id and cwd, the time of the export) and the entries from the root
+    to the leaf, each one's ``parentId`` set to the entry before it.
+    """
+    from pi_core.session.entries import CURRENT_SESSION_VERSION
+    from pi_core.session.jsonl import dumps
+    from pi_core.session.paths import iso_now
+
+    stamp = iso_now()
+    default_name = f"session-{stamp.replace(':', '-').replace('.', '-')}.jsonl"
+    header = {
+        "type": "session",
+        "version": CURRENT_SESSION_VERSION,
+        "id": manager.get_session_id(),
+        "timestamp": stamp,
+        "cwd": manager.get_cwd(),
+    }
+    lines = [dumps(header)]
+    previous: str | None = None
+    for entry in manager.get_branch():
+        data = entry.to_json_dict() if hasattr(entry, "to_json_dict") else dict(entry)
+        data["parentId"] = previous
+        lines.append(dumps(data))
+        previous = data["id"]
+
+    def write() -> Path:
+        target = Path(output_path or default_name).absolute()
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        return target
+
+    return await asyncio.to_thread(write)
