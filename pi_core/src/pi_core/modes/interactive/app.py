@@ -10,25 +10,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import signal
-import time
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.filters import Condition
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 from prompt_toolkit.input import Input
-from prompt_toolkit.key_binding import DynamicKeyBindings, KeyBindings, KeyPressEvent
+from prompt_toolkit.key_binding import DynamicKeyBindings, KeyBindings
 from prompt_toolkit.output import Output
 from prompt_toolkit.patch_stdout import patch_stdout
 from rich.console import Console
 from rich.text import Text
 
+from pi_core.modes.interactive.bindings import build_key_bindings
 from pi_core.modes.interactive.commands import BuiltinCommands
 from pi_core.modes.interactive.completion import SlashCompleter
-from pi_core.modes.interactive.keys import to_prompt_toolkit
 from pi_core.modes.interactive.picker import PickerKeys, pick
 from pi_core.modes.interactive.render import EventRenderer
 from pi_core.modes.interactive.ui import InteractiveUI
@@ -36,15 +33,12 @@ from pi_core.runtime.events import ExtensionErrorEvent
 
 if TYPE_CHECKING:
     from pi_core.ai.abort import AbortSignal
-    from pi_core.plugins.registry import ShortcutSpec
     from pi_core.runtime.host import RuntimeHost
 
 T = TypeVar("T")
 
 #: What the editor returns when a dialog took the terminal over (the text is kept and restored).
 _PAUSED = "\x00paused"
-#: Two Ctrl+C within this many seconds at an empty editor quit, as in pi.
-DOUBLE_PRESS_SECONDS = 0.5
 HISTORY_FILE = "prompt-history"
 
 
@@ -84,9 +78,8 @@ class InteractiveMode:
         self._task: asyncio.Task[None] | None = None
         self._held: list[str] = []
         self._quit = False
-        self._last_ctrl_c = 0.0
-        self._last_escape = 0.0
-        self._follow_up = False
+        #: Set by Alt+Enter: the text being submitted is a follow-up, not a steer.
+        self.follow_up_next = False
         self._editor: PromptSession[str] | None = None
         self._editor_free = asyncio.Event()
         self._editor_free.set()
@@ -210,15 +203,15 @@ class InteractiveMode:
 
     async def handle_input(self, raw: str) -> None:
         text = raw.strip()
-        follow_up, self._follow_up = self._follow_up, False
+        follow_up, self.follow_up_next = self.follow_up_next, False
         if not text:
             return
         if text.startswith("!"):
-            self._echo(text)
+            self.echo(text)
             await self._bash(text)
             return
         if text.startswith("/"):
-            self._echo(text)
+            self.echo(text)
             if await self.commands.handle(text):
                 return
         if not self.busy:
@@ -231,7 +224,7 @@ class InteractiveMode:
             return
         await self._report(session.prompt(text, streaming_behavior="followUp" if follow_up else "steer"))
 
-    def _echo(self, text: str) -> None:
+    def echo(self, text: str) -> None:
         self.console.print(Text("> ", style="bold green") + Text(text))
 
     async def _bash(self, text: str) -> None:
@@ -311,17 +304,6 @@ class InteractiveMode:
             current = self.get_editor_text()
             self.set_editor_text("\n".join([*queued, current] if current else queued))
 
-    def _shortcut_handler(self, spec: ShortcutSpec) -> Callable[[KeyPressEvent], None]:
-        async def call() -> None:
-            result = spec.handler(self.host.session.extension_context())
-            if asyncio.iscoroutine(result):
-                await result
-
-        def handler(event: KeyPressEvent) -> None:
-            self._spawn(call())
-
-        return handler
-
     def restore_queue(self) -> None:
         """Alt+Up: queued messages come back into the editor, the run goes on."""
         steering, follow_up = self.host.session.clear_queue()
@@ -334,27 +316,13 @@ class InteractiveMode:
         self.set_editor_text("\n".join([*queued, current] if current else queued))
         self.console.print(Text(f"Restored {len(queued)} queued message(s) to editor", style="dim"))
 
-    async def _cycle_model(self) -> None:
-        cycled = await self.host.session.cycle_model()
-        if cycled is None:
-            self.console.print(Text("Only one model available", style="yellow"))
-            return
-        model, level, _ = cycled
-        suffix = f" (thinking {level})" if model.reasoning else ""
-        self.console.print(Text(f"Model: {model.provider}/{model.id}{suffix}", style="cyan"))
-
-    async def _run_builtin(self, text: str) -> None:
-        """A built-in command from a key (double Esc): echoed and run as if typed."""
-        self._echo(text)
-        await self.commands.handle(text)
-
-    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Run ``work`` from a key handler, reporting its errors; kept referenced until done."""
         task = asyncio.create_task(self._report(work))
         self._side_tasks.add(task)
         task.add_done_callback(self._side_tasks.discard)
 
-    def _abort_soon(self) -> None:
+    def abort_soon(self) -> None:
         """Start :meth:`abort` from a key handler (which cannot await)."""
         if self._aborting is None or self._aborting.done():
             self._aborting = asyncio.create_task(self.abort())
@@ -474,108 +442,7 @@ class InteractiveMode:
             return
         self._plugins_of = plugins
         self.ui.clear_plugin_state()
-        self._key_bindings = self._bindings(plugins.shortcuts)
-
-    def _bindings(self, shortcuts: Mapping[str, ShortcutSpec]) -> KeyBindings:
-        bindings = KeyBindings()
-        busy = Condition(lambda: self.busy)
-
-        @bindings.add("enter")
-        def _submit(event: KeyPressEvent) -> None:
-            buffer = event.current_buffer
-            if buffer.text.endswith("\\") and buffer.document.is_cursor_at_the_end:
-                buffer.delete_before_cursor(1)
-                buffer.insert_text("\n")
-                return
-            buffer.validate_and_handle()
-
-        @bindings.add("c-j")
-        def _newline(event: KeyPressEvent) -> None:
-            event.current_buffer.insert_text("\n")
-
-        @bindings.add("escape", "enter")
-        def _follow_up(event: KeyPressEvent) -> None:
-            self._follow_up = True
-            event.current_buffer.validate_and_handle()
-
-        @bindings.add("escape", filter=busy)
-        def _escape(event: KeyPressEvent) -> None:
-            self._abort_soon()
-
-        @bindings.add("escape", filter=~busy, eager=True)
-        def _double_escape(event: KeyPressEvent) -> None:
-            # pi's doubleEscapeAction: Esc twice on an empty editor opens /tree (or /fork). Eager:
-            # waiting to see whether Esc starts Alt+Enter would stretch the gap past the double
-            # press; when idle, Alt+Enter sends anyway (Esc, then Enter).
-            now = time.monotonic()
-            twice, self._last_escape = now - self._last_escape < DOUBLE_PRESS_SECONDS, now
-            action = self.host.session.settings.settings.double_escape_action
-            if twice and not event.current_buffer.text and action != "none":
-                self._last_escape = 0.0
-                self._spawn(self._run_builtin(f"/{action}"))
-
-        @bindings.add("escape", "up")
-        def _dequeue(event: KeyPressEvent) -> None:
-            self.restore_queue()
-
-        @bindings.add("c-p")
-        def _cycle_model(event: KeyPressEvent) -> None:
-            self._spawn(self._cycle_model())
-
-        @bindings.add("c-t")
-        def _toggle_thinking(event: KeyPressEvent) -> None:
-            self.renderer.hide_thinking = not self.renderer.hide_thinking
-            state = "hidden" if self.renderer.hide_thinking else "shown"
-            self.console.print(Text(f"Thinking blocks {state}", style="dim"))
-
-        @bindings.add("c-l")
-        def _choose_model(event: KeyPressEvent) -> None:
-            self._spawn(self.commands.cmd_model(""))
-
-        @bindings.add("c-g")
-        def _external_editor(event: KeyPressEvent) -> None:
-            # $VISUAL, then $EDITOR (prompt-toolkit's order); the text comes back into the editor.
-            event.current_buffer.open_in_editor(validate_and_handle=False)
-
-        @bindings.add("c-z", filter=Condition(lambda: hasattr(signal, "SIGTSTP")))
-        def _suspend(event: KeyPressEvent) -> None:
-            event.app.suspend_to_background()
-
-        @bindings.add("s-tab")
-        def _cycle_thinking(event: KeyPressEvent) -> None:
-            level = self.host.session.cycle_thinking_level()
-            note = f"Thinking level: {level}" if level else "The current model does not support thinking"
-            self.console.print(Text(note, style="cyan"))
-
-        for key, spec in shortcuts.items():
-            sequence = to_prompt_toolkit(key)
-            if sequence is None:
-                self.console.print(
-                    Text(
-                        f"Shortcut {key!r} of plugin {spec.plugin} cannot be used in this terminal",
-                        style="yellow",
-                    )
-                )
-                continue
-            bindings.add(*sequence)(self._shortcut_handler(spec))
-
-        @bindings.add("c-c")
-        def _ctrl_c(event: KeyPressEvent) -> None:
-            buffer = event.current_buffer
-            if self.busy:
-                self._abort_soon()
-                return
-            if buffer.text:
-                buffer.reset()
-                return
-            now = time.monotonic()
-            if now - self._last_ctrl_c < DOUBLE_PRESS_SECONDS:
-                event.app.exit(exception=EOFError())
-                return
-            self._last_ctrl_c = now
-            self.console.print(Text("Press Ctrl+C again to exit", style="dim"))
-
-        return bindings
+        self._key_bindings = build_key_bindings(self, plugins.shortcuts)
 
     # --- header and footer -------------------------------------------------------------------------
 

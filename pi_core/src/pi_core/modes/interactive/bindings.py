@@ -1,0 +1,161 @@
+"""The editor's keys: sending, steering, aborting, quitting, models and thinking, plugin shortcuts.
+
+Built again whenever the plugins change (start-up, ``/reload``, a new session), since plugin
+shortcuts are part of them; a plugin key added later wins over the REPL's own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import time
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from rich.text import Text
+
+from pi_core.modes.interactive.keys import to_prompt_toolkit
+
+if TYPE_CHECKING:
+    from pi_core.modes.interactive.app import InteractiveMode
+    from pi_core.plugins.registry import ShortcutSpec
+
+#: Two presses within this many seconds count as a double press (Ctrl+C to quit, Esc for /tree).
+DOUBLE_PRESS_SECONDS = 0.5
+
+
+class _DoublePress:
+    """Remembers the last press of one key; ``twice()`` says whether this one completes a pair."""
+
+    def __init__(self) -> None:
+        self._last = 0.0
+
+    def twice(self) -> bool:
+        now = time.monotonic()
+        paired = now - self._last < DOUBLE_PRESS_SECONDS
+        self._last = 0.0 if paired else now
+        return paired
+
+
+def build_key_bindings(mode: InteractiveMode, shortcuts: Mapping[str, ShortcutSpec]) -> KeyBindings:
+    bindings = KeyBindings()
+    busy = Condition(lambda: mode.busy)
+    escape, ctrl_c = _DoublePress(), _DoublePress()
+
+    @bindings.add("enter")
+    def _submit(event: KeyPressEvent) -> None:
+        buffer = event.current_buffer
+        if buffer.text.endswith("\\") and buffer.document.is_cursor_at_the_end:
+            buffer.delete_before_cursor(1)
+            buffer.insert_text("\n")
+            return
+        buffer.validate_and_handle()
+
+    @bindings.add("c-j")
+    def _newline(event: KeyPressEvent) -> None:
+        event.current_buffer.insert_text("\n")
+
+    @bindings.add("escape", "enter")
+    def _follow_up(event: KeyPressEvent) -> None:
+        mode.follow_up_next = True
+        event.current_buffer.validate_and_handle()
+
+    @bindings.add("escape", filter=busy)
+    def _abort(event: KeyPressEvent) -> None:
+        mode.abort_soon()
+
+    @bindings.add("escape", filter=~busy, eager=True)
+    def _double_escape(event: KeyPressEvent) -> None:
+        # pi's doubleEscapeAction: Esc twice on an empty editor opens /tree (or /fork). Eager:
+        # waiting to see whether Esc starts Alt+Enter would stretch the gap past the double
+        # press; when idle, Alt+Enter sends anyway (Esc, then Enter).
+        action = mode.host.session.settings.settings.double_escape_action
+        if escape.twice() and not event.current_buffer.text and action != "none":
+            mode.spawn(_run_builtin(mode, f"/{action}"))
+
+    @bindings.add("escape", "up")
+    def _dequeue(event: KeyPressEvent) -> None:
+        mode.restore_queue()
+
+    @bindings.add("c-p")
+    def _cycle_model(event: KeyPressEvent) -> None:
+        mode.spawn(_next_model(mode))
+
+    @bindings.add("c-t")
+    def _toggle_thinking(event: KeyPressEvent) -> None:
+        mode.renderer.hide_thinking = not mode.renderer.hide_thinking
+        state = "hidden" if mode.renderer.hide_thinking else "shown"
+        mode.console.print(Text(f"Thinking blocks {state}", style="dim"))
+
+    @bindings.add("c-l")
+    def _choose_model(event: KeyPressEvent) -> None:
+        mode.spawn(mode.commands.cmd_model(""))
+
+    @bindings.add("c-g")
+    def _external_editor(event: KeyPressEvent) -> None:
+        # $VISUAL, then $EDITOR (prompt-toolkit's order); the text comes back into the editor.
+        event.current_buffer.open_in_editor(validate_and_handle=False)
+
+    @bindings.add("c-z", filter=Condition(lambda: hasattr(signal, "SIGTSTP")))
+    def _suspend(event: KeyPressEvent) -> None:
+        event.app.suspend_to_background()
+
+    @bindings.add("s-tab")
+    def _cycle_thinking(event: KeyPressEvent) -> None:
+        level = mode.host.session.cycle_thinking_level()
+        note = f"Thinking level: {level}" if level else "The current model does not support thinking"
+        mode.console.print(Text(note, style="cyan"))
+
+    for key, spec in shortcuts.items():
+        sequence = to_prompt_toolkit(key)
+        if sequence is None:
+            note = f"Shortcut {key!r} of plugin {spec.plugin} cannot be used in this terminal"
+            mode.console.print(Text(note, style="yellow"))
+            continue
+        bindings.add(*sequence)(_shortcut_handler(mode, spec))
+
+    @bindings.add("c-c")
+    def _ctrl_c(event: KeyPressEvent) -> None:
+        buffer = event.current_buffer
+        if mode.busy:
+            mode.abort_soon()
+            return
+        if buffer.text:
+            buffer.reset()
+            return
+        if ctrl_c.twice():
+            event.app.exit(exception=EOFError())
+            return
+        mode.console.print(Text("Press Ctrl+C again to exit", style="dim"))
+
+    return bindings
+
+
+def _shortcut_handler(mode: InteractiveMode, spec: ShortcutSpec) -> Callable[[KeyPressEvent], None]:
+    async def call() -> None:
+        result = spec.handler(mode.host.session.extension_context())
+        if asyncio.iscoroutine(result):
+            await result
+
+    def handler(event: KeyPressEvent) -> None:
+        mode.spawn(call())
+
+    return handler
+
+
+async def _next_model(mode: InteractiveMode) -> None:
+    cycled = await mode.host.session.cycle_model()
+    if cycled is None:
+        mode.console.print(Text("Only one model available", style="yellow"))
+        return
+    model, level, _ = cycled
+    suffix = f" (thinking {level})" if model.reasoning else ""
+    mode.console.print(Text(f"Model: {model.provider}/{model.id}{suffix}", style="cyan"))
+
+
+async def _run_builtin(mode: InteractiveMode, text: str) -> None:
+    """A built-in command from a key (double Esc): echoed and run as if typed."""
+    mode.echo(text)
+    await mode.commands.handle(text)
