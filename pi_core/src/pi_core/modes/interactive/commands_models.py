@@ -1,0 +1,111 @@
+"""Built-in commands for models and credentials: /model, /scoped-models, /thinking, /login, /logout."""
+
+from __future__ import annotations
+
+import asyncio
+
+from pi_core.ai.provider import THINKING_LEVELS, Model
+from pi_core.ai.resolve import find_exact_model, fuzzy_filter
+from pi_core.modes.interactive.command_base import CommandBase
+
+
+class ModelCommands(CommandBase):
+    async def cmd_model(self, args: str) -> None:
+        models: list[Model] = await self._session.get_available_models()
+        if not models:
+            self._warn("No models available: set an API key (see /help) or add models.json")
+            return
+        chosen = find_exact_model(args, models) if args else None
+        if chosen is None:
+            matches = fuzzy_filter(models, args) if args else models
+            if not matches:
+                self._warn(f"No model matches {args!r}")
+                return
+            if len(matches) == 1:
+                chosen = matches[0]
+            else:
+                labels = [f"{m.provider}/{m.id}" for m in matches]
+                picked = await self.mode.ui.select("Select a model", labels)
+                if picked is None:
+                    return
+                chosen = matches[labels.index(picked)]
+        await self._session.set_model(chosen)
+        self._info(f"Model: {chosen.provider}/{chosen.id}")
+
+    async def cmd_scoped_models(self, args: str) -> None:
+        session = self._session
+        available: list[Model] = await session.get_available_models()
+        if not available:
+            self._warn("No models available: set an API key (see /login) or add models.json")
+            return
+        levels = {(m.provider, m.id): level for m, level in session.services.scoped_models}
+        chosen = set(levels)
+        actions = ("Use the checked models in this session", "Use them and save them to settings")
+        title = "Models for Ctrl+P (Enter checks; none checked: all)"
+        row = 0
+        while True:
+            rows = [
+                f"[{'x' if (m.provider, m.id) in chosen else ' '}] {m.provider}/{m.id}" for m in available
+            ]
+            picked = await self.mode.pick(title, [*rows, *actions], initial=row, numbered=False)
+            if picked is None:
+                self._info("Scoped models unchanged")
+                return
+            if picked >= len(available):
+                break
+            chosen.symmetric_difference_update({(available[picked].provider, available[picked].id)})
+            row = picked
+        models = [m for m in available if (m.provider, m.id) in chosen]
+        session.services.scoped_models = [(m, levels.get((m.provider, m.id))) for m in models]
+        names = [f"{m.provider}/{m.id}" for m in models]
+        if picked == len(available) + 1:
+            session.settings.set("enabledModels", names or None)
+        self._info(f"Ctrl+P cycles through: {', '.join(names) if names else 'all available models'}")
+
+    async def cmd_thinking(self, args: str) -> None:
+        if not args:
+            self._info(f"Thinking level: {self._session.thinking_level}")
+            return
+        if args not in THINKING_LEVELS:
+            self._warn(f"Unknown thinking level {args!r}; use one of {', '.join(THINKING_LEVELS)}")
+            return
+        self._session.set_thinking_level(args)
+        level = self._session.thinking_level
+        note = "" if level == args else f" (the model supports no {args!r})"
+        self._info(f"Thinking level: {level}{note}")
+
+    async def cmd_login(self, args: str) -> None:
+        registry = self._session.model_registry
+        provider = args or await self._choose_provider(
+            "Save an API key for which provider?", registry.providers()
+        )
+        if provider is None:
+            return
+        key = await self.mode.ui.input(f"API key for {provider}", "pasted key (not shown)", secret=True)
+        if not key or not key.strip():
+            self._warn("No key given; nothing saved")
+            return
+        await asyncio.to_thread(registry.auth.set_api_key, provider, key.strip())
+        self._info(f"Saved the API key for {provider} in {registry.auth.path} (mode 0600)")
+
+    async def cmd_logout(self, args: str) -> None:
+        auth = self._session.model_registry.auth
+        stored = sorted(await asyncio.to_thread(auth.read))
+        if not stored:
+            self._warn(f"No saved credentials in {auth.path}")
+            return
+        provider = args or await self._choose_provider("Remove the credentials of which provider?", stored)
+        if provider is None:
+            return
+        if provider not in stored:
+            self._warn(f"No saved credentials for {provider}")
+            return
+        await asyncio.to_thread(auth.remove, provider)
+        self._info(f"Removed the credentials of {provider} from {auth.path}")
+
+    async def _choose_provider(self, title: str, providers: list[str]) -> str | None:
+        if not providers:
+            self._warn("No providers known: add one in models.json")
+            return None
+        index = await self.mode.pick(title, providers, numbered=False)
+        return None if index is None else providers[index]

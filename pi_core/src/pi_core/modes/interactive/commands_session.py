@@ -1,0 +1,168 @@
+"""Built-in commands that move between sessions and within one: /new, /resume, /fork, /clone,
+/tree, /import and /export."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+from pi_core.modes.interactive.command_base import CommandBase
+from pi_core.modes.interactive.picker import Picker
+from pi_core.modes.interactive.tree_view import FILTER_MODES, FilterMode, TreeRow, active_index, tree_rows
+from pi_core.runtime.compaction.navigate import collect_entries_for_branch_summary
+
+SUMMARY_CHOICES = ("No summary", "Summarize", "Summarize with custom instructions")
+
+
+def _filter_note(mode: str) -> str:
+    return f"filter: {mode} (Ctrl+O)"
+
+
+class SessionCommands(CommandBase):
+    async def cmd_new(self, args: str) -> None:
+        if await self.mode.host.new_session():
+            self._warn("A plugin cancelled the new session")
+            return
+        self._info("New session started")
+
+    async def cmd_resume(self, args: str) -> None:
+        from pi_core.session.manager import SessionManager
+
+        current = self._session.session_file
+        directory = self._session.session_manager.get_session_dir()
+        listed = await asyncio.to_thread(SessionManager.list_sessions, self._session.cwd, directory)
+        sessions = [info for info in listed if info.path != current]
+        if not sessions:
+            self._warn("No other sessions found for this project")
+            return
+        labels = [
+            f"{info.modified:%Y-%m-%d %H:%M}  {info.message_count} msgs  "
+            f"{info.name or info.first_message.replace(chr(10), ' ')[:60]}"
+            for info in sessions
+        ]
+        picked = await self.mode.ui.select("Resume which session?", labels)
+        if picked is None:
+            return
+        target = sessions[labels.index(picked)].path
+        if await self.mode.host.switch_session(target):
+            self._warn("A plugin cancelled the switch")
+            return
+        self._info(f"Resumed {target}")
+        self.mode.renderer.replay(self._session.messages)
+
+    async def cmd_fork(self, args: str) -> None:
+        candidates = self._session.get_user_messages_for_forking()
+        if not candidates:
+            self._warn("No messages to fork from")
+            return
+        labels = [f"{i}. {text.replace(chr(10), ' ')[:80]}" for i, (_, text) in enumerate(candidates, 1)]
+        picked = await self.mode.ui.select("Fork from which message?", labels)
+        if picked is None:
+            return
+        entry_id, _ = candidates[labels.index(picked)]
+        cancelled, text = await self.mode.host.fork(entry_id)
+        if cancelled:
+            self._warn("A plugin cancelled the fork")
+            return
+        self._info("Forked into a new session; the message is back in the editor")
+        self.mode.renderer.replay(self._session.messages)
+        self.mode.set_editor_text(text)
+
+    async def cmd_clone(self, args: str) -> None:
+        leaf = self._session.session_manager.get_leaf_id()
+        if not leaf or not self._session.messages:
+            self._warn("Nothing to clone yet")
+            return
+        cancelled, _ = await self.mode.host.fork(leaf, position="at")
+        if cancelled:
+            self._warn("A plugin cancelled the clone")
+            return
+        self._info(f"Cloned into {self._session.session_file or 'a new in-memory session'}")
+
+    async def cmd_tree(self, args: str) -> None:
+        session = self._session
+        manager = session.session_manager
+        if args and args not in FILTER_MODES:
+            self._warn(f"Unknown filter {args!r}; use one of {', '.join(FILTER_MODES)}")
+            return
+        mode: FilterMode = args or session.settings.settings.tree_filter_mode
+        rows = tree_rows(manager.get_tree(), manager.get_leaf_id(), mode)
+        if not rows:
+            self._warn("Nothing to show in the tree" + ("" if mode == "all" else f" (filter: {mode})"))
+            return
+        shown: list[TreeRow] = rows
+
+        def cycle_filter(picker: Picker) -> None:
+            nonlocal mode, shown
+            current = shown[picker.highlighted].entry_id if picker.highlighted is not None else None
+            mode = FILTER_MODES[(FILTER_MODES.index(mode) + 1) % len(FILTER_MODES)]
+            shown = tree_rows(manager.get_tree(), manager.get_leaf_id(), mode)
+            ids = [row.entry_id for row in shown]
+            picker.set_rows([row.text for row in shown], keep=ids.index(current) if current in ids else None)
+            picker.note = _filter_note(mode)
+
+        index = await self.mode.pick(
+            "Go to which entry?",
+            [row.text for row in rows],
+            initial=active_index(rows),
+            numbered=False,
+            extra_keys={"c-o": cycle_filter},
+            note=_filter_note(mode),
+        )
+        if index is None:
+            return
+        target = shown[index].entry_id
+        if target == manager.get_leaf_id():
+            self._info("Already at that entry")
+            return
+        summarize, instructions = False, None
+        if collect_entries_for_branch_summary(manager, manager.get_leaf_id(), target).entries:
+            choice = await self.mode.pick(
+                "Summarize the branch you are leaving?", SUMMARY_CHOICES, numbered=False
+            )
+            if choice is None:
+                return
+            summarize = choice > 0
+            if choice == 2:
+                instructions = await self.mode.ui.input("Focus the summary on", "what to keep")
+                if instructions is None:
+                    return
+        self.mode.start_task(self._navigate(target, summarize, instructions or None), footer=False)
+
+    async def _navigate(self, target: str, summarize: bool, instructions: str | None) -> None:
+        session = self._session
+        if summarize:
+            self._info("Summarizing the branch you are leaving… (Esc aborts)")
+        outcome = await session.navigate_tree(target, summarize=summarize, custom_instructions=instructions)
+        if outcome.cancelled:
+            self._warn(
+                "Summary aborted; nothing changed" if outcome.aborted else "A plugin cancelled the move"
+            )
+            return
+        self.mode.renderer.replay(session.messages)
+        note = " with a summary of the branch left" if outcome.summary_entry is not None else ""
+        self._info(f"Moved to a new position in the tree{note}")
+        if outcome.editor_text is not None:
+            self.mode.set_editor_text(outcome.editor_text)
+
+    async def cmd_import(self, args: str) -> None:
+        if not args:
+            self._warn("Usage: /import <path.jsonl>")
+            return
+        path = os.path.expanduser(args)  # noqa: ASYNC240 - no I/O
+        if not await self.mode.ui.confirm("Import session", f"Replace current session with {path}?"):
+            self._info("Import cancelled")
+            return
+        if await self.mode.host.import_session(path):
+            self._info("Import cancelled")
+            return
+        self.mode.renderer.replay(self._session.messages)
+        self._info(f"Session imported from: {path}")
+
+    async def cmd_export(self, args: str) -> None:
+        target = os.path.expanduser(args) if args else None  # noqa: ASYNC240 - no I/O
+        if target is not None and target.endswith(".jsonl"):
+            path = await self._session.export_to_jsonl(target)
+        else:
+            path = await self._session.export_to_html(target)
+        self._info(f"Session exported to: {path}")
