@@ -426,3 +426,28 @@ async def test_tree_moves_to_an_earlier_point_with_or_without_a_summary(
     assert "question three" in str(summary_request)  # the branch left is what got summarized
     repl.send("\x15")  # clear the editor
     assert await repl.quit() == 0
+
+
+async def test_tree_shift_l_labels_an_entry(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    pi_llm_server.add(text_turn("answer one"))
+    repl = await repl_factory()
+    await repl.submit("question one")
+    await repl.wait_for("answer one")
+    await repl.idle()
+    await repl.submit("/tree")
+    await repl.in_dialog()
+    repl.send(UP + "L")  # label "user: question one"
+    await repl.wait_for("Label (empty clears it)")
+    repl.send("checkpoint\r")
+    manager = repl.mode.host.session.session_manager
+    await repl.until(lambda: manager.get_label(first_user_id(repl)) == "checkpoint")
+    repl.send("\x1b")  # leave the tree (it came back on the labelled row)
+    await repl.wait_for("Go to which entry? cancelled")
+    assert await repl.quit() == 0
+
+
+def first_user_id(repl: Any) -> str:
+    branch = repl.mode.host.session.session_manager.get_branch()
+    return next(e.id for e in branch if e.type == "message" and e.message.role == "user")

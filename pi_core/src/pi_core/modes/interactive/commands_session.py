@@ -15,7 +15,7 @@ SUMMARY_CHOICES = ("No summary", "Summarize", "Summarize with custom instruction
 
 
 def _filter_note(mode: str) -> str:
-    return f"filter: {mode} (Ctrl+O)"
+    return f"filter: {mode} (Ctrl+O) · Shift+L labels"
 
 
 class SessionCommands(CommandBase):
@@ -101,14 +101,34 @@ class SessionCommands(CommandBase):
             picker.set_rows([row.text for row in shown], keep=ids.index(current) if current in ids else None)
             picker.note = _filter_note(mode)
 
-        index = await self.mode.pick(
-            "Go to which entry?",
-            [row.text for row in rows],
-            initial=active_index(rows),
-            numbered=False,
-            extra_keys={"c-o": cycle_filter},
-            note=_filter_note(mode),
-        )
+        to_label: list[str] = []
+
+        def label_entry(picker: Picker) -> None:
+            if picker.highlighted is not None:
+                to_label.append(shown[picker.highlighted].entry_id)
+                picker.finish(None)
+
+        row = active_index(rows)
+        while True:
+            index = await self.mode.pick(
+                "Go to which entry?",
+                [row.text for row in shown],
+                initial=row,
+                numbered=False,
+                extra_keys={"c-o": cycle_filter, "L": label_entry},
+                note=_filter_note(mode),
+            )
+            if not to_label:
+                break
+            # Shift+L: ask for the label, write it, and come back to the same row.
+            entry_id = to_label.pop()
+            current = manager.get_label(entry_id)
+            text = await self.mode.ui.input("Label (empty clears it)", current or "a name for this point")
+            if text is not None:
+                manager.append_label_change(entry_id, text.strip() or None)
+            shown = tree_rows(manager.get_tree(), manager.get_leaf_id(), mode)
+            ids = [row.entry_id for row in shown]
+            row = ids.index(entry_id) if entry_id in ids else active_index(shown)
         if index is None:
             return
         target = shown[index].entry_id
