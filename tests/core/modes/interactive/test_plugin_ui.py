@@ -133,8 +133,11 @@ async def test_completion_of_commands_models_and_plugin_arguments(
     (repl.project / "src").mkdir()
     (repl.project / "src" / "main.py").write_text("")
     (repl.project / "setup.cfg").write_text("")
-    assert complete("look at @s") == ["setup.cfg", "src/"]
-    assert complete("look at @src/m") == ["main.py"]
+    (repl.project / "my notes.txt").write_text("")
+    completer.index.build_now()
+    assert complete("look at @s")[:3] == ["src/", "setup.cfg", '"my notes.txt"']  # name hits first
+    assert complete("look at @smn") == ["src/main.py"]  # in order, anywhere in the path
+    assert complete("look at @notes") == ['"my notes.txt"']
     assert await repl.quit() == 0
 
 

@@ -11,6 +11,7 @@ from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
 from pi_core.modes.interactive.commands import BUILTINS
+from pi_core.modes.interactive.file_index import FileIndex, quote_path
 
 if TYPE_CHECKING:
     from pi_core.modes.interactive.app import InteractiveMode
@@ -21,12 +22,21 @@ class SlashCompleter(Completer):
 
     def __init__(self, mode: InteractiveMode) -> None:
         self.mode = mode
+        self._index: FileIndex | None = None
+
+    @property
+    def index(self) -> FileIndex:
+        """The file index of the session's directory (a new one when the directory changes)."""
+        cwd = self.mode.host.session.cwd
+        if self._index is None or self._index.root != cwd:
+            self._index = FileIndex(cwd)
+        return self._index
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
         text = document.text_before_cursor
         word = text.rsplit(None, 1)[-1] if text and not text[-1].isspace() else ""
         if word.startswith("@"):
-            yield from _path_completions(self.mode.host.session.cwd, word[1:])
+            yield from self._file_completions(word[1:])
             return
         if not text.startswith("/") or "\n" in text:
             return
@@ -40,6 +50,17 @@ class SlashCompleter(Completer):
             yield from self._model_completions(args)
             return
         yield from self._plugin_completions(name, args)
+
+    def _file_completions(self, typed: str) -> Iterable[Completion]:
+        """Fuzzy over the project's files once the index is built; the typed directory until then."""
+        index = self.index
+        index.refresh_if_stale()
+        if not index.ready:
+            yield from _path_completions(index.root, typed)
+            return
+        for path in index.search(typed.strip('"')):
+            meta = "directory" if path.endswith("/") else ""
+            yield Completion(quote_path(path), start_position=-len(typed), display=path, display_meta=meta)
 
     def _commands(self) -> list[tuple[str, str]]:
         session = self.mode.host.session
