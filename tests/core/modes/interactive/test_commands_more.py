@@ -230,3 +230,46 @@ async def test_scoped_models_choose_what_ctrl_p_cycles(repl_factory: Callable[..
     session = repl.mode.host.session
     assert [m.id for m, _ in session.services.scoped_models] == ["fake-model", "other-model"]
     assert await repl.quit() == 0
+
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16
+
+FAKE_XCLIP = """#!/bin/sh
+case "$*" in
+  *TARGETS*) printf 'TARGETS\\nimage/png\\ntext/plain\\n' ;;
+  *image/png*) cat "{image}" ;;
+  *) exit 1 ;;
+esac
+"""
+
+
+def take_file(path: str) -> bytes:
+    data = Path(path).read_bytes()
+    Path(path).unlink()
+    return data
+
+
+async def test_ctrl_v_pastes_the_clipboard_image_as_a_file_path(
+    repl_factory: Callable[..., Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    image = tmp_path / "clip.png"
+    image.write_bytes(PNG)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    program = bin_dir / "xclip"
+    program.write_text(FAKE_XCLIP.format(image=image))
+    program.chmod(program.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("DISPLAY", ":0")
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    repl = await repl_factory()
+    await repl.wait_idle_editor()
+    repl.send("look at \x16")  # Ctrl+V
+    await repl.until(lambda: "pi-clipboard-" in repl.mode.get_editor_text())
+    pasted = repl.mode.get_editor_text().removeprefix("look at ")
+    assert pasted.endswith(".png") and take_file(pasted) == PNG
+    monkeypatch.setenv("DISPLAY", "")  # no clipboard tool reachable: a note, nothing inserted
+    repl.send("\x16")
+    await repl.wait_for("No image in the clipboard")
+    repl.send("\x15")
+    assert await repl.quit() == 0

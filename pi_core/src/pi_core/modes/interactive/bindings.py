@@ -7,8 +7,11 @@ shortcuts are part of them; a plugin key added later wins over the REPL's own.
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
+import tempfile
 import time
+import uuid
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
@@ -19,6 +22,8 @@ from rich.text import Text
 from pi_core.modes.interactive.keys import to_prompt_toolkit
 
 if TYPE_CHECKING:
+    from prompt_toolkit.buffer import Buffer
+
     from pi_core.modes.interactive.app import InteractiveMode
     from pi_core.plugins.registry import ShortcutSpec
 
@@ -93,6 +98,10 @@ def build_key_bindings(mode: InteractiveMode, shortcuts: Mapping[str, ShortcutSp
     def _choose_model(event: KeyPressEvent) -> None:
         mode.spawn(mode.commands.cmd_model(""))
 
+    @bindings.add("c-v")
+    def _paste_image(event: KeyPressEvent) -> None:
+        mode.spawn(_paste_clipboard_image(mode, event.current_buffer))
+
     @bindings.add("c-g")
     def _external_editor(event: KeyPressEvent) -> None:
         # $VISUAL, then $EDITOR (prompt-toolkit's order); the text comes back into the editor.
@@ -153,6 +162,31 @@ async def _next_model(mode: InteractiveMode) -> None:
     model, level, _ = cycled
     suffix = f" (thinking {level})" if model.reasoning else ""
     mode.console.print(Text(f"Model: {model.provider}/{model.id}{suffix}", style="cyan"))
+
+
+async def _paste_clipboard_image(mode: InteractiveMode, buffer: Buffer) -> None:
+    """Ctrl+V: the clipboard's image goes to a temporary file whose path is typed into the editor,
+    as pi does; the model reads it with the read tool."""
+    from pi_core.modes.interactive.clipboard import read_clipboard_image
+
+    image = await read_clipboard_image()
+    if image is None:
+        mode.console.print(
+            Text("No image in the clipboard (text pastes with the terminal's paste)", style="dim")
+        )
+        return
+    data, kind = image
+    suffix = "." + kind.split("/")[1].replace("jpeg", "jpg")
+    path = await asyncio.to_thread(_write_temp, data, suffix)
+    buffer.insert_text(path)
+
+
+def _write_temp(data: bytes, suffix: str) -> str:
+    directory = tempfile.gettempdir()
+    path = os.path.join(directory, f"pi-clipboard-{uuid.uuid4()}{suffix}")
+    with open(path, "wb") as handle:
+        handle.write(data)
+    return path
 
 
 async def _run_builtin(mode: InteractiveMode, text: str) -> None:

@@ -1,4 +1,4 @@
-"""Copy text to the system clipboard from a terminal program (``/copy``).
+"""The system clipboard from a terminal program: copy text (``/copy``), paste an image (Ctrl+V).
 
 A clipboard program is used when one is installed and can reach a display (``pbcopy`` on macOS,
 ``wl-copy`` under Wayland, ``xclip``/``xsel`` under X11, ``clip.exe`` on Windows and WSL); on a
@@ -58,5 +58,61 @@ async def copy_to_clipboard(text: str, terminal: IO[str] | None) -> list[str]:
     return used
 
 
-def terminal_stream() -> IO[str] | None:
-    return sys.__stdout__
+#: Image types a model can read, in the order a clipboard offer is taken.
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/webp", "image/gif")
+
+
+async def read_clipboard_image() -> tuple[bytes, str] | None:
+    """The clipboard's image as (bytes, MIME type), or ``None`` when there is none or no tool.
+
+    ``wl-paste`` under Wayland, ``xclip`` under X11, ``pngpaste`` on macOS — as pi asks them.
+    """
+    if os.environ.get("WAYLAND_DISPLAY") and shutil.which("wl-paste"):
+        offered = await _output("wl-paste", "--list-types")
+        kind = _first_image_type(offered)
+        if kind is not None:
+            data = await _output_bytes("wl-paste", "--no-newline", "--type", kind)
+            if data:
+                return data, kind
+    if os.environ.get("DISPLAY") and shutil.which("xclip"):
+        offered = await _output("xclip", "-selection", "clipboard", "-t", "TARGETS", "-o")
+        kind = _first_image_type(offered)
+        if kind is not None:
+            data = await _output_bytes("xclip", "-selection", "clipboard", "-t", kind, "-o")
+            if data:
+                return data, kind
+    if sys.platform == "darwin" and shutil.which("pngpaste"):
+        data = await _output_bytes("pngpaste", "-")
+        if data:
+            return data, "image/png"
+    return None
+
+
+def _first_image_type(offered: str | None) -> str | None:
+    types = set((offered or "").split())
+    return next((kind for kind in IMAGE_TYPES if kind in types), None)
+
+
+async def _output(*command: str) -> str | None:
+    data = await _output_bytes(*command)
+    return None if data is None else data.decode("utf-8", "replace")
+
+
+async def _output_bytes(*command: str) -> bytes | None:
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *command,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except OSError:
+        return None
+    try:
+        out, _ = await asyncio.wait_for(process.communicate(), 5)
+    except TimeoutError:
+        process.kill()
+        await process.wait()
+        return None
+    return out if process.returncode == 0 else None

@@ -74,6 +74,7 @@ KEYS = (
     ("Ctrl+L", "choose a model"),
     ("Ctrl+T", "hide or show thinking blocks"),
     ("Ctrl+G", "edit the message in $VISUAL / $EDITOR"),
+    ("Ctrl+V", "paste the clipboard's image (as a file path the model can read)"),
     ("Ctrl+Z", "suspend pi (fg brings it back)"),
     ("Up / Down, Ctrl+R", "history; search the history"),
     ("@path + Tab", "complete a file path"),
