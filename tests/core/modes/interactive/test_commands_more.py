@@ -273,3 +273,21 @@ async def test_ctrl_v_pastes_the_clipboard_image_as_a_file_path(
     await repl.wait_for("No image in the clipboard")
     repl.send("\x15")
     assert await repl.quit() == 0
+
+
+async def test_ctrl_o_expands_tool_output(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    from pi_core.testing import ToolUse, tool_turn
+
+    pi_llm_server.add(tool_turn(ToolUse("bash", {"command": "seq 101 130"})), text_turn("counted"))
+    repl = await repl_factory()
+    await repl.submit("count")
+    await repl.wait_for("counted")
+    await repl.idle()
+    assert "(25 earlier lines)" in repl.output and "\n101\n" not in repl.output  # collapsed: the tail
+    await repl.wait_idle_editor()
+    repl.send("\x0f")  # Ctrl+O
+    await repl.wait_for("Tool output expanded from now on")
+    await repl.wait_for("\n101\n")  # the last result again, in full
+    assert await repl.quit() == 0

@@ -94,6 +94,15 @@ def build_key_bindings(mode: InteractiveMode, shortcuts: Mapping[str, ShortcutSp
         state = "hidden" if mode.renderer.hide_thinking else "shown"
         mode.console.print(Text(f"Thinking blocks {state}", style="dim"))
 
+    @bindings.add("c-o")
+    def _toggle_tool_output(event: KeyPressEvent) -> None:
+        renderer = mode.renderer
+        renderer.expand_tools = not renderer.expand_tools
+        state = "expanded" if renderer.expand_tools else "collapsed"
+        mode.console.print(Text(f"Tool output {state} from now on", style="dim"))
+        if renderer.expand_tools:
+            renderer.print_last_tool_result()
+
     @bindings.add("c-l")
     def _choose_model(event: KeyPressEvent) -> None:
         mode.spawn(mode.commands.cmd_model(""))

@@ -73,6 +73,7 @@ KEYS = (
     ("Ctrl+P / Shift+Tab", "next model / next thinking level"),
     ("Ctrl+L", "choose a model"),
     ("Ctrl+T", "hide or show thinking blocks"),
+    ("Ctrl+O", "expand or collapse tool output (expanding shows the last result in full)"),
     ("Ctrl+G", "edit the message in $VISUAL / $EDITOR"),
     ("Ctrl+V", "paste the clipboard's image (as a file path the model can read)"),
     ("Ctrl+Z", "suspend pi (fg brings it back)"),

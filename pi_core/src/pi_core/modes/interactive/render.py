@@ -42,6 +42,9 @@ class EventRenderer:
         self._tool_context = tool_context
         #: ``hideThinkingBlock`` (toggled with Ctrl+T): thinking shows as one dim line instead.
         self.hide_thinking = False
+        #: Ctrl+O: tool results are rendered in full from now on (and the last one again).
+        self.expand_tools = False
+        self.last_tool_result: Any = None
         self._text = BlockBuffer()
         self._thinking = BlockBuffer()
         self._args: dict[str, Any] = {}
@@ -178,19 +181,30 @@ class EventRenderer:
         self._args.pop(event.tool_call_id, None)
         if self.live_output.pop(event.tool_call_id, None) is not None:
             self.on_live_change()
+        self.last_tool_result = event
+        self.console.print(self._result_renderable(event, expanded=self.expand_tools))
+
+    def print_last_tool_result(self) -> bool:
+        """Print the last tool result again, expanded (Ctrl+O); False when there was none."""
+        if self.last_tool_result is None:
+            return False
+        self.console.print(self._result_renderable(self.last_tool_result, expanded=True))
+        return True
+
+    def _result_renderable(self, event: Any, *, expanded: bool) -> RenderableType:
         tool = self._tools().get(event.tool_name)
         result = event.result
         renderable: RenderableType | None = None
         render = getattr(tool, "render_result", None)
         if render is not None and not event.is_error:
             try:
-                renderable = render(result, {"expanded": False, "isPartial": False}, self._tool_context())
+                renderable = render(result, {"expanded": expanded, "isPartial": False}, self._tool_context())
             except Exception as error:  # a broken renderer must not stop the REPL
                 renderable = Text(f"(render_result failed: {error})", style="red")
         if renderable is None:
             text = _content_text(result.content)
             renderable = Text(text, style="red" if event.is_error else "dim")
-        self.console.print(renderable)
+        return renderable
 
     def _call_renderable(self, tool: Any, name: str, args: Any) -> RenderableType:
         render = getattr(tool, "render_call", None)
