@@ -291,3 +291,37 @@ async def test_ctrl_o_expands_tool_output(
     await repl.wait_for("Tool output expanded from now on")
     await repl.wait_for("\n101\n")  # the last result again, in full
     assert await repl.quit() == 0
+
+
+FAKE_GH = """#!/bin/sh
+case "$1 $2" in
+  "auth status") exit {auth} ;;
+  "gist create") cp "$4" "{copy}"; echo "https://gist.github.com/someone/abc123" ;;
+esac
+"""
+
+
+async def test_share_uploads_a_secret_gist_with_gh(
+    repl_factory: Callable[..., Any],
+    pi_llm_server: LoopbackLLMServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    program = bin_dir / "gh"
+    uploaded = tmp_path / "uploaded.html"
+    program.write_text(FAKE_GH.format(auth=1, copy=uploaded))
+    program.chmod(program.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("PI_SHARE_VIEWER_URL", "https://viewer.example/")
+    repl = await repl_factory()
+    await two_turns(repl, pi_llm_server)
+    await repl.submit("/share")
+    await repl.wait_for("GitHub CLI is not logged in")
+    program.write_text(FAKE_GH.format(auth=0, copy=uploaded))
+    await repl.submit("/share")
+    await repl.wait_for("Share URL: https://viewer.example/#abc123")
+    assert "Gist: https://gist.github.com/someone/abc123" in repl.output
+    assert "second answer" in uploaded.read_text()  # the exported page went up
+    assert await repl.quit() == 0

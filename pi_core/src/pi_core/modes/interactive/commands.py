@@ -45,6 +45,7 @@ BUILTINS = (
     Builtin(
         "import", "/import <file.jsonl>", "replace the session with a copy of a session file", needs_idle=True
     ),
+    Builtin("share", "/share", "upload the session as a secret GitHub gist (needs gh)"),
     Builtin("copy", "/copy", "copy the last answer to the clipboard"),
     Builtin("resume", "/resume", "switch to another session of this project", needs_idle=True),
     Builtin(

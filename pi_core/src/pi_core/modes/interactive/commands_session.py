@@ -11,6 +11,9 @@ from pi_core.modes.interactive.picker import Picker
 from pi_core.modes.interactive.tree_view import FILTER_MODES, FilterMode, TreeRow, active_index, tree_rows
 from pi_core.runtime.compaction.navigate import collect_entries_for_branch_summary
 
+#: Where ``/share`` links point (``PI_SHARE_VIEWER_URL`` overrides), as pi.
+DEFAULT_SHARE_VIEWER_URL = "https://pi.dev/session/"
+
 SUMMARY_CHOICES = ("No summary", "Summarize", "Summarize with custom instructions")
 
 
@@ -165,6 +168,33 @@ class SessionCommands(CommandBase):
         if outcome.editor_text is not None:
             self.mode.set_editor_text(outcome.editor_text)
 
+    async def cmd_share(self, args: str) -> None:
+        """Export to HTML and upload it as a secret gist with the GitHub CLI, as pi's ``/share``."""
+        import shutil
+        import tempfile
+
+        if shutil.which("gh") is None:
+            self._warn("GitHub CLI (gh) is not installed. Install it from https://cli.github.com/")
+            return
+        status, _, _ = await _run("gh", "auth", "status")
+        if status != 0:
+            self._warn("GitHub CLI is not logged in. Run 'gh auth login' first.")
+            return
+        with tempfile.TemporaryDirectory(prefix="pi-share-") as directory:
+            page = await self._session.export_to_html(os.path.join(directory, "session.html"))
+            self._info("Creating gist…")
+            status, out, err = await _run("gh", "gist", "create", "--public=false", str(page))
+        if status != 0:
+            self._warn(f"Failed to create gist: {err.strip() or 'Unknown error'}")
+            return
+        gist_url = out.strip()
+        gist_id = gist_url.rstrip("/").rsplit("/", 1)[-1]
+        if not gist_id:
+            self._warn("Failed to parse gist ID from gh output")
+            return
+        viewer = os.environ.get("PI_SHARE_VIEWER_URL") or DEFAULT_SHARE_VIEWER_URL
+        self._info(f"Share URL: {viewer}#{gist_id}\nGist: {gist_url}")
+
     async def cmd_import(self, args: str) -> None:
         if not args:
             self._warn("Usage: /import <path.jsonl>")
@@ -186,3 +216,16 @@ class SessionCommands(CommandBase):
         else:
             path = await self._session.export_to_html(target)
         self._info(f"Session exported to: {path}")
+
+
+async def _run(*command: str) -> tuple[int, str, str]:
+    """Run a program (its own process group, no stdin); exit status, stdout, stderr."""
+    process = await asyncio.create_subprocess_exec(
+        *command,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        start_new_session=True,
+    )
+    out, err = await process.communicate()
+    return process.returncode or 0, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
