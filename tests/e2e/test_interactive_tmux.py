@@ -71,12 +71,15 @@ class Pane:
         a newline inside the editor instead of a submit."""
         return self.wait_for(lambda screen: any(line.rstrip() == ">" for line in screen.splitlines()))
 
+    def kill(self) -> None:
+        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, check=False)
+
     def alive(self) -> bool:
         return "pi" in self.tmux("list-sessions", "-F", "#{session_name}").split()
 
 
-@pytest.fixture
-def pane(pi_env: PiEnv) -> Iterator[Pane]:
+def start_pane(pi_env: PiEnv, *args: str) -> Pane:
+    """``pi --model loop/fake-model ARGS`` in a new 120x40 tmux session of its own."""
     socket = f"pi-test-{uuid.uuid4().hex[:8]}"
     env = pi_env.env()
     command = " ".join(
@@ -87,6 +90,7 @@ def pane(pi_env: PiEnv) -> Iterator[Pane]:
             shlex.quote(PI),
             "--model",
             "loop/fake-model",
+            *(shlex.quote(arg) for arg in args),
             "; echo PI-EXITED=$?; sleep 30",
         ]
     )
@@ -95,8 +99,14 @@ def pane(pi_env: PiEnv) -> Iterator[Pane]:
          str(pi_env.project), command],
         check=True,
     )  # fmt: skip
-    yield Pane(socket)
-    subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, check=False)
+    return Pane(socket)
+
+
+@pytest.fixture
+def pane(pi_env: PiEnv) -> Iterator[Pane]:
+    started = start_pane(pi_env)
+    yield started
+    started.kill()
 
 
 @pytest.fixture
@@ -215,3 +225,23 @@ def test_keys_typed_while_the_editor_is_away_still_submit(pi_env: PiEnv, pane: P
     assert "typed ahead" not in lines  # no tty echo of the keys
     pane.keys("C-d")
     pane.wait_for("PI-EXITED=0")
+
+
+def test_resume_flag_opens_the_picker_in_tmux(pi_env: PiEnv) -> None:
+    """``pi -r`` on a terminal chooses the session from the arrow-key list, then replays it."""
+    pi_env.server.add(text_turn("older answer"), text_turn("newer answer"))
+    for question in ("older question", "newer question"):
+        assert pi_env.run("-p", question).returncode == 0
+        time.sleep(0.05)  # distinct modification times
+    pane = start_pane(pi_env, "-r")
+    try:
+        screen = pane.wait_for("Resume which session?")
+        assert "newer question" in screen and "older question" in screen
+        pane.keys("Down", "Enter")  # newest first: Down picks the older session
+        screen = pane.wait_for("older answer")
+        assert "> older question" in screen and "newer answer" not in screen
+        pane.wait_for_editor()
+        pane.keys("C-d")
+        pane.wait_for("PI-EXITED=0")
+    finally:
+        pane.kill()

@@ -234,7 +234,7 @@ async def _run(
     cwd = os.getcwd()
     session_path = None
     if options.resume:
-        session_path = await _pick_session(options, cwd)
+        session_path = await _pick_session(options, cwd, arrows=app_mode == "interactive" and _has_repl())
         if session_path is None:
             click.echo("No session selected", err=True)
             return 0
@@ -400,14 +400,25 @@ def _list_models(host: Any, search: str, out: IO[str]) -> None:
     out.write(format_model_list(registry.get_available(), search or None, str(docs_path())) + "\n")
 
 
-async def _pick_session(options: RunOptions, cwd: str) -> str | None:
-    """``--resume`` outside the REPL: list this project's sessions and read a choice from the terminal."""
+async def _pick_session(options: RunOptions, cwd: str, *, arrows: bool = False) -> str | None:
+    """``--resume``: choose one of this project's sessions — from the REPL's arrow-key list when
+    the REPL will run, else from a numbered list read off the terminal."""
     from pi_core.session.manager import SessionManager
 
     sessions = SessionManager.list_sessions(cwd, options.session_dir)
     if not sessions:
         click.echo("No sessions found for this project", err=True)
         return None
+    if arrows:
+        from pi_core.modes.interactive.picker import pick
+
+        labels = [
+            f"{info.modified:%Y-%m-%d %H:%M}  {info.message_count:4} msgs  "
+            f"{info.name or info.first_message.replace(chr(10), ' ')[:60]}"
+            for info in sessions
+        ]
+        index = await pick("Resume which session?", labels, numbered=False)
+        return None if index is None else sessions[index].path
     for index, info in enumerate(sessions, 1):
         label = info.name or info.first_message.replace("\n", " ")[:60]
         click.echo(
