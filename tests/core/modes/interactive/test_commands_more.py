@@ -325,3 +325,26 @@ async def test_share_uploads_a_secret_gist_with_gh(
     assert "Gist: https://gist.github.com/someone/abc123" in repl.output
     assert "second answer" in uploaded.read_text()  # the exported page went up
     assert await repl.quit() == 0
+
+
+async def test_resume_list_renames_and_deletes_sessions(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    repl = await repl_factory()
+    await two_turns(repl, pi_llm_server)
+    old_file = repl.mode.host.session.session_file
+    await repl.submit("/new")
+    await repl.wait_for("New session started")
+    await repl.submit("/resume")
+    await repl.in_dialog()
+    repl.send("\x12")  # Ctrl+R on the only other session
+    await repl.wait_for("New name for the session")
+    repl.send("the old one\r")
+    await repl.wait_for("Renamed to the old one")
+    repl.send("\x04")  # Ctrl+D: delete it, after a confirmation
+    await repl.wait_for("Delete session")
+    repl.send("y\r")
+    await repl.wait_for("No other sessions found for this project")
+    assert not await asyncio.to_thread(os.path.exists, old_file)
+    assert "Resume which session? cancelled" not in repl.output  # the keys closed the list, not Esc
+    assert await repl.quit() == 0

@@ -26,7 +26,7 @@ from rich.text import Text
 from pi_core.modes.interactive.bindings import build_key_bindings
 from pi_core.modes.interactive.commands import BuiltinCommands
 from pi_core.modes.interactive.completion import SlashCompleter
-from pi_core.modes.interactive.picker import PickerKeys, pick
+from pi_core.modes.interactive.picker import Picker, PickerKeys, pick
 from pi_core.modes.interactive.render import EventRenderer
 from pi_core.modes.interactive.ui import InteractiveUI
 from pi_core.runtime.events import ExtensionErrorEvent
@@ -361,7 +361,19 @@ class InteractiveMode:
         timeout_ms: float | None = None,
         signal: AbortSignal | None = None,
     ) -> int | None:
-        """An arrow-key list (:mod:`.picker`) as a dialog; the choice is echoed to the transcript."""
+        """An arrow-key list (:mod:`.picker`) as a dialog; the choice is echoed to the transcript
+        (not when one of ``extra_keys`` closed the list: its caller says what happens next)."""
+        closed_by_key: list[bool] = []
+
+        def watched(handler: Callable[[Picker], None]) -> Callable[[Picker], None]:
+            def run_key(picker: Picker) -> None:
+                handler(picker)
+                if picker.closing:
+                    closed_by_key.append(True)
+
+            return run_key
+
+        keys = {key: watched(handler) for key, handler in (extra_keys or {}).items()}
 
         async def run() -> int | None:
             index = await pick(
@@ -369,14 +381,15 @@ class InteractiveMode:
                 rows,
                 initial=initial,
                 numbered=numbered,
-                extra_keys=extra_keys,
+                extra_keys=keys,
                 note=note,
                 timeout_ms=timeout_ms,
                 signal=signal,
                 **self.terminal,
             )
-            chosen = "cancelled" if index is None else rows[index]
-            self.console.print(Text(f"{title} ", style="bold") + Text(chosen, style="dim"))
+            if not closed_by_key:
+                chosen = "cancelled" if index is None else rows[index]
+                self.console.print(Text(f"{title} ", style="bold") + Text(chosen, style="dim"))
             return index
 
         return await self.dialog(run)

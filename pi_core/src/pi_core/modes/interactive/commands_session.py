@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
 
 from pi_core.modes.interactive.command_base import CommandBase
 from pi_core.modes.interactive.picker import Picker
@@ -33,25 +34,85 @@ class SessionCommands(CommandBase):
 
         current = self._session.session_file
         directory = self._session.session_manager.get_session_dir()
-        listed = await asyncio.to_thread(SessionManager.list_sessions, self._session.cwd, directory)
-        sessions = [info for info in listed if info.path != current]
-        if not sessions:
-            self._warn("No other sessions found for this project")
+        pending: list[tuple[str, str]] = []  # (action, session path) asked for by a key
+
+        def act(action: str) -> Callable[[Picker], None]:
+            def handler(picker: Picker) -> None:
+                if picker.highlighted is not None:
+                    pending.append((action, sessions[picker.highlighted].path))
+                    picker.finish(None)
+
+            return handler
+
+        keys = {"c-r": act("rename"), "c-d": act("delete")}
+        row = 0
+        while True:
+            listed = await asyncio.to_thread(SessionManager.list_sessions, self._session.cwd, directory)
+            sessions = [info for info in listed if info.path != current]
+            if not sessions:
+                self._warn("No other sessions found for this project")
+                return
+            labels = [
+                f"{info.modified:%Y-%m-%d %H:%M}  {info.message_count} msgs  "
+                f"{info.name or info.first_message.replace(chr(10), ' ')[:60]}"
+                for info in sessions
+            ]
+            index = await self.mode.pick(
+                "Resume which session?",
+                labels,
+                initial=min(row, len(labels) - 1),
+                numbered=False,
+                extra_keys=keys,
+                note="Ctrl+R renames · Ctrl+D deletes",
+            )
+            if not pending:
+                break
+            action, path = pending.pop()
+            row = next((i for i, info in enumerate(sessions) if info.path == path), 0)
+            if action == "rename":
+                await self._rename_session(path)
+            else:
+                await self._delete_session(path)
+        if index is None:
             return
-        labels = [
-            f"{info.modified:%Y-%m-%d %H:%M}  {info.message_count} msgs  "
-            f"{info.name or info.first_message.replace(chr(10), ' ')[:60]}"
-            for info in sessions
-        ]
-        picked = await self.mode.ui.select("Resume which session?", labels)
-        if picked is None:
-            return
-        target = sessions[labels.index(picked)].path
+        target = sessions[index].path
         if await self.mode.host.switch_session(target):
             self._warn("A plugin cancelled the switch")
             return
         self._info(f"Resumed {target}")
         self.mode.renderer.replay(self._session.messages)
+
+    async def _rename_session(self, path: str) -> None:
+        from pi_core.session.manager import SessionManager
+
+        name = await self.mode.ui.input("New name for the session", "a name")
+        if not name or not name.strip():
+            return
+
+        def rename() -> None:
+            manager = SessionManager.open(path)
+            try:
+                manager.append_session_info(name.strip())
+            finally:
+                manager.close()
+
+        await asyncio.to_thread(rename)
+        self._info(f"Renamed to {name.strip()}")
+
+    async def _delete_session(self, path: str) -> None:
+        """Delete a session file — to the trash with the ``trash`` CLI when there is one, as pi."""
+        import shutil
+
+        if not await self.mode.ui.confirm("Delete session", f"Delete {path}?"):
+            return
+        if shutil.which("trash") is not None:
+            status, _, err = await _run("trash", path)
+            if status != 0:
+                self._warn(f"Could not move it to the trash: {err.strip()}")
+                return
+        else:
+            await asyncio.to_thread(os.remove, path)
+        self._info(f"Deleted {path}")
 
     async def cmd_fork(self, args: str) -> None:
         candidates = self._session.get_user_messages_for_forking()

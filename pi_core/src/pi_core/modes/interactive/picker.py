@@ -51,6 +51,8 @@ class Picker:
     cursor: int = 0
     #: An extra note for the status line (the tree view shows its filter mode there).
     note: str = ""
+    #: Set once something asked the list to close (Enter, Esc, a timeout or a caller's key).
+    closing: bool = False
     _app: Application[int | None] | None = None
 
     def __post_init__(self) -> None:
@@ -88,6 +90,7 @@ class Picker:
             self.cursor = max(0, min(len(self.shown) - 1, self.cursor + delta))
 
     def finish(self, result: int | None) -> None:
+        self.closing = True
         app = self._app
         if app is not None and app.is_running and app.future is not None and not app.future.done():
             app.exit(result=result)
