@@ -30,6 +30,7 @@ async def test_prompt_streams_answer_as_markdown_and_prints_footer(
     assert "pondering the question" in out
     assert "Title" in out and "# Title" not in out  # rendered as markdown, not raw
     assert "Hello world" in out and "**" not in out
+    assert "· ↑10 ↓5" in out  # the footer's token figures (the loopback turn's usage)
     assert await repl.quit() == 0
     [file] = session_files(repl.sessions)
     roles = [json.loads(line).get("message", {}).get("role") for line in file.read_text().splitlines()]

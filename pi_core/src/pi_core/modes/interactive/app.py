@@ -503,12 +503,26 @@ class InteractiveMode:
                 )
             else:
                 parts.append(f"context ? of {format_token_count(usage.context_window)}")
+        parts.extend(_usage_parts(session.get_session_stats()))
         if session.session_name:
             parts.append(session.session_name)
         return " · ".join(parts)
 
     def _print_footer(self) -> None:
         self.console.print(Text(self.footer_text(), style="dim"))
+
+
+def _usage_parts(stats: Any) -> list[str]:
+    """pi's footer figures for the session so far: ↑input ↓output, cache R/W, cost."""
+    from pi_core.ai.resolve import format_token_count
+
+    tokens = stats.tokens
+    if not (tokens.input or tokens.output):
+        return []
+    figures = f"↑{format_token_count(tokens.input)} ↓{format_token_count(tokens.output)}"
+    if tokens.cache_read or tokens.cache_write:
+        figures += f" R{format_token_count(tokens.cache_read)} W{format_token_count(tokens.cache_write)}"
+    return [figures, f"${stats.cost:.3f}"] if stats.cost else [figures]
 
 
 def _short_path(path: str, cwd: str) -> str:
