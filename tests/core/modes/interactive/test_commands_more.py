@@ -158,13 +158,13 @@ async def test_settings_menu_flips_switches_and_chooses_values(repl_factory: Cal
     await repl.in_dialog()
     # Each pick is echoed once its list is gone; keys sent after that reach the next list.
     repl.send("auto-compact\r")  # filter to the row; Enter flips it
-    await repl.wait_for("Settings Auto-compact: on")
+    await repl.wait_for("Settings → Auto-compact: on")
     repl.send("steering\r")  # a row with values opens their list
-    await repl.wait_for("Settings Steering mode: one-at-a-time")
+    await repl.wait_for("Settings → Steering mode: one-at-a-time")
     repl.send("all\r")
-    await repl.wait_for("Steering mode all")
+    await repl.wait_for("Steering mode → all")
     repl.send("\x1b")  # Esc leaves the menu
-    await repl.wait_for("Settings cancelled")
+    await repl.wait_for("Settings → cancelled")
     await repl.until(lambda: repl.mode._dialogs == 0)
     saved = json.loads((repl.agent / "settings.json").read_text())
     assert saved["compaction"]["enabled"] is False and saved["steeringMode"] == "all"
@@ -211,7 +211,7 @@ async def test_double_escape_opens_the_tree(
     repl.send("\x1b")
     await repl.in_dialog()
     repl.send("\x1b")  # leave the tree picker
-    await repl.wait_for("Go to which entry? cancelled")
+    await repl.wait_for("Go to which entry? → cancelled")
     assert await repl.quit() == 0
 
 
@@ -346,5 +346,5 @@ async def test_resume_list_renames_and_deletes_sessions(
     repl.send("y\r")
     await repl.wait_for("No other sessions found for this project")
     assert not await asyncio.to_thread(os.path.exists, old_file)
-    assert "Resume which session? cancelled" not in repl.output  # the keys closed the list, not Esc
+    assert "Resume which session? → cancelled" not in repl.output  # the keys closed the list, not Esc
     assert await repl.quit() == 0

@@ -256,7 +256,7 @@ async def test_resume_switches_session_and_replays_it(
     await repl.in_dialog()
     repl.send("1\r")
     await repl.wait_for("Resumed")
-    assert "Resume which session? " in repl.output  # the choice is echoed to the transcript
+    assert "Resume which session? → " in repl.output  # the choice is echoed to the transcript
     assert repl.mode.host.session.session_file == old_file
     replayed = repl.output[mark:]
     assert "> old question" in replayed and "answer in the old session" in replayed
@@ -445,7 +445,7 @@ async def test_tree_shift_l_labels_an_entry(
     manager = repl.mode.host.session.session_manager
     await repl.until(lambda: manager.get_label(first_user_id(repl)) == "checkpoint")
     repl.send("\x1b")  # leave the tree (it came back on the labelled row)
-    await repl.wait_for("Go to which entry? cancelled")
+    await repl.wait_for("Go to which entry? → cancelled")
     assert await repl.quit() == 0
 
 

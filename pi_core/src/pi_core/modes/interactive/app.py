@@ -389,7 +389,7 @@ class InteractiveMode:
             )
             if not closed_by_key:
                 chosen = "cancelled" if index is None else rows[index]
-                self.console.print(Text(f"{title} ", style="bold") + Text(chosen, style="dim"))
+                self.console.print(Text(f"{title} → ", style="bold") + Text(chosen, style="dim"))
             return index
 
         return await self.dialog(run)
