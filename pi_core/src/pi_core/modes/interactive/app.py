@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -76,6 +77,7 @@ class InteractiveMode:
         self.renderer.on_live_change = self.invalidate
         self._unsubscribe: Callable[[], None] | None = None
         self._task: asyncio.Task[None] | None = None
+        self._task_started = 0.0
         self._held: list[str] = []
         self._quit = False
         #: Set by Alt+Enter: the text being submitted is a follow-up, not a steer.
@@ -281,6 +283,7 @@ class InteractiveMode:
                 held, self._held = list(self._held), []
                 self.start_task(self._prompt_sequence(held[0], [], held[1:]))
 
+        self._task_started = time.monotonic()
         self._task = asyncio.create_task(job())
         self.invalidate()
 
@@ -411,6 +414,7 @@ class InteractiveMode:
             complete_while_typing=True,
             bottom_toolbar=self._toolbar,
             erase_when_done=True,
+            refresh_interval=1.0,  # the toolbar's elapsed seconds while the agent works
             prompt_continuation=lambda width, line, wrap: "." * (width - 1) + " ",
             **self.terminal,
         )
@@ -428,7 +432,8 @@ class InteractiveMode:
             lines.append(f"{name} running…")
             lines.extend(f"  {line}" for line in tail)
         if self.busy:
-            lines.append("working… Enter steers, Alt+Enter queues a follow-up, Esc aborts")
+            elapsed = int(time.monotonic() - self._task_started)
+            lines.append(f"working… {elapsed}s · Enter steers, Alt+Enter queues a follow-up, Esc aborts")
         return "\n".join(lines) or None
 
     def _streaming_tail(self, rows: int = 3) -> list[str]:
