@@ -348,3 +348,11 @@ async def test_resume_list_renames_and_deletes_sessions(
     assert not await asyncio.to_thread(os.path.exists, old_file)
     assert "Resume which session? → cancelled" not in repl.output  # the keys closed the list, not Esc
     assert await repl.quit() == 0
+
+
+async def test_changelog_shows_the_bundled_changelog(repl_factory: Callable[..., Any]) -> None:
+    repl = await repl_factory()
+    await repl.submit("/changelog")
+    await repl.wait_for("0.1.0")
+    assert "re-implementation of the TypeScript pi" in repl.output
+    assert await repl.quit() == 0

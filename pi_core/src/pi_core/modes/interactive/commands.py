@@ -5,6 +5,7 @@ Anything else starting with ``/`` goes to the session: plugin commands, skills, 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -59,6 +60,7 @@ BUILTINS = (
     Builtin("login", "/login [provider]", "save an API key for a provider in auth.json"),
     Builtin("logout", "/logout [provider]", "remove a provider's saved credentials from auth.json"),
     Builtin("hotkeys", "/hotkeys", "list the keyboard shortcuts"),
+    Builtin("changelog", "/changelog", "what changed in this version of pi"),
     Builtin("reload", "/reload", "re-read settings, context files, skills, templates", needs_idle=True),
     Builtin("quit", "/quit", "exit pi"),
 )
@@ -172,6 +174,14 @@ class BuiltinCommands(SessionCommands, ModelCommands):
             self._info("Copied last agent message to clipboard")
         else:
             self._warn("No clipboard here: install xclip, xsel or wl-copy, or use a terminal with OSC 52")
+
+    async def cmd_changelog(self, args: str) -> None:
+        from importlib.resources import files
+
+        from rich.markdown import Markdown
+
+        text = await asyncio.to_thread((files("pi_core") / "CHANGELOG.md").read_text, encoding="utf-8")
+        self.mode.console.print(Markdown(text))
 
     async def cmd_hotkeys(self, args: str) -> None:
         table = Table(show_header=False, box=None, padding=(0, 2))
