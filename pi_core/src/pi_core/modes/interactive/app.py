@@ -27,6 +27,7 @@ from rich.text import Text
 from pi_core.modes.interactive.bindings import build_key_bindings
 from pi_core.modes.interactive.commands import BuiltinCommands
 from pi_core.modes.interactive.completion import SlashCompleter
+from pi_core.modes.interactive.keymap import Keymap, load_keymap
 from pi_core.modes.interactive.picker import Picker, PickerKeys, pick
 from pi_core.modes.interactive.render import EventRenderer
 from pi_core.modes.interactive.ui import InteractiveUI
@@ -73,6 +74,7 @@ class InteractiveMode:
         )
         #: The editor's keys: the REPL's own plus plugin shortcuts, rebuilt when plugins reload.
         self._key_bindings = KeyBindings()
+        self.keymap = Keymap()
         self._plugins_of: object = None
         self.renderer.on_live_change = self.invalidate
         self._unsubscribe: Callable[[], None] | None = None
@@ -460,7 +462,10 @@ class InteractiveMode:
             return
         self._plugins_of = plugins
         self.ui.clear_plugin_state()
-        self._key_bindings = build_key_bindings(self, plugins.shortcuts)
+        self.keymap = load_keymap(self.host.options.agent_dir)  # keybindings.json, again on /reload
+        for warning in self.keymap.warnings:
+            self.console.print(Text(warning, style="yellow"))
+        self._key_bindings = build_key_bindings(self, plugins.shortcuts, self.keymap)
 
     # --- header and footer -------------------------------------------------------------------------
 

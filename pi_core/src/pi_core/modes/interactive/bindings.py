@@ -13,12 +13,13 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from rich.text import Text
 
+from pi_core.modes.interactive.keymap import ACTIONS, Keymap
 from pi_core.modes.interactive.keys import to_prompt_toolkit
 
 if TYPE_CHECKING:
@@ -44,10 +45,25 @@ class _DoublePress:
         return paired
 
 
-def build_key_bindings(mode: InteractiveMode, shortcuts: Mapping[str, ShortcutSpec]) -> KeyBindings:
+def build_key_bindings(
+    mode: InteractiveMode, shortcuts: Mapping[str, ShortcutSpec], keymap: Keymap | None = None
+) -> KeyBindings:
+    """The REPL's keys (``keymap``: pi's action ids → keys, from ``keybindings.json``) and then the
+    plugin shortcuts, which win a clash."""
+    keymap = keymap or Keymap({action.id: list(action.defaults) for action in ACTIONS})
     bindings = KeyBindings()
     busy = Condition(lambda: mode.busy)
     escape, ctrl_c = _DoublePress(), _DoublePress()
+
+    def on(action_id: str, **options: Any) -> Callable[[KeyHandler], KeyHandler]:
+        """Bind a handler to every key of an action."""
+
+        def register(handler: KeyHandler) -> KeyHandler:
+            for sequence in keymap.sequences(action_id):
+                bindings.add(*sequence, **options)(handler)
+            return handler
+
+        return register
 
     @bindings.add("enter")
     def _submit(event: KeyPressEvent) -> None:
@@ -58,20 +74,20 @@ def build_key_bindings(mode: InteractiveMode, shortcuts: Mapping[str, ShortcutSp
             return
         buffer.validate_and_handle()
 
-    @bindings.add("c-j")
+    @on("tui.input.newLine")
     def _newline(event: KeyPressEvent) -> None:
         event.current_buffer.insert_text("\n")
 
-    @bindings.add("escape", "enter")
+    @on("app.message.followUp")
     def _follow_up(event: KeyPressEvent) -> None:
         mode.follow_up_next = True
         event.current_buffer.validate_and_handle()
 
-    @bindings.add("escape", filter=busy)
+    @on("app.interrupt", filter=busy)
     def _abort(event: KeyPressEvent) -> None:
         mode.abort_soon()
 
-    @bindings.add("escape", filter=~busy, eager=True)
+    @on("app.interrupt", filter=~busy, eager=True)
     def _double_escape(event: KeyPressEvent) -> None:
         # pi's doubleEscapeAction: Esc twice on an empty editor opens /tree (or /fork). Eager:
         # waiting to see whether Esc starts Alt+Enter would stretch the gap past the double
@@ -80,21 +96,21 @@ def build_key_bindings(mode: InteractiveMode, shortcuts: Mapping[str, ShortcutSp
         if escape.twice() and not event.current_buffer.text and action != "none":
             mode.spawn(_run_builtin(mode, f"/{action}"))
 
-    @bindings.add("escape", "up")
+    @on("app.message.dequeue")
     def _dequeue(event: KeyPressEvent) -> None:
         mode.restore_queue()
 
-    @bindings.add("c-p")
+    @on("app.model.cycleForward")
     def _cycle_model(event: KeyPressEvent) -> None:
         mode.spawn(_next_model(mode))
 
-    @bindings.add("c-t")
+    @on("app.thinking.toggle")
     def _toggle_thinking(event: KeyPressEvent) -> None:
         mode.renderer.hide_thinking = not mode.renderer.hide_thinking
         state = "hidden" if mode.renderer.hide_thinking else "shown"
         mode.console.print(Text(f"Thinking blocks {state}", style="dim"))
 
-    @bindings.add("c-o")
+    @on("app.tools.expand")
     def _toggle_tool_output(event: KeyPressEvent) -> None:
         renderer = mode.renderer
         renderer.expand_tools = not renderer.expand_tools
@@ -103,38 +119,33 @@ def build_key_bindings(mode: InteractiveMode, shortcuts: Mapping[str, ShortcutSp
         if renderer.expand_tools:
             renderer.print_last_tool_result()
 
-    @bindings.add("c-l")
+    @on("app.model.select")
     def _choose_model(event: KeyPressEvent) -> None:
         mode.spawn(mode.commands.cmd_model(""))
 
-    @bindings.add("c-v")
+    @on("app.clipboard.pasteImage")
     def _paste_image(event: KeyPressEvent) -> None:
         mode.spawn(_paste_clipboard_image(mode, event.current_buffer))
 
-    @bindings.add("c-g")
+    @on("app.editor.external")
     def _external_editor(event: KeyPressEvent) -> None:
         # $VISUAL, then $EDITOR (prompt-toolkit's order); the text comes back into the editor.
         event.current_buffer.open_in_editor(validate_and_handle=False)
 
-    @bindings.add("c-z", filter=Condition(lambda: hasattr(signal, "SIGTSTP")))
+    @on("app.suspend", filter=Condition(lambda: hasattr(signal, "SIGTSTP")))
     def _suspend(event: KeyPressEvent) -> None:
         event.app.suspend_to_background()
 
-    @bindings.add("s-tab")
+    @on("app.thinking.cycle")
     def _cycle_thinking(event: KeyPressEvent) -> None:
         level = mode.host.session.cycle_thinking_level()
         note = f"Thinking level: {level}" if level else "The current model does not support thinking"
         mode.console.print(Text(note, style="cyan"))
 
-    for key, spec in shortcuts.items():
-        sequence = to_prompt_toolkit(key)
-        if sequence is None:
-            note = f"Shortcut {key!r} of plugin {spec.plugin} cannot be used in this terminal"
-            mode.console.print(Text(note, style="yellow"))
-            continue
-        bindings.add(*sequence)(_shortcut_handler(mode, spec))
+    for action_id, command in _SESSION_ACTIONS.items():
+        on(action_id)(_command_key(mode, command))
 
-    @bindings.add("c-c")
+    @on("app.clear")
     def _ctrl_c(event: KeyPressEvent) -> None:
         buffer = event.current_buffer
         if mode.busy:
@@ -148,7 +159,33 @@ def build_key_bindings(mode: InteractiveMode, shortcuts: Mapping[str, ShortcutSp
             return
         mode.console.print(Text("Press Ctrl+C again to exit", style="dim"))
 
+    for key, spec in shortcuts.items():
+        sequence = to_prompt_toolkit(key)
+        if sequence is None:
+            note = f"Shortcut {key!r} of plugin {spec.plugin} cannot be used in this terminal"
+            mode.console.print(Text(note, style="yellow"))
+            continue
+        bindings.add(*sequence)(_shortcut_handler(mode, spec))
+
     return bindings
+
+
+KeyHandler = Callable[[KeyPressEvent], None]
+
+#: The session actions pi lets users bind (no default keys): each runs its slash command.
+_SESSION_ACTIONS = {
+    "app.session.new": "/new",
+    "app.session.tree": "/tree",
+    "app.session.fork": "/fork",
+    "app.session.resume": "/resume",
+}
+
+
+def _command_key(mode: InteractiveMode, command: str) -> KeyHandler:
+    def handler(event: KeyPressEvent) -> None:
+        mode.spawn(_run_builtin(mode, command))
+
+    return handler
 
 
 def _shortcut_handler(mode: InteractiveMode, spec: ShortcutSpec) -> Callable[[KeyPressEvent], None]:

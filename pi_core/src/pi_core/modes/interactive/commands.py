@@ -16,6 +16,7 @@ from pi_core.ai.provider import THINKING_LEVELS
 from pi_core.ai.resolve import format_token_count
 from pi_core.modes.interactive.commands_models import ModelCommands
 from pi_core.modes.interactive.commands_session import SessionCommands
+from pi_core.modes.interactive.keymap import ACTIONS
 from pi_core.modes.interactive.tree_view import FILTER_MODES
 
 
@@ -66,20 +67,11 @@ BUILTINS = (
 )
 BUILTIN_NAMES = {b.name: b for b in BUILTINS}
 
-KEYS = (
+#: Keys that are not rebindable actions (those come from the keymap, see :mod:`.keymap`).
+FIXED_KEYS = (
     ("Enter", "send (while the agent works: steer it)"),
-    ("Alt+Enter", "while the agent works: queue a follow-up"),
-    ("Ctrl+J, or \\ then Enter", "new line"),
-    ("Esc / Ctrl+C", "abort the run (queued messages come back to the editor)"),
-    ("Ctrl+C twice, Ctrl+D", "quit (at an empty prompt)"),
-    ("Alt+Up", "queued messages back into the editor (the run goes on)"),
-    ("Ctrl+P / Shift+Tab", "next model / next thinking level"),
-    ("Ctrl+L", "choose a model"),
-    ("Ctrl+T", "hide or show thinking blocks"),
-    ("Ctrl+O", "expand or collapse tool output (expanding shows the last result in full)"),
-    ("Ctrl+G", "edit the message in $VISUAL / $EDITOR"),
-    ("Ctrl+V", "paste the clipboard's image (as a file path the model can read)"),
-    ("Ctrl+Z", "suspend pi (fg brings it back)"),
+    ("\\ then Enter", "new line"),
+    ("Ctrl+D", "quit (at an empty prompt)"),
     ("Up / Down, Ctrl+R", "history; search the history"),
     ("@path + Tab", "complete a file path"),
     ("!cmd / !!cmd", "run a shell command (!! keeps its output out of the model's context)"),
@@ -115,7 +107,7 @@ class BuiltinCommands(SessionCommands, ModelCommands):
         for command in self._session.get_commands():
             what = f"{command.get('description', '')} ({command['source']})"
             table.add_row(Text(f"/{command['name']}"), Text(what))
-        for key, what in KEYS:
+        for key, what in self._key_rows():
             table.add_row(Text(key), Text(what))
         self.mode.console.print(table)
 
@@ -183,9 +175,18 @@ class BuiltinCommands(SessionCommands, ModelCommands):
         text = await asyncio.to_thread((files("pi_core") / "CHANGELOG.md").read_text, encoding="utf-8")
         self.mode.console.print(Markdown(text))
 
+    def _key_rows(self) -> list[tuple[str, str]]:
+        """The keys as bound now (``keybindings.json`` applied), then the fixed ones."""
+        rows = [
+            (", ".join(self.mode.keymap.keys.get(action.id, [])), action.description)
+            for action in ACTIONS
+            if self.mode.keymap.keys.get(action.id)
+        ]
+        return [*rows, *FIXED_KEYS]
+
     async def cmd_hotkeys(self, args: str) -> None:
         table = Table(show_header=False, box=None, padding=(0, 2))
-        for key, what in KEYS:
+        for key, what in self._key_rows():
             table.add_row(Text(key), Text(what))
         for key, spec in self.mode.host.plugins.shortcuts.items():
             table.add_row(Text(key), Text(f"{spec.description or ''} ({spec.plugin})"))

@@ -23,7 +23,19 @@ _NAMED = {
 
 
 def to_prompt_toolkit(key: str) -> tuple[str, ...] | None:
-    """The key sequence for ``key``, or ``None`` when a terminal cannot report that combination."""
+    """A plugin shortcut's key sequence; ``None`` when a terminal cannot report it, when it is a
+    bare key (it would take a character away from typing) or one the REPL itself needs."""
+    sequence = key_sequence(key)
+    if sequence is None or sequence in RESERVED:
+        return None
+    if len(sequence) == 1 and sequence[0] in _NAMED.values():
+        return None  # a bare Tab, arrow or Backspace belongs to editing
+    return sequence
+
+
+def key_sequence(key: str) -> tuple[str, ...] | None:
+    """The prompt-toolkit key sequence for ``key`` (pi's names), or ``None`` when a terminal
+    cannot report that combination. Bare named keys (``escape``, ``tab``, ``f5``) are allowed."""
     parts = [part.strip().lower() for part in key.split("+") if part.strip()]
     if not parts:
         return None
@@ -49,12 +61,11 @@ def to_prompt_toolkit(key: str) -> tuple[str, ...] | None:
             name = "c-space"
         else:
             return None
-    elif "alt" in mods or (base[0] == "f" and base[1:].isdigit()):
+    elif "alt" in mods or (base[0] == "f" and base[1:].isdigit()) or base in _NAMED.values():
         name = base
     else:
-        return None  # a bare key would take a character away from typing
-    sequence = ("escape", name) if "alt" in mods else (name,)
-    return None if sequence in RESERVED else sequence
+        return None  # a bare character: typing needs it
+    return ("escape", name) if "alt" in mods else (name,)
 
 
 #: Keys the REPL itself needs (send, abort, quit, follow-up).

@@ -1,0 +1,88 @@
+"""The REPL's rebindable keys: pi's action ids, their default keys, ``keybindings.json``.
+
+``<agent dir>/keybindings.json`` maps an action id to a key or a list of keys (pi's file and key
+names: ``ctrl+l``, ``alt+enter``, ``shift+tab``, ``pageUp``); listed ids replace their defaults,
+the others keep them. It is read when the REPL starts and again on ``/reload``. Keys a terminal
+cannot report (``shift+enter``, ``ctrl+shift+x``) and unknown ids are reported and skipped.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pi_core.modes.interactive.keys import key_sequence
+
+KEYBINDINGS_FILE = "keybindings.json"
+
+
+@dataclass(frozen=True)
+class Action:
+    id: str
+    defaults: tuple[str, ...]
+    description: str
+
+
+ACTIONS: tuple[Action, ...] = (
+    Action("app.interrupt", ("escape",), "abort the run (queued messages come back to the editor)"),
+    Action("app.clear", ("ctrl+c",), "clear the editor; abort a run; twice on an empty editor: quit"),
+    Action("tui.input.newLine", ("ctrl+j",), "new line (also \\ then Enter)"),
+    Action("app.message.followUp", ("alt+enter",), "while the agent works: queue a follow-up"),
+    Action("app.message.dequeue", ("alt+up",), "queued messages back into the editor (the run goes on)"),
+    Action("app.model.select", ("ctrl+l",), "choose a model"),
+    Action("app.model.cycleForward", ("ctrl+p",), "next model"),
+    Action("app.thinking.cycle", ("shift+tab",), "next thinking level"),
+    Action("app.thinking.toggle", ("ctrl+t",), "hide or show thinking blocks"),
+    Action("app.tools.expand", ("ctrl+o",), "expand or collapse tool output"),
+    Action("app.editor.external", ("ctrl+g",), "edit the message in $VISUAL / $EDITOR"),
+    Action("app.clipboard.pasteImage", ("ctrl+v",), "paste the clipboard's image as a file path"),
+    Action("app.suspend", ("ctrl+z",), "suspend pi (fg brings it back)"),
+    Action("app.session.new", (), "start a new session (/new)"),
+    Action("app.session.tree", (), "open the session tree (/tree)"),
+    Action("app.session.fork", (), "fork from an earlier message (/fork)"),
+    Action("app.session.resume", (), "resume another session (/resume)"),
+)
+ACTION_IDS = {action.id for action in ACTIONS}
+
+
+@dataclass
+class Keymap:
+    #: Action id → the keys (pi's names) that trigger it.
+    keys: dict[str, list[str]] = field(default_factory=dict)
+    #: Problems with the file, to show once.
+    warnings: list[str] = field(default_factory=list)
+
+    def sequences(self, action_id: str) -> list[tuple[str, ...]]:
+        """prompt-toolkit key sequences of an action (keys a terminal cannot report are left out)."""
+        found = [key_sequence(key) for key in self.keys.get(action_id, ())]
+        return [sequence for sequence in found if sequence is not None]
+
+
+def load_keymap(agent_dir: str | Path) -> Keymap:
+    keymap = Keymap({action.id: list(action.defaults) for action in ACTIONS})
+    path = Path(agent_dir) / KEYBINDINGS_FILE
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return keymap
+    except (OSError, ValueError) as error:
+        keymap.warnings.append(f"{path}: not used ({error}); the default keys apply")
+        return keymap
+    if not isinstance(raw, dict):
+        keymap.warnings.append(f"{path}: not a JSON object; the default keys apply")
+        return keymap
+    for action_id, value in raw.items():
+        keys = [value] if isinstance(value, str) else value
+        if not isinstance(keys, list) or not all(isinstance(key, str) for key in keys):
+            keymap.warnings.append(f"{path}: {action_id!r} needs a key or a list of keys")
+            continue
+        if action_id not in ACTION_IDS:
+            if action_id.startswith("app.") and not action_id.startswith(("app.tree.", "app.models.")):
+                keymap.warnings.append(f"{path}: {action_id!r} is not an action of this REPL")
+            continue  # editor-level ids (tui.editor.*) belong to prompt-toolkit's own keys
+        unusable = [key for key in keys if key_sequence(key) is None]
+        if unusable:
+            keymap.warnings.append(f"{path}: a terminal cannot report {', '.join(unusable)} ({action_id})")
+        keymap.keys[action_id] = keys
+    return keymap
