@@ -127,3 +127,30 @@ def untrust_command(project: str | None) -> None:
     from pi_core.cli.trust_cmd import untrust
 
     untrust(project)
+
+
+_PYTHON_OPTION = click.option(
+    "--python",
+    type=click.Path(dir_okay=False),
+    help="Interpreter of the environment to change (default: the one pi runs in).",
+)
+
+
+@cli.command("install")
+@click.argument("specs", nargs=-1, required=True)
+@_PYTHON_OPTION
+def install_command(specs: tuple[str, ...], python: str | None) -> None:
+    """Install plugin distributions (PyPI names, paths, URLs) where pi runs, and list what loads."""
+    from pi_core.cli.install_cmd import install
+
+    install(specs, python)
+
+
+@cli.command("remove")
+@click.argument("names", nargs=-1, required=True)
+@_PYTHON_OPTION
+def remove_command(names: tuple[str, ...], python: str | None) -> None:
+    """Uninstall plugin distributions from where pi runs, and list what no longer loads."""
+    from pi_core.cli.install_cmd import remove
+
+    remove(names, python)

@@ -1,0 +1,72 @@
+"""``pi install`` / ``pi remove`` against a throwaway environment and a wheel built here (offline)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+PI = str(Path(sys.executable).with_name("pi"))
+
+pytestmark = pytest.mark.skipif(shutil.which("uv") is None, reason="needs uv to make the environment")
+
+
+def build_wheel(directory: Path, *, entry_points: bool = True) -> Path:
+    """A minimal pure-Python wheel of ``pi-ext-demo`` with (or without) a ``pi`` entry point."""
+    name = "pi_ext_demo" if entry_points else "pi_ext_plain"
+    dist = name.replace("_", "-")
+    wheel = directory / f"{name}-0.1.0-py3-none-any.whl"
+    info = f"{name}-0.1.0.dist-info"
+    files = {
+        f"{name}/__init__.py": "from pi_core import hookimpl\n",
+        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.1.0\n",
+        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    if entry_points:
+        files[f"{info}/entry_points.txt"] = f"[pi]\ndemo = {name}\n"
+    files[f"{info}/RECORD"] = "".join(f"{path},,\n" for path in files) + f"{info}/RECORD,,\n"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for path, text in files.items():
+            archive.writestr(path, text)
+    return wheel
+
+
+@pytest.fixture
+def target(tmp_path: Path) -> str:
+    """A fresh virtual environment (no pi in it: only the entry points are looked at)."""
+    subprocess.run(["uv", "venv", "-q", "--python", sys.executable, str(tmp_path / "env")], check=True)
+    return str(tmp_path / "env" / "bin" / "python")
+
+
+def pi(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([PI, *args], capture_output=True, text=True, check=False, timeout=120)
+
+
+def test_install_lists_what_pi_will_load_and_remove_what_it_no_longer_does(
+    tmp_path: Path, target: str
+) -> None:
+    wheel = build_wheel(tmp_path)
+    installed = pi("install", "--python", target, str(wheel))
+    assert installed.returncode == 0, installed.stderr
+    assert "pi will load:\n  demo = pi_ext_demo  (pi-ext-demo)" in installed.stdout
+    again = pi("install", "--python", target, str(wheel))
+    assert "Nothing new for pi to load" in again.stdout
+    removed = pi("remove", "--python", target, "pi-ext-demo")
+    assert removed.returncode == 0, removed.stderr
+    assert "pi no longer loads:\n  demo = pi_ext_demo  (pi-ext-demo)" in removed.stdout
+
+
+def test_a_distribution_without_entry_points_is_named_as_such(tmp_path: Path, target: str) -> None:
+    plain = pi("install", "--python", target, str(build_wheel(tmp_path, entry_points=False)))
+    assert plain.returncode == 0 and "no entry point in the group 'pi'" in plain.stdout
+
+
+def test_refusals_and_failures_are_clear(tmp_path: Path, target: str) -> None:
+    refused = pi("remove", "--python", target, "pi-core")
+    assert refused.returncode == 2 and "pi-core is pi itself" in refused.stderr
+    missing = pi("install", "--python", target, str(tmp_path / "no-such.whl"))
+    assert missing.returncode == 1 and "install failed" in missing.stderr
