@@ -333,3 +333,59 @@ async def test_block_images_setting_replaces_images_on_every_call(harness: Harne
     assert [b.type for b in first[0].content] == ["text", "image", "image"]
     assert second[0].content == [TextContent(text="look"), TextContent(text=IMAGES_BLOCKED)]  # one notice
     assert [b.type for b in session.messages[0].content] == ["text", "image", "image"]  # kept in the session
+
+
+async def test_a_full_disk_does_not_stop_the_run_and_the_user_is_told(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    from pi_core.runtime.ui import HeadlessUI
+    from pi_core.session.storage import SessionWriter
+
+    real_append = SessionWriter.append
+    disk = {"full": True}
+
+    def append(self: SessionWriter, lines: list[str]) -> None:
+        if disk["full"]:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_append(self, lines)
+
+    monkeypatch.setattr(SessionWriter, "append", append)
+    notes: list[tuple[str, str]] = []
+    harness.provider.responses += [text_message("first"), text_message("second")]
+    session = harness.build()
+    await session.bind_mode(ui=HeadlessUI(lambda message, kind: notes.append((message, kind))))
+    await session.prompt("one")
+    assert [m.role for m in session.messages] == ["user", "assistant"]  # no error reply: the run went on
+    assert "turn_end" in harness.types() and harness.types()[-1] == "agent_end"
+    [(note, kind)] = notes
+    assert kind == "error" and "No space left on device" in note and "goes on" in note
+
+    disk["full"] = False
+    await session.prompt("two")
+    assert notes[-1] == (notes[-1][0], "info") and "nothing was lost" in notes[-1][0]
+    lines = _file_lines(session)
+    roles = [line["message"]["role"] for line in lines if line["type"] == "message"]
+    assert roles == ["user", "assistant", "user", "assistant"]
+
+
+async def test_leaving_with_unsaved_entries_says_how_many(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    from pi_core.runtime.ui import HeadlessUI
+    from pi_core.session.storage import SessionWriter
+
+    def full(self: SessionWriter, lines: list[str]) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(SessionWriter, "append", full)
+    notes: list[str] = []
+    harness.provider.responses.append(text_message("answer"))
+    session = harness.build()
+    await session.bind_mode(ui=HeadlessUI(lambda message, kind: notes.append(message)))
+    await session.prompt("one")
+    await session.dispose()
+    assert notes[-1].startswith("2 entries could not be written to ")

@@ -123,6 +123,7 @@ class AgentSession:
         self._follow_up_texts: list[str] = []
         self._next_turn: list[CustomMessage] = []
         self._bash = UserBash(self)
+        self._write_failing = False
         self._driving = False
         self._idle = asyncio.Event()
         self._idle.set()
@@ -568,6 +569,28 @@ class AgentSession:
             )
         elif message.role in ("user", "assistant", "toolResult"):
             self.session_manager.append_message(message)
+        self._report_write_state()
+
+    def _report_write_state(self) -> None:
+        """Tell the user once when the session file stops taking writes, and when it takes them again.
+
+        The session manager keeps unwritten entries and retries with every append, so the run goes
+        on and nothing is lost once there is room again.
+        """
+        manager = self.session_manager
+        error = getattr(manager, "write_error", None)
+        if error is not None and not self._write_failing:
+            self._write_failing = True
+            self._ui.notify(
+                f"Could not write the session file {manager.get_session_file()}: {error.strerror or error}. "
+                "The conversation goes on; unsaved entries are written as soon as that works again.",
+                "error",
+            )
+        elif error is None and self._write_failing:
+            self._write_failing = False
+            self._ui.notify(
+                f"Session file {manager.get_session_file()} is written again; nothing was lost.", "info"
+            )
 
     def _find_last_assistant(self) -> AssistantMessage | None:
         return next((m for m in reversed(self.messages) if isinstance(m, AssistantMessage)), None)
@@ -818,6 +841,15 @@ class AgentSession:
             if not self.is_idle:
                 await self.abort()
             self._bash.flush()  # a !command that finished during the last run stays recorded
+            retry = getattr(self.session_manager, "retry_write", None)
+            if retry is not None and not retry():
+                unsaved = self.session_manager.unsaved_entries
+                error = self.session_manager.write_error
+                self._ui.notify(
+                    f"{unsaved} entries could not be written to {self.session_manager.get_session_file()}: "
+                    f"{error.strerror or error}",
+                    "error",
+                )
             if self.hooks is not None and self.hooks.has("session_shutdown"):
                 event = hook_events.SessionShutdownEvent(reason=reason, target_session_file=target)
                 await self.hooks.session_shutdown(event, self.extension_context())

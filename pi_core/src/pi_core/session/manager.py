@@ -93,6 +93,8 @@ class SessionManager:
         self._leaf_id: str | None = None
         #: Lines (header + entries) already on disk; the rest waits for the first assistant message.
         self._on_disk = 0
+        #: The error of the last failed write, ``None`` once a write went through.
+        self.write_error: OSError | None = None
         self._has_assistant = False
         self._read_only = False
         self.load_issues: list[LoadIssue] = []
@@ -315,6 +317,9 @@ class SessionManager:
         return entry.id
 
     def _persist_pending(self) -> None:
+        """Write what is not on disk yet. A failing write (a full disk, a vanished directory) is
+        kept in :attr:`write_error`; the entries stay in memory and go out with the next append
+        or :meth:`retry_write` — nothing is dropped, nothing raises into the caller's flow."""
         if self._writer is None or not self._has_assistant:
             return
         total = 1 + len(self._metas)
@@ -322,8 +327,25 @@ class SessionManager:
             return
         lines = [self._header_line] if self._on_disk == 0 else []
         lines.extend(meta.line for meta in self._metas[max(self._on_disk - 1, 0) :] if meta.line is not None)
-        self._writer.append(lines)
+        try:
+            self._writer.append(lines)
+        except OSError as error:
+            self.write_error = error
+            return
+        self.write_error = None
         self._on_disk = total
+
+    @property
+    def unsaved_entries(self) -> int:
+        """Entries in memory that are not in the file yet (after a failed write)."""
+        if self._writer is None or not self._has_assistant:
+            return 0
+        return max(0, 1 + len(self._metas) - max(self._on_disk, 1))
+
+    def retry_write(self) -> bool:
+        """Try again to write what a failed write left behind; whether everything is on disk now."""
+        self._persist_pending()
+        return self.write_error is None
 
     def _base(self) -> dict[str, Any]:
         return {"id": new_entry_id(self._by_id), "parent_id": self._leaf_id, "timestamp": iso_now()}

@@ -55,11 +55,18 @@ class SessionWriter:
             if size and os.pread(fd, 1, size - 1) != b"\n":
                 data = b"\n" + data
             view = memoryview(data)
-            while view:  # a regular file takes it in one go; loop only for short writes
-                written = os.write(fd, view)
-                view = view[written:]
-            if self.fsync:
-                os.fsync(fd)
+            try:
+                while view:  # a regular file takes it in one go; loop only for short writes
+                    written = os.write(fd, view)
+                    view = view[written:]
+                if self.fsync:
+                    os.fsync(fd)
+            except OSError:
+                # A full disk can take part of the batch: cut it off again, so the retry starts
+                # from a clean line end instead of leaving a broken line in the middle.
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, size)
+                raise
 
     def rewrite(self, lines: list[str | bytes]) -> None:
         """Replace the whole file atomically (temp file + rename); used by migrations only."""
