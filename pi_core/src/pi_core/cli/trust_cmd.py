@@ -19,7 +19,12 @@ def trust(project: str | None) -> None:
 
     cwd, agent = _paths(project)
     read = SettingsReader()
-    check = trust_project(cwd, agent, read)
+    try:
+        check = trust_project(cwd, agent, read)
+    except OSError as error:
+        raise click.ClickException(
+            f"could not record the trust in {agent}: {error.strerror or error}"
+        ) from None
     # A broken settings file counts as empty, so what gets trusted may not be what the user meant.
     for problem in read.errors:
         click.echo(f"Warning: {problem}", err=True)
@@ -36,7 +41,11 @@ def untrust(project: str | None) -> None:
     from pi_core.plugins.trust import untrust_project
 
     cwd, agent = _paths(project)
-    if untrust_project(cwd, agent):
+    try:
+        removed = untrust_project(cwd, agent)
+    except OSError as error:
+        raise click.ClickException(f"could not update {agent}: {error.strerror or error}") from None
+    if removed:
         click.echo(f"{cwd} is no longer trusted; its plugin code will not run.")
     else:
         click.echo(f"{cwd} was not trusted.")

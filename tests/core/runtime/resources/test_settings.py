@@ -324,3 +324,31 @@ def test_env_fallbacks_for_terminal_flags() -> None:
     assert Settings().clear_on_shrink_enabled({"PI_CLEAR_ON_SHRINK": "1"}) is True
     explicit = Settings.model_validate({"terminal": {"clearOnShrink": False}})
     assert explicit.clear_on_shrink_enabled({"PI_CLEAR_ON_SHRINK": "1"}) is False
+
+
+def test_a_full_disk_while_saving_leaves_the_old_file_whole(
+    project: Path, agent_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+    import io
+
+    settings_file = agent_dir / "settings.json"
+    settings_file.write_text(json.dumps({"theme": "dark", "steeringMode": "all"}, indent=2))
+    settings = manager(project, agent_dir)
+    real_fdopen = os.fdopen
+
+    class FullDisk(io.StringIO):
+        def write(self, text: str) -> int:
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    def fdopen(fd: int, *args: object, **kwargs: object) -> object:
+        os.close(fd)
+        return FullDisk()
+
+    monkeypatch.setattr(os, "fdopen", fdopen)
+    settings.set("theme", "light")
+    monkeypatch.setattr(os, "fdopen", real_fdopen)
+    assert json.loads(settings_file.read_text()) == {"theme": "dark", "steeringMode": "all"}
+    assert [p.name for p in agent_dir.iterdir() if p.name.endswith(".tmp")] == []
+    [problem] = settings.drain_errors()
+    assert "cannot write settings: No space left on device" in str(problem)

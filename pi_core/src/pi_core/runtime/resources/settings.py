@@ -13,6 +13,7 @@ import contextlib
 import copy
 import json
 import os
+import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -289,7 +290,7 @@ class SettingsManager:
                     current[field] = value
                 else:
                     current.pop(field, None)
-                path.write_text(json.dumps(current, indent=2, ensure_ascii=False), encoding="utf-8")
+                _replace_file(path, json.dumps(current, indent=2, ensure_ascii=False))
         except SettingsError as error:
             self._errors.append(ScopedSettingsError(scope, error))
         except OSError as error:
@@ -305,3 +306,18 @@ def _assign(target: JsonObject, key: str, value: Any) -> None:
         target.pop(key, None)
     else:
         target[key] = copy.deepcopy(value)
+
+
+def _replace_file(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename: a full disk or a crash
+    half-way leaves the old file whole instead of a truncated one."""
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.chmod(temp, path.stat().st_mode & 0o777 if path.exists() else 0o644)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+        raise
