@@ -352,3 +352,14 @@ def test_a_full_disk_while_saving_leaves_the_old_file_whole(
     assert [p.name for p in agent_dir.iterdir() if p.name.endswith(".tmp")] == []
     [problem] = settings.drain_errors()
     assert "cannot write settings: No space left on device" in str(problem)
+
+
+def test_a_symlinked_settings_file_stays_a_link(project: Path, agent_dir: Path, tmp_path: Path) -> None:
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    real = dotfiles / "pi-settings.json"
+    real.write_text(json.dumps({"theme": "dark"}))
+    (agent_dir / "settings.json").symlink_to(real)
+    manager(project, agent_dir).set("steeringMode", "all")
+    assert (agent_dir / "settings.json").is_symlink()
+    assert json.loads(real.read_text()) == {"theme": "dark", "steeringMode": "all"}

@@ -310,7 +310,9 @@ def _assign(target: JsonObject, key: str, value: Any) -> None:
 
 def _replace_file(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file and a rename: a full disk or a crash
-    half-way leaves the old file whole instead of a truncated one."""
+    half-way leaves the old file whole instead of a truncated one. A symlinked settings file (a
+    dotfiles checkout) is written where the link points, so the link stays."""
+    path = path.resolve() if path.is_symlink() else path
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
