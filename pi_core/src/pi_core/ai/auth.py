@@ -130,12 +130,13 @@ class AuthStorage:
 
     def _write(self, data: dict[str, Any]) -> None:
         self.ensure_file()
-        tmp = self.path.with_suffix(".json.tmp")
+        target = self.path.resolve() if self.path.is_symlink() else self.path  # keep a symlink a link
+        tmp = target.with_suffix(".json.tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as handle:
             json.dump(data, handle, indent=2)
-        os.replace(tmp, self.path)
-        os.chmod(self.path, 0o600)
+        os.replace(tmp, target)
+        os.chmod(target, 0o600)
 
     def set_api_key(self, provider: str, key: str) -> None:
         data = self.read()
