@@ -20,6 +20,8 @@ class PiModel(BaseModel):
         populate_by_name=True,
         extra="allow",
         serialize_by_alias=True,
+        # Validators are built on first use: start-up builds only what it touches.
+        defer_build=True,
     )
 
     def to_json_dict(self) -> dict[str, Any]:
