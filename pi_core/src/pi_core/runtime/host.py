@@ -89,6 +89,19 @@ def _session_manager(options: RuntimeOptions) -> Any:
     return SessionManager.create(options.cwd, options.session_dir)
 
 
+def _plugin_services(plugins: PluginParts) -> dict[str, Any]:
+    """The session services that come from the plugins (a fresh event bus with every load)."""
+    return {
+        "hooks": plugins.hooks,
+        "commands": list(plugins.commands),
+        "plugin_sources": dict(plugins.plugin_sources),
+        "tools": dict(plugins.tools),
+        "compaction": compaction_registry(plugins),
+        "flag_values": dict(plugins.flag_values),
+        "events": EventBus(),
+    }
+
+
 def _resource_options(options: RuntimeOptions, settings: SettingsManager) -> ResourceOptions:
     """What to load resources from: the settings plus the command line's resource flags."""
     return ResourceOptions(
@@ -156,12 +169,7 @@ class RuntimeHost:
             settings=settings,
             resources=resources,
             model_registry=registry,
-            hooks=plugins.hooks,
-            commands=list(plugins.commands),
-            plugin_sources=dict(plugins.plugin_sources),
-            tools=dict(plugins.tools),
-            compaction=compaction_registry(plugins),
-            flag_values=dict(plugins.flag_values),
+            **_plugin_services(plugins),
         )
         configured_dir = settings.settings.session_dir
         if options.session_dir is None and configured_dir:
@@ -334,16 +342,7 @@ class RuntimeHost:
         registry.reset_plugin_providers()
         refused = register_plugin_providers(registry, plugins)
         self.plugins = plugins
-        self.services = replace(
-            self.services,
-            hooks=plugins.hooks,
-            commands=list(plugins.commands),
-            plugin_sources=dict(plugins.plugin_sources),
-            tools=dict(plugins.tools),
-            compaction=compaction_registry(plugins),
-            flag_values=dict(plugins.flag_values),
-            events=EventBus(),
-        )
+        self.services = replace(self.services, **_plugin_services(plugins))
         self._watch_hook_errors()
         return [*plugins.problems, *refused]
 

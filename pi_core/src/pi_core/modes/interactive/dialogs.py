@@ -7,7 +7,8 @@ cancels (``None``); a timeout or an aborted signal does the same, as pi's dialog
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from prompt_toolkit import PromptSession
@@ -60,13 +61,26 @@ async def ask(
         is_password=secret,
         erase_when_done=False,
     )
-    loop = asyncio.get_running_loop()
 
     def cancel() -> None:
         app = session.app
         if app.is_running and app.future is not None and not app.future.done():
             app.exit(result=_CANCEL)
 
+    try:
+        with cancelled_by(timeout_ms, signal, cancel):
+            answer = await session.prompt_async(message, default=default)
+    except (EOFError, KeyboardInterrupt):
+        return None
+    return None if answer is _CANCEL else str(answer)
+
+
+@contextlib.contextmanager
+def cancelled_by(
+    timeout_ms: float | None, signal: AbortSignal | None, cancel: Callable[[], None]
+) -> Iterator[None]:
+    """Call ``cancel`` (on the event loop) after ``timeout_ms`` or when ``signal`` aborts, while inside."""
+    loop = asyncio.get_running_loop()
     timer = loop.call_later(timeout_ms / 1000, cancel) if timeout_ms else None
 
     def on_abort() -> None:
@@ -74,25 +88,12 @@ async def ask(
 
     remove = signal.add_listener(on_abort) if signal is not None else None
     try:
-        answer = await session.prompt_async(message, default=default)
-    except (EOFError, KeyboardInterrupt):
-        return None
+        yield
     finally:
         if timer is not None:
             timer.cancel()
         if remove is not None:
             remove()
-    return None if answer is _CANCEL else str(answer)
-
-
-def pick(answer: str | None, options: Sequence[str]) -> str | None:
-    """A select answer: an option's number (1-based) or its exact text; anything else is no choice."""
-    if answer is None:
-        return None
-    answer = answer.strip()
-    if answer.isdigit() and 1 <= int(answer) <= len(options):
-        return options[int(answer) - 1]
-    return answer if answer in options else None
 
 
 def yes(answer: str | None) -> bool:

@@ -8,7 +8,6 @@ option as before. Callers may bind more keys (the tree view cycles its filter wi
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +22,7 @@ from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 
 from pi_core.ai.abort import AbortSignal
+from pi_core.modes.interactive.dialogs import cancelled_by
 
 #: Rows shown at once at most (fewer on a short terminal).
 MAX_VISIBLE_ROWS = 15
@@ -120,22 +120,11 @@ async def pick(
     picker.refilter(keep=initial)
     app = _application(title, picker, extra_keys or {}, input, output)
     picker._app = app
-    loop = asyncio.get_running_loop()
-    timer = loop.call_later(timeout_ms / 1000, picker.finish, None) if timeout_ms else None
-
-    def on_abort() -> None:
-        loop.call_soon_threadsafe(picker.finish, None)
-
-    remove = signal.add_listener(on_abort) if signal is not None else None
     try:
-        return await app.run_async()
+        with cancelled_by(timeout_ms, signal, lambda: picker.finish(None)):
+            return await app.run_async()
     except (EOFError, KeyboardInterrupt):
         return None
-    finally:
-        if timer is not None:
-            timer.cancel()
-        if remove is not None:
-            remove()
 
 
 def _application(
