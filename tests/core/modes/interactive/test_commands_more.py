@@ -15,6 +15,17 @@ import pytest
 from pi_core.testing import LoopbackLLMServer, text_turn
 
 
+def fake_program(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, script: str) -> Path:
+    """A shell script called ``name`` first on the PATH (a stand-in for pbcopy, xclip, gh, …)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    program = bin_dir / name
+    program.write_text(script)
+    program.chmod(program.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    return program
+
+
 async def two_turns(repl: Any, server: LoopbackLLMServer) -> None:
     server.add(text_turn("first answer"), text_turn("second answer"))
     for question, answer in (("first question", "first answer"), ("second question", "second answer")):
@@ -46,13 +57,8 @@ async def test_copy_uses_a_clipboard_program(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
     copied = tmp_path / "clipboard.txt"
-    program = bin_dir / "pbcopy"
-    program.write_text(f"#!/bin/sh\ncat > {copied}\n")
-    program.chmod(program.stat().st_mode | stat.S_IXUSR)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    fake_program(tmp_path, monkeypatch, "pbcopy", f"#!/bin/sh\ncat > {copied}\n")
     repl = await repl_factory()
     await repl.submit("/copy")
     await repl.wait_for("No agent messages to copy yet.")
@@ -254,12 +260,7 @@ async def test_ctrl_v_pastes_the_clipboard_image_as_a_file_path(
 ) -> None:
     image = tmp_path / "clip.png"
     image.write_bytes(PNG)
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    program = bin_dir / "xclip"
-    program.write_text(FAKE_XCLIP.format(image=image))
-    program.chmod(program.stat().st_mode | stat.S_IXUSR)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    fake_program(tmp_path, monkeypatch, "xclip", FAKE_XCLIP.format(image=image))
     monkeypatch.setenv("DISPLAY", ":0")
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     repl = await repl_factory()
@@ -307,13 +308,8 @@ async def test_share_uploads_a_secret_gist_with_gh(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    program = bin_dir / "gh"
     uploaded = tmp_path / "uploaded.html"
-    program.write_text(FAKE_GH.format(auth=1, copy=uploaded))
-    program.chmod(program.stat().st_mode | stat.S_IXUSR)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    program = fake_program(tmp_path, monkeypatch, "gh", FAKE_GH.format(auth=1, copy=uploaded))
     monkeypatch.setenv("PI_SHARE_VIEWER_URL", "https://viewer.example/")
     repl = await repl_factory()
     await two_turns(repl, pi_llm_server)
