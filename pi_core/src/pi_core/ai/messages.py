@@ -8,6 +8,7 @@ coding agent's own roles, which are converted to LLM messages before each provid
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import Discriminator, Field, Tag
@@ -158,6 +159,13 @@ Message = Annotated[
     UserMessage | AssistantMessage | ToolResultMessage,
     Field(discriminator="role"),
 ]
+
+
+def text_of(content: str | Sequence[Any]) -> str:
+    """The text of a message's content: the string itself, or its text blocks joined."""
+    if isinstance(content, str):
+        return content
+    return "".join(getattr(block, "text", "") for block in content if getattr(block, "type", None) == "text")
 
 
 def _role_of(value: Any) -> str:

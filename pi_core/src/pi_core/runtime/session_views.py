@@ -11,13 +11,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pi_core.ai.messages import AgentMessage, AssistantMessage, TextContent, UserMessage
+from pi_core.ai.messages import AgentMessage, AssistantMessage, UserMessage, text_of
 
 
 def user_text(message: UserMessage) -> str:
-    if isinstance(message.content, str):
-        return message.content
-    return "".join(block.text for block in message.content if isinstance(block, TextContent))
+    return text_of(message.content)
 
 
 def last_assistant_text(messages: Sequence[AgentMessage]) -> str | None:
@@ -27,7 +25,7 @@ def last_assistant_text(messages: Sequence[AgentMessage]) -> str | None:
             continue
         if message.stop_reason == "aborted" and not message.content:
             continue
-        text = "".join(b.text for b in message.content if isinstance(b, TextContent)).strip()
+        text = text_of(message.content).strip()
         return text or None
     return None
 

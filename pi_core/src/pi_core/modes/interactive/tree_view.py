@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from pi_core.ai.messages import text_of
+
 FilterMode = Literal["default", "no-tools", "user-only", "labeled-only", "all"]
 FILTER_MODES: tuple[FilterMode, ...] = ("default", "no-tools", "user-only", "labeled-only", "all")
 
@@ -96,7 +98,7 @@ def _shown(node: Any, leaf_id: str | None, mode: FilterMode) -> bool:
     if (
         role == "assistant"
         and entry.id != leaf_id
-        and not _text(message.content)
+        and not text_of(message.content)
         and message.stop_reason not in ("error", "aborted")
     ):
         return False  # tool calls only: the tool results below say what happened
@@ -117,7 +119,7 @@ def describe(entry: Any, tool_calls: dict[str, tuple[str, Any]] | None = None) -
     if kind == "message":
         return _describe_message(entry.message, tool_calls or {})
     if kind == "custom_message":
-        return f"[{entry.custom_type}]: {_flat(_text(entry.content))}"
+        return f"[{entry.custom_type}]: {_flat(text_of(entry.content))}"
     if kind == "compaction":
         return f"[compaction: {round(entry.tokens_before / 1000)}k tokens]"
     if kind == "branch_summary":
@@ -138,9 +140,9 @@ def describe(entry: Any, tool_calls: dict[str, tuple[str, Any]] | None = None) -
 def _describe_message(message: Any, tool_calls: dict[str, tuple[str, Any]]) -> str:
     role = message.role
     if role == "user":
-        return f"user: {_flat(_text(message.content))}"
+        return f"user: {_flat(text_of(message.content))}"
     if role == "assistant":
-        text = _flat(_text(message.content))
+        text = _flat(text_of(message.content))
         if text:
             return f"assistant: {text}"
         if message.stop_reason == "aborted":
@@ -180,12 +182,6 @@ def _tool_calls(roots: Sequence[Any]) -> dict[str, tuple[str, Any]]:
                 if block.type == "toolCall":
                     calls[block.id] = (block.name, block.arguments)
     return calls
-
-
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    return "".join(getattr(block, "text", "") for block in content or () if block.type == "text")
 
 
 def _flat(text: str) -> str:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from pi_core.ai.abort import AbortSignal
-from pi_core.ai.messages import TextContent, UserMessage
+from pi_core.ai.messages import UserMessage, text_of
 from pi_core.plugins.events import SessionBeforeTreeEvent, SessionTreeEvent, TreePreparation
 
 from .hooks import CompactionHooks
@@ -84,12 +84,6 @@ class TreeNavigation:
     summary_entry: Any = None
     from_extension: bool = False
     new_leaf_id: str | None = None
-
-
-def _text_of(content: str | list[Any]) -> str:
-    if isinstance(content, str):
-        return content
-    return "".join(block.text for block in content if isinstance(block, TextContent))
 
 
 AfterMove = Callable[[], Awaitable[None]]
@@ -187,10 +181,10 @@ async def navigate_tree(
     new_leaf_id: str | None
     if target.type == "message" and isinstance(target.message, UserMessage):
         new_leaf_id = target.parent_id
-        navigation.editor_text = _text_of(target.message.content)
+        navigation.editor_text = text_of(target.message.content)
     elif target.type == "custom_message":
         new_leaf_id = target.parent_id
-        navigation.editor_text = _text_of(target.content)
+        navigation.editor_text = text_of(target.content)
     else:
         new_leaf_id = target_id
 
