@@ -1,58 +1,23 @@
-"""Image sniffing and fitting for the read tool.
+"""Image fitting for the read tool (recognising images is :mod:`pi_core.ai.images`).
 
-Images are recognised by their leading bytes, never by extension. Before they go to the model they
-are fitted within 2000x2000 pixels and a 4.5 MiB base64 payload (pi's inline image limits). Pillow
-is imported only when an image actually needs resizing.
+Before images go to the model they are fitted within 2000x2000 pixels and a 4.5 MiB base64
+payload (pi's inline image limits). Pillow is imported only when an image needs it.
 """
 
 from __future__ import annotations
 
 import base64
 import io
-from dataclasses import dataclass
+
+from pi_core.ai.images import ResizedImage
 
 MAX_WIDTH = 2000
 MAX_HEIGHT = 2000
 MAX_BASE64_BYTES = 4.5 * 1024 * 1024
 _JPEG_QUALITIES = (80, 85, 70, 55, 40)
-SNIFF_BYTES = 4100
 
 
-def sniff_image_mime(head: bytes) -> str | None:
-    """``image/png|jpeg|gif|webp`` when ``head`` starts like one, else ``None``."""
-    if head.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png"
-    if head.startswith(b"\xff\xd8\xff"):
-        return "image/jpeg"
-    if head.startswith((b"GIF87a", b"GIF89a")):
-        return "image/gif"
-    if len(head) >= 12 and head.startswith(b"RIFF") and head[8:12] == b"WEBP":
-        return "image/webp"
-    return None
-
-
-@dataclass(frozen=True)
-class FittedImage:
-    data: str
-    mime_type: str
-    original_width: int
-    original_height: int
-    width: int
-    height: int
-    was_resized: bool
-
-    def dimension_note(self) -> str | None:
-        if not self.was_resized:
-            return None
-        scale = self.original_width / self.width
-        return (
-            f"[Image: original {self.original_width}x{self.original_height}, "
-            f"displayed at {self.width}x{self.height}. "
-            f"Multiply coordinates by {scale:.2f} to map to original image.]"
-        )
-
-
-def fit_image(raw: bytes, mime_type: str) -> FittedImage | None:
+def fit_image(raw: bytes, mime_type: str) -> ResizedImage | None:
     """The image within pi's limits, unchanged if it already fits; ``None`` if it cannot be made to fit."""
     try:
         from PIL import Image, ImageOps
@@ -67,7 +32,7 @@ def fit_image(raw: bytes, mime_type: str) -> FittedImage | None:
         return None
     width, height = image.size
     if width <= MAX_WIDTH and height <= MAX_HEIGHT and len(encoded) < MAX_BASE64_BYTES:
-        return FittedImage(encoded, mime_type, width, height, width, height, was_resized=False)
+        return ResizedImage(encoded, mime_type, width, height, width, height, was_resized=False)
 
     target_w, target_h = width, height
     if target_w > MAX_WIDTH:
@@ -80,7 +45,7 @@ def fit_image(raw: bytes, mime_type: str) -> FittedImage | None:
         resized = image.resize((target_w, target_h), Image.Resampling.LANCZOS)
         for data, mime in _candidates(resized):
             if len(data) < MAX_BASE64_BYTES:
-                return FittedImage(data, mime, width, height, target_w, target_h, was_resized=True)
+                return ResizedImage(data, mime, target_w, target_h, width, height, was_resized=True)
         next_w = max(1, int(target_w * 0.75))
         next_h = max(1, int(target_h * 0.75))
         if (next_w, next_h) == (target_w, target_h):

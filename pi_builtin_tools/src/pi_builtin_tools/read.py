@@ -16,13 +16,14 @@ from pi_core.agent.truncate import (
     truncate_head,
 )
 from pi_core.ai.abort import AbortSignal
+from pi_core.ai.images import SNIFF_BYTES, sniff_image_mime
 from pi_core.ai.messages import ImageContent, TextContent, ToolResultContentBlock
 from pydantic import Field
 
 from pi_builtin_tools import render
 from pi_builtin_tools._common import abortable, access, cwd_of
 from pi_builtin_tools._schema import ToolParams
-from pi_builtin_tools.images import SNIFF_BYTES, fit_image, sniff_image_mime
+from pi_builtin_tools.images import fit_image
 from pi_builtin_tools.paths import resolve_read_path
 
 #: How far into a file we look for NUL bytes to call it binary (git uses the same window).

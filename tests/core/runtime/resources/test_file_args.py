@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 from _pi_resources_testkit import write
+from pi_core.ai.images import sniff_image_mime as sniff_image_mime_type
 from pi_core.ai.messages import ImageContent
 from pi_core.runtime.resources import FileArgumentError, ResizedImage, process_file_arguments
-from pi_core.runtime.resources.file_args import resolve_read_path, sniff_image_mime_type
+from pi_core.runtime.resources.file_args import resolve_read_path
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
 CAPTURED = json.loads((Path(__file__).parent / "golden/user_messages.json").read_text())

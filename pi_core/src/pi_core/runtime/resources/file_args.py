@@ -10,27 +10,14 @@ import unicodedata
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
+from pi_core.ai.images import SNIFF_BYTES, ResizedImage, sniff_image_mime
 from pi_core.ai.messages import ImageContent
 
 _UNICODE_SPACES = re.compile("[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
-_SNIFF_BYTES = 4100
 
 
 class FileArgumentError(RuntimeError):
     """An ``@file`` argument cannot be used; the CLI prints ``Error: <message>`` and exits 1."""
-
-
-@dataclass(frozen=True)
-class ResizedImage:
-    """What an image resizer returns (pi's ``resizeImage`` result)."""
-
-    data: str
-    mime_type: str
-    width: int
-    height: int
-    original_width: int
-    original_height: int
-    was_resized: bool
 
 
 #: Shrinks an image to pi's inline limits, or returns ``None`` if it cannot get small enough.
@@ -70,30 +57,6 @@ def resolve_read_path(path: str, cwd: str) -> str:
     return resolved
 
 
-def sniff_image_mime_type(head: bytes) -> str | None:
-    """The image type pi accepts (png, jpeg, gif, webp) from the file's first bytes, else ``None``."""
-    if head.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png"
-    if head.startswith(b"\xff\xd8\xff"):
-        return "image/jpeg"
-    if head.startswith((b"GIF87a", b"GIF89a")):
-        return "image/gif"
-    if len(head) >= 12 and head[:4] == b"RIFF" and head[8:12] == b"WEBP":
-        return "image/webp"
-    return None
-
-
-def format_dimension_note(image: ResizedImage) -> str | None:
-    """pi's note telling the model how a resized image maps back to the original."""
-    if not image.was_resized:
-        return None
-    scale = image.original_width / image.width
-    return (
-        f"[Image: original {image.original_width}x{image.original_height}, displayed at "
-        f"{image.width}x{image.height}. Multiply coordinates by {scale:.2f} to map to original image.]"
-    )
-
-
 def _read_bytes(path: str, limit: int | None = None) -> bytes:
     with open(path, "rb") as handle:
         return handle.read(limit) if limit is not None else handle.read()
@@ -123,8 +86,8 @@ async def process_file_arguments(
         if size == 0:
             continue
         try:
-            head = await asyncio.to_thread(_read_bytes, path, _SNIFF_BYTES)
-            mime_type = sniff_image_mime_type(head)
+            head = await asyncio.to_thread(_read_bytes, path, SNIFF_BYTES)
+            mime_type = sniff_image_mime(head)
             raw = await asyncio.to_thread(_read_bytes, path)
         except OSError as error:
             raise FileArgumentError(f"Could not read file {path}: {error.strerror or error}") from None
@@ -146,7 +109,7 @@ async def process_file_arguments(
                     " limit.]</file>\n"
                 )
                 continue
-            note = format_dimension_note(resized)
+            note = resized.dimension_note()
             image = ImageContent(data=resized.data, mime_type=resized.mime_type)
         result.images.append(image)
         result.text += f'<file name="{path}">{note or ""}</file>\n'
