@@ -179,23 +179,14 @@ class RuntimeContext:
         timeout: float | None = None,  # noqa: ASYNC109 - seconds, part of the plugin API
     ) -> ExecResult:
         """Run a program (no shell) in the session cwd and capture its output."""
-        process = await asyncio.create_subprocess_exec(
-            command,
-            *args,
-            cwd=cwd or self._s.cwd,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            start_new_session=True,
-        )
-        killed = False
-        try:
-            out, err = await asyncio.wait_for(process.communicate(), timeout)
-        except TimeoutError:
-            killed = True
-            process.kill()
-            out, err = await process.communicate()
+        from pi_core.runtime.process import run_program
+
+        done = await run_program(command, *args, cwd=cwd or self._s.cwd, timeout=timeout)
         return ExecResult(
-            out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), process.returncode or 0, killed
+            done.stdout.decode("utf-8", "replace"),
+            done.stderr.decode("utf-8", "replace"),
+            done.code,
+            done.killed,
         )
 
     def get_active_tools(self) -> list[str]:

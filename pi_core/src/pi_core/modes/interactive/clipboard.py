@@ -8,12 +8,13 @@ into a clipboard write — so copying works over SSH too.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import os
 import shutil
 import sys
 from typing import IO
+
+from pi_core.runtime.process import ProgramResult, run_program
 
 #: (program and arguments, environment variable it needs or None)
 _PROGRAMS: tuple[tuple[tuple[str, ...], str | None], ...] = (
@@ -35,20 +36,8 @@ async def copy_to_clipboard(text: str, terminal: IO[str] | None) -> list[str]:
     used: list[str] = []
     for command, needs in _PROGRAMS:
         if (needs is None or os.environ.get(needs)) and shutil.which(command[0]):
-            process = await asyncio.create_subprocess_exec(
-                *command,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.DEVNULL,
-                stderr=asyncio.subprocess.DEVNULL,
-                start_new_session=True,
-            )
-            try:
-                await asyncio.wait_for(process.communicate(text.encode("utf-8")), 5)
-            except TimeoutError:
-                process.kill()
-                await process.wait()
-                continue
-            if process.returncode == 0:
+            done = await _run(*command, input=text.encode("utf-8"))
+            if done is not None:
                 used.append(command[0])
                 break
     if terminal is not None and terminal.isatty():
@@ -99,20 +88,14 @@ async def _output(*command: str) -> str | None:
 
 
 async def _output_bytes(*command: str) -> bytes | None:
+    done = await _run(*command)
+    return None if done is None else done.stdout
+
+
+async def _run(*command: str, input: bytes | None = None) -> ProgramResult | None:
+    """The finished program, or ``None`` when it could not start, failed or took over 5 s."""
     try:
-        process = await asyncio.create_subprocess_exec(
-            *command,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        done = await run_program(*command, input=input, timeout=5)
     except OSError:
         return None
-    try:
-        out, _ = await asyncio.wait_for(process.communicate(), 5)
-    except TimeoutError:
-        process.kill()
-        await process.wait()
-        return None
-    return out if process.returncode == 0 else None
+    return done if done.code == 0 and not done.killed else None

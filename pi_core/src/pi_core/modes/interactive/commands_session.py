@@ -280,13 +280,8 @@ class SessionCommands(CommandBase):
 
 
 async def _run(*command: str) -> tuple[int, str, str]:
-    """Run a program (its own process group, no stdin); exit status, stdout, stderr."""
-    process = await asyncio.create_subprocess_exec(
-        *command,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        start_new_session=True,
-    )
-    out, err = await process.communicate()
-    return process.returncode or 0, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+    """Run a program; exit status, stdout, stderr."""
+    from pi_core.runtime.process import run_program
+
+    done = await run_program(*command)
+    return done.code, done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace")
