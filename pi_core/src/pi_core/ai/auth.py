@@ -14,6 +14,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from pi_core._files import replace_file
 from pi_core._paths import agent_dir
 
 ENV_API_KEYS: dict[str, tuple[str, ...]] = {
@@ -130,13 +131,7 @@ class AuthStorage:
 
     def _write(self, data: dict[str, Any]) -> None:
         self.ensure_file()
-        target = self.path.resolve() if self.path.is_symlink() else self.path  # keep a symlink a link
-        tmp = target.with_suffix(".json.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as handle:
-            json.dump(data, handle, indent=2)
-        os.replace(tmp, target)
-        os.chmod(target, 0o600)
+        replace_file(self.path, json.dumps(data, indent=2), mode=0o600)
 
     def set_api_key(self, provider: str, key: str) -> None:
         data = self.read()

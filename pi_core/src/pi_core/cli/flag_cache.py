@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from pi_core import __version__
+from pi_core._files import replace_file
 from pi_core._paths import agent_dir
 from pi_core.cli.options import PluginControl
 
@@ -269,9 +270,7 @@ def store(
     path = snapshot.agent / CACHE_FILE
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"format": CACHE_FORMAT, "entries": entries}, indent=1), encoding="utf-8")
-        os.replace(tmp, path)
+        replace_file(path, json.dumps({"format": CACHE_FORMAT, "entries": entries}, indent=1))
     except OSError:
         return  # a read-only agent dir only costs the next --help its speed
 

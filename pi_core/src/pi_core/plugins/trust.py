@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from pi_core._files import replace_file
 from pi_core.errors import ConfigError
 from pi_core.plugins.sources import PROJECT_SCOPES, SettingsReader, discover_local, read_settings
 
@@ -76,10 +76,7 @@ def _read_store(agent: Path) -> dict[str, Any]:
 
 def _write_store(agent: Path, data: dict[str, Any]) -> None:
     agent.mkdir(parents=True, exist_ok=True)
-    path = _store_path(agent)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    replace_file(_store_path(agent), json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
 def check_project_trust(cwd: Path, agent: Path) -> TrustCheck:

@@ -13,7 +13,6 @@ import contextlib
 import copy
 import json
 import os
-import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from pi_core._files import replace_file
 from pi_core.runtime.resources.paths import CONFIG_DIR_NAME, get_agent_dir
 from pi_core.runtime.resources.settings_model import Settings
 from pi_core.settings_file import SettingsError, line_column, parse_settings_json, read_settings_text
@@ -290,7 +290,7 @@ class SettingsManager:
                     current[field] = value
                 else:
                     current.pop(field, None)
-                _replace_file(path, json.dumps(current, indent=2, ensure_ascii=False))
+                replace_file(path, json.dumps(current, indent=2, ensure_ascii=False))
         except SettingsError as error:
             self._errors.append(ScopedSettingsError(scope, error))
         except OSError as error:
@@ -306,20 +306,3 @@ def _assign(target: JsonObject, key: str, value: Any) -> None:
         target.pop(key, None)
     else:
         target[key] = copy.deepcopy(value)
-
-
-def _replace_file(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename: a full disk or a crash
-    half-way leaves the old file whole instead of a truncated one. A symlinked settings file (a
-    dotfiles checkout) is written where the link points, so the link stays."""
-    path = path.resolve() if path.is_symlink() else path
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.chmod(temp, path.stat().st_mode & 0o777 if path.exists() else 0o644)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
-        raise
