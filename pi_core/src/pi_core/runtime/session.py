@@ -174,12 +174,10 @@ class AgentSession:
     def adopt_pending(self, previous: AgentSession) -> None:
         """Take over what ``previous`` still had to deliver (``/reload`` swaps sessions in place).
 
-        A reload waits for idle, so no steering or follow-up is queued; custom messages for the next
-        turn and ``!command`` results that finished during the last run are.
+        A reload waits for idle, so no steering or follow-up is queued, and disposing ``previous``
+        already recorded its finished ``!command`` results; custom messages for the next turn remain.
         """
-        self._next_turn = [*previous._next_turn, *self._next_turn]
-        self._bash.pending = [*previous._bash.pending, *self._bash.pending]
-        previous._next_turn, previous._bash.pending = [], []
+        self._next_turn, previous._next_turn = [*previous._next_turn, *self._next_turn], []
 
     async def bind_mode(self, *, ui: Any = None, on_error: ErrorReporter | None = None) -> None:
         """Attach a mode: the UI plugins get (``None`` = headless) and where plugin errors go."""
@@ -578,7 +576,7 @@ class AgentSession:
         on and nothing is lost once there is room again.
         """
         manager = self.session_manager
-        error = getattr(manager, "write_error", None)
+        error = manager.write_error
         if error is not None and not self._write_failing:
             self._write_failing = True
             self._ui.notify(
@@ -841,8 +839,7 @@ class AgentSession:
             if not self.is_idle:
                 await self.abort()
             self._bash.flush()  # a !command that finished during the last run stays recorded
-            retry = getattr(self.session_manager, "retry_write", None)
-            if retry is not None and not retry():
+            if not self.session_manager.retry_write():
                 unsaved = self.session_manager.unsaved_entries
                 error = self.session_manager.write_error
                 self._ui.notify(
