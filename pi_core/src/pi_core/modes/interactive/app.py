@@ -27,7 +27,7 @@ from rich.text import Text
 from pi_core.modes.interactive.bindings import build_key_bindings
 from pi_core.modes.interactive.commands import BuiltinCommands
 from pi_core.modes.interactive.completion import SlashCompleter
-from pi_core.modes.interactive.keymap import Keymap, load_keymap
+from pi_core.modes.interactive.keymap import default_keymap, load_keymap
 from pi_core.modes.interactive.picker import Picker, PickerKeys, pick
 from pi_core.modes.interactive.render import EventRenderer
 from pi_core.modes.interactive.ui import InteractiveUI
@@ -74,7 +74,7 @@ class InteractiveMode:
         )
         #: The editor's keys: the REPL's own plus plugin shortcuts, rebuilt when plugins reload.
         self._key_bindings = KeyBindings()
-        self.keymap = Keymap()
+        self.keymap = default_keymap()
         self._plugins_of: object = None
         self.renderer.on_live_change = self.invalidate
         self._unsubscribe: Callable[[], None] | None = None

@@ -19,7 +19,7 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from rich.text import Text
 
-from pi_core.modes.interactive.keymap import ACTIONS, Keymap
+from pi_core.modes.interactive.keymap import Keymap, default_keymap
 from pi_core.modes.interactive.keys import to_prompt_toolkit
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ def build_key_bindings(
 ) -> KeyBindings:
     """The REPL's keys (``keymap``: pi's action ids → keys, from ``keybindings.json``) and then the
     plugin shortcuts, which win a clash."""
-    keymap = keymap or Keymap({action.id: list(action.defaults) for action in ACTIONS})
+    keymap = keymap or default_keymap()
     bindings = KeyBindings()
     busy = Condition(lambda: mode.busy)
     escape, ctrl_c = _DoublePress(), _DoublePress()

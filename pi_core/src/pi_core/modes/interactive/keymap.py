@@ -59,8 +59,12 @@ class Keymap:
         return [sequence for sequence in found if sequence is not None]
 
 
+def default_keymap() -> Keymap:
+    return Keymap({action.id: list(action.defaults) for action in ACTIONS})
+
+
 def load_keymap(agent_dir: str | Path) -> Keymap:
-    keymap = Keymap({action.id: list(action.defaults) for action in ACTIONS})
+    keymap = default_keymap()
     path = Path(agent_dir) / KEYBINDINGS_FILE
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
