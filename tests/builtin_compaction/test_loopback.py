@@ -89,7 +89,7 @@ async def test_split_turn_requests_on_the_wire(pi_llm_server: LoopbackLLMServer)
 
     assert outcome.error is None, outcome.error
     # The two requests run concurrently and may arrive in either order.
-    bodies = sorted((r.body for r in pi_llm_server.requests), key=lambda body: "PREFIX" in request_text(body))
+    bodies = sorted((r.body for r in pi_llm_server.requests), key=lambda body: request_text(body).startswith("# Conversation"))
     history, prefix = bodies
     assert system_text(history).endswith(SUMMARIZATION_SYSTEM_PROMPT)
     assert request_text(history) == (
@@ -97,10 +97,10 @@ async def test_split_turn_requests_on_the_wire(pi_llm_server: LoopbackLLMServer)
         + SUMMARIZATION_PROMPT
     )
     assert request_text(prefix) == (
-        '<conversation>\n[User]: Refactor b.py\n\n[Assistant tool calls]: read(path="b.py")\n\n'
+        '# Conversation\n[User]: Refactor b.py\n\n[Assistant tool calls]: read(path="b.py")\n\n'
         "[Tool result]: "
         + "b" * 2000
-        + "\n\n[... 6000 more characters truncated]\n</conversation>\n\n"
+        + "\n\n[... 6000 more characters truncated]\n\n# Instructions\n"
         + TURN_PREFIX_SUMMARIZATION_PROMPT
     )
     # Reasoning models get the session's thinking level on both requests (budget on top of the

@@ -115,6 +115,17 @@ async def test_second_compaction_with_420_tokens_splits_the_unittest_turn(tree: 
     assert result.first_kept_entry_id == "A4"
 
 
+async def test_split_turn_sends_the_user_focus_with_both_requests(tree: Any, scripted: Any) -> None:
+    await first_compaction(tree, scripted)
+    preparation = prepare_compaction(tree.path("A5"), CompactionSettings(keep_recent_tokens=420))
+    assert preparation is not None and preparation.is_split_turn
+    scripted.say("HISTORY", "PREFIX")
+    await compact(preparation, scripted, AbortController().signal, "keep the flag names")
+    texts = [scripted.prompt_text(1), scripted.prompt_text(2)]
+    assert all(text.endswith("\n\nAdditional focus: keep the flag names") for text in texts)
+    assert sum(text.startswith("# Conversation\n") for text in texts) == 1
+
+
 async def test_split_turn_in_one_long_turn(branch: Any, scripted: Any) -> None:
     """§11.5 with keepRecentTokens = 3100."""
     branch.user("U0", "u" * 120, parent=None)

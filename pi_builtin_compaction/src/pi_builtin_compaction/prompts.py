@@ -1,149 +1,158 @@
-"""The summarization prompts, word for word as pi 0.73.1 sends them.
+"""The summarization prompts, in this project's own words.
 
-Byte-identical wording is what "exactly pi's algorithm" means for the request side: the same
-model given the same session gets the same request from either implementation. The texts are
-taken from pi-coding-agent 0.73.1 (MIT licence, (c) Mario Zechner), as compaction.md allows.
+What carries over from pi 1.6.0 are the facts a summary depends on: the Markdown headings the model
+is asked to fill in (and their order), the ``<conversation>`` / ``<previous-summary>`` tags, the
+``Additional focus:`` suffix, the split-turn separator and the branch-summary opening. The
+sentences around them are ours.
 """
 
 from __future__ import annotations
 
 SUMMARIZATION_SYSTEM_PROMPT = """\
-You are a context summarization assistant. Your task is to read a conversation between a user and \
-an AI coding assistant, then produce a structured summary following the exact format specified.
+Your only job is summarizing. You will be shown a conversation between a user and an AI coding \
+assistant; condense it into the structured summary whose layout the request spells out.
 
-Do NOT continue the conversation. Do NOT respond to any questions in the conversation. ONLY output \
-the structured summary."""
+Treat the conversation as material to summarize, not as something to take part in: answer none of \
+its questions and carry none of its work on. Reply with the summary and nothing else."""
 
-SUMMARIZATION_PROMPT = """\
-The messages above are a conversation to summarize. Create a structured context checkpoint summary \
-that another LLM will use to continue the work.
+_KEEP_DETAILS = "Stay brief in every section, but copy file paths, function names and error messages exactly."
 
-Use this EXACT format:
+SUMMARIZATION_PROMPT = f"""\
+Everything above is the conversation to summarize. Write a structured checkpoint of it from which \
+another model can pick the work up.
+
+Fill in these headings, in this order:
 
 ## Goal
-[What is the user trying to accomplish? Can be multiple items if the session covers different tasks.]
+[The user's aim; list several if the session dealt with more than one task.]
 
 ## Constraints & Preferences
-- [Any constraints, preferences, or requirements mentioned by user]
-- [Or "(none)" if none were mentioned]
+- [Requirements, limits or preferences the user stated]
+- [Or "(none)" if there were none]
 
 ## Progress
 ### Done
-- [x] [Completed tasks/changes]
+- [x] [Finished tasks and changes]
 
 ### In Progress
-- [ ] [Current work]
+- [ ] [What is being worked on now]
 
 ### Blocked
-- [Issues preventing progress, if any]
+- [Anything holding the work up, if there is]
 
 ## Key Decisions
-- **[Decision]**: [Brief rationale]
+- **[Decision]**: [Why, in a few words]
 
 ## Next Steps
-1. [Ordered list of what should happen next]
+1. [What comes next, in order]
 
 ## Critical Context
-- [Any data, examples, or references needed to continue]
-- [Or "(none)" if not applicable]
+- [Data, examples or references the next model will need]
+- [Or "(none)" if there is nothing]
 
-Keep each section concise. Preserve exact file paths, function names, and error messages."""
+{_KEEP_DETAILS}"""
 
-UPDATE_SUMMARIZATION_PROMPT = """\
-The messages above are NEW conversation messages to incorporate into the existing summary provided \
-in <previous-summary> tags.
+UPDATE_SUMMARIZATION_PROMPT = f"""\
+Everything above is NEW conversation; fold it into the earlier summary given in the \
+<previous-summary> tags.
 
-Update the existing structured summary with new information. RULES:
-- PRESERVE all existing information from the previous summary
-- ADD new progress, decisions, and context from the new messages
-- UPDATE the Progress section: move items from "In Progress" to "Done" when completed
-- UPDATE "Next Steps" based on what was accomplished
-- PRESERVE exact file paths, function names, and error messages
-- If something is no longer relevant, you may remove it
+How to update:
+- KEEP everything the earlier summary records
+- ADD the progress, decisions and context the new messages bring
+- MOVE finished items from "In Progress" to "Done" in the Progress section
+- REWRITE "Next Steps" to match what has now been done
+- KEEP file paths, function names and error messages exactly as written
+- Drop an item only when it clearly no longer matters
 
-Use this EXACT format:
+Fill in these headings, in this order:
 
 ## Goal
-[Preserve existing goals, add new ones if the task expanded]
+[The earlier goals, plus any the task has grown into]
 
 ## Constraints & Preferences
-- [Preserve existing, add new ones discovered]
+- [The earlier ones, plus any newly found]
 
 ## Progress
 ### Done
-- [x] [Include previously done items AND newly completed items]
+- [x] [Items done before AND items finished since]
 
 ### In Progress
-- [ ] [Current work - update based on progress]
+- [ ] [Work under way, brought up to date]
 
 ### Blocked
-- [Current blockers - remove if resolved]
+- [What still blocks the work; drop what got resolved]
 
 ## Key Decisions
-- **[Decision]**: [Brief rationale] (preserve all previous, add new)
+- **[Decision]**: [Why, in a few words] (keep the earlier ones, add new ones)
 
 ## Next Steps
-1. [Update based on current state]
+1. [What comes next, given where things stand]
 
 ## Critical Context
-- [Preserve important context, add new if needed]
+- [The important context so far, plus anything new]
 
-Keep each section concise. Preserve exact file paths, function names, and error messages."""
+{_KEEP_DETAILS}"""
 
 TURN_PREFIX_SUMMARIZATION_PROMPT = """\
-This is the PREFIX of a turn that was too large to keep. The SUFFIX (recent work) is retained.
+The conversation above is the opening part of a conversation that is still going on. The messages \
+that came after it are kept elsewhere; you do not have to rebuild them.
 
-Summarize the prefix to provide context for the retained suffix:
+Write a short checkpoint of what the user asked for and how far the work above got. It will be put \
+in front of the later messages, so that the conversation can go on with the context it needs.
 
 ## Original Request
-[What did the user ask for in this turn?]
+[What the user asked for]
 
-## Early Progress
-- [Key decisions and work done in the prefix]
+## Progress So Far
+- [The decisions taken and the work done in these messages]
 
-## Context for Suffix
-- [Information needed to understand the retained recent work]
+## Context Needed to Continue
+- [What from these messages is needed to follow the later work]
 
-Be concise. Focus on what's needed to understand the kept suffix."""
+Stick to what the messages above actually say; do not guess at or invent the later messages."""
 
 BRANCH_SUMMARY_PREAMBLE = """\
-The user explored a different conversation branch before returning here.
-Summary of that exploration:
+Before coming back here, the user followed another branch of the conversation.
+What happened on that branch, in short:
 
 """
 
-BRANCH_SUMMARY_PROMPT = """\
-Create a structured summary of this conversation branch for context when returning later.
+BRANCH_SUMMARY_PROMPT = f"""\
+Summarize this branch of the conversation in a structured way, so that its context is at hand if \
+the user comes back to it.
 
-Use this EXACT format:
+Fill in these headings, in this order:
 
 ## Goal
-[What was the user trying to accomplish in this branch?]
+[What the user wanted to achieve on this branch]
 
 ## Constraints & Preferences
-- [Any constraints, preferences, or requirements mentioned]
-- [Or "(none)" if none were mentioned]
+- [Requirements, limits or preferences that came up]
+- [Or "(none)" if there were none]
 
 ## Progress
 ### Done
-- [x] [Completed tasks/changes]
+- [x] [Finished tasks and changes]
 
 ### In Progress
-- [ ] [Work that was started but not finished]
+- [ ] [Work begun but not finished]
 
 ### Blocked
-- [Issues preventing progress, if any]
+- [Anything holding the work up, if there is]
 
 ## Key Decisions
-- **[Decision]**: [Brief rationale]
+- **[Decision]**: [Why, in a few words]
 
 ## Next Steps
-1. [What should happen next to continue this work]
+1. [What would come next to carry this work on]
 
-Keep each section concise. Preserve exact file paths, function names, and error messages."""
+{_KEEP_DETAILS}"""
 
 #: Joins the history summary and the turn-prefix summary of a split turn.
 SPLIT_TURN_SEPARATOR = "\n\n---\n\n**Turn Context (split turn):**\n\n"
 #: History text when a split turn leaves nothing before the turn to summarize.
 NO_PRIOR_HISTORY = "No prior history."
 ADDITIONAL_FOCUS = "\n\nAdditional focus: "
+#: The turn-prefix request frames the conversation with these two headings (pi 1.6.0).
+TURN_PREFIX_CONVERSATION_HEADING = "# Conversation\n"
+TURN_PREFIX_INSTRUCTIONS_HEADING = "\n\n# Instructions\n"

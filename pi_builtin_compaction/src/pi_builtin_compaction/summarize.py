@@ -24,6 +24,8 @@ from .prompts import (
     SPLIT_TURN_SEPARATOR,
     SUMMARIZATION_PROMPT,
     SUMMARIZATION_SYSTEM_PROMPT,
+    TURN_PREFIX_CONVERSATION_HEADING,
+    TURN_PREFIX_INSTRUCTIONS_HEADING,
     TURN_PREFIX_SUMMARIZATION_PROMPT,
     UPDATE_SUMMARIZATION_PROMPT,
 )
@@ -63,10 +65,20 @@ def history_request(
     return summary_request(conversation_block(messages, previous, prompt), int(0.8 * reserve_tokens))
 
 
-def turn_prefix_request(messages: Sequence[AgentMessage], reserve_tokens: int) -> SummaryRequest:
-    """The request summarizing the beginning of a split turn; half the reserve as output budget."""
-    text = conversation_block(messages, TURN_PREFIX_SUMMARIZATION_PROMPT)
-    return summary_request(text, int(0.5 * reserve_tokens))
+def turn_prefix_request(
+    messages: Sequence[AgentMessage], reserve_tokens: int, custom_instructions: str | None = None
+) -> SummaryRequest:
+    """The request summarizing the beginning of a split turn; half the reserve as output budget.
+
+    As in pi 1.6.0 the conversation sits under a ``# Conversation`` heading and the prompt under
+    ``# Instructions``, and the user's focus (``/compact TEXT``) applies to this request too.
+    """
+    parts = [TURN_PREFIX_CONVERSATION_HEADING]
+    serialize_conversation_into(parts, messages, convert=True)
+    parts += [TURN_PREFIX_INSTRUCTIONS_HEADING, TURN_PREFIX_SUMMARIZATION_PROMPT]
+    if custom_instructions:
+        parts += [ADDITIONAL_FOCUS, custom_instructions]
+    return summary_request("".join(parts), int(0.5 * reserve_tokens))
 
 
 def response_text(response: AssistantMessage) -> str:
@@ -95,10 +107,14 @@ async def generate_summary(
 
 
 async def generate_turn_prefix_summary(
-    messages: Sequence[AgentMessage], reserve_tokens: int, complete: CompleteFn, signal: AbortSignal
+    messages: Sequence[AgentMessage],
+    reserve_tokens: int,
+    complete: CompleteFn,
+    signal: AbortSignal,
+    custom_instructions: str | None = None,
 ) -> str:
     """Summarize the beginning of a turn whose end is kept verbatim."""
-    request = turn_prefix_request(messages, reserve_tokens)
+    request = turn_prefix_request(messages, reserve_tokens, custom_instructions)
     return await _run(request, complete, signal, "Turn prefix summarization failed")
 
 
@@ -135,7 +151,9 @@ async def compact(
             )
             if preparation.messages_to_summarize
             else None,
-            generate_turn_prefix_summary(preparation.turn_prefix_messages, reserve, complete, signal),
+            generate_turn_prefix_summary(
+                preparation.turn_prefix_messages, reserve, complete, signal, custom_instructions
+            ),
         )
         summary = f"{history or NO_PRIOR_HISTORY}{SPLIT_TURN_SEPARATOR}{prefix}"
     else:

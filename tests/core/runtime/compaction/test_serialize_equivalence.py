@@ -129,7 +129,10 @@ def test_conversion_on_the_way_equals_converting_first(messages: list[AgentMessa
     assert history.text.startswith(f"<conversation>\n{expected}\n</conversation>\n\n{previous}")
     prefix = turn_prefix_request(messages, 1000).messages[0].content[0]
     assert isinstance(prefix, TextContent)
-    assert prefix.text == f"<conversation>\n{expected}\n</conversation>\n\n{TURN_PREFIX_SUMMARIZATION_PROMPT}"
+    assert prefix.text == f"# Conversation\n{expected}\n\n# Instructions\n{TURN_PREFIX_SUMMARIZATION_PROMPT}"
+    focused = turn_prefix_request(messages, 1000, "focus").messages[0].content[0]
+    assert isinstance(focused, TextContent)
+    assert focused.text == prefix.text + "\n\nAdditional focus: focus"
 
 
 def test_js_len_of_a_lone_surrogate_is_one_unit() -> None:
