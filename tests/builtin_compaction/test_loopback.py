@@ -89,7 +89,10 @@ async def test_split_turn_requests_on_the_wire(pi_llm_server: LoopbackLLMServer)
 
     assert outcome.error is None, outcome.error
     # The two requests run concurrently and may arrive in either order.
-    bodies = sorted((r.body for r in pi_llm_server.requests), key=lambda body: request_text(body).startswith("# Conversation"))
+    bodies = sorted(
+        (r.body for r in pi_llm_server.requests),
+        key=lambda body: request_text(body).startswith("# Conversation"),
+    )
     history, prefix = bodies
     assert system_text(history).endswith(SUMMARIZATION_SYSTEM_PROMPT)
     assert request_text(history) == (
