@@ -66,7 +66,7 @@ def test_a_distribution_without_entry_points_is_named_as_such(tmp_path: Path, ta
 
 
 def test_refusals_and_failures_are_clear(tmp_path: Path, target: str) -> None:
-    refused = pi("remove", "--python", target, "pi-core")
-    assert refused.returncode == 2 and "pi-core is pi itself" in refused.stderr
+    refused = pi("remove", "--python", target, "pi-coding-agent-core")
+    assert refused.returncode == 2 and "pi-coding-agent-core is pi itself" in refused.stderr
     missing = pi("install", "--python", target, str(tmp_path / "no-such.whl"))
     assert missing.returncode == 1 and "install failed" in missing.stderr

@@ -91,7 +91,7 @@ def test_version(project: Path) -> None:
 def test_plugins_lists_builtins_only_with_all(project: Path) -> None:
     assert "tools" not in plugins_json()
     rows = plugins_json("--all")
-    assert rows["tools"]["source"] == "builtin" and rows["tools"]["distribution"] == "pi-builtin-tools"
+    assert rows["tools"]["source"] == "builtin" and rows["tools"]["distribution"] == "pi-coding-agent-tools"
 
 
 def test_trust_untrust_cycle_controls_project_plugins(project: Path) -> None:

@@ -212,7 +212,9 @@ def test_without_pi_builtin_tools_installed_the_agent_still_answers(
     installed = manager.pi_entry_points
 
     def without_tools() -> list[Any]:
-        return [ep for ep in installed() if ep.dist is None or ep.dist.metadata["Name"] != "pi-builtin-tools"]
+        return [
+            ep for ep in installed() if ep.dist is None or ep.dist.metadata["Name"] != "pi-coding-agent-tools"
+        ]
 
     monkeypatch.setattr(manager, "pi_entry_points", without_tools)
     agent = tmp_path / "agent"

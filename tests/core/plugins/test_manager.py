@@ -29,7 +29,7 @@ def dirs(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def load(project: Path, agent: Path, **kwargs: object) -> PiPluginManager:
-    # pi-core's own built-ins are left out so each test sees only the plugins it wrote.
+    # pi-coding-agent-core's own built-ins are left out so each test sees only the plugins it wrote.
     options = LoadOptions(
         cwd=project, agent_dir=agent, entry_points=False, env={}, trust_project=True, builtin_modules=()
     )

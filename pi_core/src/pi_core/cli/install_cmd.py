@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import click
 
 #: Removing this one would remove pi itself.
-PROTECTED = frozenset({"pi-core"})
+PROTECTED = frozenset({"pi-coding-agent-core", "pi-coding-agent-py"})
 
 _PROBE = (
     "import importlib.metadata as m, json\n"

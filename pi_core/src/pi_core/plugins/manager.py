@@ -41,12 +41,14 @@ from pi_core.plugins.sources import (
 from pi_core.plugins.trust import TrustCheck, check_project_trust
 from pi_core.settings_file import SettingsError
 
-#: pi-core's own plugin modules, registered last: the three built-in wire APIs.
+#: pi-coding-agent-core's own plugin modules, registered last: the three built-in wire APIs.
 CORE_PLUGIN_MODULES: tuple[str, ...] = ("pi_core.ai.builtin_providers",)
 
 #: Distributions of this workspace whose entry points count as built-ins (kept by ``--no-extensions``,
 #: listed by ``pi plugins`` only with ``--all``).
-BUILTIN_DISTRIBUTIONS: frozenset[str] = frozenset({"pi-builtin-tools", "pi-builtin-compaction", "pi-core"})
+BUILTIN_DISTRIBUTIONS: frozenset[str] = frozenset(
+    {"pi-coding-agent-tools", "pi-coding-agent-compaction", "pi-coding-agent-core"}
+)
 
 Source = Literal["builtin", "entry point", "flag", "project settings", "project", "global settings", "global"]
 Status = Literal["active", "blocked", "failed", "untrusted"]

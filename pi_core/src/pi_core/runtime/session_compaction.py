@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger("pi.runtime")
 
 NO_COMPACTION_PLUGIN = (
-    "Compaction is needed but no compaction strategy is installed (pip install pi-builtin-compaction); "
+    "Compaction is needed but no compaction strategy is installed (pip install pi-coding-agent-compaction); "
     "going on without it."
 )
 
@@ -179,7 +179,7 @@ class SessionCompaction:
     async def compact(self, custom_instructions: str | None = None) -> dict[str, Any]:
         """Manual compaction (``/compact``, RPC ``compact``); raises with pi's message on failure."""
         if self._strategy() is None:
-            raise RuntimeError("No compaction strategy is installed (pip install pi-builtin-compaction)")
+            raise RuntimeError("No compaction strategy is installed (pip install pi-coding-agent-compaction)")
         if not self._s.is_idle:
             await self._s.abort()
         self._s._emit(CompactionStartEvent(reason="manual"))

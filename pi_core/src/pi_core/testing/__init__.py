@@ -1,6 +1,6 @@
 """Test kit for pi and its plugins (a pytest plugin, entry point ``pytest11``).
 
-Defines no autouse fixtures: installing pi-core must not change anybody else's test runs.
+Defines no autouse fixtures: installing pi-coding-agent-core must not change anybody else's test runs.
 
 Fixtures:
 
