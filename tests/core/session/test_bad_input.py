@@ -136,8 +136,74 @@ def test_non_utf8_line_reported_rest_loaded(tmp_path: Path) -> None:
     path = write(tmp_path, content)
     sm = SessionManager.open(path)
     assert kinds(sm) == [(3, "encoding")]
-    assert [e.id for e in sm.get_entries()] == ["u1", "u2"]
+    assert "U+FFFD" in sm.load_issues[0].message
+    assert [e.id for e in sm.get_entries()] == ["u1", "c1", "u2"]  # read as pi reads it
+    custom = sm.get_entry("c1")
+    assert custom is not None and custom.data == "\ufffd\ufffd"  # type: ignore[union-attr]
     assert path.read_bytes() == content
+
+
+def test_bad_utf8_in_a_middle_message_keeps_every_message(tmp_path: Path) -> None:
+    lines = [HEADER.encode()] + [
+        entry(
+            f"e{i}", f"e{i - 1}" if i else None, f"text {i}", "user" if i % 2 == 0 else "assistant"
+        ).encode()
+        for i in range(8)
+    ]
+    lines[4] = lines[4].replace(b"text 3", b"text \xff3")
+    path = write(tmp_path, b"\n".join(lines) + b"\n")
+    sm = SessionManager.open(path)
+    assert kinds(sm) == [(5, "encoding")]
+    messages = sm.build_session_context().messages
+    assert len(messages) == 8
+    assert messages[3].content[0].text == "text \ufffd3"  # type: ignore[union-attr]
+
+
+def test_garbled_middle_line_does_not_cut_the_conversation(tmp_path: Path) -> None:
+    broken = entry("u2", "a1", "lost")[:-7] + "#garbage"  # its id and parent are still readable
+    lines = [HEADER, entry("u1", None), entry("a1", "u1", role="assistant"), broken]
+    lines += [entry("a2", "u2", role="assistant"), entry("u3", "a2")]
+    path = write(tmp_path, "\n".join(lines) + "\n")
+    sm = SessionManager.open(path)
+    assert kinds(sm) == [(4, "garbled"), (5, "bridged-parent")]
+    assert "attached to entry 'a1'" in sm.load_issues[1].message
+    assert [e.id for e in sm.get_branch()] == ["u1", "a1", "a2", "u3"]
+    assert len(sm.build_session_context().messages) == 4
+
+
+def test_unreadable_middle_line_bridges_to_the_entry_before_it(tmp_path: Path) -> None:
+    lines = [HEADER, entry("u1", None), entry("a1", "u1", role="assistant"), "%%%"]
+    lines += [entry("u2", "gone"), entry("a2", "u2", role="assistant")]
+    path = write(tmp_path, "\n".join(lines) + "\n")
+    sm = SessionManager.open(path)
+    assert kinds(sm) == [(4, "garbled"), (5, "bridged-parent")]
+    assert [e.id for e in sm.get_branch()] == ["u1", "a1", "u2", "a2"]
+
+
+def test_byte_order_mark_is_ignored(tmp_path: Path) -> None:
+    path = write(tmp_path, b"\xef\xbb\xbf" + (HEADER + "\n" + entry("u1", None) + "\n").encode())
+    sm = SessionManager.open(path)
+    assert kinds(sm) == [(1, "bom")]
+    assert sm.get_session_id() == "s1" and [e.id for e in sm.get_entries()] == ["u1"]
+
+
+@pytest.mark.parametrize("header", [HEADER[:30], HEADER[:-1] + "#", "\x00" + HEADER])
+def test_damaged_header_is_refused_in_one_line(tmp_path: Path, header: str) -> None:
+    path = write(tmp_path, header + "\n" + entry("u1", None) + "\n")
+    with pytest.raises(
+        SessionFileError, match=rf"^{path}:1: not a usable pi session file: its session header is damaged"
+    ):
+        SessionManager.open(path)
+    assert path.read_text() == header + "\n" + entry("u1", None) + "\n"
+
+
+def test_header_with_bad_utf8_is_read(tmp_path: Path) -> None:
+    path = write(
+        tmp_path, HEADER.replace("/x", "/\xff").encode("latin-1") + b"\n" + entry("u1", None).encode() + b"\n"
+    )
+    sm = SessionManager.open(path)
+    assert kinds(sm) == [(1, "encoding")]
+    assert sm.get_cwd() == "/\ufffd" and [e.id for e in sm.get_entries()] == ["u1"]
 
 
 def test_extra_header_lines_ignored(tmp_path: Path) -> None:
@@ -208,5 +274,20 @@ def test_non_object_message_is_loaded_leniently(tmp_path: Path) -> None:
     sm = SessionManager.open(path)
     assert kinds(sm) == [(4, "garbled"), (5, "garbled")]
     assert sm.get_leaf_id() == "u2"
-    with pytest.raises(SessionFileError, match=rf"{path}:3: invalid message entry"):
-        sm.build_session_context()
+    assert [m.role for m in sm.build_session_context().messages] == ["user"]
+    assert kinds(sm)[-1] == (3, "invalid-entry")
+    assert str(sm.load_issues[-1]).startswith(f"{path}:3: invalid message entry (message: ")
+    assert [e.type for e in sm.get_branch()] == ["message", "invalid"]
+
+
+def test_invalid_message_is_left_out_and_the_rest_kept(tmp_path: Path) -> None:
+    odd = entry("u2", "a1").replace('"content":[{"type":"text","text":"hi"}]', '"content":5')
+    lines = [HEADER, entry("u1", None), entry("a1", "u1", role="assistant"), odd]
+    lines += [entry("a2", "u2", role="assistant")]
+    path = write(tmp_path, "\n".join(lines) + "\n")
+    sm = SessionManager.open(path)
+    assert [m.role for m in sm.build_session_context().messages] == ["user", "assistant", "assistant"]
+    assert kinds(sm) == [(4, "invalid-entry")]
+    assert [node.entry.id for node in sm.get_tree()] == ["u1"]  # the tree keeps its shape
+    assert [m.role for m in sm.build_session_context().messages] == ["user", "assistant", "assistant"]
+    assert len(sm.load_issues) == 1  # reported once

@@ -8,6 +8,7 @@ except to migrate an old format version as pi does. spec/sessions.md §8-§10, d
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ from pi_core.session.entries import (
     SessionHeader,
     SessionInfoEntry,
     ThinkingLevelChangeEntry,
+    UnknownEntry,
     parse_entry,
     to_wire,
 )
@@ -48,6 +50,15 @@ from pi_core.session.paths import (
 )
 from pi_core.session.reader import LoadIssue, SessionFileError, read_session_file
 from pi_core.session.storage import SessionWriter
+
+logger = logging.getLogger("pi.session")
+
+#: The ``type`` an entry gets in memory when its line does not validate (see ``_load``).
+INVALID_ENTRY = "invalid"
+
+
+class _Invalidated(Exception):
+    """An entry on a context's path turned out invalid and was set aside: build it again."""
 
 
 class SessionReadOnlyError(RuntimeError):
@@ -428,7 +439,7 @@ class SessionManager:
             else:
                 entry = parse_entry(meta.line, meta.type)
         except ValidationError as exc:
-            raise self._invalid(meta, exc) from exc
+            entry = self._set_aside(meta, exc)
         meta.entry = entry
         return entry
 
@@ -446,13 +457,33 @@ class SessionManager:
         try:
             message, meta.plain = plain_message_from_line(meta.line, meta.key)
         except ValidationError as exc:
-            raise self._invalid(meta, exc) from exc
+            meta.entry = self._set_aside(meta, exc)
+            raise _Invalidated from None
         meta.message = message
         return message
 
-    def _invalid(self, meta: EntryMeta, exc: ValidationError) -> SessionFileError:
-        where = f"{self._session_file}:{meta.line_no}" if meta.line_no else f"entry {meta.id}"
-        return SessionFileError(f"{where}: invalid {meta.type or 'entry'} entry: {exc}")
+    def _load_for_context(self, meta: EntryMeta) -> SessionEntry:
+        kind = meta.type
+        entry = self._load(meta)
+        if meta.type is not kind:  # set aside just now: the context must be built without it
+            raise _Invalidated
+        return entry
+
+    def _set_aside(self, meta: EntryMeta, exc: ValidationError) -> SessionEntry:
+        """An entry whose line does not validate: reported once (file, line, first problem) and
+        kept in the tree as an :class:`UnknownEntry` of type ``invalid``, which no context
+        includes. Its children stay attached; the file is not changed."""
+        problem = exc.errors()[0] if exc.errors() else None
+        detail = f"{'.'.join(map(str, problem['loc']))}: {problem['msg']}" if problem else str(exc)
+        message = f"invalid {meta.type or 'entry'} entry ({detail}); left out of the context"
+        issue = LoadIssue(str(self._session_file or ""), meta.line_no, "invalid-entry", message)
+        self.load_issues.append(issue)
+        logger.warning("%s", issue if meta.line_no else f"entry {meta.id}: {message}")
+        meta.type = INVALID_ENTRY
+        meta.message = None
+        return UnknownEntry(
+            type=INVALID_ENTRY, id=meta.id, parent_id=meta.parent_id, timestamp=meta.timestamp
+        )
 
     def get_session_name(self) -> str | None:
         """Name from the last ``session_info`` entry; an empty name clears it."""
@@ -559,7 +590,14 @@ class SessionManager:
             return SessionContext()
         with gc_paused():
             path = self._path_metas(self._leaf_id)
-            context = context_from_path(path, self._load, self._load_message)
+            for _attempt in range(len(path)):  # each retry has one more entry set aside
+                try:
+                    context = context_from_path(path, self._load_for_context, self._load_message)
+                    break
+                except _Invalidated:
+                    continue
+            else:
+                context = context_from_path(path, self._load_for_context, self._load_message)
         self._drop_prepared(path)
         return context
 
@@ -647,8 +685,8 @@ def _peek_header_cwd(path: Path) -> str | None:
     """The ``cwd`` of a file's header without loading the whole file."""
     try:
         with path.open("rb") as handle:
-            first = handle.readline(1 << 20)
-        header = SessionHeader.model_validate_json(first)
+            first = handle.readline(1 << 20).removeprefix(b"\xef\xbb\xbf")
+        header = SessionHeader.model_validate_json(first.decode("utf-8", "replace"))
     except (OSError, ValueError):
         return None
     return header.cwd or None

@@ -1,9 +1,13 @@
 """Reading a session file leniently, reporting every problem with file and line.
 
 What pi silently skips is skipped here too, but reported (as :class:`LoadIssue`, logged as a
-warning): unparseable lines, bytes that are not UTF-8, duplicate ids, parents that do not
-exist, extra header lines. Nothing is rewritten because of them; unusable lines stay in the
-file byte for byte. Only a file whose first object is not a session header is refused.
+warning): unparseable lines, duplicate ids, parents that do not exist, extra header lines.
+Bytes that are not UTF-8 are read as U+FFFD, as pi reads them, so the entry stays. A skipped
+line never cuts the conversation: an entry whose parent was on a skipped line hangs under that
+line's own parent when it can be read from the damaged text, else under the entry before the
+damage. Nothing is rewritten because of any of this; unusable lines stay in the file byte for
+byte. Only a file whose first line is not a readable session header is refused (a UTF-8 byte
+order mark before it is ignored).
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import mmap
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +25,7 @@ from pydantic import TypeAdapter
 from pydantic_core import from_json
 from typing_extensions import TypedDict
 
+from pi_core.errors import PiError
 from pi_core.session._gc import gc_paused
 from pi_core.session.entries import CURRENT_SESSION_VERSION
 from pi_core.session.index import EntryMeta, meta_from_dict
@@ -62,15 +68,31 @@ class _EntryFields(TypedDict, total=False):
 _entry_fields: Callable[[str], Any] = TypeAdapter(_EntryFields).validate_json
 
 
-class SessionFileError(ValueError):
+class SessionFileError(PiError, ValueError):
     """A file that cannot be used as a session; the message names the file and line."""
+
+
+#: A damaged line's own id and parent, when they can still be read from its text.
+_ID_IN_TEXT = re.compile(r'"id":"((?:[^"\\]|\\.)*)"')
+_PARENT_IN_TEXT = re.compile(r'"parentId":(?:null|"((?:[^"\\]|\\.)*)")')
+_BOM = b"\xef\xbb\xbf"
+
+
+def _links_in_text(text: str) -> tuple[str, str | None] | None:
+    """``(id, parentId)`` written in a line that does not parse, if both can be found."""
+    found = _ID_IN_TEXT.search(text)
+    parent = _PARENT_IN_TEXT.search(text)
+    if found is None or parent is None:
+        return None
+    return found.group(1), parent.group(1)
 
 
 @dataclass(frozen=True, slots=True)
 class LoadIssue:
     path: str
     line: int
-    #: truncated, garbled, encoding, duplicate-id, dangling-parent, extra-header, no-id, future-version
+    #: truncated, garbled, encoding, bom, duplicate-id, dangling-parent, bridged-parent,
+    #: extra-header, no-id, future-version, invalid-entry
     kind: str
     message: str
 
@@ -122,6 +144,30 @@ def _prepare_start(handle: BinaryIO) -> int:
         return 0
 
 
+def _bridge(
+    meta: EntryMeta,
+    skipped_links: dict[str, str | None],
+    seen_at: dict[str, int],
+    after_damage: dict[int, EntryMeta | None],
+) -> tuple[bool, str | None]:
+    """``(True, parent)`` for an entry whose parent is missing because lines were skipped: the
+    nearest ancestor that is an entry, through the ids and parents read from skipped lines,
+    else the last good entry before the skipped lines right above it (``None``: the root).
+    ``(False, None)`` when nothing was skipped on its way (a plain dangling parent)."""
+    parent = meta.parent_id
+    steps = 0
+    limit = len(skipped_links)
+    while parent is not None and parent not in seen_at and parent in skipped_links and steps <= limit:
+        parent = skipped_links[parent]
+        steps += 1
+    if steps and (parent is None or parent in seen_at):
+        return True, parent if parent != meta.id else None
+    if id(meta) in after_damage:
+        before = after_damage[id(meta)]
+        return True, before.id if before is not None else None
+    return False, None
+
+
 def read_session_file(path: Path, *, prepare_messages: bool = False) -> LoadedFile | None:
     """Parse ``path`` (see :func:`_read`) with the cyclic collector paused."""
     with gc_paused():
@@ -155,11 +201,24 @@ def _read(path: Path, prepare_messages: bool = False) -> LoadedFile | None:
     seen_at: dict[str, int] = {}
     unseen_parent: list[EntryMeta] = []
     dropped: set[int] = set()
+    #: Skipped lines whose own id and parent could be read: id -> parentId.
+    skipped_links: dict[str, str | None] = {}
+    #: Entries read right after skipped lines: entry -> the last good entry before them.
+    after_damage: dict[int, EntryMeta | None] = {}
+    damaged = False  # a line was skipped since the last good entry
     legacy = False
     ends_with_newline = True
     anything = False
     parse: Callable[[str], Any] = _from_json
     preparing = False
+
+    def skip(number: int, text: str | bytes) -> None:
+        nonlocal damaged
+        passthrough.append((len(entries), text))
+        damaged = True
+        links = _links_in_text(text) if isinstance(text, str) else None
+        if links is not None:
+            skipped_links.setdefault(links[0], links[1])
 
     with path.open("rb") as handle:
         prepare_from = _prepare_start(handle) if prepare_messages else 1 << 62
@@ -169,15 +228,22 @@ def _read(path: Path, prepare_messages: bool = False) -> LoadedFile | None:
             offset += len(raw)
             ends_with_newline = raw[-1:] == b"\n"
             stripped = raw.strip()
+            if number == 1 and stripped.startswith(_BOM):
+                stripped = stripped[len(_BOM) :].strip()
+                report(number, "bom", "file starts with a UTF-8 byte order mark; ignored")
             if not stripped:
                 continue
             anything = True
             try:
                 text = stripped.decode("utf-8")
             except UnicodeDecodeError as exc:
-                report(number, "encoding", f"not valid UTF-8 (byte {exc.start + 1}); kept as is, skipped")
-                passthrough.append((len(entries), raw.rstrip(b"\r\n")))
-                continue
+                # pi (JavaScript) reads such bytes as U+FFFD and keeps the entry: so does this.
+                report(
+                    number,
+                    "encoding",
+                    f"not valid UTF-8 (byte {exc.start + 1}); read with U+FFFD in place of the bad bytes",
+                )
+                text = stripped.decode("utf-8", "replace")
             meta: EntryMeta | None = None
             if preparing and start >= prepare_from and text.startswith(MESSAGE_LINE_PREFIX):
                 meta = meta_with_message(text, number)
@@ -190,16 +256,22 @@ def _read(path: Path, prepare_messages: bool = False) -> LoadedFile | None:
                         # JavaScript writes (lone surrogate escapes): Python's parser decides.
                         obj = _parse(text)
                     except (ValueError, StopIteration) as exc:
+                        detail = exc if isinstance(exc, ValueError) else "not JSON"
+                        if header is None:
+                            raise SessionFileError(
+                                f"{name}:{number}: not a usable pi session file: its session header is "
+                                f"damaged (not valid JSON: {detail}). pi cannot open it; start a new "
+                                "session, or repair that line"
+                            ) from None
                         if not ends_with_newline:
                             report(
                                 number, "truncated", "last line is incomplete (interrupted write?); skipped"
                             )
                         else:
-                            detail = exc if isinstance(exc, ValueError) else "not JSON"
                             report(
                                 number, "garbled", f"line is not valid JSON ({detail}); kept as is, skipped"
                             )
-                        passthrough.append((len(entries), text))
+                        skip(number, text)
                         continue
                 if header is None:
                     if not _is_header(obj):
@@ -222,7 +294,7 @@ def _read(path: Path, prepare_messages: bool = False) -> LoadedFile | None:
                     continue
                 if type(obj) is not dict:
                     report(number, "garbled", "line is not a JSON object; kept as is, skipped")
-                    passthrough.append((len(entries), text))
+                    skip(number, text)
                     continue
                 if obj.get("type") == "session":
                     report(number, "extra-header", "another session header inside the file; ignored")
@@ -234,7 +306,7 @@ def _read(path: Path, prepare_messages: bool = False) -> LoadedFile | None:
                 meta = meta_from_dict(obj, text, number)
                 if meta is None:
                     report(number, "no-id", "entry has no string id; kept as is, skipped")
-                    passthrough.append((len(entries), text))
+                    skip(number, text)
                     continue
             entry_id = meta.id
             if entry_id in seen_at:
@@ -253,6 +325,9 @@ def _read(path: Path, prepare_messages: bool = False) -> LoadedFile | None:
                     meta.parent_id = entries[parent_at].id  # share the string: 100k entries, ~6 MB less
                 else:
                     unseen_parent.append(meta)  # dangling, unless the parent comes later
+                    if damaged:
+                        after_damage[id(meta)] = entries[-1] if entries else None
+            damaged = False
             seen_at[entry_id] = len(entries)
             entries.append(meta)
 
@@ -278,6 +353,17 @@ def _read(path: Path, prepare_messages: bool = False) -> LoadedFile | None:
     for meta in unseen_parent:
         assert meta.parent_id is not None
         if meta.parent_id not in seen_at and entries[seen_at[meta.id]] is meta:  # not a dropped duplicate
+            bridged, bridge = _bridge(meta, skipped_links, seen_at, after_damage)
+            if bridged:
+                target = "the root" if bridge is None else f"entry {bridge!r}"
+                report(
+                    meta.line_no,
+                    "bridged-parent",
+                    f"parentId {meta.parent_id!r} of entry {meta.id!r} is on a skipped line; "
+                    f"attached to {target} instead",
+                )
+                meta.parent_id = bridge
+                continue
             report(
                 meta.line_no,
                 "dangling-parent",
