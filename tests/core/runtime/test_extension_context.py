@@ -26,7 +26,7 @@ async def test_context_reads_live_state(harness: Harness) -> None:
     ctx.set_active_tools([])
     assert (
         session.active_tool_names == []
-        and "write" not in ctx.get_system_prompt().split("Available tools")[-1]
+        and "<tools>\n(none)\n" in ctx.get_system_prompt()
     )
     assert ctx.get_thinking_level() == "off"
 

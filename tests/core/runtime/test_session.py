@@ -158,6 +158,9 @@ async def test_input_transform_and_before_agent_start_injection(harness: Harness
     context, _ = harness.provider.requests[0]
     assert context.system_prompt == base + "\nEXTRA"
     assert session.system_prompt == base  # the replacement lasts one run
+    sections = session.system_prompt_sections
+    assert "\n\n".join(sections.values()) == base and next(iter(sections)) == "preamble"
+    assert list(sections)[-1] == "cwd" and "EXTRA" not in base
     first, second = session.messages[0], session.messages[1]
     assert isinstance(first, UserMessage) and first.content[0].text == "SHOUT"  # type: ignore[union-attr]
     assert isinstance(second, CustomMessage) and second.content == "injected"

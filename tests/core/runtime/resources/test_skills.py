@@ -131,7 +131,9 @@ def test_format_skills_for_prompt_escapes_and_hides() -> None:
         Skill("hidden", "h", "/p/h/SKILL.md", "/p/h", disable_model_invocation=True),
     ]
     text = format_skills_for_prompt(skills)
-    assert text.startswith("\n\nThe following skills provide specialized instructions for specific tasks.\n")
+    _intro, how, paths, blank, opening = text.split("\n")[:5]
+    assert "the read tool" in how and "SKILL.md" in paths and "absolute paths" in paths
+    assert (blank, opening) == ("", "<available_skills>")
     assert (
         "    <name>a&amp;b</name>\n    <description>&lt;x&gt; &quot;y&quot; &apos;z&apos;</description>"
         in text
@@ -139,6 +141,16 @@ def test_format_skills_for_prompt_escapes_and_hides() -> None:
     assert "hidden" not in text
     assert text.endswith("</available_skills>")
     assert format_skills_for_prompt(skills[1:]) == ""
+
+
+def test_format_skills_for_prompt_names_the_tool_that_reads_skill_files() -> None:
+    skills = [Skill("a", "d", "/p/a/SKILL.md", "/p/a")]
+    by_tool = {
+        tool: format_skills_for_prompt(skills, tool).split("\n")[1] for tool in ("read", "bash", "indirect")
+    }
+    assert "the read tool" in by_tool["read"] and "bash" in by_tool["bash"]
+    assert "read" not in by_tool["indirect"] and "bash" not in by_tool["indirect"]
+    assert len(set(by_tool.values())) == 3
 
 
 def test_expand_skill_command_matches_pi(tmp_path: Path) -> None:

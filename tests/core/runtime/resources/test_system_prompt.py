@@ -1,33 +1,46 @@
-"""System prompt assembly, compared byte for byte with prompts captured from pi 0.73.1.
+"""System prompt assembly, compared with prompts recorded from the real pi 1.6.0.
 
-The golden files are the system messages pi sent to a loopback OpenAI-compatible server, with the
-scenario root replaced by <ROOT>, pi's package dir by <PIPKG> and the date by <DATE>. Each test
-rebuilds the same scenario under tmp_path. The documentation block is the one deliberate difference
-(ours names this project's docs): it is masked on both sides, and checked on its own.
+The golden files are the ``system`` text pi 1.6.0 sent to the loopback server of ``pi_core.testing``
+(``golden/record_pi16.py`` records them), with the scenario root replaced by <ROOT> and pi's
+package dir by <PIPKG>. They are data recorded from pi, in pi's wording. Each test rebuilds the same
+scenario under tmp_path and requires the same facts (:func:`outline`: sections and their order,
+tools listed, appended text, context files, skills index, cwd); the sentences are this project's own
+and are checked on their own.
 """
 
 from __future__ import annotations
 
-import datetime
-import json
 import re
 from pathlib import Path
 
 import pytest
-from _pi_resources_testkit import make_tool, mask_docs_block, pi_tools, write
+from _pi_resources_testkit import (
+    TOOL_PROMPTS,
+    make_tool,
+    outline,
+    sample_tools,
+    scenario_discovery,
+    scenario_one,
+    split_sections,
+    write,
+)
 from pi_core.runtime.resources import (
     DocsPaths,
     ResourceOptions,
     Skill,
     SystemPromptParts,
     assemble_system_prompt,
+    assemble_system_prompt_sections,
     build_system_prompt,
+    build_system_prompt_sections,
+    diff_system_prompt_sections,
     docs_block,
     load_resources,
+    render_system_prompt,
 )
+from pi_core.runtime.resources.system_prompt import PREAMBLE, RULE_BASH_FILES, RULE_CONCISE, RULE_PATHS
 
 GOLDEN = Path(__file__).parent / "golden"
-TODAY = datetime.date(2031, 2, 3)
 PI_DOCS = DocsPaths("<PIPKG>/README.md", "<PIPKG>/docs", "<PIPKG>/examples")
 
 
@@ -36,37 +49,20 @@ def golden(name: str) -> str:
 
 
 def assert_like_pi(prompt: str, name: str) -> None:
-    """``prompt`` equals the capture ``name`` except for the documentation block, which is ours."""
+    """``prompt`` has the facts of the capture ``name``, and none of its default sentences."""
     expected = golden(name)
-    assert mask_docs_block(prompt) == mask_docs_block(expected)
-    assert (docs_block(PI_DOCS) in prompt) == ("\nPi documentation (" in expected)
+    assert outline(prompt) == outline(expected)
+    ours, theirs = split_sections(prompt), split_sections(expected)
+    if "tools" in theirs:
+        assert ours["preamble"] == PREAMBLE != theirs["preamble"]
+        assert ours["docs"] == docs_block(PI_DOCS)
+        our_lines = set(ours["tools"].splitlines() + ours["rules"].splitlines())
+        shared = our_lines & set(theirs["tools"].splitlines() + theirs["rules"].splitlines())
+        assert shared <= {"", "(none)"}, shared
 
 
 def normalize(prompt: str, root: Path) -> str:
-    return prompt.replace(str(root), "<ROOT>").replace(
-        f"Current date: {TODAY.isoformat()}", "Current date: <DATE>"
-    )
-
-
-def scenario_one(root: Path) -> Path:
-    """The first capture: global + project AGENTS.md, two visible skills and a hidden one."""
-    agent = root / "home" / ".pi" / "agent"
-    proj = root / "proj"
-    (proj / ".git").mkdir(parents=True)
-    write(proj / "AGENTS.md", "root agents\n")
-    write(proj / "sub" / "CLAUDE.md", "claude sub\n")
-    write(agent / "AGENTS.md", "global agents\n")
-    write(
-        proj / ".pi/skills/my-skill/SKILL.md",
-        '---\nname: my-skill\ndescription: Does <things> & "stuff"\n---\n# Body\nUse it.\n',
-    )
-    write(agent / "skills/toplevel.md", "---\ndescription: top level skill\n---\nbody\n")
-    write(
-        proj / ".pi/skills/hidden.md",
-        "---\nname: hidden\ndescription: hidden one\ndisable-model-invocation: true\n---\nsecret\n",
-    )
-    write(proj / "f.txt", "file text\nline2")
-    return proj
+    return prompt.replace(str(root), "<ROOT>")
 
 
 @pytest.fixture
@@ -78,7 +74,7 @@ def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def build(root: Path, proj: Path, tool_names: list[str], **options: object) -> str:
     resources = load_resources(ResourceOptions(cwd=str(proj), **options))  # type: ignore[arg-type]
-    prompt = build_system_prompt(pi_tools(*tool_names), resources, today=TODAY, docs=PI_DOCS)
+    prompt = build_system_prompt(sample_tools(*tool_names), resources, docs=PI_DOCS)
     return normalize(prompt, root)
 
 
@@ -119,54 +115,91 @@ def test_build_system_prompt_matches_pi_system_md_files(root: Path) -> None:
     assert_like_pi(build(root, proj, ["bash"]), "sysfiles")
 
 
-def scenario_discovery(root: Path) -> Path:
-    """The second capture: every discovery source, an exclusion, collisions and bad skills."""
-    agent = root / "home/.pi/agent"
-
-    def skill(path: str, name: str, description: str) -> None:
-        write(root / path, f"---\nname: {name}\ndescription: {description}\n---\nbody of {name}\n")
-
-    (root / "repo/.git").mkdir(parents=True)
-    skill("home/.pi/agent/skills/alpha/SKILL.md", "alpha", "user alpha")
-    skill("home/.pi/agent/skills/nested/beta/SKILL.md", "beta", "user beta")
-    skill("home/.agents/skills/gamma/SKILL.md", "gamma", "agents gamma")
-    skill("repo/.agents/skills/delta/SKILL.md", "delta", "repo delta")
-    skill("repo/proj/.agents/skills/eps/SKILL.md", "eps", "proj eps")
-    write(root / "repo/proj/.agents/skills/flat.md", "---\ndescription: no name flat\n---\nx\n")
-    skill("repo/proj/.pi/skills/alpha/SKILL.md", "alpha", "project alpha wins")
-    skill("repo/proj/.pi/skills/.hidden/SKILL.md", "hid", "hidden dir")
-    skill("extra/zeta/SKILL.md", "zeta", "settings zeta")
-    skill("extra/ignored/SKILL.md", "ignored", "should be ignored")
-    write(root / "extra/.gitignore", "ignored/\n")
-    write(root / "extra/bad.md", "---\nname: Bad_Name\ndescription: bad name skill\n---\nx\n")
-    write(root / "extra/broken.md", "---\nname: [oops\n---\nx\n")
-    write(root / "extra/nodesc.md", "---\nname: nodesc\n---\nx\n")
-    write(
-        agent / "settings.json",
-        json.dumps({"skills": ["../../../extra", "!**/beta"], "prompts": ["../../../extra/p"]}),
-    )
-    skill("cli/SKILL.md", "cliskill", "from cli")
-    return root / "repo/proj"
-
-
 def test_build_system_prompt_matches_pi_skill_discovery(root: Path) -> None:
     proj = scenario_discovery(root)
     assert_like_pi(build(root, proj, DEFAULT_TOOLS, skill_paths=["../../cli"]), "discovery")
 
 
-def test_skills_index_needs_the_read_tool(root: Path) -> None:
-    prompt = build(root, scenario_one(root), ["bash", "edit"])
-    assert "<available_skills>" not in prompt
+def test_skills_index_needs_a_tool_that_reads_files(root: Path) -> None:
+    proj = scenario_one(root)
+    assert "<available_skills>" not in build(root, proj, ["edit", "write"])
+    with_bash = split_sections(build(root, proj, ["bash", "edit"]))["skills"]
+    with_read = split_sections(build(root, proj, ["read", "bash"]))["skills"]
+    assert "with bash." in with_bash and "with the read tool." in with_read
 
 
 def test_custom_prompt_lists_skills_when_tools_unknown() -> None:
     skill = Skill("s", "d", "/x/s/SKILL.md", "/x/s")
-    parts = SystemPromptParts(cwd="C:\\work\\p", custom_prompt="BODY", skills=[skill], today=TODAY)
-    prompt = assemble_system_prompt(parts)
-    assert prompt.startswith("BODY\n\nThe following skills")
-    assert prompt.endswith(
-        "</available_skills>\nCurrent date: 2031-02-03\nCurrent working directory: C:/work/p"
+    parts = SystemPromptParts(cwd="C:\\work\\p", custom_prompt="BODY", skills=[skill])
+    sections = assemble_system_prompt_sections(parts)
+    assert list(sections) == ["preamble", "skills", "cwd"]
+    assert sections["preamble"] == "BODY"
+    assert sections["skills"].startswith("<skills>\n") and sections["skills"].endswith(
+        "</available_skills>\n</skills>"
     )
+    assert sections["cwd"] == "<cwd>\nC:/work/p\n</cwd>"
+    assert assemble_system_prompt(parts) == "\n\n".join(sections.values())
+
+
+def test_sections_are_tagged_and_render_to_the_prompt(root: Path) -> None:
+    proj = scenario_one(root)
+    resources = load_resources(ResourceOptions(cwd=str(proj), append_system_prompt=["MORE"]))
+    sections = build_system_prompt_sections(sample_tools("read", "bash"), resources, docs=PI_DOCS)
+    assert list(sections) == [
+        "preamble",
+        "tools",
+        "rules",
+        "docs",
+        "addendum",
+        "project_context",
+        "skills",
+        "cwd",
+    ]
+    for name, text in sections.items():
+        if name != "preamble":
+            assert text.startswith(f"<{name}>\n") and text.endswith(f"\n</{name}>")
+    assert sections["addendum"] == "<addendum>\nMORE\n</addendum>"
+    prompt = build_system_prompt(sample_tools("read", "bash"), resources, docs=PI_DOCS)
+    assert prompt == render_system_prompt(sections) == "\n\n".join(sections.values())
+    assert "Current date" not in prompt  # pi 1.6.0 keeps the date out (the prompt stays cacheable)
+
+
+def test_extra_sections_come_last_or_replace_in_place(root: Path) -> None:
+    proj = root / "p"
+    proj.mkdir()
+    resources = load_resources(ResourceOptions(cwd=str(proj), no_context_files=True))
+    extra = {"team_notes": "Ship on Fridays.", "cwd": "/elsewhere", "blank": ""}
+    sections = build_system_prompt_sections([], resources, docs=PI_DOCS, extra_sections=extra)
+    assert list(sections)[-2:] == ["cwd", "team_notes"]
+    assert sections["cwd"] == "<cwd>\n/elsewhere\n</cwd>"
+    assert sections["team_notes"] == "<team_notes>\nShip on Fridays.\n</team_notes>"
+    assert "blank" not in sections
+    for bad in ("preamble", "Upper", "9lives", "has space", ""):
+        with pytest.raises(ValueError, match="Invalid system prompt section name"):
+            build_system_prompt_sections([], resources, extra_sections={bad: "x"})
+
+
+def test_render_skips_removed_and_empty_sections() -> None:
+    assert (
+        render_system_prompt({"preamble": "P", "tools": None, "cwd": "<cwd>\n/x\n</cwd>"})
+        == "P\n\n<cwd>\n/x\n</cwd>"
+    )
+    assert (
+        render_system_prompt({"cwd": "<cwd>\n/x\n</cwd>"}, content="FORCED") == "FORCED\n\n<cwd>\n/x\n</cwd>"
+    )
+    assert render_system_prompt({}, content="") == ""
+
+
+def test_diff_names_changed_new_and_removed_sections() -> None:
+    before = {"preamble": "P", "tools": "<tools>\na\n</tools>", "skills": "<skills>\ns\n</skills>"}
+    after = {"preamble": "P", "tools": "<tools>\nb\n</tools>", "cwd": "<cwd>\n/x\n</cwd>"}
+    assert diff_system_prompt_sections(before, after) == {
+        "tools": "<tools>\nb\n</tools>",
+        "cwd": "<cwd>\n/x\n</cwd>",
+        "skills": None,
+    }
+    assert diff_system_prompt_sections(after, dict(after)) is None
+    assert diff_system_prompt_sections({}, {"preamble": "P"}) == {"preamble": "P"}
 
 
 def test_tool_snippets_are_one_line_and_guidelines_deduplicated(root: Path) -> None:
@@ -178,21 +211,45 @@ def test_tool_snippets_are_one_line_and_guidelines_deduplicated(root: Path) -> N
         make_tool("beta", None, ["Shared rule", "  "]),
         make_tool("gamma", "   "),
     ]
-    prompt = build_system_prompt(tools, resources, today=TODAY, docs=PI_DOCS)
-    assert "Available tools:\n- alpha: Does many things\n\nIn addition" in prompt
-    assert (
-        "Guidelines:\n- Shared rule\n- Alpha rule\n- Be concise in your responses\n"
-        "- Show file paths clearly when working with files\n\n"
-    ) in prompt
+    sections = split_sections(build_system_prompt(tools, resources, docs=PI_DOCS))
+    assert sections["tools"].startswith("- alpha: Does many things\n\n")
+    assert sections["rules"] == f"- Shared rule\n- Alpha rule\n- {RULE_CONCISE}\n- {RULE_PATHS}"
 
 
-def test_unknown_tool_set_uses_pi_default_names_for_guidelines(root: Path) -> None:
+def test_tool_guidelines_follow_the_tool_order(root: Path) -> None:
     proj = root / "p"
     proj.mkdir()
     resources = load_resources(ResourceOptions(cwd=str(proj), no_context_files=True))
-    prompt = build_system_prompt(None, resources, today=TODAY, docs=PI_DOCS)
-    assert "Available tools:\n(none)\n" in prompt
-    assert "- Use bash for file operations like ls, rg, find\n" in prompt
+    rules = split_sections(build_system_prompt(sample_tools("write", "read"), resources, docs=PI_DOCS))[
+        "rules"
+    ]
+    expected = [*TOOL_PROMPTS["write"][1], *TOOL_PROMPTS["read"][1], RULE_CONCISE, RULE_PATHS]
+    assert rules == "\n".join(f"- {rule}" for rule in expected)
+
+
+def test_file_exploration_rule_depends_on_the_tools(root: Path) -> None:
+    proj = root / "p"
+    proj.mkdir()
+    resources = load_resources(ResourceOptions(cwd=str(proj), no_context_files=True))
+
+    def rules(*names: str) -> list[str]:
+        tools = [make_tool(name) for name in names]
+        text = split_sections(build_system_prompt(tools, resources, docs=PI_DOCS))["rules"]
+        return text.removeprefix("- ").split("\n- ")[:-2]
+
+    assert rules("bash") == [RULE_BASH_FILES]
+    assert rules("bash", "grep") == rules("bash", "ls") == rules("read") == []
+    powershell, both = rules("powershell"), rules("bash", "powershell")
+    assert len(powershell) == len(both) == 1 and "PowerShell" in powershell[0] and "bash" in both[0]
+
+
+def test_unknown_tool_set_uses_pi_default_names_for_rules(root: Path) -> None:
+    proj = root / "p"
+    proj.mkdir()
+    resources = load_resources(ResourceOptions(cwd=str(proj), no_context_files=True))
+    sections = split_sections(build_system_prompt(None, resources, docs=PI_DOCS))
+    assert sections["tools"].startswith("(none)\n\n")
+    assert sections["rules"].startswith(f"- {RULE_BASH_FILES}\n")
 
 
 def test_default_docs_paths_point_at_this_project() -> None:
@@ -218,9 +275,8 @@ def test_docs_block_names_only_files_this_project_has() -> None:
         assert pi_only not in block
 
 
-def test_docs_block_sits_after_the_guidelines(root: Path) -> None:
+def test_docs_section_sits_between_the_rules_and_the_project_context(root: Path) -> None:
     prompt = build(root, scenario_one(root), ["read"])
     block = docs_block(PI_DOCS)
-    assert "- Show file paths clearly when working with files\n\n" + block + "\n\n# Project Context" in prompt
+    assert f"\n</rules>\n\n<docs>\n{block}\n</docs>\n\n<project_context>\n" in prompt
     assert block.startswith("Pi documentation (consult it only when the user asks about pi itself")
-    assert block.endswith("follow their links to related docs before answering or working on pi itself")

@@ -43,9 +43,14 @@ from pi_core.runtime.resources.skills import (
 from pi_core.runtime.resources.system_prompt import (
     DocsPaths,
     SystemPromptParts,
+    SystemPromptSections,
     assemble_system_prompt,
+    assemble_system_prompt_sections,
     build_system_prompt,
+    build_system_prompt_sections,
+    diff_system_prompt_sections,
     docs_block,
+    render_system_prompt,
 )
 
 __all__ = [
@@ -70,9 +75,13 @@ __all__ = [
     "Skill",
     "SkillExpansionError",
     "SystemPromptParts",
+    "SystemPromptSections",
     "assemble_system_prompt",
+    "assemble_system_prompt_sections",
     "build_system_prompt",
+    "build_system_prompt_sections",
     "deep_merge_settings",
+    "diff_system_prompt_sections",
     "docs_block",
     "expand_prompt_template",
     "expand_skill_command",
@@ -86,5 +95,6 @@ __all__ = [
     "parse_command_args",
     "parse_frontmatter",
     "process_file_arguments",
+    "render_system_prompt",
     "substitute_args",
 ]

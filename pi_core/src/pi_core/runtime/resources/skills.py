@@ -153,16 +153,28 @@ def _escape_xml(text: str) -> str:
     )
 
 
-def format_skills_for_prompt(skills: Sequence[Skill]) -> str:
-    """The ``<available_skills>`` block (leading blank line, no trailing newline); empty if none visible."""
+#: How the skills index tells the model to open a skill's file, by the tool that can read it.
+_HOW_TO_LOAD = {
+    "read": "When a task fits a skill's description, open that skill's file with the read tool.",
+    "bash": "When a task fits a skill's description, open that skill's file with bash.",
+}
+_LOAD_ANY_WAY = "When a task fits a skill's description, open that skill's file."
+
+
+def format_skills_for_prompt(skills: Sequence[Skill], read_tool: str = "read") -> str:
+    """The text of the ``skills`` prompt section, ending in the ``<available_skills>`` index.
+
+    ``read_tool`` is the tool the model opens a skill file with (``read`` or ``bash``; anything
+    else names no tool). Empty when no skill is visible to the model.
+    """
     visible = [s for s in skills if not s.disable_model_invocation]
     if not visible:
         return ""
     lines = [
-        "\n\nThe following skills provide specialized instructions for specific tasks.",
-        "Use the read tool to load a skill's file when the task matches its description.",
-        "When a skill file references a relative path, resolve it against the skill directory"
-        " (parent of SKILL.md / dirname of the path) and use that absolute path in tool commands.",
+        "Each skill below carries extra instructions for one kind of task.",
+        _HOW_TO_LOAD.get(read_tool, _LOAD_ANY_WAY),
+        "A relative path inside a skill is relative to that skill's directory (the folder holding"
+        " SKILL.md); give tools absolute paths.",
         "",
         "<available_skills>",
     ]

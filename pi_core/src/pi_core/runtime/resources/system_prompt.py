@@ -1,18 +1,40 @@
-"""The system prompt, assembled as pi 0.73.1 assembles its default (or custom) prompt.
+"""The system prompt, laid out as named sections the way pi 1.6.0 lays out its prompt.
 
-Layout: pi's fixed opening, one line per active tool that has a prompt snippet, guidelines (pi's
-file-exploration hint, each active tool's guidelines de-duplicated, two fixed ones), the
-documentation block, then the appended text, project context files, the skills index (only when the
-``read`` tool is active), the date and the working directory. Everything is byte for byte pi's except
-the documentation block, which names this project's documentation instead of pi's.
+The builder returns an ordered mapping of section name → text (:data:`SystemPromptSections`): the
+``preamble`` as plain text, every other section wrapped in a tag of its own name
+(``<tools>\\n…\\n</tools>``), which is what pi 1.6.0 stores as the ``sections`` of a ``role: "system"``
+message. The sections, in order:
+
+``preamble``
+    The opening sentence, or the custom prompt (SYSTEM.md / ``--system-prompt``), which then
+    replaces the next three sections as well.
+``tools``
+    One ``- name: snippet`` line per active tool that has a snippet (``(none)`` if none), then a
+    note that more tools may exist.
+``rules``
+    A file-exploration rule derived from the tool names, each active tool's guidelines, extra
+    guidelines, and two fixed rules — de-duplicated, first kept.
+``docs``
+    Where this project's own documentation lives (pi names its own files; ours names ours).
+``addendum``
+    APPEND_SYSTEM.md / ``--append-system-prompt`` text.
+``project_context``
+    The context files (AGENTS.md, CLAUDE.md), each in ``<project_instructions path="…">``.
+``skills``
+    The ``<available_skills>`` index, when ``read`` or ``bash`` is active.
+``cwd``
+    The working directory, with forward slashes.
+
+Sections without content are left out. The full prompt (:func:`render_system_prompt`) is the
+sections joined by blank lines. The facts (section names, tags, order, tool and file names) are
+pi's; the sentences are this project's own.
 """
 
 from __future__ import annotations
 
-import datetime
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pi_core.agent.tools import AgentTool
@@ -22,6 +44,27 @@ from pi_core.runtime.resources.skills import Skill, format_skills_for_prompt
 
 #: Tools assumed when the active set is unknown (pi's default tool names).
 DEFAULT_TOOL_NAMES = ("read", "bash", "edit", "write")
+
+#: Ordered section name → text; ``preamble`` untagged, the others wrapped in ``<name>`` tags.
+SystemPromptSections = dict[str, str]
+
+#: What an extra section may be called (pi 1.6.0's rule); ``preamble`` is reserved.
+SECTION_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
+
+PREAMBLE = (
+    "You are the coding assistant of pi, a harness for coding agents. Your job is to help the user by"
+    " looking at files, running commands and changing code."
+)
+MORE_TOOLS_NOTE = "Other tools may be offered to you as well."
+PROJECT_CONTEXT_INTRO = "Instructions that come with this project:"
+
+RULE_BASH_FILES = "Do file work such as listing, searching and finding through bash (ls, rg, find)"
+RULE_POWERSHELL_FILES = "Do file work such as listing, searching and finding through PowerShell"
+RULE_BASH_OR_POWERSHELL_FILES = (
+    "Do file work such as listing, searching and finding through bash or PowerShell"
+)
+RULE_CONCISE = "Keep your answers short"
+RULE_PATHS = "Name the files you work on by their paths"
 
 
 @dataclass(frozen=True)
@@ -53,7 +96,9 @@ class SystemPromptParts:
     context_files: Sequence[ContextFile] = ()
     skills: Sequence[Skill] = ()
     docs: DocsPaths | None = None
-    today: datetime.date | None = None
+    #: Further sections (name → text, tagged like the others), after ``cwd``; a name that is
+    #: already used replaces that section in place. Empty texts are skipped.
+    extra_sections: Mapping[str, str] = field(default_factory=dict)
 
 
 def normalize_prompt_snippet(text: str | None) -> str | None:
@@ -93,8 +138,8 @@ DOC_TOPICS: tuple[tuple[str, str], ...] = (
 def docs_block(docs: DocsPaths) -> str:
     """The paragraph telling the model where this project's own documentation lives.
 
-    Same place and shape as pi's block (spec modes-and-resources §6.2), but naming this project's
-    files: pi's list points at documents (themes, TUI, SDK, ...) that do not exist here.
+    Same place and shape as pi's block, but naming this project's files: pi's list points at
+    documents (themes, TUI, SDK, ...) that do not exist here.
     """
     index = ", ".join(f"{topic} (docs/{name})" for topic, name in DOC_TOPICS)
     return (
@@ -103,89 +148,113 @@ def docs_block(docs: DocsPaths) -> str:
         f"- Main documentation: {docs.readme}\n"
         f"- Additional docs: {docs.docs}\n"
         f"- Examples: {docs.examples} (example plugins and a sample project)\n"
+        "- A path written docs/... points into the Additional docs folder and plugins-example/... into"
+        " the Examples folder; neither is relative to the working directory\n"
         f"- Where to look: {index}\n"
         "- Read the relevant docs in full and follow their links to related docs before answering"
         " or working on pi itself"
     )
 
 
-def _context_section(files: Sequence[ContextFile]) -> str:
-    if not files:
-        return ""
-    section = "\n\n# Project Context\n\nProject-specific instructions and guidelines:\n\n"
-    return section + "".join(f"## {f.path}\n\n{f.content}\n\n" for f in files)
-
-
-def _footer(parts: SystemPromptParts) -> str:
-    today = parts.today or datetime.date.today()
-    return (
-        f"\nCurrent date: {today.isoformat()}\nCurrent working directory: {parts.cwd.replace(chr(92), '/')}"
-    )
-
-
-def _guidelines(tools: Sequence[str], extra: Sequence[str]) -> list[str]:
+def _rules(tools: Sequence[str], guidelines: Sequence[str]) -> str:
     ordered: dict[str, None] = {}
+
+    def add(rule: str) -> None:
+        if rule.strip():
+            ordered.setdefault(rule.strip(), None)
+
     has = set(tools).__contains__
-    if has("bash") and not (has("grep") or has("find") or has("ls")):
-        ordered["Use bash for file operations like ls, rg, find"] = None
-    elif has("bash"):
-        ordered["Prefer grep/find/ls tools over bash for file exploration (faster, respects .gitignore)"] = (
-            None
-        )
-    for guideline in extra:
-        if guideline.strip():
-            ordered.setdefault(guideline.strip(), None)
-    ordered.setdefault("Be concise in your responses", None)
-    ordered.setdefault("Show file paths clearly when working with files", None)
-    return list(ordered)
+    if (has("bash") or has("powershell")) and not (has("grep") or has("find") or has("ls")):
+        if has("bash") and has("powershell"):
+            add(RULE_BASH_OR_POWERSHELL_FILES)
+        elif has("powershell"):
+            add(RULE_POWERSHELL_FILES)
+        else:
+            add(RULE_BASH_FILES)
+    for guideline in guidelines:
+        add(guideline)
+    add(RULE_CONCISE)
+    add(RULE_PATHS)
+    return "\n".join(f"- {rule}" for rule in ordered)
+
+
+def _project_context(files: Sequence[ContextFile]) -> str:
+    blocks = [f'<project_instructions path="{f.path}">\n{f.content}\n</project_instructions>' for f in files]
+    return "\n\n".join([PROJECT_CONTEXT_INTRO, *blocks])
+
+
+def assemble_system_prompt_sections(parts: SystemPromptParts) -> SystemPromptSections:
+    """The prompt's sections from already-gathered parts (see :func:`build_system_prompt_sections`).
+
+    Raises ``ValueError`` for an extra section whose name is not allowed.
+    """
+    for name in parts.extra_sections:
+        if not SECTION_NAME.match(name) or name == "preamble":
+            raise ValueError(f"Invalid system prompt section name: {name}")
+    tools = list(parts.tool_names) if parts.tool_names is not None else list(DEFAULT_TOOL_NAMES)
+    body: dict[str, str] = {}
+    if parts.custom_prompt:
+        body["preamble"] = parts.custom_prompt
+    else:
+        body["preamble"] = PREAMBLE
+        snippets = parts.tool_snippets or {}
+        listed = [f"- {name}: {snippets[name]}" for name in tools if snippets.get(name)]
+        body["tools"] = ("\n".join(listed) if listed else "(none)") + f"\n\n{MORE_TOOLS_NOTE}"
+        body["rules"] = _rules(tools, parts.prompt_guidelines)
+        body["docs"] = docs_block(parts.docs or DocsPaths.default())
+    if parts.append_system_prompt:
+        body["addendum"] = parts.append_system_prompt
+    if parts.context_files:
+        body["project_context"] = _project_context(parts.context_files)
+    reader = next((name for name in ("read", "bash") if name in tools), None)
+    if reader is not None and parts.skills:
+        index = format_skills_for_prompt(parts.skills, reader)
+        if index:
+            body["skills"] = index
+    body["cwd"] = parts.cwd.replace("\\", "/")
+    for name, text in parts.extra_sections.items():
+        if text:
+            body[name] = text
+    return {
+        name: text if name == "preamble" else f"<{name}>\n{text}\n</{name}>" for name, text in body.items()
+    }
+
+
+def render_system_prompt(sections: Mapping[str, str | None], content: str = "") -> str:
+    """The full prompt text of a system message: ``content``, then each section, blank-line joined.
+
+    ``None`` (a removed section in a patch) and empty texts are skipped, as pi 1.6.0 renders a
+    ``role: "system"`` message for the provider.
+    """
+    parts = [content, *(text for text in sections.values() if text is not None)]
+    return "\n\n".join(part for part in parts if part)
+
+
+def diff_system_prompt_sections(
+    previous: Mapping[str, str | None], current: Mapping[str, str]
+) -> dict[str, str | None] | None:
+    """The ``sections`` patch that turns ``previous`` into ``current``; ``None`` if nothing changed.
+
+    Changed or new sections carry their new text, vanished ones ``None`` (pi 1.6.0's update form).
+    """
+    patch: dict[str, str | None] = {
+        name: text for name, text in current.items() if previous.get(name) != text
+    }
+    patch.update({name: None for name in previous if name not in current})
+    return patch or None
 
 
 def assemble_system_prompt(parts: SystemPromptParts) -> str:
-    """Build the prompt text from already-gathered parts (see :func:`build_system_prompt`)."""
-    append = f"\n\n{parts.append_system_prompt}" if parts.append_system_prompt else ""
-    tail = _context_section(parts.context_files)
-    if parts.custom_prompt:
-        has_read = parts.tool_names is None or "read" in parts.tool_names
-        skills = format_skills_for_prompt(parts.skills) if has_read and parts.skills else ""
-        return parts.custom_prompt + append + tail + skills + _footer(parts)
-
-    tools = list(parts.tool_names) if parts.tool_names is not None else list(DEFAULT_TOOL_NAMES)
-    snippets = parts.tool_snippets or {}
-    visible = [name for name in tools if snippets.get(name)]
-    tool_list = "\n".join(f"- {name}: {snippets[name]}" for name in visible) if visible else "(none)"
-    guidelines = "\n".join(f"- {g}" for g in _guidelines(tools, parts.prompt_guidelines))
-    docs = parts.docs or DocsPaths.default()
-    prompt = (
-        "You are an expert coding assistant operating inside pi, a coding agent harness. You help users"
-        " by reading files, executing commands, editing code, and writing new files.\n"
-        "\n"
-        "Available tools:\n"
-        f"{tool_list}\n"
-        "\n"
-        "In addition to the tools above, you may have access to other custom tools depending on the"
-        " project.\n"
-        "\n"
-        "Guidelines:\n"
-        f"{guidelines}\n"
-        "\n"
-        f"{docs_block(docs)}"
-    )
-    skills = format_skills_for_prompt(parts.skills) if "read" in tools and parts.skills else ""
-    return prompt + append + tail + skills + _footer(parts)
+    """The prompt text from already-gathered parts (see :func:`build_system_prompt`)."""
+    return render_system_prompt(assemble_system_prompt_sections(parts))
 
 
-def build_system_prompt(
+def _parts(
     tools: Sequence[AgentTool] | None,
     resources: Resources,
-    *,
-    today: datetime.date | None = None,
-    docs: DocsPaths | None = None,
-) -> str:
-    """pi's system prompt for the active ``tools`` (in order) and the loaded ``resources``.
-
-    ``tools=None`` means the active set is unknown (pi assumes read/bash/edit/write for the
-    guidelines and lists no tool lines). ``today`` defaults to the local date.
-    """
+    docs: DocsPaths | None,
+    extra_sections: Mapping[str, str] | None,
+) -> SystemPromptParts:
     snippets: dict[str, str] = {}
     guidelines: list[str] = []
     for tool in tools or ():
@@ -193,7 +262,7 @@ def build_system_prompt(
         if snippet:
             snippets[tool.name] = snippet
         guidelines.extend(normalize_prompt_guidelines(tool.prompt_guidelines))
-    parts = SystemPromptParts(
+    return SystemPromptParts(
         cwd=resources.cwd,
         tool_names=[t.name for t in tools] if tools is not None else None,
         tool_snippets=snippets,
@@ -203,6 +272,33 @@ def build_system_prompt(
         context_files=resources.context_files,
         skills=resources.skills,
         docs=docs,
-        today=today,
+        extra_sections=dict(extra_sections or {}),
     )
-    return assemble_system_prompt(parts)
+
+
+def build_system_prompt_sections(
+    tools: Sequence[AgentTool] | None,
+    resources: Resources,
+    *,
+    docs: DocsPaths | None = None,
+    extra_sections: Mapping[str, str] | None = None,
+) -> SystemPromptSections:
+    """The system prompt's sections for the active ``tools`` (in order) and the loaded ``resources``.
+
+    ``tools=None`` means the active set is unknown (pi assumes read/bash/edit/write for the rules
+    and the skills index, and lists no tool lines).
+    """
+    return assemble_system_prompt_sections(_parts(tools, resources, docs, extra_sections))
+
+
+def build_system_prompt(
+    tools: Sequence[AgentTool] | None,
+    resources: Resources,
+    *,
+    docs: DocsPaths | None = None,
+    extra_sections: Mapping[str, str] | None = None,
+) -> str:
+    """The full system prompt text: :func:`build_system_prompt_sections`, rendered."""
+    return render_system_prompt(
+        build_system_prompt_sections(tools, resources, docs=docs, extra_sections=extra_sections)
+    )
