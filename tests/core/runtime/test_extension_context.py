@@ -24,10 +24,7 @@ async def test_context_reads_live_state(harness: Harness) -> None:
     assert ctx.has_ui is False and await ctx.ui.confirm("sure?", "x") is False
     assert ctx.get_active_tools() == ["write"] and ctx.get_all_tools() == ["write"]
     ctx.set_active_tools([])
-    assert (
-        session.active_tool_names == []
-        and "<tools>\n(none)\n" in ctx.get_system_prompt()
-    )
+    assert session.active_tool_names == [] and "<tools>\n(none)\n" in ctx.get_system_prompt()
     assert ctx.get_thinking_level() == "off"
 
 
