@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from pi_core.testing import Text, Turn, text_turn
+from pi_core.testing import Text, ToolUse, Turn, text_turn, tool_turn
 
 if TYPE_CHECKING:
     from conftest import PiEnv
@@ -54,7 +54,7 @@ class Pane:
     def screen(self) -> str:
         return self.tmux("capture-pane", "-p", "-J", "-t", "pi", "-S", "-200")
 
-    def wait_for(self, check: str | Callable[[str], bool], timeout: float = 20) -> str:
+    def wait_for(self, check: str | Callable[[str], bool], timeout: float = 20, poll: float = 0.1) -> str:
         predicate = (lambda s: check in s) if isinstance(check, str) else check
         deadline = time.monotonic() + timeout
         while True:
@@ -63,7 +63,7 @@ class Pane:
                 return screen
             if time.monotonic() > deadline:
                 raise AssertionError(f"timed out waiting for {check!r}; screen:\n{screen}")
-            time.sleep(0.1)
+            time.sleep(poll)
 
     def wait_for_editor(self) -> str:
         """Wait until the editor is drawn (an empty ``>`` line): keys typed before prompt-toolkit
@@ -245,3 +245,120 @@ def test_resume_flag_opens_the_picker_in_tmux(pi_env: PiEnv) -> None:
         pane.wait_for("PI-EXITED=0")
     finally:
         pane.kill()
+
+
+def _idle_count(screen: str) -> int:
+    """Finished runs so far: each prints the footer line (the idle status line repeats it once)."""
+    return screen.count("loop/fake-model · context")
+
+
+def test_escape_aborts_within_a_fraction_of_a_second(pi_env: PiEnv, pane: Pane) -> None:
+    """Esc is not held back as the start of an Alt sequence (it used to take over a second)."""
+    pi_env.server.add(Turn(blocks=[Text("streaming " * 600, chunks=300)], delay=0.03))
+    pane.wait_for_editor()
+    pane.type("tell me a long story")
+    pane.keys("Enter")
+    pane.wait_for("streaming streaming")
+    started = time.monotonic()
+    pane.keys("Escape")
+    pane.wait_for("Operation aborted", poll=0.005)
+    elapsed = time.monotonic() - started
+    # Measured ~0.03-0.06 s on an idle machine; the bound leaves room for a loaded CI box and
+    # still catches the old 1.1 s hold-back.
+    assert elapsed < 0.7, elapsed
+
+
+def test_parallel_tool_calls_each_with_its_result_in_tmux(pi_env: PiEnv, pane: Pane) -> None:
+    pi_env.server.add(
+        tool_turn(
+            ToolUse("bash", {"command": "sleep 1; echo SLOW-ONE-DONE"}),
+            ToolUse("bash", {"command": "echo QUICK-TWO-DONE"}),
+        ),
+        text_turn("all tools finished"),
+    )
+    pane.wait_for_editor()
+    pane.type("run two tools")
+    pane.keys("Enter")
+    screen = pane.wait_for("all tools finished")
+    lines = [line.rstrip() for line in screen.splitlines()]
+    first = lines.index("● $ sleep 1; echo SLOW-ONE-DONE")
+    second = lines.index("● $ echo QUICK-TWO-DONE")
+    assert lines[first + 1] == "SLOW-ONE-DONE" and second == first + 2
+    assert lines[second + 1] == "QUICK-TWO-DONE"
+
+
+def test_tool_output_cannot_retitle_the_pane(pi_env: PiEnv, pane: Pane) -> None:
+    command = r"printf 'title:\033]0;PWNED-BY-TOOL\007:kept\033[31m red\n'"
+    pi_env.server.add(tool_turn(ToolUse("bash", {"command": command})), text_turn("escapes printed"))
+    pane.wait_for_editor()
+    pane.type("print it")
+    pane.keys("Enter")
+    pane.wait_for("escapes printed")
+    assert "title::kept red" in pane.screen()
+    assert "PWNED" not in pane.tmux("display-message", "-p", "-t", "pi", "#{pane_title}")
+    coloured = pane.tmux("capture-pane", "-p", "-e", "-t", "pi", "-S", "-200")
+    line = next(line for line in coloured.splitlines() if "title::kept" in line)
+    assert "\x1b[31m" not in line  # the tool's own colour did not get through either
+
+
+def test_tree_redraws_in_place_with_the_diff_intact(pi_env: PiEnv, pane: Pane) -> None:
+    (pi_env.project / "notes.txt").write_text("alpha\nbeta\ngamma\n")
+    pi_env.server.add(
+        tool_turn(ToolUse("edit", {"path": "notes.txt", "edits": [{"oldText": "beta", "newText": "BETA"}]})),
+        text_turn("edit made"),
+        text_turn("second answer"),
+    )
+    pane.wait_for_editor()
+    pane.type("change beta")
+    pane.keys("Enter")
+    pane.wait_for(lambda screen: "edit made" in screen and _idle_count(screen) >= 1)
+    pane.type("another question")
+    pane.keys("Enter")
+    pane.wait_for(lambda screen: "second answer" in screen and _idle_count(screen) >= 2)
+    pane.type("/tree")
+    pane.keys("Enter")
+    pane.wait_for("Go to which entry?")
+    pane.keys("Up", "Up")
+    pane.wait_for("› assistant: edit made")
+    pane.keys("Enter")
+    pane.wait_for("Summarize the branch you are leaving?")
+    pane.keys("Enter")
+    screen = pane.wait_for("Moved to a new position in the tree")
+    assert screen.count("> change beta") == 1  # drawn once, not a copy under the old output
+    assert "-2 beta" in screen and "+2 BETA" in screen
+    assert "Successfully replaced" not in screen
+    assert "second answer" not in screen  # the branch left is gone from the transcript
+
+
+def test_resize_to_sixty_columns_and_back(pi_env: PiEnv, pane: Pane) -> None:
+    pi_env.server.add(text_turn("narrow " * 30), text_turn("wide again"))
+    pane.wait_for_editor()
+    pane.tmux("resize-window", "-t", "pi", "-x", "60", "-y", "30")
+    pane.type("answer narrowly")
+    pane.keys("Enter")
+    screen = pane.wait_for(lambda s: "narrow narrow" in s and _idle_count(s) >= 1)
+    # -J joins rows the terminal wrapped: an answer laid out for 120 columns would show as long lines.
+    answer = [line.rstrip() for line in screen.splitlines() if "narrow narrow" in line]
+    assert answer and max(len(line) for line in answer) <= 60
+    pane.tmux("resize-window", "-t", "pi", "-x", "120", "-y", "40")
+    pane.type("and wide")
+    pane.keys("Enter")
+    pane.wait_for("wide again")
+    pane.wait_for_editor()
+    pane.keys("C-d")
+    pane.wait_for("PI-EXITED=0")
+    assert "Traceback" not in pane.screen()
+
+
+def test_streaming_answer_is_visible_while_it_grows(pi_env: PiEnv, pane: Pane) -> None:
+    """A long paragraph shows as it streams, not only its last rows and not only once it ends."""
+    words = " ".join(f"w{i:03d}" for i in range(400))
+    pi_env.server.add(Turn(blocks=[Text(words, chunks=200)], delay=0.03))
+    pane.wait_for_editor()
+    pane.type("one long paragraph")
+    pane.keys("Enter")
+    early = pane.wait_for("w050")
+    assert "w001" in early and "w399" not in early  # its start is on screen while it is unfinished
+    later = pane.wait_for("w200")
+    assert "w001" in later
+    pane.wait_for("w399")

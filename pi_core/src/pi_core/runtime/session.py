@@ -820,8 +820,8 @@ class AgentSession:
         return views.last_assistant_text(self.messages)
 
     def get_user_messages_for_forking(self) -> list[tuple[str, str]]:
-        """(entry id, text) of every user message on the current branch that has text."""
-        return views.user_messages_for_forking(self.session_manager.get_branch())
+        """(entry id, text) of every user message with text, on every branch (as pi lists them)."""
+        return views.user_messages_for_forking(self.session_manager.get_entries())
 
     def get_commands(self) -> list[dict[str, Any]]:
         """Extension commands, prompt templates and skills, as RPC ``get_commands`` lists them."""

@@ -30,10 +30,10 @@ def last_assistant_text(messages: Sequence[AgentMessage]) -> str | None:
     return None
 
 
-def user_messages_for_forking(branch: Sequence[Any]) -> list[tuple[str, str]]:
-    """(entry id, text) of every user message on ``branch`` that has text."""
+def user_messages_for_forking(entries: Sequence[Any]) -> list[tuple[str, str]]:
+    """(entry id, text) of every user message among ``entries`` that has text."""
     found: list[tuple[str, str]] = []
-    for entry in branch:
+    for entry in entries:
         message = getattr(entry, "message", None) if entry.type == "message" else None
         if isinstance(message, UserMessage):
             text = user_text(message)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from pathlib import Path
@@ -42,6 +43,8 @@ T = TypeVar("T")
 #: What the editor returns when a dialog took the terminal over (the text is kept and restored).
 _PAUSED = "\x00paused"
 HISTORY_FILE = "prompt-history"
+#: Seconds to wait after Esc for the rest of a key sequence before taking it as Esc alone.
+ESCAPE_WAIT = 0.015
 
 
 class InteractiveMode:
@@ -61,7 +64,7 @@ class InteractiveMode:
         #: ``--verbose``: the start-up header even with the ``quietStartup`` setting.
         self.verbose = verbose
         self._own_terminal = console is None
-        self.console = console or Console(highlight=False)
+        self.console = console or terminal_console()
         self.terminal: dict[str, Any] = {"input": input, "output": output}
         self._history_file = history_file
         self.ui = InteractiveUI(self)
@@ -94,6 +97,9 @@ class InteractiveMode:
         self._aborting: asyncio.Task[None] | None = None
         self._dialog_lock = asyncio.Lock()
         self._side_tasks: set[asyncio.Task[None]] = set()
+        self._status_cache: tuple[int, float, str] | None = None
+        #: The git branch of the working directory, read in a thread after each job.
+        self.git_branch: str | None = None
 
     # --- binding to the session ---------------------------------------------------------------
 
@@ -131,10 +137,31 @@ class InteractiveMode:
         if self._editor is not None and self._editor.app.is_running:
             self._editor.app.invalidate()
 
+    def refresh_status(self) -> None:
+        """Read the git branch again (in a thread) and redraw the status line."""
+
+        async def read() -> None:
+            self.git_branch = await asyncio.to_thread(_git_branch, self.host.session.cwd)
+            self._status_cache = None
+            self.invalidate()
+
+        self._status_cache = None
+        self.spawn(read())
+
     def set_title(self, text: str) -> None:
         if self.console.is_terminal:
             self.console.file.write(f"\x1b]0;{text}\x07")
             self.console.file.flush()
+
+    def redraw(self) -> None:
+        """Draw the transcript again from the session (after /tree, /resume, /fork, /import): on a
+        terminal the screen and its scrollback are cleared first, so the conversation shows once,
+        in place, as it looked live — not as a second, poorer copy under the first."""
+        if self.console.is_terminal:
+            self.console.file.write("\x1b[H\x1b[2J\x1b[3J")
+            self.console.file.flush()
+            self._print_header()
+        self.renderer.replay(self.host.session.messages)
 
     def set_editor_text(self, text: str) -> None:
         if self._editor is not None and self._editor.app.is_running:
@@ -164,6 +191,7 @@ class InteractiveMode:
         if initial is not None or images or messages:
             self.start_task(self._prompt_sequence(initial, images, messages))
         self._editor = self._make_editor()
+        self.refresh_status()
         context = patch_stdout(raw=True) if self._own_terminal else contextlib.nullcontext()
         with context:
             while not self._quit:
@@ -279,7 +307,7 @@ class InteractiveMode:
                     self._print_footer()
             finally:
                 self._check_shutdown()
-                self.invalidate()
+                self.refresh_status()
             if self._held and not self._quit:
                 # Typed while a compaction or command ran: send now, as pi does after compaction.
                 held, self._held = list(self._held), []
@@ -420,8 +448,12 @@ class InteractiveMode:
             prompt_continuation=lambda width, line, wrap: "." * (width - 1) + " ",
             **self.terminal,
         )
-        # Esc alone aborts: wait only briefly for the rest of an escape sequence (Alt+key).
-        session.app.ttimeoutlen = 0.1
+        # Esc alone aborts at once. Two waits could hold it back: the input parser's for the rest
+        # of an escape sequence (ttimeoutlen) and the key processor's for a longer binding that
+        # starts with Esc, such as Alt+Enter (timeoutlen, 1 s by default). A terminal sends the
+        # bytes of one key in one write, so a few milliseconds are enough for both.
+        session.app.ttimeoutlen = ESCAPE_WAIT
+        session.app.timeoutlen = ESCAPE_WAIT
         return session
 
     def _prompt_message(self) -> str:
@@ -429,23 +461,43 @@ class InteractiveMode:
 
     def _toolbar(self) -> str | None:
         lines = self.ui.toolbar_lines()
-        lines.extend(self._streaming_tail())
+        size = self._editor.app.output.get_size() if self._editor is not None else None
+        width, height = (size.columns, size.rows) if size is not None else (80, 24)
+        # The block being streamed, as much of it as the screen holds above the editor.
+        lines.extend(self._streaming_tail(width, max(3, height - 8 - len(lines))))
         for name, tail in self.renderer.live_output.values():
             lines.append(f"{name} running…")
             lines.extend(f"  {line}" for line in tail)
         if self.busy:
             elapsed = int(time.monotonic() - self._task_started)
             lines.append(f"working… {elapsed}s · Enter steers, Alt+Enter queues a follow-up, Esc aborts")
+        else:
+            lines.append(self._status_line(width))
         return "\n".join(lines) or None
 
-    def _streaming_tail(self, rows: int = 3) -> list[str]:
+    def _status_line(self, width: int) -> str:
+        """The idle status line: the footer's figures, the directory and its git branch."""
+        now = time.monotonic()
+        cached = self._status_cache
+        if cached is not None and cached[0] == width and now - cached[1] < 1.0:
+            return cached[2]
+        place = _short_home(self.host.session.cwd)
+        if self.git_branch:
+            place += f" ({self.git_branch})"
+        # Two spaces between the parts: the status line reads apart from the footer lines that
+        # close each run in the transcript.
+        line = "  ".join([place, *self.footer_text().split(" · ")])
+        if len(line) > width - 1:
+            line = line[: max(1, width - 2)] + "…"
+        self._status_cache = (width, now, line)
+        return line
+
+    def _streaming_tail(self, width: int, rows: int) -> list[str]:
         """The last rows of the text block still being streamed (printed once it is complete)."""
         pending = self.renderer.pending_text().strip()
         if not pending:
             return []
-        width = 80
-        if self._editor is not None:
-            width = max(20, self._editor.app.output.get_size().columns - 1)
+        width = max(20, width - 1)
         wrapped: list[str] = []
         for line in pending.split("\n")[-rows:]:
             wrapped.extend(line[i : i + width] for i in range(0, max(len(line), 1), width))
@@ -542,6 +594,39 @@ def _short_path(path: str, cwd: str) -> str:
         return str(here.relative_to(cwd))
     home = Path.home()
     return "~/" + str(here.relative_to(home)) if here.is_relative_to(home) else path
+
+
+def terminal_console() -> Console:
+    """A console that follows the terminal's size as it is resized: ``COLUMNS``/``LINES`` left in
+    the environment by a shell or a multiplexer would pin it to a stale size."""
+    environ = {key: value for key, value in os.environ.items() if key not in ("COLUMNS", "LINES")}
+    return Console(highlight=False, _environ=environ)
+
+
+def _short_home(path: str) -> str:
+    home = str(Path.home())
+    return "~" + path[len(home) :] if path == home or path.startswith(home + os.sep) else path
+
+
+def _git_branch(cwd: str) -> str | None:
+    """The branch checked out in the repository holding ``cwd`` (read from ``.git/HEAD``, no
+    subprocess); a short commit id when HEAD is detached; ``None`` outside a repository."""
+    here = Path(cwd)
+    for directory in (here, *here.parents):
+        git = directory / ".git"
+        try:
+            if git.is_file():  # a worktree or submodule: "gitdir: <path>"
+                pointer = git.read_text(encoding="utf-8").strip()
+                if not pointer.startswith("gitdir:"):
+                    return None
+                git = (directory / pointer[len("gitdir:") :].strip()).resolve()
+            head = (git / "HEAD").read_text(encoding="utf-8").strip()
+        except OSError:
+            continue
+        if head.startswith("ref: refs/heads/"):
+            return head[len("ref: refs/heads/") :]
+        return head[:8] or None
+    return None
 
 
 def _exit_app(app: Any, result: str) -> None:

@@ -136,6 +136,8 @@ class BuiltinCommands(SessionCommands, ModelCommands):
     async def cmd_session(self, args: str) -> None:
         stats = self._session.get_session_stats()
         table = Table(show_header=False, box=None, padding=(0, 2))
+        table.add_column(no_wrap=True)
+        table.add_column(overflow="fold")  # a long session path wraps, never cut short
         table.add_row("Name", self._session.session_name or "-")
         table.add_row("File", stats.session_file or "In-memory")
         table.add_row("ID", stats.session_id)

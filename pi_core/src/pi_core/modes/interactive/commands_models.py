@@ -24,11 +24,19 @@ class ModelCommands(CommandBase):
             if len(matches) == 1:
                 chosen = matches[0]
             else:
-                labels = [f"{m.provider}/{m.id}" for m in matches]
-                picked = await self.mode.ui.select("Select a model", labels)
+                current = self._session.model
+                key = (current.provider, current.id) if current is not None else None
+                here = [(m.provider, m.id) == key for m in matches]
+                labels = [
+                    f"{m.provider}/{m.id}" + ("  ✓ current" if now else "")
+                    for m, now in zip(matches, here, strict=True)
+                ]
+                picked = await self.mode.pick(
+                    "Select a model", labels, initial=here.index(True) if any(here) else 0
+                )
                 if picked is None:
                     return
-                chosen = matches[labels.index(picked)]
+                chosen = matches[picked]
         await self._session.set_model(chosen)
         self._info(f"Model: {chosen.provider}/{chosen.id}")
 

@@ -79,8 +79,8 @@ class SessionCommands(CommandBase):
         if await self.mode.host.switch_session(target):
             self._warn("A plugin cancelled the switch")
             return
+        self.mode.redraw()
         self._info(f"Resumed {target}")
-        self.mode.renderer.replay(self._session.messages)
 
     async def _rename_session(self, path: str) -> None:
         from pi_core.session.manager import SessionManager
@@ -119,17 +119,18 @@ class SessionCommands(CommandBase):
         if not candidates:
             self._warn("No messages to fork from")
             return
-        labels = [f"{i}. {text.replace(chr(10), ' ')[:80]}" for i, (_, text) in enumerate(candidates, 1)]
-        picked = await self.mode.ui.select("Fork from which message?", labels)
+        # Every user message of the session, on every branch; the picker numbers the rows.
+        labels = [text.replace(chr(10), " ")[:100] for _, text in candidates]
+        picked = await self.mode.pick("Fork from which message?", labels, initial=len(labels) - 1)
         if picked is None:
             return
-        entry_id, _ = candidates[labels.index(picked)]
+        entry_id, _ = candidates[picked]
         cancelled, text = await self.mode.host.fork(entry_id)
         if cancelled:
             self._warn("A plugin cancelled the fork")
             return
+        self.mode.redraw()
         self._info("Forked into a new session; the message is back in the editor")
-        self.mode.renderer.replay(self._session.messages)
         self.mode.set_editor_text(text)
 
     async def cmd_clone(self, args: str) -> None:
@@ -223,7 +224,7 @@ class SessionCommands(CommandBase):
                 "Summary aborted; nothing changed" if outcome.aborted else "A plugin cancelled the move"
             )
             return
-        self.mode.renderer.replay(session.messages)
+        self.mode.redraw()
         note = " with a summary of the branch left" if outcome.summary_entry is not None else ""
         self._info(f"Moved to a new position in the tree{note}")
         if outcome.editor_text is not None:
@@ -267,7 +268,7 @@ class SessionCommands(CommandBase):
         if await self.mode.host.import_session(path):
             self._info("Import cancelled")
             return
-        self.mode.renderer.replay(self._session.messages)
+        self.mode.redraw()
         self._info(f"Session imported from: {path}")
 
     async def cmd_export(self, args: str) -> None:

@@ -15,6 +15,7 @@ from rich.markdown import Markdown
 from rich.text import Text
 
 from pi_core.modes.interactive.blocks import BlockBuffer
+from pi_core.modes.interactive.sanitize import sanitize, sanitize_content, sanitize_result, sanitize_value
 
 HIDDEN_THINKING = Text("▸ thinking (hidden; Ctrl+T shows it)", style="dim italic")
 
@@ -47,7 +48,9 @@ class EventRenderer:
         self.last_tool_result: Any = None
         self._text = BlockBuffer()
         self._thinking = BlockBuffer()
-        self._args: dict[str, Any] = {}
+        #: The running message's tool calls in call order, each printed as its header followed by
+        #: its result: a call that finishes before an earlier one waits for it.
+        self._tool_blocks: list[_ToolBlock] = []
 
     def __call__(self, event: Any) -> None:
         handler = getattr(self, f"_on_{getattr(event, 'type', '')}", None)
@@ -61,11 +64,11 @@ class EventRenderer:
         kind = update.type
         if kind == "text_delta":
             self._flush_thinking(final=True)
-            self._text.feed(update.delta)
+            self._text.feed(sanitize(update.delta))
             self._flush_text(final=False)
             self.on_live_change()
         elif kind == "thinking_delta":
-            self._thinking.feed(update.delta)
+            self._thinking.feed(sanitize(update.delta))
             self._flush_thinking(final=False)
             self.on_live_change()
         elif kind == "text_end":
@@ -113,7 +116,7 @@ class EventRenderer:
                 self.console.print(rendered)
                 return
         label = Text(f"[{message.custom_type}] ", style="magenta")
-        self.console.print(label + Text(_content_text(message.content)))
+        self.console.print(label + Text(_content_text(sanitize_content(message.content))))
 
     def _on_message_end(self, event: Any) -> None:
         message = event.message
@@ -127,8 +130,11 @@ class EventRenderer:
             self.console.print(Text(f"Error: {message.error_message or 'unknown error'}", style="bold red"))
 
     def replay(self, messages: list[Any]) -> None:
-        """Print a transcript that already exists (a resumed, switched or forked session)."""
-        calls: dict[str, str] = {}
+        """Print a transcript that already exists (a resumed, switched or forked session) as it
+        looked live: tool calls through their renderers with their results beneath (edit diffs,
+        bash previews), images, compaction and branch-summary markers."""
+        results = {m.tool_call_id: m for m in messages if getattr(m, "role", None) == "toolResult"}
+        shown: set[str] = set()
         for message in messages:
             role = getattr(message, "role", None)
             if role == "user":
@@ -136,74 +142,120 @@ class EventRenderer:
             elif role == "assistant":
                 for block in message.content:
                     if block.type == "thinking" and block.thinking.strip():
-                        shown = (
+                        shown_thinking = (
                             HIDDEN_THINKING
                             if self.hide_thinking
-                            else Text(block.thinking.strip(), style="dim italic")
+                            else Text(sanitize(block.thinking.strip()), style="dim italic")
                         )
-                        self.console.print(shown)
+                        self.console.print(shown_thinking)
                     elif block.type == "text" and block.text.strip():
-                        self.console.print(Markdown(block.text))
+                        self.console.print(Markdown(sanitize(block.text)))
                     elif block.type == "toolCall":
-                        calls[block.id] = block.name
-                        tool = self._tools().get(block.name)
-                        rendered = self._call_renderable(tool, block.name, block.arguments)
-                        self.console.print(Text("● ", style="cyan"), rendered, sep="")
+                        self._print_call(block.name, block.arguments)
+                        result = results.get(block.id)
+                        if result is not None:
+                            shown.add(block.id)
+                            self._print_result(block.name, result, result.is_error, self.expand_tools)
                 if message.stop_reason == "aborted":
                     self.console.print(Text("Operation aborted", style="yellow"))
                 elif message.stop_reason == "error":
                     self.console.print(
                         Text(f"Error: {message.error_message or 'unknown error'}", style="red")
                     )
-            elif role == "toolResult":
-                style = "red" if message.is_error else "dim"
-                self.console.print(Text(_content_text(message.content), style=style))
+            elif role == "toolResult" and message.tool_call_id not in shown:
+                self._print_result(message.tool_name, message, message.is_error, self.expand_tools)
             elif role == "custom" and getattr(message, "display", False):
                 self._print_custom(message)
             elif role == "bashExecution":
-                self.console.print(Text(f"$ {message.command}", style="bold") + Text(f"\n{message.output}"))
+                self.console.print(
+                    Text(f"$ {sanitize(message.command)}", style="bold")
+                    + Text(f"\n{sanitize(message.output)}", style="dim")
+                )
+            elif role == "compactionSummary":
+                self.console.print(compaction_marker(message.tokens_before))
+                if self.expand_tools:
+                    self.console.print(Markdown(sanitize(message.summary)))
+            elif role == "branchSummary":
+                self.console.print(Text("── summary of the branch left ──", style="magenta"))
+                self.console.print(Text(sanitize(message.summary), style="dim"))
 
     # --- tools ----------------------------------------------------------------------------------
 
     def _on_tool_execution_start(self, event: Any) -> None:
-        self._args[event.tool_call_id] = event.args
-        tool = self._tools().get(event.tool_name)
-        renderable = self._call_renderable(tool, event.tool_name, event.args)
-        self.console.print(Text("● ", style="cyan"), renderable, sep="")
+        block = _ToolBlock(event.tool_call_id, event.tool_name, event.args)
+        self._tool_blocks.append(block)
+        if len(self._tool_blocks) == 1:
+            self._print_call(block.name, block.args)
+            block.header_shown = True
 
     def _on_tool_execution_update(self, event: Any) -> None:
-        text = _content_text(event.partial_result.content).rstrip("\n")
+        text = sanitize(_content_text(event.partial_result.content)).rstrip("\n")
         lines = text.split("\n")[-LIVE_LINES:] if text else []
         self.live_output[event.tool_call_id] = (event.tool_name, lines)
         self.on_live_change()
 
     def _on_tool_execution_end(self, event: Any) -> None:
-        self._args.pop(event.tool_call_id, None)
         if self.live_output.pop(event.tool_call_id, None) is not None:
             self.on_live_change()
         self.last_tool_result = event
-        self.console.print(self._result_renderable(event, expanded=self.expand_tools))
+        block = next((b for b in self._tool_blocks if b.call_id == event.tool_call_id), None)
+        if block is None:  # a call this renderer did not see start: show it on its own
+            block = _ToolBlock(event.tool_call_id, event.tool_name, None, header_shown=True)
+            self._tool_blocks.insert(0, block)
+        block.end = event
+        self._flush_tool_blocks()
+
+    def _flush_tool_blocks(self, *, all_of_them: bool = False) -> None:
+        """Print every finished call at the front (header, then result) and the header of the
+        first one still running; ``all_of_them`` also the headers of calls that never ended."""
+        blocks = self._tool_blocks
+        while blocks and (blocks[0].end is not None or all_of_them):
+            block = blocks.pop(0)
+            if not block.header_shown:
+                self._print_call(block.name, block.args)
+            if block.end is not None:
+                end = block.end
+                self._print_result(end.tool_name, end.result, end.is_error, self.expand_tools)
+        if blocks and not blocks[0].header_shown:
+            self._print_call(blocks[0].name, blocks[0].args)
+            blocks[0].header_shown = True
+
+    def _on_agent_end(self, event: Any) -> None:
+        self._flush_tool_blocks(all_of_them=True)
+
+    def _print_call(self, name: str, args: Any) -> None:
+        renderable = self._call_renderable(self._tools().get(name), name, args)
+        self.console.print(Text("● ", style="cyan"), renderable, sep="")
+
+    def _print_result(self, name: str, result: Any, is_error: bool, expanded: bool) -> None:
+        self.console.print(self.result_renderable(name, result, is_error, expanded=expanded))
 
     def print_last_tool_result(self) -> bool:
         """Print the last tool result again, expanded (Ctrl+O); False when there was none."""
-        if self.last_tool_result is None:
+        last = self.last_tool_result
+        if last is None:
             return False
-        self.console.print(self._result_renderable(self.last_tool_result, expanded=True))
+        self._print_result(last.tool_name, last.result, last.is_error, True)
         return True
 
-    def _result_renderable(self, event: Any, *, expanded: bool) -> RenderableType:
-        tool = self._tools().get(event.tool_name)
-        result = event.result
+    def result_renderable(self, name: str, result: Any, is_error: bool, *, expanded: bool) -> RenderableType:
+        """A tool result through its tool's renderer — a failed one too, so that it is cut to the
+        same preview as a successful one (Ctrl+O shows it all), and coloured as an error."""
+        tool = self._tools().get(name)
+        result = sanitize_result(result)
         renderable: RenderableType | None = None
         render = getattr(tool, "render_result", None)
-        if render is not None and not event.is_error:
+        if render is not None:
+            options = {"expanded": expanded, "isPartial": False, "isError": is_error}
             try:
-                renderable = render(result, {"expanded": expanded, "isPartial": False}, self._tool_context())
+                renderable = render(result, options, self._tool_context())
             except Exception as error:  # a broken renderer must not stop the REPL
                 renderable = Text(f"(render_result failed: {error})", style="red")
         if renderable is None:
             text = _content_text(result.content)
-            renderable = Text(text, style="red" if event.is_error else "dim")
+            renderable = _preview(text, expanded) if is_error else Text(text, style="dim")
+        if is_error and isinstance(renderable, Text):
+            renderable.stylize("red")
         return renderable
 
     def _call_renderable(self, tool: Any, name: str, args: Any) -> RenderableType:
@@ -215,6 +267,7 @@ class EventRenderer:
                     return rendered
             except Exception as error:
                 return Text(f"{name} (render_call failed: {error})", style="red")
+        args = sanitize_value(args)
         shown = json.dumps(args, ensure_ascii=False) if args not in (None, {}) else ""
         return Text(name, style="bold") + Text(f" {shown}" if shown else "", style="cyan")
 
@@ -229,9 +282,7 @@ class EventRenderer:
         elif event.aborted:
             self.console.print(Text("Compaction aborted", style="yellow"))
         elif event.result is not None:
-            before = event.result.get("tokensBefore")
-            suffix = f" ({before} tokens before)" if before else ""
-            self.console.print(Text(f"Context compacted{suffix}", style="dim"))
+            self.console.print(compaction_marker(event.result.get("tokensBefore")))
 
     def _on_auto_retry_start(self, event: Any) -> None:
         self.console.print(
@@ -271,4 +322,38 @@ def _content_text(content: Any) -> str:
 
 
 def _user_text(message: Any) -> str:
-    return _content_text(message.content)
+    return sanitize(_content_text(message.content))
+
+
+#: How many trailing lines of a failed result show before Ctrl+O expands it (when its tool has
+#: no renderer of its own).
+ERROR_PREVIEW_LINES = 10
+
+
+def _preview(text: str, expanded: bool) -> Text:
+    lines = text.rstrip("\n").split("\n") if text else []
+    if expanded or len(lines) <= ERROR_PREVIEW_LINES:
+        return Text("\n".join(lines), style="red")
+    hidden = len(lines) - ERROR_PREVIEW_LINES
+    out = Text(f"... ({hidden} earlier lines, Ctrl+O expands)\n", style="italic dim")
+    out.append("\n".join(lines[-ERROR_PREVIEW_LINES:]), style="red")
+    return out
+
+
+def compaction_marker(tokens_before: int | None) -> Text:
+    """The line that marks where the context was compacted, live and when a session is replayed."""
+    suffix = f" ({tokens_before} tokens before)" if tokens_before else ""
+    return Text(f"── context compacted{suffix} ──", style="magenta")
+
+
+class _ToolBlock:
+    """One tool call of the running message: shown header, and its end event once it finished."""
+
+    __slots__ = ("args", "call_id", "end", "header_shown", "name")
+
+    def __init__(self, call_id: str, name: str, args: Any, *, header_shown: bool = False) -> None:
+        self.call_id = call_id
+        self.name = name
+        self.args = args
+        self.header_shown = header_shown
+        self.end: Any = None

@@ -1,0 +1,173 @@
+"""What the transcript shows: tool calls each with its own result, failed output cut like
+successful output, terminal control sequences removed, sessions redrawn as they looked live,
+and the small listings (/model, /session, /fork)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pi_core.modes.interactive.app import ESCAPE_WAIT, _git_branch
+from pi_core.modes.interactive.sanitize import sanitize
+from pi_core.testing import LoopbackLLMServer, ToolUse, text_turn, tool_turn
+
+UP = "\x1b[A"
+
+
+def test_sanitize_removes_every_kind_of_control_sequence() -> None:
+    assert sanitize("\x1b]0;PWNED title\x07visible") == "visible"
+    assert sanitize("\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\") == "link"
+    assert sanitize("\x1b]52;c;Zm9v\x07") == ""  # a clipboard write
+    assert sanitize("\x1b[2J\x1b[H\x1b[31mred\x1b[0m") == "red"
+    assert sanitize("\x1bPq#0;2;0;0;0\x1b\\after") == "after"  # DCS (sixel)
+    assert sanitize("\x9b31mC1 CSI") == "C1 CSI"
+    assert sanitize("bell\x07 nul\x00 bs\x08 tab\tstays\nnewline") == "bell nul bs tab\tstays\nnewline"
+    assert sanitize("10%\r55%\r100%\r\ndone\r\n") == "100%\ndone\n"
+    assert sanitize("unterminated \x1b]0;title to the end") == "unterminated "
+    assert sanitize("ünïcode ✓ 字") == "ünïcode ✓ 字"
+
+
+def test_escape_is_not_held_back() -> None:
+    assert ESCAPE_WAIT <= 0.02
+
+
+def test_git_branch_read_from_head(tmp_path: Any) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "HEAD").write_text("ref: refs/heads/feature/x\n")
+    (tmp_path / "sub").mkdir()
+    assert _git_branch(str(tmp_path / "sub")) == "feature/x"
+    (tmp_path / ".git" / "HEAD").write_text("0123456789abcdef\n")
+    assert _git_branch(str(tmp_path)) == "01234567"
+
+
+async def test_parallel_tool_calls_each_show_their_result_beneath(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    pi_llm_server.add(
+        tool_turn(
+            ToolUse("bash", {"command": "sleep 0.6; echo SLOW-FIRST-RESULT"}),
+            ToolUse("bash", {"command": "echo FAST-SECOND-RESULT"}),
+        ),
+        text_turn("both done"),
+    )
+    repl = await repl_factory()
+    await repl.submit("run both")
+    await repl.wait_for("both done", 15)
+    await repl.idle()
+    out = repl.output
+    first_call = out.index("$ sleep 0.6; echo SLOW-FIRST-RESULT") + 35
+    first_result = out.index("SLOW-FIRST-RESULT", first_call)
+    second_call = out.index("$ echo FAST-SECOND-RESULT") + 25
+    second_result = out.index("FAST-SECOND-RESULT", second_call)
+    assert first_call < first_result < second_call < second_result
+    await repl.quit()
+
+
+async def test_failed_output_is_cut_like_successful_output(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    command = "for i in $(seq 1 100); do echo line-$i; done; exit 3"
+    pi_llm_server.add(tool_turn(ToolUse("bash", {"command": command})), text_turn("it failed"))
+    repl = await repl_factory()
+    await repl.submit("fail loudly")
+    await repl.wait_for("it failed", 15)
+    await repl.idle()
+    out = repl.output
+    assert "line-100" in out and "line-50\n" not in out and "earlier lines" in out
+    repl.send("\x0f")  # Ctrl+O: the last result again, in full
+    await repl.wait_for("line-50\n")
+    await repl.quit()
+
+
+async def test_tool_output_escape_sequences_never_reach_the_terminal(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    command = r"printf 'before\033]0;PWNED-TITLE\007after\033[2J\n'"
+    pi_llm_server.add(tool_turn(ToolUse("bash", {"command": command})), text_turn("printed"))
+    repl = await repl_factory()
+    await repl.submit("print escapes")
+    await repl.wait_for("printed", 15)
+    await repl.idle()
+    out = repl.output
+    assert "beforeafter" in out
+    assert "\x1b" not in out and "\x07" not in out and "PWNED-TITLE" not in out.split("beforeafter")[1]
+    await repl.quit()
+
+
+async def test_resume_redraws_edit_diffs_and_results_under_their_calls(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    repl = await repl_factory()
+    (repl.project / "notes.txt").write_text("alpha\nbeta\ngamma\n")
+    pi_llm_server.add(
+        tool_turn(ToolUse("edit", {"path": "notes.txt", "edits": [{"oldText": "beta", "newText": "BETA"}]})),
+        text_turn("edited"),
+    )
+    await repl.submit("edit it")
+    await repl.wait_for("edited", 15)
+    await repl.idle()
+    await repl.submit("/new")
+    await repl.wait_for("New session started")
+    mark = len(repl.output)
+    await repl.submit("/resume")
+    await repl.in_dialog()
+    repl.send("1\r")
+    await repl.wait_for("Resumed")
+    replayed = repl.output[mark:]
+    assert "-2 beta" in replayed and "+2 BETA" in replayed  # the diff, not "Successfully replaced"
+    assert replayed.index("edit notes.txt") < replayed.index("+2 BETA") < replayed.index("edited")
+    await repl.quit()
+
+
+async def test_fork_lists_each_message_once_from_every_branch(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    pi_llm_server.add(text_turn("answer one"), text_turn("answer two"), text_turn("answer three"))
+    repl = await repl_factory()
+    for question, answer in (("question one", "answer one"), ("question two", "answer two")):
+        await repl.submit(question)
+        await repl.wait_for(answer)
+        await repl.idle()
+    await repl.submit("/tree")
+    await repl.in_dialog()
+    repl.send(UP + UP + "\r")  # back to "answer one"
+    await repl.in_dialog()
+    repl.send("\r")  # no summary
+    await repl.wait_for("Moved to a new position in the tree")
+    await repl.idle()
+    await repl.submit("question three")  # a second branch
+    await repl.wait_for("answer three")
+    await repl.idle()
+    rows = [text for _, text in repl.mode.host.session.get_user_messages_for_forking()]
+    assert rows == ["question one", "question two", "question three"]
+    mark = len(repl.output)
+    await repl.submit("/fork")
+    await repl.in_dialog()
+    repl.send("2\r")
+    await repl.wait_for("Forked into a new session")
+    assert "Fork from which message? → question two" in repl.output[mark:]
+    assert "1. 1." not in repl.output and "2. 2." not in repl.output
+    await repl.until(lambda: repl.mode.get_editor_text() == "question two")
+    repl.send("\x15")
+    await repl.quit()
+
+
+async def test_model_picker_marks_the_current_model_and_session_shows_the_full_path(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    pi_llm_server.add(text_turn("an answer"))
+    repl = await repl_factory()
+    await repl.submit("hello")
+    await repl.wait_for("an answer")
+    await repl.idle()
+    await repl.submit("/model")
+    await repl.in_dialog()
+    repl.send("\r")  # Enter on the highlighted row: the current model
+    await repl.wait_for("Select a model → loop/fake-model  ✓ current")
+    await repl.idle()
+    await repl.submit("/session")
+    await repl.wait_for("Messages")
+    path = repl.mode.host.session.session_file
+    assert path is not None
+    assert path in repl.output.replace("\n", "").replace(" ", "")
+    await repl.quit()
