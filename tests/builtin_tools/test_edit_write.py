@@ -56,7 +56,7 @@ async def test_not_found_and_duplicate_messages(run: RunTool, tmp_path: Path) ->
 
 async def test_overlap_empty_and_no_change(run: RunTool, tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("hello world\n")
-    with pytest.raises(ToolError, match=r"^edits\[0\] and edits\[1\] overlap in a.txt\. Merge them"):
+    with pytest.raises(ToolError, match=r"^edits\[0\] and edits\[1\] overlap in a.txt\. Combine them"):
         await run("edit", {"path": "a.txt", "edits": [edit("hello w", "H"), edit("world", "W")]})
     with pytest.raises(ToolError, match=r"^oldText must not be empty in a.txt\.$"):
         await run("edit", {"path": "a.txt", "edits": [edit("", "x")]})

@@ -28,11 +28,11 @@ def test_plugin_registers_all_seven_in_pi_order() -> None:
     snippets = {t.name: t.prompt_snippet for t in registered}
     assert snippets["grep"] == "Search file contents for patterns (respects .gitignore)"
     assert snippets["edit"] == (
-        "Make precise file edits with exact text replacement, including multiple disjoint edits in one call"
+        "Change files by exact text replacement; one call can carry several separate replacements"
     )
     guidelines = {t.name: t.prompt_guidelines for t in registered}
-    assert guidelines["read"] == ["Use read to examine files instead of cat or sed."]
-    assert len(guidelines["edit"]) == 4 and guidelines["bash"] == []
+    assert guidelines["read"] == ["Look at files with read rather than with cat or sed."]
+    assert len(guidelines["edit"]) == 2 and guidelines["bash"] == []
     for tool in registered:
         assert tool.label == tool.name and tool.render_call and tool.render_result
 

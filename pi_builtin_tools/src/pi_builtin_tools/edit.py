@@ -54,14 +54,12 @@ DESCRIPTION = (
     "in a single edit. Do not pad oldText with large unchanged regions to bridge distant changes."
 )
 
+#: The tool's rules for the system prompt (the two points pi 1.6.0 makes, in our words).
 GUIDELINES = [
-    "Use edit for precise changes (edits[].oldText must match exactly)",
-    "When changing multiple separate locations in one file, use one edit call with multiple entries in "
-    "edits[] instead of multiple edit calls",
-    "Each edits[].oldText is matched against the original file, not after earlier edits are applied. "
-    "Do not emit overlapping or nested edits. Merge nearby changes into one edit.",
-    "Keep edits[].oldText as small as possible while still being unique in the file. Do not pad with "
-    "large unchanged regions.",
+    "Reach for edit for targeted changes, and put all changes to one file into a single call.",
+    "Every edits[].oldText has to match the original file exactly and only once. Keep each one short "
+    "and clear of the others; fold neighbouring changes into one edit instead of padding it with "
+    "unchanged lines.",
 ]
 
 
@@ -108,8 +106,8 @@ def create_edit_tool() -> AgentTool:
         description=DESCRIPTION,
         parameters=EditParams,
         execute=execute,
-        prompt_snippet="Make precise file edits with exact text replacement, including multiple disjoint "
-        "edits in one call",
+        prompt_snippet="Change files by exact text replacement; one call can carry several separate "
+        "replacements",
         prompt_guidelines=GUIDELINES,
         prepare_arguments=prepare_edit_arguments,
         render_call=render.render_edit_call,

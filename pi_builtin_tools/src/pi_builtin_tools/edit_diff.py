@@ -188,7 +188,7 @@ def _replace(base: str, matches: list[_Match], path: str, count: int) -> Applied
         if previous.index + previous.length > current.index:
             raise ToolError(
                 f"edits[{previous.edit_index}] and edits[{current.edit_index}] overlap in {path}. "
-                "Merge them into one edit or target disjoint regions."
+                "Combine them into one edit, or make each edit cover a separate region."
             )
     pieces: list[str] = []
     cursor = 0

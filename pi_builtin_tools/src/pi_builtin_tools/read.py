@@ -16,7 +16,7 @@ from pi_core.agent.truncate import (
     truncate_head,
 )
 from pi_core.ai.abort import AbortSignal
-from pi_core.ai.images import SNIFF_BYTES, sniff_image_mime
+from pi_core.ai.images import IMAGE_TOO_LARGE_NOTE, SNIFF_BYTES, sniff_image_mime
 from pi_core.ai.messages import ImageContent, TextContent, ToolResultContentBlock
 from pydantic import Field
 
@@ -66,7 +66,7 @@ def create_read_tool(*, auto_resize_images: bool = True) -> AgentTool:
         parameters=ReadParams,
         execute=execute,
         prompt_snippet="Read file contents",
-        prompt_guidelines=["Use read to examine files instead of cat or sed."],
+        prompt_guidelines=["Look at files with read rather than with cat or sed."],
         render_call=render.render_read_call,
         render_result=render.render_read_result,
     )
@@ -113,10 +113,7 @@ def _image_result(data: bytes, mime: str, auto_resize: bool, non_vision: str | N
     if auto_resize:
         fitted = fit_image(data, mime)
         if fitted is None:
-            note = (
-                f"Read image file [{mime}]\n"
-                "[Image omitted: could not be resized below the inline image size limit.]"
-            )
+            note = f"Read image file [{mime}]\n{IMAGE_TOO_LARGE_NOTE}"
             if non_vision:
                 note += f"\n{non_vision}"
             return AgentToolResult(content=[TextContent(text=note)])

@@ -54,7 +54,7 @@ def create_write_tool() -> AgentTool:
         parameters=WriteParams,
         execute=execute,
         prompt_snippet="Create or overwrite files",
-        prompt_guidelines=["Use write only for new files or complete rewrites."],
+        prompt_guidelines=["Keep write for new files and for rewriting a file as a whole."],
         render_call=render.render_write_call,
         render_result=render.render_write_result,
     )

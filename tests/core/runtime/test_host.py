@@ -102,7 +102,7 @@ async def test_startup_errors_become_diagnostics(dirs: tuple[Path, Path]) -> Non
     (agent / "models.json").unlink()
     host = await RuntimeHost.create(_options(dirs, api_key="sk-x"), _parts())
     assert [d.message for d in host.diagnostics if d.kind == "error"] == [
-        "--api-key requires a model to be specified via --model, --provider/--model, or --models"
+        "--api-key needs a model: name one with --model, --provider/--model or --models"
     ]
     assert host.session.model is None
 

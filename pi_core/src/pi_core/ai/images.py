@@ -12,6 +12,9 @@ from dataclasses import dataclass
 #: How many leading bytes :func:`sniff_image_mime` needs at most.
 SNIFF_BYTES = 4100
 
+#: Stands in for an image that stays too large to inline even after resizing (``read``, ``@file``).
+IMAGE_TOO_LARGE_NOTE = "[Image omitted: even resized, it stays above the inline image size limit.]"
+
 
 def sniff_image_mime(head: bytes) -> str | None:
     """The image type pi accepts (png, jpeg, gif, webp) from a file's first bytes, else ``None``."""

@@ -276,7 +276,7 @@ def format_model_list(models: list[Model], search: str | None = None, docs_dir: 
     """The text ``pi --list-models [search]`` prints (no trailing newline)."""
     if not models:
         return (
-            "No models available. Use /login to log into a provider via OAuth or API key. See:\n"
+            "No models available. Log into a provider with /login (OAuth or an API key). See:\n"
             f"  {docs_dir}/providers.md"
         )
     chosen = fuzzy_filter(models, search) if search else list(models)

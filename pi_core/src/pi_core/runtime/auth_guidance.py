@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 UNKNOWN_PROVIDER = "unknown"
-API_KEY_NEEDS_MODEL = (
-    "--api-key requires a model to be specified via --model, --provider/--model, or --models"
-)
+API_KEY_NEEDS_MODEL = "--api-key needs a model: name one with --model, --provider/--model or --models"
+#: The first line of the help shown when no provider is usable.
+LOGIN_HINT = "Log into a provider with /login (OAuth or an API key). See:"
 
 
 def docs_path() -> Path:
@@ -19,7 +19,7 @@ def provider_login_help() -> str:
     docs = docs_path()
     return "\n".join(
         [
-            "Use /login to log into a provider via OAuth or API key. See:",
+            LOGIN_HINT,
             # pi adds a second line for its models.md; here providers.md covers models.json too.
             f"  {docs / 'providers.md'}",
         ]

@@ -83,8 +83,8 @@ async def test_image_that_cannot_be_resized_is_omitted(tmp_path: Path) -> None:
     result = await process_file_arguments(["huge.png"], str(tmp_path), resize_image=fail)
     assert result.images == []
     assert result.text == (
-        f'<file name="{tmp_path}/huge.png">[Image omitted: could not be resized below the inline image size '
-        "limit.]</file>\n"
+        f'<file name="{tmp_path}/huge.png">[Image omitted: even resized, it stays above the inline image '
+        "size limit.]</file>\n"
     )
 
 

@@ -10,7 +10,7 @@ import unicodedata
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
-from pi_core.ai.images import SNIFF_BYTES, ResizedImage, sniff_image_mime
+from pi_core.ai.images import IMAGE_TOO_LARGE_NOTE, SNIFF_BYTES, ResizedImage, sniff_image_mime
 from pi_core.ai.messages import ImageContent
 
 _UNICODE_SPACES = re.compile("[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
@@ -104,10 +104,7 @@ async def process_file_arguments(
         if auto_resize_images and resize_image is not None:
             resized = await resize_image(image)
             if resized is None:
-                result.text += (
-                    f'<file name="{path}">[Image omitted: could not be resized below the inline image size'
-                    " limit.]</file>\n"
-                )
+                result.text += f'<file name="{path}">{IMAGE_TOO_LARGE_NOTE}</file>\n'
                 continue
             note = resized.dimension_note()
             image = ImageContent(data=resized.data, mime_type=resized.mime_type)
