@@ -300,3 +300,20 @@ async def test_before_tool_call_can_replace_the_arguments() -> None:
     (result,) = [m for m in added if isinstance(m, ToolResultMessage)]
     assert log == ["start orig-rewritten", "end orig-rewritten"]
     assert result.content[0].text == "slept orig-rewritten"  # type: ignore[union-attr]
+
+
+async def test_a_tool_returning_text_or_nonsense_never_ends_the_run() -> None:
+    async def says(tool_call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any) -> Any:
+        return "plain text" if params["kind"] == "str" else 42
+
+    schema = {"type": "object", "properties": {"kind": {"type": "string"}}}
+    tool = AgentTool(name="says", label="says", description="d", parameters=schema, execute=says)
+    calls = tool_call_message(("c1", "says", {"kind": "str"}), ("c2", "says", {"kind": "int"}))
+    _, config = setup([calls, text_message("done")])
+    _, added = await run([user("go")], AgentContext(tools=[tool]), config)
+    results = [m for m in added if isinstance(m, ToolResultMessage)]
+    assert [(r.is_error, r.content[0].text) for r in results] == [  # type: ignore[union-attr]
+        (False, "plain text"),
+        (True, "Tool says returned int; execute must return an AgentToolResult or a str"),
+    ]
+    assert added[-1].content[0].text == "done"  # type: ignore[union-attr]

@@ -535,7 +535,10 @@ async def _run_prepared(
         updates.append(loop.create_task(_await(emit(event))))
 
     try:
-        result = await prepared.tool.execute(call.id, prepared.args, signal, on_update, config.tool_context)
+        result = _as_tool_result(
+            call.name,
+            await prepared.tool.execute(call.id, prepared.args, signal, on_update, config.tool_context),
+        )
         is_error = False
     except Exception as error:
         if not isinstance(error, ToolError):
@@ -562,6 +565,23 @@ async def _run_prepared(
         except Exception as error:
             result, is_error = _error_result(_exception_text(error)), True
     return _Finalized(call, result, is_error)
+
+
+def _as_tool_result(name: str, value: Any) -> AgentToolResult:
+    """What ``execute`` returned, as a result: a ``str`` is its text; anything else that does not fit
+    fails the call with a message naming the tool (never an error that ends the run)."""
+    if isinstance(value, AgentToolResult):
+        return value
+    if isinstance(value, str):
+        return AgentToolResult(content=[TextContent(text=value)])
+    if isinstance(value, dict):
+        try:
+            return AgentToolResult.model_validate(value)
+        except ValueError as error:
+            raise ToolError(f"Tool {name} returned a dict that is not a tool result: {error}") from None
+    raise ToolError(
+        f"Tool {name} returned {type(value).__name__}; execute must return an AgentToolResult or a str"
+    )
 
 
 async def _emit_end(done: _Finalized, emit: Emit) -> None:

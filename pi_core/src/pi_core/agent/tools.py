@@ -42,7 +42,7 @@ class ToolExecute(Protocol):
         signal: AbortSignal | None,
         on_update: ToolUpdate | None,
         ctx: Any,
-    ) -> Awaitable[AgentToolResult]: ...
+    ) -> Awaitable[AgentToolResult | str]: ...
 
 
 class ToolError(Exception):
