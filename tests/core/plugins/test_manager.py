@@ -319,3 +319,19 @@ def test_core_registers_its_builtin_providers_by_default(dirs: tuple[Path, Path]
     assert [name for name, _ in pm.plugins_in_load_order()] == ["providers"]
     assert pm.records["providers"].source == "builtin"
     assert "register_providers" in pm.hooks_of("providers")
+
+
+def test_reserved_names_are_the_builtins_and_a_local_namesake_is_refused_clearly(
+    dirs: tuple[Path, Path],
+) -> None:
+    from pi_core.plugins.manager import RESERVED_PLUGIN_NAMES
+
+    project, agent = dirs
+    write(project / ".pi" / "extensions" / "tools.py")
+    pm = load_plugins(LoadOptions(cwd=project, agent_dir=agent, env={}, trust_project=True))
+    builtins = {name for name, record in pm.records.items() if record.builtin}
+    assert builtins == RESERVED_PLUGIN_NAMES
+    assert pm.records["tools"].builtin and "tools" in active(pm)  # the built-in still loads
+    [error] = pm.load_errors
+    assert error.source == "project" and error.location is not None and error.location.endswith("tools.py")
+    assert "'tools' is reserved for a built-in plugin of pi (compaction, providers, tools)" in error.problem

@@ -50,6 +50,10 @@ BUILTIN_DISTRIBUTIONS: frozenset[str] = frozenset(
     {"pi-coding-agent-tools", "pi-coding-agent-compaction", "pi-coding-agent-core"}
 )
 
+#: Names of pi's built-in plugins (entry points of the built-in distributions, the core's modules).
+#: Another plugin by one of these names — a local ``tools.py``, say — is a load error saying so.
+RESERVED_PLUGIN_NAMES: frozenset[str] = frozenset({"tools", "compaction", "providers"})
+
 Source = Literal["builtin", "entry point", "flag", "project settings", "project", "global settings", "global"]
 Status = Literal["active", "blocked", "failed", "untrusted"]
 
@@ -345,6 +349,16 @@ def _load_one(pm: PiPluginManager, record: PluginRecord, load: Any) -> None:
     if pm.is_blocked(record.name):
         record.status = "blocked"
         pm.records.setdefault(record.name, record)
+        return
+    if record.name in RESERVED_PLUGIN_NAMES and not record.builtin:
+        names = ", ".join(sorted(RESERVED_PLUGIN_NAMES))
+        problem = (
+            f"the plugin name {record.name!r} is reserved for a built-in plugin of pi ({names}); "
+            "rename the file or the entry point"
+        )
+        pm.load_errors.append(
+            PluginLoadError(plugin=record.name, source=record.source, location=record.where, problem=problem)
+        )
         return
     if record.name in pm.records or pm.get_plugin(record.name) is not None:
         other = pm.records.get(record.name)
