@@ -202,7 +202,7 @@ async def test_tool_call_last_result_wins_without_block(harness: PluginHarness) 
     assert result.reason == "second" and not result.block
 
 
-async def test_tool_call_error_fails_closed_and_is_not_isolated(harness: PluginHarness) -> None:
+async def test_tool_call_error_fails_closed_and_is_reported(harness: PluginHarness) -> None:
     seen: list[str] = []
 
     async def crashing(event: Any) -> None:
@@ -211,9 +211,35 @@ async def test_tool_call_error_fails_closed_and_is_not_isolated(harness: PluginH
     harness.add("gate", tool_call=crashing)
     harness.add("after", tool_call=lambda: seen.append("after"))
     result = await Hooks(harness.dispatcher).tool_call(tool_call_event(), harness.ctx)
-    assert result is not None and result.block is True and result.reason == "gate crashed"
+    assert result is not None and result.block is True
+    assert (
+        result.reason == "Tool call blocked: plugin 'gate' failed in tool_call: PermissionError: gate crashed"
+    )
     assert seen == []
-    assert harness.errors == []  # pi does not send this one to the error listeners
+    assert [(r.plugin, r.hook, type(r.error).__name__) for r in harness.errors] == [
+        ("gate", "tool_call", "PermissionError")
+    ]
+
+
+async def test_tool_call_result_with_an_unknown_key_blocks(harness: PluginHarness) -> None:
+    harness.add("gate", tool_call=lambda: {"blocked": True})  # a typo of "block"
+    result = await Hooks(harness.dispatcher).tool_call(tool_call_event(), harness.ctx)
+    assert result is not None and result.block is True
+    assert "unknown key 'blocked'" in (result.reason or "") and "ToolCallResult takes" in (
+        result.reason or ""
+    )
+    assert [r.plugin for r in harness.errors] == ["gate"]
+
+
+async def test_unknown_result_keys_are_a_plugin_error_for_every_hook(harness: PluginHarness) -> None:
+    harness.add("typo", session_before_switch=lambda: {"cancelled": True})
+    result = await harness.dispatcher.dispatch(
+        "session_before_switch", SessionBeforeSwitchEvent(reason="new"), harness.ctx
+    )
+    assert result is None
+    (record,) = harness.errors
+    assert (record.plugin, record.hook) == ("typo", "session_before_switch")
+    assert "unknown key 'cancelled'" in str(record.error)
 
 
 # --- FIRST (user_bash) ----------------------------------------------------------------------------
@@ -449,7 +475,7 @@ async def test_unexpected_return_type_is_reported(harness: PluginHarness) -> Non
     assert result.block is True and "expects None, ToolCallResult or a dict" in result.reason
     harness.add("odd2", session_before_switch=lambda: 42)
     await harness.dispatcher.dispatch("session_before_switch", SessionBeforeSwitchEvent(reason="new"), None)
-    assert [r.plugin for r in harness.errors] == ["odd2"]
+    assert [r.plugin for r in harness.errors] == ["odd", "odd2"]
 
 
 async def test_background_dispatch_errors_surface_in_drain_when_strict() -> None:

@@ -3,7 +3,7 @@
 Text mode writes the text blocks of the final assistant message to stdout (its error to stderr,
 exit 1, when it failed or was aborted). JSON mode writes the session header and then every
 session event as one JSON line, exactly as pi's ``JSON.stringify``; its exit status only reflects
-prompts that could not start. Plugin errors go to stderr as ``Extension error (PLUGIN): MESSAGE``.
+prompts that could not start. Plugin errors go to stderr as ``Extension error (PLUGIN, HOOK): TYPE: MESSAGE``.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ async def run_print_mode(
     unsubscribe: Callable[[], None] | None = None
 
     def report(error: ExtensionErrorEvent) -> None:
-        write_err(f"Extension error ({error.extension_path}): {error.error}\n")
+        write_err(f"Extension error ({error.extension_path}, {error.event}): {error.error}\n")
 
     def notify(message: str, kind: str) -> None:
         write_err(f"{message}\n")

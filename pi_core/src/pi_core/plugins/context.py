@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from pi_core.ai.abort import AbortSignal
+from pi_core.ai.messages import ImageContent, TextContent
 
 
 @runtime_checkable
@@ -66,16 +67,34 @@ DeliverAs = Literal["steer", "followUp", "nextTurn"]
 
 
 class ExecResult(Protocol):
-    stdout: str
-    stderr: str
-    code: int
-    killed: bool
+    """What :meth:`ExtensionContext.exec` returns."""
+
+    @property
+    def stdout(self) -> str: ...
+
+    @property
+    def stderr(self) -> str: ...
+
+    @property
+    def code(self) -> int:
+        """The exit status; 1 when the program could not start."""
+        ...
+
+    @property
+    def killed(self) -> bool:
+        """True when the timeout or the abort signal killed the program's process group."""
+        ...
 
 
 class ContextUsage(Protocol):
-    tokens: int | None
-    context_window: int
-    percent: float | None
+    @property
+    def tokens(self) -> int | None: ...
+
+    @property
+    def context_window(self) -> int: ...
+
+    @property
+    def percent(self) -> float | None: ...
 
 
 @runtime_checkable
@@ -138,19 +157,37 @@ class ExtensionContext(Protocol):
     # --- actions (pi's extension API methods; they raise while the runtime is not bound) -----------
 
     def send_message(
-        self, message: Any, *, trigger_turn: bool = False, deliver_as: DeliverAs | None = None
-    ) -> None:
-        """Inject a custom message (``InjectedMessage`` or a dict of its shape); spec §4.3.1."""
+        self,
+        custom_type: str,
+        content: str | Sequence[TextContent | ImageContent],
+        *,
+        display: bool = True,
+        details: Any = None,
+        deliver_as: DeliverAs | None = None,
+        trigger_turn: bool = False,
+    ) -> Awaitable[None]:
+        """Add a custom message (the model sees it as a user message); spec §4.3.1.
+
+        The message is handed over when called; awaiting waits until it is delivered (with
+        ``trigger_turn``: until the run it started is over). A failure is reported as an error of
+        the plugin when nobody awaits.
+        """
         ...
 
     def send_user_message(
-        self, content: str | Sequence[Any], *, deliver_as: Literal["steer", "followUp"] | None = None
-    ) -> None:
-        """Send a real user message through the prompt pipeline (``input`` source ``extension``)."""
+        self,
+        content: str | Sequence[TextContent | ImageContent],
+        *,
+        deliver_as: Literal["steer", "followUp"] | None = None,
+    ) -> Awaitable[None]:
+        """Send a real user message through the prompt pipeline (``input`` source ``extension``).
+
+        Handed over when called, like :meth:`send_message`; awaiting waits for the run.
+        """
         ...
 
-    def append_entry(self, custom_type: str, data: Any = None) -> None:
-        """Append a custom entry to the session (state persistence; never sent to the model)."""
+    def append_entry(self, custom_type: str, data: Any = None) -> str:
+        """Append a custom entry to the session (state persistence; never sent to the model); its id."""
         ...
 
     def set_session_name(self, name: str) -> None: ...
@@ -165,19 +202,24 @@ class ExtensionContext(Protocol):
         args: Sequence[str] = (),
         *,
         signal: AbortSignal | None = None,
-        timeout: float | None = None,  # noqa: ASYNC109 (pi's API: milliseconds, kills the process)
+        timeout: float | None = None,  # noqa: ASYNC109 (seconds; kills the process group)
         cwd: str | None = None,
     ) -> ExecResult:
-        """Run a program without a shell; never raises for the program's failure (code 1 on spawn errors)."""
+        """Run a program without a shell; never raises for the program's failure (code 1 on spawn errors).
+
+        ``timeout`` is in seconds; it and ``signal`` kill the program's whole process group.
+        """
         ...
 
     def get_active_tools(self) -> list[str]: ...
 
-    def get_all_tools(self) -> list[Any]: ...
+    def get_all_tools(self) -> list[str]:
+        """Names of every registered tool, active or not."""
+        ...
 
     def set_active_tools(self, names: Sequence[str]) -> None: ...
 
-    def get_commands(self) -> list[Any]:
+    def get_commands(self) -> list[dict[str, Any]]:
         """Plugin commands, prompt templates and skills (``{name, description?, source, sourceInfo}``)."""
         ...
 
@@ -201,7 +243,10 @@ class ExtensionContext(Protocol):
 
 
 class SessionChangeResult(Protocol):
-    cancelled: bool
+    @property
+    def cancelled(self) -> bool:
+        """True when a ``session_before_*`` handler (or the user) cancelled the change."""
+        ...
 
 
 @runtime_checkable

@@ -10,6 +10,7 @@ offers collect-all and ``firstresult``.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
 import logging
 import os
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 import pluggy
+from pydantic import ValidationError
 
 from pi_core.errors import PluginError
 from pi_core.plugins import hookspecs  # noqa: F401  (fills EVENT_HOOKS)
@@ -75,7 +77,7 @@ if TYPE_CHECKING:
     from pi_core.plugins.context import ExtensionContext
     from pi_core.plugins.manager import PiPluginManager
 
-__all__ = ["Combine", "Dispatcher", "ErrorSink", "HookErrorRecord", "Hooks"]
+__all__ = ["CURRENT_HANDLER", "Combine", "Dispatcher", "ErrorSink", "HookErrorRecord", "Hooks"]
 
 logger = logging.getLogger("pi.plugins")
 
@@ -100,6 +102,12 @@ class HookErrorRecord:
 
 
 ErrorSink = Callable[[HookErrorRecord], None]
+
+#: ``(plugin, hook)`` of the handler running now (``None`` outside handlers). Tasks a handler starts
+#: inherit it, so work it hands over (``ctx.send_message``, tools it registers) stays attributed.
+CURRENT_HANDLER: contextvars.ContextVar[tuple[str, str] | None] = contextvars.ContextVar(
+    "pi_current_handler", default=None
+)
 
 
 class _Handler:
@@ -195,6 +203,13 @@ class Dispatcher:
     # --- calling -----------------------------------------------------------------------------------
 
     async def _invoke(self, handler: _Handler, hook: str, event: Any, ctx: Any) -> Any:
+        token = CURRENT_HANDLER.set((handler.plugin, hook))
+        try:
+            return await self._invoke_monitored(handler, hook, event, ctx)
+        finally:
+            CURRENT_HANDLER.reset(token)
+
+    async def _invoke_monitored(self, handler: _Handler, hook: str, event: Any, ctx: Any) -> Any:
         if not self._monitors:
             result = handler.call(event, ctx)
             if inspect.isawaitable(result):
@@ -226,7 +241,10 @@ class Dispatcher:
         if info.name == "before_provider_request":
             return BeforeProviderRequestResult(payload=value)
         if isinstance(value, dict):
-            return info.result_type.model_validate(value)
+            try:
+                return info.result_type.model_validate(value)
+            except ValidationError as error:
+                raise InvalidResultError(_result_problem(info.result_type, error)) from None
         raise TypeError(
             f"hook {info.name!r} expects None, {info.result_type.__name__} or a dict, "
             f"got {type(value).__name__}"
@@ -238,8 +256,6 @@ class Dispatcher:
         try:
             return self._coerce(info, await self._invoke(handler, info.name, event, ctx))
         except Exception as exc:  # isolation is the point (spec §1.2 rule 3); ValidationError included
-            if info.combine is Combine.BLOCK_OR_LAST:
-                return _Fail(exc)
             self.report(handler.plugin, info.name, exc, location=handler.location)
             return _Fail(exc)
 
@@ -279,9 +295,8 @@ class Dispatcher:
             result = await self._run(handler, info, event, ctx)
             if isinstance(result, _Fail):
                 if combine is Combine.BLOCK_OR_LAST:
-                    # Fail closed: a gate that crashed must not let the tool through (spec §2.5).
-                    logger.debug("tool_call handler of %r raised; blocking", handler.plugin)
-                    return ToolCallResult(block=True, reason=str(result.error) or type(result.error).__name__)
+                    # Fail closed: a gate that crashed or answered nonsense must not let the tool through.
+                    return ToolCallResult(block=True, reason=_blocked_reason(handler.plugin, result.error))
                 continue
             if result is None:
                 continue
@@ -311,6 +326,28 @@ class Dispatcher:
             for result in results:
                 if isinstance(result, Exception):
                     raise result
+
+
+class InvalidResultError(ValueError):
+    """A handler returned a dict that does not fit the hook's result model (unknown key, wrong type)."""
+
+
+def _result_problem(model: type[Any], error: ValidationError) -> str:
+    fields = sorted({info.alias or name for name, info in model.model_fields.items()})
+    problems: list[str] = []
+    for item in error.errors():
+        where = ".".join(str(part) for part in item["loc"]) or "result"
+        if item["type"] == "extra_forbidden":
+            problems.append(f"unknown key {where!r}")
+        else:
+            problems.append(f"{where!r}: {item['msg']}")
+    return f"invalid result ({'; '.join(problems)}); {model.__name__} takes {', '.join(fields)}"
+
+
+def _blocked_reason(plugin: str, error: BaseException) -> str:
+    text = str(error)
+    detail = f"{type(error).__name__}: {text}" if text else type(error).__name__
+    return f"Tool call blocked: plugin {plugin!r} failed in tool_call: {detail}"
 
 
 # --- hooks with their own combination -------------------------------------------------------------

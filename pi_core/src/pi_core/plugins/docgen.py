@@ -59,6 +59,30 @@ def _fields_table(model: type[BaseModel]) -> list[str]:
     return rows
 
 
+def _fence_examples(doc: str) -> str:
+    """``Example::`` and its indented block become a fenced ``python`` block (a test runs each one)."""
+    out: list[str] = []
+    lines = doc.split("\n")
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if line.strip() != "Example::":
+            out.append(line)
+            index += 1
+            continue
+        index += 1
+        block: list[str] = []
+        while index < len(lines) and (not lines[index].strip() or lines[index].startswith("    ")):
+            block.append(lines[index][4:])
+            index += 1
+        while block and not block[-1].strip():
+            block.pop()
+        while block and not block[0].strip():
+            block.pop(0)
+        out += ["Example:", "", "```python", *block, "```", ""]
+    return "\n".join(out)
+
+
 def _specs_in_source_order() -> list[Any]:
     functions = [
         obj
@@ -94,8 +118,8 @@ def render() -> str:
         lines.append(f"| [`{spec.__name__}`](#{spec.__name__}) | {rule} | `{event}` | {result} |")
     for spec in specs:
         signature = ", ".join(inspect.signature(spec).parameters)
-        lines += ["", f"## {spec.__name__}", "", "```python", f"def {spec.__name__}({signature})", "```", ""]
-        lines.append(inspect.cleandoc(spec.__doc__ or ""))
+        lines += ["", f"## {spec.__name__}", "", f"`{spec.__name__}({signature})`", ""]
+        lines.append(_fence_examples(inspect.cleandoc(spec.__doc__ or "")))
         info = EVENT_HOOKS.get(spec.__name__)
         if info is None:
             continue

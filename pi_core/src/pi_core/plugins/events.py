@@ -30,9 +30,9 @@ class Event(PiModel):
 
 
 class Result(PiModel):
-    """Base of every handler result model."""
+    """Base of every handler result model: an unknown key is an error of the plugin, never ignored."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
 
 # --- resources ------------------------------------------------------------------------------------
@@ -127,6 +127,8 @@ class SessionBeforeCompactEvent(Event):
 class CompactionOverride(PiModel):
     """A compaction a plugin produced itself; pi saves it instead of running its summariser."""
 
+    model_config = ConfigDict(extra="forbid")
+
     summary: str
     first_kept_entry_id: str
     tokens_before: int
@@ -163,6 +165,8 @@ class SessionBeforeTreeEvent(Event):
 
 
 class TreeSummary(PiModel):
+    model_config = ConfigDict(extra="forbid")
+
     summary: str
     details: Any = None
 
@@ -228,6 +232,8 @@ class BeforeAgentStartEvent(Event):
 
 class InjectedMessage(PiModel):
     """A custom message a ``before_agent_start`` handler adds to the prompt (persisted, sent as user role)."""
+
+    model_config = ConfigDict(extra="forbid")
 
     custom_type: str
     content: str | list[ToolResultContentBlock]
@@ -403,6 +409,8 @@ class UserBashEvent(Event):
 
 
 class BashOutcome(PiModel):
+    model_config = ConfigDict(extra="forbid")
+
     output: str
     exit_code: int | None = None
     cancelled: bool = False

@@ -106,10 +106,26 @@ def register_tools(register: Callable[..., None]) -> None:
 
     Example::
 
+        from __future__ import annotations
+
+        from collections.abc import Callable
+        from typing import Any
+
+        from pi_core import hookimpl
+        from pi_core.agent.tools import AgentTool, AgentToolResult
+        from pi_core.ai.messages import TextContent
+
+
+        async def say_hello(
+            tool_call_id: str, params: dict[str, Any], signal: object, on_update: object, ctx: object
+        ) -> AgentToolResult:
+            return AgentToolResult(content=[TextContent(text=f"Hello, {params['name']}!")])
+
+
         @hookimpl
-        def register_tools(register):
-            register(AgentTool(name="hello", label="Hello", description="Say hello",
-                               parameters={"type": "object", "properties": {}}, execute=say_hello))
+        def register_tools(register: Callable[[AgentTool], None]) -> None:
+            schema = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+            register(AgentTool("hello", "Hello", "Say hello", parameters=schema, execute=say_hello))
 
     .. versionadded:: 0.1
     """
@@ -132,8 +148,21 @@ def register_commands(register: Callable[..., None]) -> None:
 
     Example::
 
+        from __future__ import annotations
+
+        from collections.abc import Callable
+        from typing import Any
+
+        from pi_core import hookimpl
+        from pi_core.plugins.context import CommandContext
+
+
+        async def greet(args: str, ctx: CommandContext) -> None:
+            ctx.ui.notify(f"Hello, {args or 'world'}!")
+
+
         @hookimpl
-        def register_commands(register):
+        def register_commands(register: Callable[..., None]) -> None:
             register("hello", greet, description="Say hello")
 
     .. versionadded:: 0.1
@@ -156,9 +185,25 @@ def register_providers(register: Callable[..., None]) -> None:
 
     Example::
 
+        from __future__ import annotations
+
+        from collections.abc import Callable
+
+        from pi_core import hookimpl
+        from pi_core.ai.provider import ProviderConfig, ProviderModelConfig
+
+
         @hookimpl
-        def register_providers(register):
-            register(ProviderConfig(name="local", base_url="http://127.0.0.1:8080/v1", ...))
+        def register_providers(register: Callable[[ProviderConfig], None]) -> None:
+            register(
+                ProviderConfig(
+                    id="local",
+                    base_url="http://127.0.0.1:8080/v1",
+                    api="openai-completions",
+                    api_key="none",
+                    models=[ProviderModelConfig(id="qwen3-coder", context_window=32768)],
+                )
+            )
 
     .. versionadded:: 0.1
     """
@@ -180,8 +225,15 @@ def register_flags(register: Callable[..., None]) -> None:
 
     Example::
 
+        from __future__ import annotations
+
+        from collections.abc import Callable
+
+        from pi_core import hookimpl
+
+
         @hookimpl
-        def register_flags(register):
+        def register_flags(register: Callable[..., None]) -> None:
             register("plan", type="boolean", description="Start in plan mode")
 
     .. versionadded:: 0.1
@@ -204,8 +256,20 @@ def register_shortcuts(register: Callable[..., None]) -> None:
 
     Example::
 
+        from __future__ import annotations
+
+        from collections.abc import Callable
+
+        from pi_core import hookimpl
+        from pi_core.plugins.context import ExtensionContext
+
+
+        def toggle_plan(ctx: ExtensionContext) -> None:
+            ctx.ui.notify("plan mode toggled")
+
+
         @hookimpl
-        def register_shortcuts(register):
+        def register_shortcuts(register: Callable[..., None]) -> None:
             register("ctrl+shift+p", toggle_plan, description="Toggle plan mode")
 
     .. versionadded:: 0.1
@@ -228,8 +292,20 @@ def register_message_renderers(register: Callable[..., None]) -> None:
 
     Example::
 
+        from __future__ import annotations
+
+        from collections.abc import Callable
+        from typing import Any
+
+        from pi_core import hookimpl
+
+
+        def render_todos(message: Any, options: Any, theme: Any) -> str:
+            return f"todo: {message.content}"
+
+
         @hookimpl
-        def register_message_renderers(register):
+        def register_message_renderers(register: Callable[..., None]) -> None:
             register("todo-list", render_todos)
 
     .. versionadded:: 0.1
@@ -251,9 +327,19 @@ def register_compaction_strategies(register: Callable[..., None]) -> None:
 
     Example::
 
+        from __future__ import annotations
+
+        from collections.abc import Callable
+        from typing import Any
+
+        from pi_core import hookimpl
+
+
         @hookimpl
-        def register_compaction_strategies(register):
-            register("brief", BriefStrategy())
+        def register_compaction_strategies(register: Callable[[str, Any], None]) -> None:
+            from pi_ext_keep_recent.strategy import KeepRecentStrategy  # plugins-example/pi-ext-keep-recent
+
+            register("newest-only", KeepRecentStrategy())
 
     .. versionadded:: 0.1
     """
@@ -283,9 +369,19 @@ def session_start(event: SessionStartEvent, ctx: ExtensionContext) -> Ret:
 
     Example::
 
+        from __future__ import annotations
+
+        from pi_core import hookimpl
+        from pi_core.plugins.context import ExtensionContext
+        from pi_core.plugins.events import SessionStartEvent
+
+
         @hookimpl
-        def session_start(event, ctx):
-            rebuild_state(ctx.session_manager.get_branch())
+        def session_start(event: SessionStartEvent, ctx: ExtensionContext) -> None:
+            # Rebuild plugin state from this branch's entries (module state starts over on reload).
+            branch = ctx.session_manager.get_branch()
+            done = [e for e in branch if e.type == "custom" and e.custom_type == "todo"]
+            ctx.ui.set_status("todo", f"{len(done)} todo entries ({event.reason})")
 
     .. versionadded:: 0.1
     """
@@ -307,9 +403,19 @@ def resources_discover(event: ResourcesDiscoverEvent, ctx: ExtensionContext) -> 
 
     Example::
 
+        from __future__ import annotations
+
+        from pathlib import Path
+
+        from pi_core import hookimpl
+        from pi_core.plugins.events import ResourcesDiscoverEvent, ResourcesDiscoverResult
+
+        HERE = Path(__file__).parent
+
+
         @hookimpl
-        def resources_discover(event):
-            return {"skillPaths": [str(HERE / "skills")]}
+        def resources_discover(event: ResourcesDiscoverEvent) -> ResourcesDiscoverResult:
+            return ResourcesDiscoverResult(skill_paths=[str(HERE / "skills")])
 
     .. versionadded:: 0.1
     """
@@ -343,10 +449,17 @@ def input(event: InputEvent, ctx: ExtensionContext) -> Ret:
 
     Example::
 
+        from __future__ import annotations
+
+        from pi_core import hookimpl
+        from pi_core.plugins.events import InputEvent, InputResult
+
+
         @hookimpl
-        def input(event):
+        def input(event: InputEvent) -> InputResult | None:
             if event.text.startswith("?quick "):
-                return {"action": "transform", "text": "Answer briefly: " + event.text[7:]}
+                return InputResult(action="transform", text="Answer briefly: " + event.text[7:])
+            return None
 
     .. versionadded:: 0.1
     """
@@ -375,9 +488,15 @@ def before_agent_start(event: BeforeAgentStartEvent, ctx: ExtensionContext) -> R
 
     Example::
 
+        from __future__ import annotations
+
+        from pi_core import hookimpl
+        from pi_core.plugins.events import BeforeAgentStartEvent, BeforeAgentStartResult
+
+
         @hookimpl
-        def before_agent_start(event):
-            return {"systemPrompt": event.system_prompt + "\\nTalk like a pirate."}
+        def before_agent_start(event: BeforeAgentStartEvent) -> BeforeAgentStartResult:
+            return BeforeAgentStartResult(system_prompt=event.system_prompt + "\\nTalk like a pirate.")
 
     .. versionadded:: 0.1
     """
@@ -398,8 +517,14 @@ def agent_start(event: AgentStartEvent, ctx: ExtensionContext) -> Ret:
 
     Example::
 
+        from __future__ import annotations
+
+        from pi_core import hookimpl
+        from pi_core.plugins.context import ExtensionContext
+
+
         @hookimpl
-        def agent_start(ctx):
+        def agent_start(ctx: ExtensionContext) -> None:
             ctx.ui.set_status("demo", "running")
 
     .. versionadded:: 0.1
@@ -421,9 +546,16 @@ def agent_end(event: AgentEndEvent, ctx: ExtensionContext) -> Ret:
 
     Example::
 
+        from __future__ import annotations
+
+        from pi_core import hookimpl
+        from pi_core.plugins.context import ExtensionContext
+        from pi_core.plugins.events import AgentEndEvent
+
+
         @hookimpl
-        async def agent_end(event, ctx):
-            await ctx.ui.notify(f"{len(event.messages)} messages")
+        def agent_end(event: AgentEndEvent, ctx: ExtensionContext) -> None:
+            ctx.ui.notify(f"{len(event.messages)} messages")
 
     .. versionadded:: 0.1
     """
@@ -444,9 +576,18 @@ def turn_start(event: TurnStartEvent, ctx: ExtensionContext) -> Ret:
 
     Example::
 
+        from __future__ import annotations
+
+        import time
+
+        from pi_core import hookimpl
+        from pi_core.plugins.context import ExtensionContext
+        from pi_core.plugins.events import TurnStartEvent
+
+
         @hookimpl
-        def turn_start(event):
-            checkpoints[event.turn_index] = make_checkpoint()
+        def turn_start(event: TurnStartEvent, ctx: ExtensionContext) -> None:
+            ctx.ui.set_status("turn", f"turn {event.turn_index} at {time.strftime('%H:%M:%S')}")
 
     .. versionadded:: 0.1
     """
@@ -468,9 +609,17 @@ def turn_end(event: TurnEndEvent, ctx: ExtensionContext) -> Ret:
 
     Example::
 
+        from __future__ import annotations
+
+        from pi_core import hookimpl
+        from pi_core.plugins.context import ExtensionContext
+        from pi_core.plugins.events import TurnEndEvent
+
+
         @hookimpl
-        def turn_end(event, ctx):
-            if (ctx.get_context_usage() or {}).get("tokens", 0) > 100_000:
+        def turn_end(event: TurnEndEvent, ctx: ExtensionContext) -> None:
+            usage = ctx.get_context_usage()
+            if usage is not None and (usage.tokens or 0) > 100_000:
                 ctx.compact()
 
     .. versionadded:: 0.1
@@ -492,8 +641,18 @@ def message_start(event: MessageStartEvent, ctx: ExtensionContext) -> Ret:
 
     Example::
 
+        from __future__ import annotations
+
+        import logging
+
+        from pi_core import hookimpl
+        from pi_core.plugins.events import MessageStartEvent
+
+        log = logging.getLogger("my-plugin")
+
+
         @hookimpl
-        def message_start(event):
+        def message_start(event: MessageStartEvent) -> None:
             log.info("message %s", event.message.role)
 
     .. versionadded:: 0.1
@@ -516,9 +675,16 @@ def message_update(event: MessageUpdateEvent, ctx: ExtensionContext) -> Ret:
 
     Example::
 
+        from __future__ import annotations
+
+        from pi_core import hookimpl
+        from pi_core.plugins.context import ExtensionContext
+        from pi_core.plugins.events import MessageUpdateEvent
+
+
         @hookimpl
-        def message_update(event):
-            counter.update(1)
+        def message_update(event: MessageUpdateEvent, ctx: ExtensionContext) -> None:
+            ctx.ui.set_status("blocks", f"{len(event.message.content)} content blocks")
 
     .. versionadded:: 0.1
     """
@@ -541,10 +707,23 @@ def message_end(event: MessageEndEvent, ctx: ExtensionContext) -> Ret:
 
     Example::
 
+        from __future__ import annotations
+
+        from pi_core import hookimpl
+        from pi_core.ai.messages import AssistantMessage, TextContent
+        from pi_core.plugins.events import MessageEndEvent, MessageEndResult
+
+
         @hookimpl
-        def message_end(event):
-            if event.message.role == "assistant":
-                return {"message": redact(event.message)}
+        def message_end(event: MessageEndEvent) -> MessageEndResult | None:
+            message = event.message
+            if not isinstance(message, AssistantMessage):
+                return None
+            content = [
+                TextContent(text=b.text.replace("hunter2", "*******")) if isinstance(b, TextContent) else b
+                for b in message.content
+            ]
+            return MessageEndResult(message=message.model_copy(update={"content": content}))
 
     .. versionadded:: 0.1
     """
@@ -566,9 +745,15 @@ def context(event: ContextEvent, ctx: ExtensionContext) -> Ret:
 
     Example::
 
+        from __future__ import annotations
+
+        from pi_core import hookimpl
+        from pi_core.plugins.events import ContextEvent, ContextResult
+
+
         @hookimpl
-        def context(event):
-            return {"messages": [m for m in event.messages if m.role != "custom"]}
+        def context(event: ContextEvent) -> ContextResult:
+            return ContextResult(messages=[m for m in event.messages if m.role != "custom"])
 
     .. versionadded:: 0.1
     """
@@ -590,8 +775,16 @@ def before_provider_request(event: BeforeProviderRequestEvent, ctx: ExtensionCon
 
     Example::
 
+        from __future__ import annotations
+
+        from typing import Any
+
+        from pi_core import hookimpl
+        from pi_core.plugins.events import BeforeProviderRequestEvent
+
+
         @hookimpl
-        def before_provider_request(event):
+        def before_provider_request(event: BeforeProviderRequestEvent) -> dict[str, Any]:
             return {**event.payload, "temperature": 0}
 
     .. versionadded:: 0.1
@@ -613,8 +806,15 @@ def after_provider_response(event: AfterProviderResponseEvent, ctx: ExtensionCon
 
     Example::
 
+        from __future__ import annotations
+
+        from pi_core import hookimpl
+        from pi_core.plugins.context import ExtensionContext
+        from pi_core.plugins.events import AfterProviderResponseEvent
+
+
         @hookimpl
-        def after_provider_response(event, ctx):
+        def after_provider_response(event: AfterProviderResponseEvent, ctx: ExtensionContext) -> None:
             ctx.ui.set_status("rate", event.headers.get("x-ratelimit-remaining"))
 
     .. versionadded:: 0.1
@@ -641,9 +841,16 @@ def tool_execution_start(event: ToolExecutionStartEvent, ctx: ExtensionContext) 
 
     Example::
 
+        from __future__ import annotations
+
+        from pi_core import hookimpl
+        from pi_core.plugins.context import ExtensionContext
+        from pi_core.plugins.events import ToolExecutionStartEvent
+
+
         @hookimpl
-        def tool_execution_start(event):
-            started[event.tool_call_id] = time.monotonic()
+        def tool_execution_start(event: ToolExecutionStartEvent, ctx: ExtensionContext) -> None:
+            ctx.ui.set_status("tool", f"running {event.tool_name}")
 
     .. versionadded:: 0.1
     """
@@ -662,15 +869,23 @@ def tool_call(event: ToolCallEvent, ctx: ExtensionContext) -> Ret:
     :param ctx: the extension context.
     :returns: ``ToolCallResult(block=, reason=)`` or ``None``.
 
-    Errors: fail closed — a raising handler stops dispatch and **blocks** the tool; the exception
-    text becomes the tool's error result.
+    Errors: fail closed — a handler that raises or returns a result that does not fit (an unknown
+    key such as ``blocked``) stops dispatch, is reported, and **blocks** the tool; the tool's error
+    result names the plugin and the exception.
 
     Example::
 
+        from __future__ import annotations
+
+        from pi_core import hookimpl
+        from pi_core.plugins.events import ToolCallEvent, ToolCallResult
+
+
         @hookimpl
-        def tool_call(event):
-            if event.tool_name == "bash" and "sudo" in event.input["command"]:
-                return {"block": True, "reason": "sudo is not allowed"}
+        def tool_call(event: ToolCallEvent) -> ToolCallResult | None:
+            if event.tool_name == "bash" and "sudo" in str(event.input.get("command", "")):
+                return ToolCallResult(block=True, reason="sudo is not allowed")
+            return None
 
     .. versionadded:: 0.1
     """
@@ -691,9 +906,16 @@ def tool_execution_update(event: ToolExecutionUpdateEvent, ctx: ExtensionContext
 
     Example::
 
+        from __future__ import annotations
+
+        from pi_core import hookimpl
+        from pi_core.plugins.context import ExtensionContext
+        from pi_core.plugins.events import ToolExecutionUpdateEvent
+
+
         @hookimpl
-        def tool_execution_update(event):
-            progress[event.tool_call_id] = event.partial_result
+        def tool_execution_update(event: ToolExecutionUpdateEvent, ctx: ExtensionContext) -> None:
+            ctx.ui.set_status("tool", f"{event.tool_name}: working")
 
     .. versionadded:: 0.1
     """
@@ -716,10 +938,18 @@ def tool_result(event: ToolResultEvent, ctx: ExtensionContext) -> Ret:
 
     Example::
 
+        from __future__ import annotations
+
+        from pi_core import hookimpl
+        from pi_core.ai.messages import TextContent
+        from pi_core.plugins.events import ToolResultEvent, ToolResultResult
+
+
         @hookimpl
-        def tool_result(event):
-            if event.tool_name == "bash" and "secret" in str(event.content):
-                return {"content": [{"type": "text", "text": "[redacted]"}]}
+        def tool_result(event: ToolResultEvent) -> ToolResultResult | None:
+            if event.tool_name == "bash" and any("SECRET=" in getattr(b, "text", "") for b in event.content):
+                return ToolResultResult(content=[TextContent(text="[redacted]")])
+            return None
 
     .. versionadded:: 0.1
     """
@@ -741,8 +971,18 @@ def tool_execution_end(event: ToolExecutionEndEvent, ctx: ExtensionContext) -> R
 
     Example::
 
+        from __future__ import annotations
+
+        import logging
+
+        from pi_core import hookimpl
+        from pi_core.plugins.events import ToolExecutionEndEvent
+
+        log = logging.getLogger("my-plugin")
+
+
         @hookimpl
-        def tool_execution_end(event):
+        def tool_execution_end(event: ToolExecutionEndEvent) -> None:
             log.info("%s done (error=%s)", event.tool_name, event.is_error)
 
     .. versionadded:: 0.1
@@ -770,10 +1010,20 @@ def session_before_switch(event: SessionBeforeSwitchEvent, ctx: ExtensionContext
 
     Example::
 
+        from __future__ import annotations
+
+        from pi_core import hookimpl
+        from pi_core.plugins.context import ExtensionContext
+        from pi_core.plugins.events import SessionBeforeSwitchEvent, SessionBeforeSwitchResult
+
+
         @hookimpl
-        async def session_before_switch(event, ctx):
-            if not await ctx.ui.confirm("Leave?", "Unsaved work"):
-                return {"cancel": True}
+        async def session_before_switch(
+            event: SessionBeforeSwitchEvent, ctx: ExtensionContext
+        ) -> SessionBeforeSwitchResult | None:
+            if ctx.has_ui and not await ctx.ui.confirm("Leave this session?", "Unsaved notes are lost"):
+                return SessionBeforeSwitchResult(cancel=True)
+            return None
 
     .. versionadded:: 0.1
     """
@@ -795,10 +1045,22 @@ def session_before_fork(event: SessionBeforeForkEvent, ctx: ExtensionContext) ->
 
     Example::
 
+        from __future__ import annotations
+
+        from pi_core import hookimpl
+        from pi_core.plugins.context import ExtensionContext
+        from pi_core.plugins.events import SessionBeforeForkEvent, SessionBeforeForkResult
+
+
         @hookimpl
-        def session_before_fork(event, ctx):
-            if repo_is_dirty(ctx.cwd):
-                return {"cancel": True}
+        async def session_before_fork(
+            event: SessionBeforeForkEvent, ctx: ExtensionContext
+        ) -> SessionBeforeForkResult | None:
+            status = await ctx.exec("git", ["status", "--porcelain"])
+            if status.code == 0 and status.stdout.strip():
+                ctx.ui.notify("commit or stash your changes before forking", "warning")
+                return SessionBeforeForkResult(cancel=True)
+            return None
 
     .. versionadded:: 0.1
     """
@@ -823,11 +1085,26 @@ def session_before_compact(event: SessionBeforeCompactEvent, ctx: ExtensionConte
 
     Example::
 
+        from __future__ import annotations
+
+        from pi_core import hookimpl
+        from pi_core.plugins.events import (
+            CompactionOverride,
+            SessionBeforeCompactEvent,
+            SessionBeforeCompactResult,
+        )
+
+
         @hookimpl
-        async def session_before_compact(event, ctx):
-            summary = await summarise(event.preparation.messages_to_summarize, event.signal)
-            return {"compaction": {"summary": summary, "firstKeptEntryId":
-                    event.preparation.first_kept_entry_id, "tokensBefore": event.preparation.tokens_before}}
+        def session_before_compact(event: SessionBeforeCompactEvent) -> SessionBeforeCompactResult:
+            plan = event.preparation
+            summary = f"{len(plan.messages_to_summarize)} earlier messages were dropped."
+            override = CompactionOverride(
+                summary=summary,
+                first_kept_entry_id=plan.first_kept_entry_id,
+                tokens_before=plan.tokens_before,
+            )
+            return SessionBeforeCompactResult(compaction=override)
 
     .. versionadded:: 0.1
     """
@@ -848,9 +1125,16 @@ def session_compact(event: SessionCompactEvent, ctx: ExtensionContext) -> Ret:
 
     Example::
 
+        from __future__ import annotations
+
+        from pi_core import hookimpl
+        from pi_core.plugins.context import ExtensionContext
+        from pi_core.plugins.events import SessionCompactEvent
+
+
         @hookimpl
-        def session_compact(event, ctx):
-            ctx.ui.notify("compacted")
+        def session_compact(event: SessionCompactEvent, ctx: ExtensionContext) -> None:
+            ctx.ui.notify("compacted" + (" by a plugin" if event.from_extension else ""))
 
     .. versionadded:: 0.1
     """
@@ -875,9 +1159,15 @@ def session_before_tree(event: SessionBeforeTreeEvent, ctx: ExtensionContext) ->
 
     Example::
 
+        from __future__ import annotations
+
+        from pi_core import hookimpl
+        from pi_core.plugins.events import SessionBeforeTreeEvent, SessionBeforeTreeResult
+
+
         @hookimpl
-        def session_before_tree(event):
-            return {"label": "explored"}
+        def session_before_tree(event: SessionBeforeTreeEvent) -> SessionBeforeTreeResult:
+            return SessionBeforeTreeResult(label="explored")
 
     .. versionadded:: 0.1
     """
@@ -898,9 +1188,16 @@ def session_tree(event: SessionTreeEvent, ctx: ExtensionContext) -> Ret:
 
     Example::
 
+        from __future__ import annotations
+
+        from pi_core import hookimpl
+        from pi_core.plugins.context import ExtensionContext
+        from pi_core.plugins.events import SessionTreeEvent
+
+
         @hookimpl
-        def session_tree(event, ctx):
-            rebuild_state(ctx.session_manager.get_branch())
+        def session_tree(event: SessionTreeEvent, ctx: ExtensionContext) -> None:
+            ctx.ui.set_status("branch", f"{len(ctx.session_manager.get_branch())} entries on this branch")
 
     .. versionadded:: 0.1
     """
@@ -921,9 +1218,16 @@ def session_shutdown(event: SessionShutdownEvent, ctx: ExtensionContext) -> Ret:
 
     Example::
 
+        from __future__ import annotations
+
+        from pi_core import hookimpl
+        from pi_core.plugins.context import ExtensionContext
+        from pi_core.plugins.events import SessionShutdownEvent
+
+
         @hookimpl
-        async def session_shutdown(event, ctx):
-            await watcher.close()
+        def session_shutdown(event: SessionShutdownEvent, ctx: ExtensionContext) -> None:
+            ctx.ui.set_status("watcher", None)  # clear what this instance showed
 
     .. versionadded:: 0.1
     """
@@ -949,9 +1253,16 @@ def model_select(event: ModelSelectEvent, ctx: ExtensionContext) -> Ret:
 
     Example::
 
+        from __future__ import annotations
+
+        from pi_core import hookimpl
+        from pi_core.plugins.context import ExtensionContext
+        from pi_core.plugins.events import ModelSelectEvent
+
+
         @hookimpl
-        def model_select(event, ctx):
-            ctx.ui.set_status("model", event.model.id)
+        def model_select(event: ModelSelectEvent, ctx: ExtensionContext) -> None:
+            ctx.ui.set_status("model", str(event.model.id))
 
     .. versionadded:: 0.1
     """
@@ -978,8 +1289,15 @@ def thinking_level_select(event: ThinkingLevelSelectEvent, ctx: ExtensionContext
 
     Example::
 
+        from __future__ import annotations
+
+        from pi_core import hookimpl
+        from pi_core.plugins.context import ExtensionContext
+        from pi_core.plugins.events import ThinkingLevelSelectEvent
+
+
         @hookimpl
-        def thinking_level_select(event, ctx):
+        def thinking_level_select(event: ThinkingLevelSelectEvent, ctx: ExtensionContext) -> None:
             ctx.ui.set_status("thinking", event.level)
 
     .. versionadded:: 0.1
@@ -1008,10 +1326,17 @@ def user_bash(event: UserBashEvent, ctx: ExtensionContext) -> Ret:
 
     Example::
 
+        from __future__ import annotations
+
+        from pi_core import hookimpl
+        from pi_core.plugins.events import BashOutcome, UserBashEvent, UserBashResult
+
+
         @hookimpl
-        def user_bash(event):
+        def user_bash(event: UserBashEvent) -> UserBashResult | None:
             if event.command == "whoami":
-                return {"result": {"output": "pi", "exitCode": 0}}
+                return UserBashResult(result=BashOutcome(output="pi", exit_code=0))
+            return None
 
     .. versionadded:: 0.1
     """

@@ -10,7 +10,7 @@ session-control methods that would deadlock inside the agent loop.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Generator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -18,7 +18,15 @@ from pi_core.ai.abort import AbortSignal
 from pi_core.ai.messages import CustomMessage, ImageContent, TextContent
 
 if TYPE_CHECKING:
+    from pi_core.plugins.context import CommandContext, ExtensionContext
     from pi_core.runtime.session import AgentSession
+
+    # The protocols plugin authors annotate with are the contract of these classes: mypy proves it.
+    def _is_extension_context(ctx: RuntimeContext) -> ExtensionContext:
+        return ctx
+
+    def _is_command_context(ctx: RuntimeCommandContext) -> CommandContext:
+        return ctx
 
 
 class StaleContextError(RuntimeError):
@@ -33,6 +41,40 @@ class ExecResult:
     stderr: str
     code: int
     killed: bool
+
+
+class Delivery:
+    """What ``send_message``/``send_user_message`` return: the hand-over is already under way.
+
+    Awaiting it waits for the delivery (and raises its error). When nobody awaits, an error is
+    reported as one of the plugin whose handler made the call, so a forgotten ``await`` loses nothing.
+    """
+
+    __slots__ = ("_awaited", "_origin", "_session", "_task", "_what")
+
+    def __init__(self, work: Coroutine[Any, Any, None], session: AgentSession, what: str) -> None:
+        from pi_core.plugins.dispatch import CURRENT_HANDLER
+
+        self._origin = CURRENT_HANDLER.get()
+        self._session = session
+        self._what = what
+        self._awaited = False
+        self._task: asyncio.Task[None] = asyncio.get_running_loop().create_task(work)
+        self._task.add_done_callback(self._done)
+
+    def __await__(self) -> Generator[Any, None, None]:
+        self._awaited = True
+        return self._task.__await__()
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        if task.cancelled() or self._awaited:
+            return
+        error = task.exception()
+        if error is None:
+            return
+        plugin, hook = self._origin or ("extension", "")
+        where = f"{hook}: {self._what}" if hook else self._what
+        self._session.report_plugin_error(plugin, where, error)
 
 
 @dataclass(frozen=True)
@@ -130,7 +172,7 @@ class RuntimeContext:
 
     # --- actions ----------------------------------------------------------------------------------
 
-    async def send_message(
+    def send_message(
         self,
         custom_type: str,
         content: str | Sequence[TextContent | ImageContent],
@@ -139,23 +181,29 @@ class RuntimeContext:
         details: Any = None,
         deliver_as: Literal["steer", "followUp", "nextTurn"] | None = None,
         trigger_turn: bool = False,
-    ) -> None:
-        """Add a custom message (shown to the model as a user message)."""
+    ) -> Delivery:
+        """Add a custom message (shown to the model as a user message); delivered even if not awaited."""
+        session = self._s
         message = CustomMessage(
             custom_type=custom_type,
             content=content if isinstance(content, str) else list(content),
             display=display,
             details=details,
         )
-        await self._s.send_custom_message(message, deliver_as=deliver_as, trigger_turn=trigger_turn)
+        work = session.send_custom_message(message, deliver_as=deliver_as, trigger_turn=trigger_turn)
+        return Delivery(work, session, "send_message")
 
-    async def send_user_message(
+    def send_user_message(
         self,
         content: str | Sequence[TextContent | ImageContent],
         *,
         deliver_as: Literal["steer", "followUp"] | None = None,
-    ) -> None:
-        await self._s.send_user_message(content, deliver_as=deliver_as)
+    ) -> Delivery:
+        """A user message through the prompt pipeline; delivered even if not awaited."""
+        session = self._s
+        return Delivery(
+            session.send_user_message(content, deliver_as=deliver_as), session, "send_user_message"
+        )
 
     def append_entry(self, custom_type: str, data: Any = None) -> str:
         """Persist plugin state as a ``custom`` entry (not sent to the model)."""
@@ -175,13 +223,17 @@ class RuntimeContext:
         command: str,
         args: Sequence[str] = (),
         *,
-        cwd: str | None = None,
+        signal: AbortSignal | None = None,
         timeout: float | None = None,  # noqa: ASYNC109 - seconds, part of the plugin API
+        cwd: str | None = None,
     ) -> ExecResult:
         """Run a program (no shell) in the session cwd and capture its output."""
         from pi_core.runtime.process import run_program
 
-        done = await run_program(command, *args, cwd=cwd or self._s.cwd, timeout=timeout)
+        try:
+            done = await run_program(command, *args, cwd=cwd or self._s.cwd, timeout=timeout, signal=signal)
+        except OSError as error:  # could not start: pi reports it as a failed run, never raises
+            return ExecResult("", str(error), 1, False)
         return ExecResult(
             done.stdout.decode("utf-8", "replace"),
             done.stderr.decode("utf-8", "replace"),
@@ -244,8 +296,9 @@ class RuntimeCommandContext(RuntimeContext):
         setup: Callable[[Any], Awaitable[None] | None] | None = None,
         with_session: Callable[[Any], Awaitable[None] | None] | None = None,
     ) -> ChangeResult:
-        cancelled = await self._host().new_session(parent_session=parent_session, setup=setup)
-        await _after_change(self._host(), cancelled, with_session)
+        host = self._host()  # read before: the change makes this ctx stale
+        cancelled = await host.new_session(parent_session=parent_session, setup=setup)
+        await _after_change(host, cancelled, with_session)
         return ChangeResult(cancelled)
 
     async def fork(
@@ -255,8 +308,9 @@ class RuntimeCommandContext(RuntimeContext):
         position: str = "before",
         with_session: Callable[[Any], Awaitable[None] | None] | None = None,
     ) -> ChangeResult:
-        cancelled, _ = await self._host().fork(entry_id, position=position)
-        await _after_change(self._host(), cancelled, with_session)
+        host = self._host()
+        cancelled, _ = await host.fork(entry_id, position=position)
+        await _after_change(host, cancelled, with_session)
         return ChangeResult(cancelled)
 
     async def navigate_tree(
@@ -280,12 +334,14 @@ class RuntimeCommandContext(RuntimeContext):
     async def switch_session(
         self, path: str, *, with_session: Callable[[Any], Awaitable[None] | None] | None = None
     ) -> ChangeResult:
-        cancelled = await self._host().switch_session(path)
-        await _after_change(self._host(), cancelled, with_session)
+        host = self._host()
+        cancelled = await host.switch_session(path)
+        await _after_change(host, cancelled, with_session)
         return ChangeResult(cancelled)
 
     async def reload(self) -> None:
-        await self._host().reload()
+        host = self._host()
+        await host.reload()
 
 
 async def _after_change(

@@ -10,8 +10,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import signal
+import signal as signal_module
 from dataclasses import dataclass
+
+from pi_core.ai.abort import AbortSignal
 
 
 @dataclass(frozen=True)
@@ -28,8 +30,12 @@ async def run_program(
     input: bytes | None = None,
     cwd: str | None = None,
     timeout: float | None = None,  # noqa: ASYNC109 - seconds, passed to asyncio.wait_for
+    signal: AbortSignal | None = None,
 ) -> ProgramResult:
-    """Run ``command`` (no shell), feed it ``input``, collect its output. ``OSError`` when it cannot start."""
+    """Run ``command`` (no shell), feed it ``input``, collect its output. ``OSError`` when it cannot start.
+
+    The timeout running out or ``signal`` aborting kills the program's process group (``killed``).
+    """
     process = await asyncio.create_subprocess_exec(
         *command,
         stdin=asyncio.subprocess.PIPE if input is not None else asyncio.subprocess.DEVNULL,
@@ -39,11 +45,20 @@ async def run_program(
         start_new_session=True,
     )
     killed = False
+
+    def kill() -> None:
+        nonlocal killed
+        killed = True
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal_module.SIGKILL)
+
+    undo = signal.add_listener(kill) if signal is not None else None
     try:
         out, err = await asyncio.wait_for(process.communicate(input), timeout)
     except TimeoutError:
-        killed = True
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
+        kill()
         out, err = await process.communicate()
+    finally:
+        if undo is not None:
+            undo()
     return ProgramResult(process.returncode or 0, out, err, killed)

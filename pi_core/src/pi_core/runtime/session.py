@@ -189,7 +189,12 @@ class AgentSession:
 
     def report_hook_error(self, record: HookErrorRecord) -> None:
         """The dispatcher's error sink: forward an isolated plugin error to the mode."""
-        self._emit_error(record.plugin, record.hook, str(record.error) or type(record.error).__name__)
+        self._emit_error(record.plugin, record.hook, _error_text(record.error))
+
+    def report_plugin_error(self, plugin: str, event: str, error: BaseException) -> None:
+        """Report an error a plugin caused outside a handler call (work it handed over)."""
+        logger.debug("plugin %s failed in %s", plugin, event, exc_info=error)
+        self._emit_error(plugin, event, _error_text(error))
 
     def _emit_error(self, plugin: str, event: str, error: str) -> None:
         if self._report_error is not None:
@@ -445,7 +450,7 @@ class AgentSession:
                 await outcome
         except Exception as error:  # a broken command is reported, the session stays intact
             logger.debug("command /%s failed", name, exc_info=True)
-            self._emit_error(f"command:{name}", "command", str(error) or type(error).__name__)
+            self._emit_error(command.plugin, f"command /{name}", _error_text(error))
         return True
 
     async def _before_agent_start(self, text: str, images: list[ImageContent]) -> list[AgentMessage]:
@@ -870,6 +875,12 @@ class AgentSession:
             close = getattr(self.session_manager, "close", None)
             if close is not None:
                 close()  # releases the file descriptor; a later append reopens it
+
+
+def _error_text(error: BaseException) -> str:
+    """``Type: message`` (the type alone for an exception without a message)."""
+    text = str(error)
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
 def _is_overflow(message: AssistantMessage, context_window: int) -> bool:
