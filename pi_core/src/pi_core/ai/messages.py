@@ -11,7 +11,7 @@ import time
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
-from pydantic import Discriminator, Field, Tag
+from pydantic import Discriminator, Field, Tag, model_validator
 
 from pi_core._model import PiModel
 
@@ -50,6 +50,30 @@ class ToolCall(PiModel):
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
     thought_signature: str | None = None
+    #: Why ``arguments`` is ``{}``: the model's text was not a JSON object (pi 1.6.0's
+    #: ``argumentsError``). Tool validation reports it to the model instead of running the tool.
+    arguments_error: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _non_object_arguments(cls, data: Any) -> Any:
+        # Files written by other pi versions can hold a string, an array or null here; they still
+        # open. The value stays in the file (lines are kept); the call reads as one whose
+        # arguments were not a JSON object, which is what it was.
+        if isinstance(data, dict) and "arguments" in data and not isinstance(data["arguments"], dict):
+            raw = data["arguments"]
+            error = f"Tool arguments must be a JSON object\n\nReceived arguments:\n{_json_text(raw)}"
+            data = {**data, "arguments": {}}
+            data.setdefault("argumentsError", error)
+        return data
+
+
+def _json_text(value: Any) -> str:
+    import json
+
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
 
 
 UserContentBlock = Annotated[TextContent | ImageContent, Field(discriminator="type")]
@@ -66,6 +90,8 @@ class Cost(PiModel):
     cache_read: float = 0.0
     cache_write: float = 0.0
     total: float = 0.0
+    #: pi 1.6.0: ``total`` is the provider's own figure rather than computed from prices.
+    total_from_provider: bool | None = None
 
 
 class Usage(PiModel):
@@ -73,6 +99,8 @@ class Usage(PiModel):
     output: int = 0
     cache_read: int = 0
     cache_write: int = 0
+    #: pi 1.6.0: reasoning tokens (part of ``output``), when the provider reports them.
+    reasoning: int | None = None
     total_tokens: int = 0
     cost: Cost = Field(default_factory=Cost)
 
@@ -101,6 +129,12 @@ class AssistantMessage(PiModel):
     stop_reason: StopReason = "stop"
     error_message: str | None = None
     timestamp: int = Field(default_factory=now_ms)
+    #: pi 1.6.0: the provider's own stop/finish reason (``end_turn``, ``tool_calls``, ...).
+    raw_stop_reason: str | None = None
+    #: pi 1.6.0: milliseconds from the request to the end of the response.
+    duration_ms: int | None = None
+    #: pi 1.6.0: the thinking level requested for this response.
+    thinking_level: str | None = None
 
 
 class ToolResultMessage(PiModel):
@@ -110,7 +144,93 @@ class ToolResultMessage(PiModel):
     content: list[ToolResultContentBlock] = Field(default_factory=list)
     details: Any = None
     is_error: bool = False
+    #: pi 1.6.0: how long the tool ran, in milliseconds.
+    duration_ms: int | None = None
     timestamp: int = Field(default_factory=now_ms)
+
+
+# --- system messages (pi 1.6.0: the prompt and tool loadout as part of the transcript) ------------
+
+
+class ToolDeclaration(PiModel):
+    """A tool as the model is told about it: what a system message's ``toolsAdded`` holds."""
+
+    name: str
+    description: str = ""
+    parameters: Any = None
+
+
+class ToolReference(PiModel):
+    """A tool named in ``toolsRemoved``."""
+
+    name: str
+
+
+class SystemMessage(PiModel):
+    """The system prompt and the tools, or a change of them (pi 1.6.0).
+
+    The first one of a session holds every prompt section and tool; later ones patch
+    ``sections`` by name (``None`` removes a section) and list ``toolsAdded``/``toolsRemoved``.
+    Replaying them in order (:func:`current_system_message`) gives the current prompt and tools.
+    Never sent as a conversation message: the provider request carries the prompt itself.
+    """
+
+    role: Literal["system"] = "system"
+    content: str | list[UserContentBlock] = ""
+    sections: dict[str, str | None] | None = None
+    timestamp: int = Field(default_factory=now_ms)
+    tools_added: list[ToolDeclaration] | None = None
+    tools_removed: list[ToolReference] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_content(cls, data: Any) -> Any:
+        # pi reads a missing or null content as "" (hand-edited and forked files have them).
+        if isinstance(data, dict) and data.get("content") is None:
+            data = {**data, "content": ""}
+        return data
+
+
+def system_message_text(message: SystemMessage) -> str:
+    """The prompt a system message stands for: its content, then its sections, blank-line separated."""
+    parts = [text_of(message.content)]
+    parts.extend(text for text in (message.sections or {}).values() if text is not None)
+    return "\n\n".join(part for part in parts if part)
+
+
+def current_system_message(messages: Sequence[Any]) -> SystemMessage | None:
+    """Every system message of ``messages`` replayed into one: contents joined, sections patched
+    by name, tools added and removed in order. ``None`` when there is none (pi's
+    ``getCurrentSystemMessage``)."""
+    contents: list[str] = []
+    sections: dict[str, str] = {}
+    tools: dict[str, ToolDeclaration] = {}
+    timestamp: int | None = None
+    for message in messages:
+        if not isinstance(message, SystemMessage):
+            continue
+        if timestamp is None:
+            timestamp = message.timestamp
+        text = text_of(message.content)
+        if text:
+            contents.append(text)
+        for name, value in (message.sections or {}).items():
+            if value is None:
+                sections.pop(name, None)
+            else:
+                sections[name] = value
+        for removed in message.tools_removed or ():
+            tools.pop(removed.name, None)
+        for added in message.tools_added or ():
+            tools[added.name] = added
+    if timestamp is None and not tools:
+        return None
+    return SystemMessage(
+        content="\n\n".join(contents),
+        sections=dict(sections) if sections else None,
+        tools_added=list(tools.values()) if tools else None,
+        timestamp=timestamp or 0,
+    )
 
 
 # --- coding-agent messages (converted before each LLM call) ---------------------------------------
@@ -181,7 +301,8 @@ AgentMessage = Annotated[
     | Annotated[BashExecutionMessage, Tag("bashExecution")]
     | Annotated[CustomMessage, Tag("custom")]
     | Annotated[BranchSummaryMessage, Tag("branchSummary")]
-    | Annotated[CompactionSummaryMessage, Tag("compactionSummary")],
+    | Annotated[CompactionSummaryMessage, Tag("compactionSummary")]
+    | Annotated[SystemMessage, Tag("system")],
     Discriminator(_role_of),
 ]
 """Everything the agent keeps in its transcript and its session file."""

@@ -59,7 +59,7 @@ from pi_core.runtime.resources import (
 )
 from pi_core.runtime.retry import AutoRetry, RetrySettings, is_retryable_error
 from pi_core.runtime.session_compaction import SessionCompaction
-from pi_core.runtime.stats import ContextUsage, SessionStats, compute_stats
+from pi_core.runtime.stats import ContextUsage, SessionStats, compute_session_stats
 from pi_core.runtime.ui import HeadlessUI
 from pi_core.runtime.user_bash import UserBash
 from pi_core.session.convert import block_images, convert_to_llm
@@ -814,8 +814,8 @@ class AgentSession:
     # --- queries --------------------------------------------------------------------------------
 
     def get_session_stats(self) -> SessionStats:
-        return compute_stats(
-            self.messages,
+        return compute_session_stats(
+            self.session_manager.iter_counted(),
             session_file=self.session_file,
             session_id=self.session_id,
             context_usage=self.get_context_usage(),

@@ -6,13 +6,14 @@ The models also drop ``None`` fields on output except where pi writes an explici
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 from typing import Any, ClassVar
 
 from pydantic import SerializationInfo, SerializerFunctionWrapHandler, model_serializer
 
 from pi_core._model import PiModel
-from pi_core.ai.messages import AssistantMessage
+from pi_core.ai.messages import AssistantMessage, ToolResultMessage, Usage
+from pi_core.session.entries import valid_usage
 
 
 class WireModel(PiModel):
@@ -77,30 +78,52 @@ class SessionStats(WireModel):
     context_usage: ContextUsage | None = None
 
 
-def compute_stats(
-    messages: Sequence[Any],
+def compute_session_stats(
+    counted: Iterable[tuple[str, str | None, Any]],
     *,
     session_file: str | None,
     session_id: str,
     context_usage: ContextUsage | None,
 ) -> SessionStats:
-    """Count the transcript's messages and sum assistant usage, as pi's ``getSessionStats``."""
-    users = sum(1 for m in messages if m.role == "user")
-    results = sum(1 for m in messages if m.role == "toolResult")
-    assistants = [m for m in messages if isinstance(m, AssistantMessage)]
-    tool_calls = sum(1 for m in assistants for block in m.content if block.type == "toolCall")
-    tokens_in = sum(m.usage.input for m in assistants)
-    tokens_out = sum(m.usage.output for m in assistants)
-    cache_read = sum(m.usage.cache_read for m in assistants)
-    cache_write = sum(m.usage.cache_write for m in assistants)
+    """pi 1.6.0's ``getSessionStats``: over every entry of the session file (all branches;
+    ``SessionManager.iter_counted``), count the message entries by role and sum the usage of
+    assistant messages, of tool results that carry one, of ``usage`` entries and of
+    compaction/branch-summary summaries. A usage that is not pi's usage object is left out
+    (the reader reported it when the file was opened)."""
+    users = assistants = results = total = tool_calls = 0
+    usages: list[Usage] = []
+    for kind, role, item in counted:
+        if kind == "message":
+            total += 1
+            if role == "user":
+                users += 1
+            elif role == "assistant":
+                assistants += 1
+                if isinstance(item, AssistantMessage):
+                    tool_calls += sum(1 for block in item.content if block.type == "toolCall")
+                    usages.append(item.usage)
+            elif role == "toolResult":
+                results += 1
+                extra = item.model_extra if isinstance(item, ToolResultMessage) else None
+                usage = valid_usage(extra.get("usage")) if extra else None
+                if usage is not None:
+                    usages.append(usage)
+        elif item is not None:
+            usage = valid_usage(getattr(item, "usage", None))
+            if usage is not None:
+                usages.append(usage)
+    tokens_in = sum(u.input for u in usages)
+    tokens_out = sum(u.output for u in usages)
+    cache_read = sum(u.cache_read for u in usages)
+    cache_write = sum(u.cache_write for u in usages)
     return SessionStats(
         session_file=session_file,
         session_id=session_id,
         user_messages=users,
-        assistant_messages=len(assistants),
+        assistant_messages=assistants,
         tool_calls=tool_calls,
         tool_results=results,
-        total_messages=len(messages),
+        total_messages=total,
         tokens=TokenTotals(
             input=tokens_in,
             output=tokens_out,
@@ -108,6 +131,6 @@ def compute_stats(
             cache_write=cache_write,
             total=tokens_in + tokens_out + cache_read + cache_write,
         ),
-        cost=sum(m.usage.cost.total for m in assistants),
+        cost=sum(u.cost.total for u in usages),
         context_usage=context_usage,
     )

@@ -1,9 +1,12 @@
 """What the model sees: the messages on the path from the leaf to the root (pi's buildSessionContext).
 
 Walk from the leaf up, reverse, then: the latest compaction on the path replaces everything
-before it except the entries from its ``firstKeptEntryId`` on; branch summaries and plugin
-messages become their message forms; model and thinking level are the last ones seen on the
-path (explicit changes and the models that actually answered). spec/sessions.md §11.1.
+before it except the entries from its ``firstKeptEntryId`` on (system messages among those are
+dropped: the compaction's own ``systemMessage`` checkpoint leads instead); branch summaries and
+plugin messages become their message forms; ``context_edit`` entries among the selected ones omit
+or replace the content of their target (the latest edit of a target wins); model and thinking
+level are the last ones seen on the path (explicit changes and the models that actually
+answered). spec/sessions.md §11.1, pi 1.6.0's ``buildSessionProjection``.
 """
 
 from __future__ import annotations
@@ -15,18 +18,27 @@ from datetime import datetime
 from functools import partial
 from typing import Literal
 
+from pydantic import ValidationError
+
 from pi_core.ai.messages import (
     AgentMessage,
+    AssistantMessage,
     BranchSummaryMessage,
     CompactionSummaryMessage,
     CustomMessage,
+    TextContent,
+    ToolResultMessage,
+    UserMessage,
 )
 from pi_core.session.entries import (
+    INVALID_REPLACEMENT,
     BranchSummaryEntry,
     CompactionEntry,
+    ContextEditEntry,
     CustomMessageEntry,
     MessageEntry,
     SessionEntry,
+    replacement_content,
 )
 from pi_core.session.index import EntryMeta, meta_from_entry
 
@@ -110,33 +122,100 @@ def context_from_path(
         elif kind == "compaction":
             compaction_at = position
 
-    messages = context.messages
     if compaction_at < 0:
-        for meta in path:
+        selected: Sequence[EntryMeta] = path
+        leading: list[AgentMessage] = []
+    else:
+        compaction = load(path[compaction_at])
+        assert isinstance(compaction, CompactionEntry)
+        tokens = compaction.tokens_before
+        leading = [compaction.system_message] if compaction.system_message is not None else []
+        leading.append(
+            CompactionSummaryMessage(
+                summary=compaction.summary,
+                tokens_before=int(tokens) if float(tokens).is_integer() else round(tokens),
+                timestamp=iso_to_ms(compaction.timestamp),
+            )
+        )
+        kept_from = next(
+            (i for i, meta in enumerate(path[:compaction_at]) if meta.id == compaction.first_kept_entry_id),
+            compaction_at,
+        )
+        kept = [
+            meta
+            for meta in path[kept_from:compaction_at]
+            if not (meta.type == "message" and meta.key == "system")
+        ]
+        selected = [*kept, *path[compaction_at + 1 :]]
+
+    edits: dict[str, EntryMeta] = {}
+    for meta in selected:
+        if meta.type == "context_edit" and meta.key is not None:
+            edits[meta.key] = meta
+    messages = context.messages
+    messages.extend(leading)
+    if not edits:
+        for meta in selected:
             if meta.type == "message":
                 messages.append(load_message(meta))
             else:
                 _emit(meta, load, load_message, messages)
         return context
-
-    compaction = load(path[compaction_at])
-    assert isinstance(compaction, CompactionEntry)
-    tokens = compaction.tokens_before
-    messages.append(
-        CompactionSummaryMessage(
-            summary=compaction.summary,
-            tokens_before=int(tokens) if float(tokens).is_integer() else round(tokens),
-            timestamp=iso_to_ms(compaction.timestamp),
-        )
-    )
-    kept = False
-    for meta in path[:compaction_at]:
-        kept = kept or meta.id == compaction.first_kept_entry_id
-        if kept:
-            _emit(meta, load, load_message, messages)
-    for meta in path[compaction_at + 1 :]:
-        _emit(meta, load, load_message, messages)
+    for meta in selected:
+        own: list[AgentMessage] = []
+        if meta.type == "message":
+            own.append(load_message(meta))
+        else:
+            _emit(meta, load, load_message, own)
+        edit = edits.get(meta.id)
+        if edit is not None and own:
+            entry = load(edit)
+            assert isinstance(entry, ContextEditEntry)
+            own = apply_context_edit(own, entry)
+        messages.extend(own)
     return context
+
+
+_EDITABLE_ROLES = frozenset({"user", "assistant", "toolResult", "custom"})
+
+
+def apply_context_edit(messages: list[AgentMessage], edit: ContextEditEntry) -> list[AgentMessage]:
+    """The messages of one entry as ``edit`` leaves them (pi's ``projectContextEntry``): none for an
+    omission; otherwise user, assistant, tool-result and plugin messages get the new content (a
+    string becomes one text block for assistant and tool results). A replacement that cannot be
+    content of the target leaves the target as it is (the reader reported it when the file was
+    opened)."""
+    content = replacement_content(edit)
+    if content is None:
+        return []
+    if content is INVALID_REPLACEMENT:
+        return messages
+    out: list[AgentMessage] = []
+    for message in messages:
+        if message.role not in _EDITABLE_ROLES:
+            out.append(message)
+            continue
+        new_content = content
+        if isinstance(message, (AssistantMessage, ToolResultMessage)) and isinstance(content, str):
+            new_content = [TextContent(text=content)]
+        elif isinstance(content, list):
+            new_content = list(content)
+        try:
+            data = message.model_dump(by_alias=True, exclude_none=True)
+            data["content"] = new_content
+            out.append(type(message).model_validate(data))
+        except ValidationError:
+            out.append(message)
+    return out
+
+
+def editable_target(entry: SessionEntry) -> bool:
+    """Whether a context edit may target ``entry`` (pi's ``appendContextEdit`` check)."""
+    if isinstance(entry, CustomMessageEntry):
+        return True
+    return isinstance(entry, MessageEntry) and isinstance(
+        entry.message, (UserMessage, AssistantMessage, ToolResultMessage)
+    )
 
 
 _EMITTING = frozenset({"message", "custom_message", "branch_summary"})

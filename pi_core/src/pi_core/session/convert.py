@@ -71,7 +71,8 @@ def convert_to_llm(messages: Iterable[AgentMessage]) -> list[LlmMessage]:
         elif isinstance(message, CompactionSummaryMessage):
             text = COMPACTION_SUMMARY_PREFIX + message.summary + COMPACTION_SUMMARY_SUFFIX
             out.append(_user_text(text, message.timestamp))
-        # Any other role is not for the model; pi drops it the same way.
+        # Any other role is not for the model; pi drops it the same way. System messages (pi
+        # 1.6.0) are prompt state: the request carries the current prompt and tools itself.
     return out
 
 

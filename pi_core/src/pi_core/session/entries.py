@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Discriminator, Tag, TypeAdapter
 
 from pi_core._model import PiModel
-from pi_core.ai.messages import AgentMessage, UserContentBlock
+from pi_core.ai.messages import AgentMessage, SystemMessage, Usage, UserContentBlock
 
 CURRENT_SESSION_VERSION = 3
 
@@ -64,8 +64,12 @@ class CompactionEntry(_EntryBase):
     first_kept_entry_id: str
     tokens_before: int | float
     details: Any = None
+    #: pi 1.6.0: the model usage of writing the summary (counted in the session totals).
+    usage: Any = None
     #: True when a plugin supplied the summary (pi's historic name).
     from_hook: bool | None = None
+    #: pi 1.6.0: the prompt and tools replayed up to here; leads the compacted context.
+    system_message: SystemMessage | None = None
 
 
 class BranchSummaryEntry(_EntryBase):
@@ -74,6 +78,8 @@ class BranchSummaryEntry(_EntryBase):
     from_id: str
     summary: str
     details: Any = None
+    #: pi 1.6.0: the model usage of writing the summary (counted in the session totals).
+    usage: Any = None
     from_hook: bool | None = None
 
 
@@ -110,6 +116,71 @@ class SessionInfoEntry(_EntryBase):
     name: str | None = None
 
 
+class ContextEditReplacement(PiModel):
+    """New content for the target message (a string, or content blocks of the target's role)."""
+
+    content: Any
+
+
+class ContextEditEntry(_EntryBase):
+    """pi 1.6.0: from here on, the model sees ``target_id``'s message without (``replacement``
+    ``None``) or with other content. The target itself stays as it was."""
+
+    type: Literal["context_edit"] = "context_edit"
+    #: Kept as read: a damaged edit still loads (the reader reports it; it then has no effect).
+    target_id: Any = None
+    #: ``None`` (omit the target) or ``{"content": ...}``; see :func:`replacement_content`.
+    replacement: Any = None
+
+
+_NO_REPLACEMENT = object()
+
+
+def replacement_content(entry: ContextEditEntry) -> Any:
+    """The new content of an edit; ``None`` for an omission; :data:`INVALID_REPLACEMENT` when the
+    replacement is neither null nor an object with string or list ``content``."""
+    value = entry.replacement
+    if value is None:
+        return None
+    if isinstance(value, ContextEditReplacement):
+        value = value.model_dump(by_alias=True)
+    if isinstance(value, dict) and isinstance(value.get("content"), (str, list)):
+        return value["content"]
+    return INVALID_REPLACEMENT
+
+
+#: Marks a replacement that cannot be applied (see :func:`replacement_content`).
+INVALID_REPLACEMENT = _NO_REPLACEMENT
+
+
+class UsageEntry(_EntryBase):
+    """pi 1.6.0: model usage that is no message (cache warming, ...); counted in the totals only.
+
+    ``usage`` stays as read; :func:`valid_usage` gives it as a :class:`Usage`, or ``None``.
+    """
+
+    type: Literal["usage"] = "usage"
+    kind: str = ""
+    provider: str = ""
+    model: str = ""
+    usage: Any = None
+    note: str | None = None
+
+
+def valid_usage(value: Any) -> Usage | None:
+    """``value`` as a :class:`Usage` when it is one (pi's usage object), else ``None``."""
+    if isinstance(value, Usage):
+        return value
+    if not isinstance(value, dict):
+        return None
+    from pydantic import ValidationError
+
+    try:
+        return Usage.model_validate(value)
+    except ValidationError:
+        return None
+
+
 class UnknownEntry(_EntryBase):
     """An entry type this version does not know: kept, shown in the tree, ignored for context."""
 
@@ -127,6 +198,8 @@ KNOWN_ENTRY_TYPES = frozenset(
         "custom_message",
         "label",
         "session_info",
+        "context_edit",
+        "usage",
     }
 )
 
@@ -146,6 +219,8 @@ SessionEntry = Annotated[
     | Annotated[CustomMessageEntry, Tag("custom_message")]
     | Annotated[LabelEntry, Tag("label")]
     | Annotated[SessionInfoEntry, Tag("session_info")]
+    | Annotated[ContextEditEntry, Tag("context_edit")]
+    | Annotated[UsageEntry, Tag("usage")]
     | Annotated[UnknownEntry, Tag("unknown")],
     Discriminator(_entry_tag),
 ]
@@ -161,6 +236,8 @@ SessionEntryModel = (
     | CustomMessageEntry
     | LabelEntry
     | SessionInfoEntry
+    | ContextEditEntry
+    | UsageEntry
     | UnknownEntry
 )
 
@@ -174,12 +251,23 @@ KEY_ORDER: dict[str, tuple[str, ...]] = {
     "message": (*_BASE_ORDER, "message"),
     "model_change": (*_BASE_ORDER, "provider", "modelId"),
     "thinking_level_change": (*_BASE_ORDER, "thinkingLevel"),
-    "compaction": (*_BASE_ORDER, "summary", "firstKeptEntryId", "tokensBefore", "details", "fromHook"),
-    "branch_summary": (*_BASE_ORDER, "fromId", "summary", "details", "fromHook"),
+    "compaction": (
+        *_BASE_ORDER,
+        "summary",
+        "firstKeptEntryId",
+        "tokensBefore",
+        "details",
+        "usage",
+        "fromHook",
+        "systemMessage",
+    ),
+    "branch_summary": (*_BASE_ORDER, "fromId", "summary", "details", "usage", "fromHook"),
     "custom": ("type", "customType", "data", "id", "parentId", "timestamp"),
     "custom_message": ("type", "customType", "content", "display", "details", "id", "parentId", "timestamp"),
     "label": (*_BASE_ORDER, "targetId", "label"),
     "session_info": (*_BASE_ORDER, "name"),
+    "context_edit": (*_BASE_ORDER, "targetId", "replacement"),
+    "usage": (*_BASE_ORDER, "kind", "provider", "model", "usage", "note"),
 }
 
 
@@ -193,6 +281,8 @@ ENTRY_MODELS: dict[str, type[SessionEntryModel]] = {
     "custom_message": CustomMessageEntry,
     "label": LabelEntry,
     "session_info": SessionInfoEntry,
+    "context_edit": ContextEditEntry,
+    "usage": UsageEntry,
 }
 
 
@@ -217,6 +307,8 @@ def to_wire(item: SessionHeader | PiModel) -> dict[str, Any]:
     data = item.model_dump(mode="json", by_alias=True, exclude_none=True)
     if isinstance(item, _EntryBase):
         data["parentId"] = item.parent_id
+    if isinstance(item, ContextEditEntry) and item.replacement is None:
+        data["replacement"] = None  # pi writes the omission as an explicit null
     return order_keys(data)
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from pi_core.ai.messages import AgentMessage, AssistantMessage
 from pi_core.session.entries import (
     CompactionEntry,
+    ContextEditEntry,
     LabelEntry,
     MessageEntry,
     ModelChangeEntry,
@@ -30,7 +31,7 @@ class EntryMeta:
     parent_id: str | None
     timestamp: str
     #: Per-type scalar: message → role; thinking_level_change → level; compaction →
-    #: firstKeptEntryId; label → targetId; session_info → name.
+    #: firstKeptEntryId; label and context_edit → targetId; session_info → name.
     key: str | None = None
     #: model_change → (provider, modelId); assistant message → (provider, model); label → label text.
     extra: Any = None
@@ -103,6 +104,8 @@ def meta_from_dict(data: dict[str, Any], line: str | None = None, line_no: int =
         meta.extra = _str_or_none(get("label"))
     elif kind == "session_info":
         meta.key = _str_or_none(get("name"))
+    elif kind == "context_edit":
+        meta.key = _str_or_none(get("targetId"))
     return meta
 
 
@@ -126,4 +129,6 @@ def meta_from_entry(entry: SessionEntry) -> EntryMeta:
         meta.extra = entry.label
     elif isinstance(entry, SessionInfoEntry):
         meta.key = entry.name
+    elif isinstance(entry, ContextEditEntry):
+        meta.key = entry.target_id
     return meta

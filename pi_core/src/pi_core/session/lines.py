@@ -45,6 +45,7 @@ from pi_core.ai.messages import (
     BranchSummaryMessage,
     CompactionSummaryMessage,
     CustomMessage,
+    SystemMessage,
     ToolResultMessage,
     UserMessage,
 )
@@ -77,6 +78,7 @@ _MESSAGE_CLASSES: tuple[type[BaseModel], ...] = (
     CustomMessage,
     BranchSummaryMessage,
     CompactionSummaryMessage,
+    SystemMessage,
 )
 #: role -> the line model's validator (called directly: skips ``model_validate_json``'s wrapper).
 _LINE_VALIDATORS: dict[str, Any] = {
@@ -101,7 +103,8 @@ class _MessageEntryLine(BaseModel):
         | BashExecutionMessage
         | CustomMessage
         | BranchSummaryMessage
-        | CompactionSummaryMessage,
+        | CompactionSummaryMessage
+        | SystemMessage,
         Field(discriminator="role"),
     ]
 

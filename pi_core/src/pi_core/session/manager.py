@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -512,6 +512,33 @@ class SessionManager:
         """All entries in file order (header excluded)."""
         with gc_paused():
             return [self._load(meta) for meta in self._metas]
+
+    def iter_counted(self) -> Iterator[tuple[str, str | None, Any]]:
+        """Per entry in file order: its type, its message role (``message`` entries) and what
+        session statistics read from it — the message of an assistant or tool-result entry, the
+        entry of a ``usage``, ``compaction`` or ``branch_summary`` — else ``None``.
+
+        Messages are built from their lines without being kept, so counting a long session
+        does not hold every message in memory (pi's ``getSessionStats`` walks all entries).
+        """
+        for meta in self._metas:
+            kind, role, item = meta.type, meta.key, None
+            if kind == "message" and role in ("assistant", "toolResult"):
+                if meta.entry is not None:
+                    item = meta.entry.message  # type: ignore[union-attr]
+                elif meta.message is not None:
+                    item = meta.message
+                elif meta.line is not None:
+                    try:
+                        item = plain_message_from_line(meta.line, role)[0]
+                    except ValidationError:
+                        item = None  # reported when a context reaches it; not counted here
+            elif kind in ("usage", "compaction", "branch_summary"):
+                try:
+                    item = self._load(meta)
+                except SessionFileError:
+                    item = None
+            yield kind, role if kind == "message" else None, item
 
     def _path_metas(self, from_id: str | None) -> list[EntryMeta]:
         path: list[EntryMeta] = []

@@ -116,6 +116,105 @@ class LoadedFile:
         return header_version(self.header)
 
 
+#: Entry types of pi 1.6.0 whose content is checked when a file is opened.
+_CHECKED_TYPES = frozenset({"context_edit", "usage"})
+_EDITABLE_ROLES = frozenset({"user", "assistant", "toolResult"})
+
+
+def check_16_entries(entries: list[EntryMeta], report: Callable[[int, str, str], None]) -> None:
+    """Report ``context_edit`` entries that cannot take effect and ``usage`` entries whose usage
+    is not pi's usage object. Both stay in the file and in the tree; an edit that cannot apply
+    changes nothing (as in pi), a usage that is not one is left out of the totals (pi would sum
+    ``NaN``)."""
+    by_id = {meta.id: meta for meta in entries}
+    for meta in entries:
+        if meta.type not in _CHECKED_TYPES:
+            continue
+        try:
+            data = _parse(meta.line) if meta.line is not None else None
+        except (ValueError, StopIteration):
+            data = None
+        if not isinstance(data, dict):
+            continue
+        if meta.type == "usage":
+            _check_usage(meta, data, report)
+        else:
+            _check_edit(meta, data, by_id, report)
+
+
+def _check_usage(meta: EntryMeta, data: dict[str, Any], report: Callable[[int, str, str], None]) -> None:
+    from pydantic import ValidationError
+
+    from pi_core.ai.messages import Usage
+
+    value = data.get("usage")
+    if not isinstance(value, dict):
+        problem = "field usage: missing" if value is None else f"field usage: not an object ({_short(value)})"
+    else:
+        try:
+            Usage.model_validate(value)
+            return
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            problem = f"field usage.{where}: {first['msg']} (got {_short(first.get('input'))})"
+    report(
+        meta.line_no, "invalid-usage", f"usage entry {meta.id!r}: {problem}; kept, not counted in the totals"
+    )
+
+
+def _check_edit(
+    meta: EntryMeta,
+    data: dict[str, Any],
+    by_id: dict[str, EntryMeta],
+    report: Callable[[int, str, str], None],
+) -> None:
+    target_id = data.get("targetId")
+    name = f"context_edit entry {meta.id!r}"
+    if not isinstance(target_id, str):
+        report(meta.line_no, "invalid-edit", f"{name}: field targetId is not an entry id; it has no effect")
+        return
+    target = by_id.get(target_id)
+    if target is None:
+        report(
+            meta.line_no,
+            "invalid-edit",
+            f"{name}: targetId {target_id!r} points to no entry in this file; it has no effect",
+        )
+        return
+    if target.type == "context_edit":
+        report(
+            meta.line_no,
+            "invalid-edit",
+            f"{name}: targetId {target_id!r} is another context_edit; edits do not chain "
+            "(edit the message itself), so it has no effect",
+        )
+        return
+    if not (target.type == "custom_message" or (target.type == "message" and target.key in _EDITABLE_ROLES)):
+        kind = f"{target.key} message" if target.type == "message" else f"{target.type} entry"
+        report(
+            meta.line_no,
+            "invalid-edit",
+            f"{name}: targetId {target_id!r} is a {kind}; pi writes edits only for user, assistant, "
+            "tool-result and custom messages",
+        )
+    replacement = data.get("replacement")
+    if replacement is not None and not (
+        isinstance(replacement, dict) and isinstance(replacement.get("content"), (str, list))
+    ):
+        report(
+            meta.line_no,
+            "invalid-edit",
+            f"{name}: field replacement must be null or an object with string or list content "
+            f"(got {_short(replacement)}); the target is left as it is",
+        )
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _parse(text: str) -> Any:
     obj, end = _scan(text, 0)
     if end != len(text):
@@ -211,6 +310,7 @@ def _read(path: Path, prepare_messages: bool = False) -> LoadedFile | None:
     anything = False
     parse: Callable[[str], Any] = _from_json
     preparing = False
+    contains_16_entries = False
 
     def skip(number: int, text: str | bytes) -> None:
         nonlocal damaged
@@ -308,6 +408,8 @@ def _read(path: Path, prepare_messages: bool = False) -> LoadedFile | None:
                     report(number, "no-id", "entry has no string id; kept as is, skipped")
                     skip(number, text)
                     continue
+            if meta.type in _CHECKED_TYPES:
+                contains_16_entries = True
             entry_id = meta.id
             if entry_id in seen_at:
                 first = seen_at[entry_id]
@@ -348,6 +450,7 @@ def _read(path: Path, prepare_messages: bool = False) -> LoadedFile | None:
                 continue
             entries.append(meta)
     if legacy:
+        contains_16_entries = any(meta.type in _CHECKED_TYPES for meta in entries)
         seen_at = {meta.id: position for position, meta in enumerate(entries)}
         unseen_parent = [meta for meta in entries if meta.parent_id is not None]
     for meta in unseen_parent:
@@ -371,6 +474,8 @@ def _read(path: Path, prepare_messages: bool = False) -> LoadedFile | None:
             )
     if dropped:
         entries = [meta for position, meta in enumerate(entries) if position not in dropped]
+    if contains_16_entries:
+        check_16_entries(entries, report)
     return LoadedFile(
         header=header,
         header_line=header_line,

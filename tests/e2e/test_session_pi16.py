@@ -1,0 +1,57 @@
+"""Session files written by the real pi 1.6.0 resume here with the context pi 1.6.0 sends.
+
+Each ``tests/fixtures/pi16/<name>.jsonl`` was written by pi 1.6.0; ``<name>.resume.json`` is the
+conversation pi 1.6.0 sent when started on a copy of it with ``--session COPY -p "resume check"``
+(tests/fixtures/pi16/README.md). Here our ``pi`` does the same against the loopback server, and
+its request must hold the same conversation; the file keeps every line pi wrote.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from pi_core.session.manager import SessionManager
+from pi_core.testing import LoopbackLLMServer
+from pi_core.testing.script import text_turn
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pi16"
+sys.path.insert(0, str(FIXTURES))
+
+from harness import Home, conversation, our_pi  # noqa: E402
+
+PI16_FILES = sorted(path.stem for path in FIXTURES.glob("*.jsonl") if not path.stem.startswith("ours_"))
+
+
+def test_fixtures_are_there() -> None:
+    assert {"tool_call", "auto_retry", "overflow_recovery", "bad_tool_arguments", "length_stop"} <= set(
+        PI16_FILES
+    )
+
+
+@pytest.mark.parametrize("name", PI16_FILES)
+def test_a_pi16_session_resumes_with_the_context_pi16_sends(name: str, tmp_path: Path) -> None:
+    expected = json.loads((FIXTURES / f"{name}.resume.json").read_text())
+    original = (FIXTURES / f"{name}.jsonl").read_text()
+    copy = tmp_path / "session.jsonl"
+    shutil.copyfile(FIXTURES / f"{name}.jsonl", copy)
+    with LoopbackLLMServer() as server:
+        home = Home(tmp_path / "run", server.base_url("openai-completions"))
+        server.add(text_turn("Resumed."))
+        result = home.run(our_pi(), ["--session", str(copy), "-p", "resume check"])
+        assert result.returncode == 0, result.stderr
+        assert "Traceback" not in result.stderr
+        assert len(server.requests) == 1
+        body = server.requests[0].body
+    assert conversation(body) == expected["conversation"]
+    after = copy.read_text()
+    assert after.startswith(original)  # every line pi wrote is still there, byte for byte
+    appended = [json.loads(line) for line in after[len(original) :].splitlines()]
+    assert [item["message"]["role"] for item in appended if item["type"] == "message"][-2:] == [
+        "user",
+        "assistant",
+    ]
+    assert SessionManager.open(copy).load_issues == []
