@@ -304,7 +304,7 @@ def _read(path: Path, prepare_messages: bool = False) -> LoadedFile | None:
     skipped_links: dict[str, str | None] = {}
     #: Entries read right after skipped lines: entry -> the last good entry before them.
     after_damage: dict[int, EntryMeta | None] = {}
-    damaged = False  # a line was skipped since the last good entry
+    damaged = False  # a line was skipped, or read with replaced bytes, since the last good entry
     legacy = False
     ends_with_newline = True
     anything = False
@@ -334,9 +334,11 @@ def _read(path: Path, prepare_messages: bool = False) -> LoadedFile | None:
             if not stripped:
                 continue
             anything = True
+            replaced = False
             try:
                 text = stripped.decode("utf-8")
             except UnicodeDecodeError as exc:
+                replaced = True
                 # pi (JavaScript) reads such bytes as U+FFFD and keeps the entry: so does this.
                 report(
                     number,
@@ -427,9 +429,17 @@ def _read(path: Path, prepare_messages: bool = False) -> LoadedFile | None:
                     meta.parent_id = entries[parent_at].id  # share the string: 100k entries, ~6 MB less
                 else:
                     unseen_parent.append(meta)  # dangling, unless the parent comes later
-                    if damaged:
+                    if damaged or replaced:  # its parent's id (or its own parentId) got damaged
                         after_damage[id(meta)] = entries[-1] if entries else None
-            damaged = False
+            elif replaced and entries and '"parentId":' not in text:  # the key itself got damaged
+                report(
+                    number,
+                    "bridged-parent",
+                    f"entry {entry_id!r} lost its parentId to bad bytes; attached to entry "
+                    f"{entries[-1].id!r}, the one before it",
+                )
+                meta.parent_id = entries[-1].id
+            damaged = replaced
             seen_at[entry_id] = len(entries)
             entries.append(meta)
 

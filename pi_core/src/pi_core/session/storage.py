@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+
+from pi_core._files import replacing
 
 try:
     import fcntl
@@ -69,27 +70,14 @@ class SessionWriter:
                 raise
 
     def rewrite(self, lines: list[str | bytes]) -> None:
-        """Replace the whole file atomically (temp file + rename); used by migrations only."""
+        """Replace the whole file atomically (``replacing``: no temporary file survives a kill);
+        used by migrations only."""
         self.close()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(dir=self.path.parent, prefix=".", suffix=".jsonl.tmp")
-        try:
-            with os.fdopen(fd, "wb") as out:
-                for line in lines:
-                    out.write(line if isinstance(line, bytes) else line.encode("utf-8"))
-                    out.write(b"\n")
-                out.flush()
-                if self.fsync:
-                    os.fsync(out.fileno())
-            if self.path.exists():
-                os.chmod(temp, self.path.stat().st_mode & 0o777)
-            else:
-                os.chmod(temp, 0o644)
-            os.replace(temp, self.path)
-        except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(temp)
-            raise
+        with replacing(self.path, fsync=self.fsync) as out:
+            for line in lines:
+                out.write(line if isinstance(line, bytes) else line.encode("utf-8"))
+                out.write(b"\n")
 
     def close(self) -> None:
         if self._fd is not None:
