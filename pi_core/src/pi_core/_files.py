@@ -72,7 +72,8 @@ def replacing(path: Path, *, mode: int | None = None, fsync: bool = False) -> It
         os.replace(temp, path)
         temp = None
     finally:
-        os.close(fd)
+        with contextlib.suppress(OSError):  # already closed by a failing writer
+            os.close(fd)
         if temp is not None:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(temp)
