@@ -19,13 +19,19 @@ def _error(text: str | None, stop_reason: str = "error") -> AssistantMessage:
     "text",
     ["529 Overloaded", "Rate limit reached", "429 status code", "503 Service Unavailable", "fetch failed",
      "Connection error.", "Request timed out.", "socket hang up", "stream ended without finish",
-     "WebSocket closed", "Internal server error", "upstream connect error", "provider returned error"],
+     "WebSocket closed", "Internal server error", "upstream connect error", "provider returned error",
+     "Anthropic stream ended before message_stop (connection closed mid-response)", "read ECONNRESET",
+     "Connection lost mid-stream: peer closed connection", "502 Bad gateway", "520 unknown"],
 )  # fmt: skip
 def test_is_retryable_error_matches_pi_patterns(text: str) -> None:
     assert is_retryable_error(_error(text), is_overflow=False)
 
 
-@pytest.mark.parametrize("text", ["Invalid API key", "400 Bad request: unknown field", None])
+@pytest.mark.parametrize(
+    "text",
+    ["Invalid API key", "400 Bad request: unknown field", None, "400 bad input (request req_5029xyz)",
+     "429 You exceeded your current quota (insufficient_quota)"],
+)  # fmt: skip
 def test_is_retryable_error_rejects_permanent_errors(text: str | None) -> None:
     assert not is_retryable_error(_error(text), is_overflow=False)
 
@@ -37,6 +43,7 @@ def test_is_retryable_error_leaves_overflow_and_non_errors_alone() -> None:
 
 def test_retry_delay_doubles() -> None:
     assert [retry_delay_ms(2000, n) for n in (1, 2, 3)] == [2000, 4000, 8000]
+    assert [retry_delay_ms(2000, n, 5000) for n in (1, 2, 3)] == [2000, 4000, 5000]
 
 
 async def test_auto_retry_backs_off_then_reports_success() -> None:

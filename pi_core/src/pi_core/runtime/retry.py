@@ -2,7 +2,8 @@
 
 A failed assistant reply is retried when its error text looks transient (rate limits, 5xx,
 dropped connections, timeouts) and it is not a context overflow (that is compaction's job).
-Attempt *n* waits ``baseDelayMs * 2**(n-1)`` (2 s, 4 s, 8 s by default); the wait is abortable.
+Attempt *n* waits ``baseDelayMs * 2**(n-1)`` (2 s, 4 s, 8 s by default), at most
+``maxAgentDelayMs``; the wait is abortable.
 :class:`AutoRetry` holds the attempt counter and the "retry in flight" latch that ``prompt()``
 waits on; AgentSession owns one and drives it from agent events.
 """
@@ -18,15 +19,47 @@ from pi_core.ai.abort import AbortController
 from pi_core.ai.messages import AssistantMessage
 from pi_core.runtime.events import AutoRetryEndEvent, AutoRetryStartEvent
 
-#: pi's retryable-error pattern, matched case-insensitively anywhere in the error text.
-RETRYABLE_ERROR = re.compile(
-    r"overloaded|provider.?returned.?error|rate.?limit|too many requests|429|500|502|503|504"
-    r"|service.?unavailable|server.?error|internal.?error|network.?error|connection.?error"
-    r"|connection.?refused|connection.?lost|websocket.?closed|websocket.?error|other side closed"
-    r"|fetch failed|upstream.?connect|reset before headers|socket hang up|ended without"
-    r"|http2 request did not get a response|timed? out|timeout|terminated|retry delay",
-    re.IGNORECASE,
-)
+
+def _any_of(*patterns: str) -> re.Pattern[str]:
+    return re.compile("|".join(patterns), re.IGNORECASE)
+
+
+#: Errors that look transient (pi 1.6.0's list), matched case-insensitively anywhere in the text.
+#: The same texts for every dialect: a dropped stream reads "Connection lost mid-stream" (or
+#: "... stream ended ...") whether it was Anthropic or OpenAI, so both are retried alike.
+RETRYABLE_ERROR = _any_of(
+    # load, status codes (not inside a longer number such as a request id), server faults
+    r"overloaded", r"server_busy", r"servers are currently busy", r"currently experiencing high demand",
+    r"model is at capacity", r"rate.?limit", r"too many requests",
+    r"(?<![a-z0-9])(?:429|500|502|503|504|520|524)(?![a-z0-9])",
+    r"service.?(?:is.?)?(?:temporarily.?)?unavailable", r"server.?error", r"internal.?error",
+    # gateways relaying an upstream failure
+    r"provider.?returned.?(?:an.?)?error", r"exceeded request buffer limit while retrying upstream",
+    r"unable to forward upstream", r"upstream.?request.?failed", r"upstream_stream_read_error",
+    r"stream was interrupted", r"http/?2 stream failed",
+    # the network and the transport
+    r"network.?error", r"connection.?error", r"connection.?refused", r"connection.?lost",
+    r"connection.?closed", r"other side closed", r"fetch failed", r"request to \S+ failed, reason:",
+    r"getaddrinfo", r"(?<![a-z0-9_])(?:ECONNRESET|ECONNABORTED|ECONNREFUSED|ETIMEDOUT|EPIPE)(?![a-z0-9_])",
+    r"connection reset by peer", r"ENOTFOUND", r"EAI_AGAIN", r"upstream.?connect", r"reset before headers",
+    r"socket hang up", r"socket connection was closed", r"timed? out", r"timeout", r"terminated",
+    r"websocket.?closed", r"websocket.?error", r"websocket.?connection.?limit.?reached",
+    # streams that ended early
+    r"ended without", r"stream ended before message_stop", r"stream ended before a terminal response event",
+    r"http2 request did not get a response", r"stream disconnected before completion",
+    r"cut short after the reply had begun", r"pending stream has been canceled",
+    # a server-requested delay above the cap, and explicit advice to retry
+    r"retry delay", r"you can retry your request", r"try your request again", r"please retry your request",
+    r"ResourceExhausted", r"subscription_sharing_usage_unavailable", r"subscription_sharing_user_unavailable",
+)  # fmt: skip
+
+#: Quota, budget and plan limits: sent as 429 like a throttle, but a retry cannot succeed soon.
+NOT_RETRYABLE_ERROR = _any_of(
+    r"GoUsageLimitError", r"FreeUsageLimitError", r"Monthly usage limit reached", r"available balance",
+    r"insufficient_quota", r"out of budget", r"quota exceeded", r"billing",
+    r"subscription_sharing_usage_limit_exceeded",
+    r"subscription_sharing_workplace_individual_usage_limit_exceeded", r'"code"\s*:\s*"?1308(?![0-9])',
+)  # fmt: skip
 
 RETRY_CANCELLED = "Retry cancelled"
 
@@ -38,18 +71,20 @@ class RetrySettings:
     enabled: bool = True
     max_retries: int = 3
     base_delay_ms: int = 2000
+    max_agent_delay_ms: int = 60000
 
 
-def retry_delay_ms(base_delay_ms: int, attempt: int) -> int:
-    """Backoff before retry number ``attempt`` (1-based)."""
-    return int(base_delay_ms * 2 ** (attempt - 1))
+def retry_delay_ms(base_delay_ms: int, attempt: int, cap_ms: int | None = None) -> int:
+    """Backoff before retry number ``attempt`` (1-based), at most ``cap_ms``."""
+    delay = int(base_delay_ms * 2 ** max(0, attempt - 1))
+    return delay if cap_ms is None else min(delay, cap_ms)
 
 
 def is_retryable_error(message: AssistantMessage, *, is_overflow: bool) -> bool:
     """Whether ``message`` failed transiently; ``is_overflow`` is the provider layer's overflow verdict."""
     if message.stop_reason != "error" or not message.error_message:
         return False
-    if is_overflow:
+    if is_overflow or NOT_RETRYABLE_ERROR.search(message.error_message):
         return False
     return RETRYABLE_ERROR.search(message.error_message) is not None
 
@@ -125,7 +160,7 @@ class AutoRetry:
             )
             self.settle()
             return False
-        delay = retry_delay_ms(settings.base_delay_ms, self.attempt)
+        delay = retry_delay_ms(settings.base_delay_ms, self.attempt, settings.max_agent_delay_ms)
         await self._send(
             AutoRetryStartEvent(
                 attempt=self.attempt,

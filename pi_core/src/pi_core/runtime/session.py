@@ -526,7 +526,9 @@ class AgentSession:
         window = self.model.context_window if self.model else 0
         if is_retryable_error(message, is_overflow=_is_overflow(message, window)):
             retry = self.settings.settings.retry
-            settings = RetrySettings(retry.enabled, retry.max_retries, retry.base_delay_ms)
+            settings = RetrySettings(
+                retry.enabled, retry.max_retries, retry.base_delay_ms, retry.max_agent_delay_ms
+            )
             if await self._retry.handle_error(message, settings, self._drop_trailing_error):
                 return self.agent.continue_
         self._retry.settle()

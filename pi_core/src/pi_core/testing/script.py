@@ -77,6 +77,9 @@ class Turn:
     malformed: bool = False
     #: After the blocks, drop the connection without finishing the response.
     drop: bool = False
+    #: After the blocks, end the HTTP response cleanly, without the API's closing events (a proxy
+    #: that cut the stream at an event boundary).
+    cut: bool = False
     #: After the blocks, send the API's in-stream error event (e.g. ``overloaded()`` mid-response).
     stream_error: HttpError | None = None
 

@@ -97,6 +97,8 @@ def anthropic_stream(turn: Turn, model: str, seq: int) -> Iterator[bytes]:
     if turn.drop:
         yield DROP
         return
+    if turn.cut:
+        return
     stop = turn.stop_reason or ("tool_use" if _has_tools(turn) else "end_turn")
     yield frame(
         {
@@ -162,6 +164,8 @@ def completions_stream(turn: Turn, model: str, seq: int, include_usage: bool) ->
         return
     if turn.drop:
         yield DROP
+        return
+    if turn.cut:
         return
     yield chunk({}, turn.stop_reason or ("tool_calls" if _has_tools(turn) else "stop"))
     if include_usage:
@@ -342,6 +346,8 @@ def responses_stream(turn: Turn, model: str, seq: int) -> Iterator[bytes]:
         return
     if turn.drop:
         yield DROP
+        return
+    if turn.cut:
         return
     usage = turn.usage
     total_input = usage.input + usage.cache_read

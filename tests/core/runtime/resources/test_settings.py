@@ -289,6 +289,7 @@ def test_every_documented_key_is_a_field_not_an_extra() -> None:
             "enabled": False,
             "maxRetries": 1,
             "baseDelayMs": 2,
+            "maxAgentDelayMs": 6,
             "provider": {"timeoutMs": 3, "maxRetries": 4, "maxRetryDelayMs": 5},
         },
         "terminal": {

@@ -43,7 +43,9 @@ class BranchSummarySettings(PiModel):
 
 class ProviderRetrySettings(PiModel):
     timeout_ms: int | None = None
-    max_retries: int | None = None
+    #: SDK-level retries; 0 as in pi 1.6.0, so that every retry is pi's own (the same rules for
+    #: every dialect, visible as ``auto_retry_*`` events).
+    max_retries: int | None = 0
     #: Cap on a server-requested retry delay; 0 means no cap.
     max_retry_delay_ms: int = 60000
 
@@ -52,6 +54,8 @@ class RetrySettings(PiModel):
     enabled: bool = True
     max_retries: int = 3
     base_delay_ms: int = 2000
+    #: Cap on one agent-level backoff.
+    max_agent_delay_ms: int = 60000
     provider: ProviderRetrySettings = Field(default_factory=ProviderRetrySettings)
 
 
