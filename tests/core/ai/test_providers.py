@@ -142,6 +142,22 @@ async def test_provider_http_error_is_readable(
     assert not is_context_overflow(message, 200000)
 
 
+@pytest.mark.parametrize("api_name", ["openai-completions", "openai-responses"])
+async def test_openai_http_error_shows_the_message(pi_llm_server: LoopbackLLMServer, api_name: str) -> None:
+    pi_llm_server.add(
+        HttpError(429, "Rate limit reached for requests", "rate_limit_error", "rate_limit_exceeded")
+    )
+    _, message = await collect(pi_llm_server, api_name, ctx())
+    assert message.error_message == "429 Rate limit reached for requests (rate_limit_exceeded)"
+    pi_llm_server.add(HttpError(400, "This model's context is too small", "invalid_request_error"))
+    _, message = await collect(pi_llm_server, api_name, ctx())
+    assert message.error_message == "400 This model's context is too small"
+    # A code is what some servers send to say "overflow": it stays in the text.
+    pi_llm_server.add(HttpError(400, "Too long", "invalid_request_error", "context_length_exceeded"))
+    _, message = await collect(pi_llm_server, api_name, ctx())
+    assert is_context_overflow(message, 200000)
+
+
 async def test_provider_context_overflow_detected(pi_llm_server: LoopbackLLMServer, api: str) -> None:
     pi_llm_server.add(overflow(api))
     _, message = await collect(pi_llm_server, api, ctx())

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from pi_core.ai.messages import (
     AssistantMessage,
     ImageContent,
@@ -66,7 +68,9 @@ async def test_anthropic_cache_control_and_budget_thinking(pi_llm_server: Loopba
     assert body["max_tokens"] == 40192
     headers = pi_llm_server.requests[-1].headers
     assert "interleaved-thinking-2025-05-14" in headers["anthropic-beta"]
-    assert LOOPBACK_API_KEY in (headers.get("x-api-key") or headers["authorization"])
+    # pi authenticates with x-api-key (gateways that check it refuse a Bearer token).
+    assert headers["x-api-key"] == LOOPBACK_API_KEY
+    assert "authorization" not in headers
 
 
 async def test_anthropic_off_and_adaptive(pi_llm_server: LoopbackLLMServer) -> None:
@@ -83,6 +87,26 @@ async def test_anthropic_off_and_adaptive(pi_llm_server: LoopbackLLMServer) -> N
     assert body["thinking"] == {"type": "adaptive", "display": "summarized"}
     assert body["output_config"] == {"effort": "high"}
     assert "anthropic-beta" not in pi_llm_server.requests[-1].headers
+
+
+async def test_anthropic_authenticates_like_pi(
+    pi_llm_server: LoopbackLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The key pi resolved is the only credential sent, whatever the SDK finds in the environment.
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-from-the-environment")
+    monkeypatch.setenv("ANTHROPIC_AUTH_TOKEN", "token-from-the-environment")
+    await send(pi_llm_server, "anthropic-messages", simple())
+    headers = pi_llm_server.requests[-1].headers
+    assert headers["x-api-key"] == LOOPBACK_API_KEY and "authorization" not in headers
+    # An OAuth token (Claude subscription) goes as a Bearer token, without x-api-key.
+    pi_llm_server.add(text_turn("ok"))
+    target = pi_llm_server.model("anthropic-messages")
+    token = "sk-ant-oat01-loopback"
+    message = await complete_simple(target, simple(), StreamOptions(api_key=token, max_retries=0))
+    assert message.stop_reason == "stop", message.error_message
+    headers = pi_llm_server.requests[-1].headers
+    assert headers["authorization"] == f"Bearer {token}" and "x-api-key" not in headers
+    assert "oauth-2025-04-20" in headers["anthropic-beta"]
 
 
 async def test_anthropic_history_images_tool_results_and_redacted(pi_llm_server: LoopbackLLMServer) -> None:
@@ -168,14 +192,21 @@ async def test_openai_completions_history(pi_llm_server: LoopbackLLMServer) -> N
             provider="openai",
             model=f"loopback-{api}",
             stop_reason="toolUse",
-            content=[TextContent(text="calling"), ToolCall(id="call_1", name="ls", arguments={"path": "."})],
+            content=[
+                TextContent(text="calling"),
+                ToolCall(id="call_1", name="ls", arguments={"path": ".", "glob": ["*.py", "ü"]}),
+            ],
         ),
         ToolResultMessage(tool_call_id="call_1", tool_name="ls", content=[TextContent(text="x")]),
         AssistantMessage(api=api, provider="openai", model="m", stop_reason="error", error_message="boom"),
     ]
     body = await send(pi_llm_server, api, Context(messages=history, tools=[TOOL]))
     assert [m["role"] for m in body["messages"]] == ["user", "assistant", "tool"]
-    assert body["messages"][1]["tool_calls"][0]["function"] == {"name": "ls", "arguments": '{"path": "."}'}
+    # pi's JSON.stringify form: no spaces, non-ASCII as is (the prompt-cache prefix stays the same).
+    assert body["messages"][1]["tool_calls"][0]["function"] == {
+        "name": "ls",
+        "arguments": '{"path":".","glob":["*.py","ü"]}',
+    }
     assert body["messages"][2] == {"role": "tool", "content": "x", "tool_call_id": "call_1"}
 
 
@@ -188,7 +219,7 @@ async def test_openai_responses_reasoning_and_history(pi_llm_server: LoopbackLLM
             provider="openai",
             model=f"loopback-{api}",
             stop_reason="toolUse",
-            content=[ToolCall(id="call_1|fc_1", name="ls", arguments={})],
+            content=[ToolCall(id="call_1|fc_1", name="ls", arguments={"path": "a b", "n": 1})],
         ),
         ToolResultMessage(tool_call_id="call_1|fc_1", tool_name="ls", content=[TextContent(text="x")]),
     ]
@@ -207,7 +238,7 @@ async def test_openai_responses_reasoning_and_history(pi_llm_server: LoopbackLLM
         "type": "function_call",
         "call_id": "call_1",
         "name": "ls",
-        "arguments": "{}",
+        "arguments": '{"path":"a b","n":1}',
         "id": "fc_1",
     }
     assert body["input"][3] == {"type": "function_call_output", "call_id": "call_1", "output": "x"}

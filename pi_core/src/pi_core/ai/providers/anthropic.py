@@ -47,6 +47,7 @@ from pi_core.ai.providers._base import (
     finish_usage,
     resolve_cache_retention,
     run_stream,
+    sdk_post,
     stream_sdk_request,
 )
 from pi_core.ai.thinking import adjust_max_tokens_for_thinking, default_max_tokens
@@ -310,14 +311,10 @@ def _run(
     oauth = is_oauth_token(options.api_key or "")
 
     def open_client() -> Any:
-        from anthropic import AsyncAnthropic
-
-        api_key = options.api_key or ""
-        auth: dict[str, Any] = {"api_key": None, "auth_token": api_key} if oauth else {"api_key": api_key}
-        return AsyncAnthropic(
+        return anthropic_client_class()(
             base_url=model.base_url or None,
             default_headers=_headers(model, context, options, oauth),
-            **auth,
+            **({"auth_token": options.api_key or ""} if oauth else {"api_key": options.api_key or ""}),
             **client_kwargs(options),
         )
 
@@ -326,10 +323,49 @@ def _run(
         options,
         output,
         open_client=open_client,
-        endpoint=lambda client: client.messages.create,
+        send=_send,
         build_params=lambda: build_params(model, context, options, oauth),
         consume=lambda response: _consume(response, model, context, oauth, output),
         fixed_params={"stream": True},
+    )
+
+
+_client_class: type | None = None
+
+
+def anthropic_client_class() -> type:
+    """``AsyncAnthropic`` sending an API key as ``x-api-key``, as pi and the Anthropic API do.
+
+    The Python SDK (2.x) sends any key as ``Authorization: Bearer``; proxies and gateways that
+    check ``x-api-key`` refuse that. OAuth tokens (``auth_token``) stay Bearer. Built on first use,
+    so that importing this module does not import the SDK.
+    """
+    global _client_class
+    if _client_class is None:
+        from anthropic import AsyncAnthropic
+
+        class PiAnthropic(AsyncAnthropic):
+            @property
+            def auth_headers(self) -> dict[str, str]:
+                if self.auth_token is not None:
+                    return {"Authorization": f"Bearer {self.auth_token}"}
+                return {"X-Api-Key": self.api_key} if self.api_key else {}
+
+        _client_class = PiAnthropic
+    return _client_class
+
+
+async def _send(client: Any, body: dict[str, Any], request: dict[str, Any]) -> Any:
+    from anthropic import AsyncStream
+    from anthropic.types import Message, RawMessageStreamEvent
+
+    return await sdk_post(
+        client,
+        "/v1/messages",
+        body,
+        request,
+        cast_to=Message,
+        stream_cls=AsyncStream[RawMessageStreamEvent],
     )
 
 

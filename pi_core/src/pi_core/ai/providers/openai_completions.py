@@ -43,11 +43,13 @@ from pi_core.ai.provider import (
 from pi_core.ai.providers._base import (
     ProviderStream,
     StreamFailure,
+    compact_json,
     finish_tool_call,
     finish_usage,
     open_openai_client,
     resolve_cache_retention,
     run_stream,
+    sdk_post,
     stream_sdk_request,
 )
 from pi_core.ai.thinking import clamp_thinking_level, default_max_tokens
@@ -175,7 +177,7 @@ def convert_messages(model: Model, context: Context, compat: dict[str, Any]) -> 
                         "type": "function",
                         "function": {
                             "name": c.name,
-                            "arguments": json.dumps(c.arguments, ensure_ascii=False),
+                            "arguments": compact_json(c.arguments),
                         },
                     }
                     for c in calls
@@ -368,9 +370,23 @@ def _run(
         options,
         output,
         open_client=open_client,
-        endpoint=lambda client: client.chat.completions.create,
+        send=_send,
         build_params=lambda: build_params(model, context, options, detect_compat(model)),
         consume=lambda response: _consume(response, model, output),
+    )
+
+
+async def _send(client: Any, body: dict[str, Any], request: dict[str, Any]) -> Any:
+    from openai import AsyncStream
+    from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+    return await sdk_post(
+        client,
+        "/chat/completions",
+        body,
+        {**request, "security": {"bearer_auth": True}},
+        cast_to=ChatCompletion,
+        stream_cls=AsyncStream[ChatCompletionChunk],
     )
 
 
@@ -501,7 +517,7 @@ async def _consume(
                 ):
                     for b in blocks:
                         if isinstance(b, ToolCall) and b.id == detail["id"]:
-                            b.thought_signature = json.dumps(detail)
+                            b.thought_signature = compact_json(detail)
     for at, done in enumerate(blocks):
         if isinstance(done, TextContent):
             yield TextEndEvent(content_index=at, content=done.text, partial=output)

@@ -39,10 +39,12 @@ from pi_core.ai.provider import (
 from pi_core.ai.providers._base import (
     ProviderStream,
     StreamFailure,
+    compact_json,
     finish_tool_call,
     open_openai_client,
     resolve_cache_retention,
     run_stream,
+    sdk_post,
     stream_sdk_request,
 )
 from pi_core.ai.thinking import clamp_thinking_level, default_max_tokens
@@ -165,7 +167,7 @@ def convert_messages(model: Model, context: Context) -> list[dict[str, Any]]:
                         "type": "function_call",
                         "call_id": call_id,
                         "name": block.name,
-                        "arguments": json.dumps(block.arguments, ensure_ascii=False),
+                        "arguments": compact_json(block.arguments),
                     }
                     if item_id:
                         call["id"] = item_id
@@ -254,9 +256,23 @@ def _run(
         options,
         output,
         open_client=open_client,
-        endpoint=lambda client: client.responses.create,
+        send=_send,
         build_params=lambda: build_params(model, context, options),
         consume=lambda response: _consume(response, model, output),
+    )
+
+
+async def _send(client: Any, body: dict[str, Any], request: dict[str, Any]) -> Any:
+    from openai import AsyncStream
+    from openai.types.responses import Response, ResponseStreamEvent
+
+    return await sdk_post(
+        client,
+        "/responses",
+        body,
+        {**request, "security": {"bearer_auth": True}},
+        cast_to=Response,
+        stream_cls=AsyncStream[ResponseStreamEvent],
     )
 
 
