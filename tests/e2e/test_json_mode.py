@@ -2,8 +2,9 @@
 
 Compared by shape: the sequence of event types (runs of ``message_update`` collapsed, since the
 number of deltas depends on how the server chunks) and, line by line, the set of key paths.
-The reference is a capture of pi 0.73.1 (tests/fixtures/ts_pi) and, when node and the npm package
-are present, a live run of the TypeScript pi against the same loopback server.
+The reference is a capture of pi 0.73.1 (tests/fixtures/ts_pi) with the stream changes of pi 1.6.0
+applied (:func:`as_pi16`), and, when node and the npm package are present, a live run of the
+TypeScript pi against the same loopback server.
 """
 
 from __future__ import annotations
@@ -63,6 +64,32 @@ def _assistant_start(line: dict[str, Any]) -> bool:
     return line["type"] == "message_start" and line["message"]["role"] == "assistant"
 
 
+def as_pi16(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A pi 0.73.1 stream as pi 1.6.0 writes it (json.md): ``message_update`` is the provider event
+    without ``partial`` plus the message's ``usage`` (``toolcall_start`` names the call), every
+    ``agent_end`` says ``willRetry`` (an ``auto_retry_start`` follows), and ``agent_settled`` closes
+    the prompt."""
+    out: list[dict[str, Any]] = []
+    for index, line in enumerate(lines):
+        if line["type"] == "message_update":
+            update = {k: v for k, v in line["assistantMessageEvent"].items() if k != "partial"}
+            if update["type"] == "toolcall_start":
+                block = line["message"]["content"][update["contentIndex"]]
+                update.update(id=block["id"], toolName=block["name"])
+            line = {
+                "type": "message_update",
+                "usage": line["message"]["usage"],
+                "assistantMessageEvent": update,
+            }
+        elif line["type"] == "agent_end":
+            following = lines[index + 1]["type"] if index + 1 < len(lines) else None
+            line = {**line, "willRetry": following == "auto_retry_start"}
+        out.append(line)
+        if line["type"] == "agent_end" and not line["willRetry"]:
+            out.append({"type": "agent_settled", "aborted": False})
+    return out
+
+
 def assert_same_shape(ours: list[dict[str, Any]], theirs: list[dict[str, Any]]) -> None:
     ours, theirs = _collapse(ours), _collapse(theirs)
     assert [line["type"] for line in ours] == [line["type"] for line in theirs]
@@ -94,7 +121,7 @@ def test_json_mode_matches_pi_for_a_tool_turn(pi_env: PiEnv) -> None:
     result = pi_env.run("--mode", "json", "Write hello.txt")
     assert result.returncode == 0, result.stderr
     ours = _lines(result.stdout)
-    assert_same_shape(ours, _fixture("json_mode_write_tool.jsonl"))
+    assert_same_shape(ours, as_pi16(_fixture("json_mode_write_tool.jsonl")))
     assert ours[0]["cwd"] == str(pi_env.project)
     assert (pi_env.project / "hello.txt").read_text() == "hi there\n"
 
@@ -104,7 +131,7 @@ def test_json_mode_matches_pi_for_an_auto_retry(pi_env: PiEnv) -> None:
     result = pi_env.run("--mode", "json", "Say something")
     assert result.returncode == 0, result.stderr
     ours = _lines(result.stdout)
-    assert_same_shape(ours, _fixture("json_mode_retry.jsonl"))
+    assert_same_shape(ours, as_pi16(_fixture("json_mode_retry.jsonl")))
     retry = next(line for line in ours if line["type"] == "auto_retry_start")
     assert (retry["attempt"], retry["maxAttempts"], retry["delayMs"]) == (1, 3, 10)
     assert retry["errorMessage"].startswith("503")
@@ -141,4 +168,4 @@ def test_json_mode_matches_live_typescript_pi(pi_env: PiEnv, tmp_path: Path) -> 
     _write_tool_script(pi_env)
     ours = pi_env.run("--mode", "json", "Write hello.txt")
     assert ours.returncode == 0, ours.stderr
-    assert_same_shape(_lines(ours.stdout), _lines(ts.stdout))
+    assert_same_shape(_lines(ours.stdout), as_pi16(_lines(ts.stdout)))

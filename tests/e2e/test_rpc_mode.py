@@ -171,7 +171,7 @@ def test_rpc_protocol_errors_and_commands_listing(pi_env: PiEnv) -> None:
         assert "id" not in parse
         rpc.send_raw(json.dumps({"id": "x", "type": "frobnicate"}))
         unknown = rpc.wait_for(lambda r: r.get("command") == "frobnicate")
-        assert unknown == {"type": "response", "command": "frobnicate", "success": False,
+        assert unknown == {"id": "x", "type": "response", "command": "frobnicate", "success": False,
                            "error": "Unknown command: frobnicate"}  # fmt: skip
         commands = _ok(rpc.call({"type": "get_commands"}), "get_commands")["commands"]
         review = next(c for c in commands if c["name"] == "review")
@@ -193,7 +193,7 @@ def test_rpc_protocol_errors_and_commands_listing(pi_env: PiEnv) -> None:
         assert start == {"type": "compaction_start", "reason": "manual"} and end["reason"] == "manual"
         data = _ok(compacted, "compact")
         assert data["summary"].startswith("## Goal") and set(data) == {
-            "summary", "firstKeptEntryId", "tokensBefore", "details",
+            "summary", "firstKeptEntryId", "tokensBefore", "estimatedTokensAfter", "details",
         }  # fmt: skip
         assert end["result"] == data and end["aborted"] is False and end["willRetry"] is False
         messages = _ok(rpc.call({"type": "get_messages"}), "get_messages")["messages"]

@@ -28,10 +28,11 @@ class StandInSession:
         self.calls.append(("prompt", text))
         if self.fail_prompt:
             raise RuntimeError(self.fail_prompt)
-        kwargs["on_preflight"](True)
+        kwargs["on_preflight"]("started")
 
-    async def steer(self, text: str, images: Any) -> None:
+    async def steer(self, text: str, images: Any, *, source: str) -> str:
         self.calls.append(("steer", text))
+        return "handled" if text == "/handled" else "queued"
 
     def set_steering_mode(self, mode: str) -> None:
         self.calls.append(("set_steering_mode", mode))
@@ -64,19 +65,33 @@ def _mode() -> tuple[RpcMode, list[dict[str, Any]], StandInSession]:
     return mode, out, host.session
 
 
-async def test_parse_errors_and_unknown_commands_have_no_id() -> None:
+async def test_parse_errors_have_no_id_and_unknown_commands_keep_theirs() -> None:
     mode, out, _ = _mode()
     await mode.handle_line("{nope")
     await mode.handle_line('{"id": "7", "type": "warp"}')
     await mode.handle_line('{"id": "8", "type": "set_steering_mode", "mode": "never"}')
+    await mode.handle_line('{"id": "9", "message": "no type"}')
     assert out[0]["command"] == "parse" and out[0]["error"].startswith("Failed to parse command: ")
+    assert "id" not in out[0]
     assert out[1] == {
+        "id": "7",
         "type": "response",
         "command": "warp",
         "success": False,
         "error": "Unknown command: warp",
     }
     assert out[2]["id"] == "8" and out[2]["success"] is False and "mode" in out[2]["error"]
+    assert out[3] == {"id": "9", "type": "response", "success": False, "error": "Unknown command: undefined"}
+
+
+async def test_unknown_fields_are_reported_and_the_command_runs() -> None:
+    warnings: list[str] = []
+    out: list[dict[str, Any]] = []
+    host = StandInHost()
+    mode = RpcMode(host, lambda line: out.append(json.loads(line)), warnings.append)  # type: ignore[arg-type]
+    await mode.handle_line('{"id": "1", "type": "set_steering_mode", "mode": "all", "speed": 3, "x": 1}')
+    assert out == [{"id": "1", "type": "response", "command": "set_steering_mode", "success": True}]
+    assert warnings == ['pi: RPC set_steering_mode: ignoring unknown fields "speed", "x"']
 
 
 async def test_null_data_and_absent_data_are_kept_apart() -> None:
@@ -105,7 +120,13 @@ async def test_prompt_answers_after_preflight_or_with_its_error() -> None:
     for _ in range(3):
         await asyncio.sleep(0)
     assert out == [
-        {"id": "p1", "type": "response", "command": "prompt", "success": True},
+        {
+            "id": "p1",
+            "type": "response",
+            "command": "prompt",
+            "success": True,
+            "data": {"disposition": "started"},
+        },
         {
             "id": "p2",
             "type": "response",
@@ -123,6 +144,7 @@ async def test_run_serves_until_eof_and_returns_zero() -> None:
     reader.feed_eof()
     assert await mode.run(reader) == 0
     assert ("steer", "go") in session.calls and out[-1]["command"] == "steer"
+    assert out[-1]["data"] == {"disposition": "queued"}
 
 
 async def test_dialogs_round_trip_and_default_on_timeout_or_cancel() -> None:

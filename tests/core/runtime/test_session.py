@@ -7,9 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from pi_core._markers import hookimpl
+from pi_core.agent.events import AgentEndEvent
 from pi_core.ai.messages import AssistantMessage, CustomMessage, UserMessage
 from pi_core.plugins.registry import CommandSpec
-from pi_core.runtime.events import AutoRetryEndEvent, AutoRetryStartEvent, QueueUpdateEvent
+from pi_core.runtime.events import AgentSettledEvent, AutoRetryEndEvent, AutoRetryStartEvent, QueueUpdateEvent
 from pi_core.runtime.session import ALREADY_STREAMING
 from pi_core.testing.faux import text_message, tool_call_message
 
@@ -27,8 +28,9 @@ async def test_prompt_emits_pi_event_order_and_persists(harness: Harness) -> Non
     await session.prompt("Say hi")
     assert [t for t in harness.types() if t != "message_update"] == [
         "agent_start", "turn_start", "message_start", "message_end", "message_start", "message_end",
-        "turn_end", "agent_end",
+        "turn_end", "agent_end", "agent_settled",
     ]  # fmt: skip
+    assert harness.events[-1].aborted is False and harness.events[-2].will_retry is False
     lines = _file_lines(session)
     assert lines[0]["type"] == "session"
     roles = [line["message"]["role"] for line in lines if line["type"] == "message"]
@@ -73,7 +75,10 @@ async def test_retry_gives_up_after_max_retries(harness: Harness) -> None:
     harness.provider.responses += [failure, failure.model_copy()]
     session = harness.build()
     await session.prompt("go")
-    assert harness.events[-1] == AutoRetryEndEvent(success=False, attempt=1, final_error="overloaded_error")
+    assert harness.events[-2] == AutoRetryEndEvent(success=False, attempt=1, final_error="overloaded_error")
+    assert harness.events[-1] == AgentSettledEvent(aborted=False)
+    will_retry = [e.will_retry for e in harness.events if isinstance(e, AgentEndEvent)]
+    assert will_retry == [True, False]  # the budget of one retry is spent after the first
 
 
 async def test_no_api_key_is_a_clear_prompt_error(harness: Harness) -> None:
@@ -322,7 +327,8 @@ async def test_abort_cancels_a_pending_retry(harness: Harness) -> None:
     assert not session.is_idle
     await session.abort()
     await asyncio.wait_for(run, 5)
-    assert harness.events[-1] == AutoRetryEndEvent(success=False, attempt=1, final_error="Retry cancelled")
+    assert harness.events[-2] == AutoRetryEndEvent(success=False, attempt=1, final_error="Retry cancelled")
+    assert harness.events[-1] == AgentSettledEvent(aborted=True)
     assert session.is_idle
 
 
@@ -365,7 +371,7 @@ async def test_a_full_disk_does_not_stop_the_run_and_the_user_is_told(
     await session.bind_mode(ui=HeadlessUI(lambda message, kind: notes.append((message, kind))))
     await session.prompt("one")
     assert [m.role for m in session.messages] == ["user", "assistant"]  # no error reply: the run went on
-    assert "turn_end" in harness.types() and harness.types()[-1] == "agent_end"
+    assert "turn_end" in harness.types() and harness.types()[-2:] == ["agent_end", "agent_settled"]
     [(note, kind)] = notes
     assert kind == "error" and "No space left on device" in note and "goes on" in note
 

@@ -21,10 +21,15 @@ class AgentStartEvent(PiModel):
 
 
 class AgentEndEvent(PiModel):
-    """The run is over; ``messages`` are the messages added during this run."""
+    """The run is over; ``messages`` are the messages added during this run.
+
+    ``will_retry`` is filled in by the session layer (an automatic retry follows); the loop itself
+    leaves it ``False``.
+    """
 
     type: Literal["agent_end"] = "agent_end"
     messages: list[AgentMessage] = Field(default_factory=list)
+    will_retry: bool = False
 
 
 class TurnStartEvent(PiModel):

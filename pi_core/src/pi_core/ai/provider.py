@@ -19,8 +19,8 @@ from pi_core._model import PiModel
 from pi_core.ai.abort import AbortSignal
 from pi_core.ai.messages import AssistantMessage, LlmMessage, ToolCall
 
-ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
-THINKING_LEVELS: tuple[ThinkingLevel, ...] = ("off", "minimal", "low", "medium", "high", "xhigh")
+ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
+THINKING_LEVELS: tuple[ThinkingLevel, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 CacheRetention = Literal["none", "short", "long"]
 
 

@@ -9,7 +9,7 @@ MIN_OUTPUT_TOKENS = 1024
 
 
 def supported_thinking_levels(model: Model) -> list[ThinkingLevel]:
-    """``off`` only for non-reasoning models; ``xhigh`` only if the model's map names it."""
+    """``off`` only for non-reasoning models; ``xhigh`` and ``max`` only if the model's map names them."""
     if not model.reasoning:
         return ["off"]
     level_map = model.thinking_level_map or {}
@@ -17,7 +17,7 @@ def supported_thinking_levels(model: Model) -> list[ThinkingLevel]:
     for level in THINKING_LEVELS:
         if level in level_map and level_map[level] is None:
             continue
-        if level == "xhigh" and level not in level_map:
+        if level in ("xhigh", "max") and level not in level_map:
             continue
         levels.append(level)
     return levels
@@ -50,9 +50,9 @@ def default_max_tokens(model: Model, requested: int | None) -> int | None:
 def adjust_max_tokens_for_thinking(
     base_max_tokens: int, model_max_tokens: int, level: str, budgets: dict[str, int] | None
 ) -> tuple[int, int]:
-    """(max_tokens, thinking_budget) for budget-based thinking; ``xhigh`` counts as ``high``."""
+    """(max_tokens, thinking_budget) for budget-based thinking; ``xhigh`` and ``max`` count as ``high``."""
     merged = {**DEFAULT_THINKING_BUDGETS, **(budgets or {})}
-    key = "high" if level == "xhigh" else level
+    key = "high" if level in ("xhigh", "max") else level
     budget = merged[key]
     max_tokens = min(base_max_tokens + budget, model_max_tokens)
     if max_tokens <= budget:

@@ -13,6 +13,7 @@ from typing import Literal
 
 from pi_core.ai.messages import AssistantMessage, ImageContent, TextContent
 from pi_core.modes.jsonl import serialize_json_line
+from pi_core.modes.wire import wire_event
 from pi_core.runtime.events import ExtensionErrorEvent
 from pi_core.runtime.host import RuntimeHost
 from pi_core.runtime.ui import HeadlessUI
@@ -42,7 +43,9 @@ async def run_print_mode(
         if unsubscribe is not None:
             unsubscribe()
         if mode == "json":
-            unsubscribe = host.session.subscribe(lambda event: write_out(serialize_json_line(event)))
+            unsubscribe = host.session.subscribe(
+                lambda event: write_out(serialize_json_line(wire_event(event)))
+            )
         await host.bind_mode(ui=HeadlessUI(notify), on_error=report)
 
     host.on_session_replaced(bind)

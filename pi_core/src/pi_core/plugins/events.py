@@ -20,7 +20,7 @@ from pi_core._model import PiModel
 from pi_core.ai.abort import AbortSignal
 from pi_core.ai.messages import AgentMessage, AssistantMessage, ImageContent, ToolResultContentBlock
 
-ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
 
 
 class Event(PiModel):

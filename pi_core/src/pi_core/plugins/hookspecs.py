@@ -1281,7 +1281,7 @@ def thinking_level_select(event: ThinkingLevelSelectEvent, ctx: ExtensionContext
     Combine: NOTIFY, fire-and-forget — dispatched as a background task the caller does not await;
     return values are ignored.
 
-    :param event: ``level``, ``previous_level`` (``off | minimal | low | medium | high | xhigh``).
+    :param event: ``level``, ``previous_level`` (``off | minimal | low | medium | high | xhigh | max``).
     :param ctx: the extension context.
     :returns: ignored.
 

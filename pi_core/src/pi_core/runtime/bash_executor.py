@@ -148,6 +148,8 @@ async def execute_bash(
         tail = sanitize_output(decoder.decode(b"", final=True)).replace("\r", "")
         if tail:
             collector.add(0, tail)
+            if on_chunk is not None:
+                on_chunk(tail)
         exit_code = await process.wait()
     finally:
         remove()

@@ -1,7 +1,7 @@
 """Events AgentSession adds on top of the agent loop's events (pi's ``AgentSessionEvent``).
 
 Modes receive these and the loop's ``AgentEvent`` models through one subscription; JSON and RPC
-modes write each one as a line. Field names and optional-field omission follow pi 0.73.1.
+modes write each one as a line. Field names and optional-field omission follow pi 1.6.0.
 """
 
 from __future__ import annotations
@@ -62,6 +62,49 @@ class SessionInfoChangedEvent(PiModel):
     name: str | None = None
 
 
+class AgentSettledEvent(PiModel):
+    """Nothing more follows on its own: retries, recovery, compaction and queued input are done.
+
+    Sent after the last ``agent_end`` of a prompt, once the session is idle; ``aborted`` tells
+    whether ``abort()`` ended it.
+    """
+
+    type: Literal["agent_settled"] = "agent_settled"
+    aborted: bool
+
+
+class EntryAppendedEvent(PiModel):
+    """A plugin appended a session entry (``ctx.append_entry``); ``entry`` as written to the file."""
+
+    type: Literal["entry_appended"] = "entry_appended"
+    entry: dict[str, Any]
+
+
+class SummarizationRetryScheduledEvent(PiModel):
+    """A compaction or branch-summary request failed transiently; the next attempt waits ``delay_ms``."""
+
+    type: Literal["summarization_retry_scheduled"] = "summarization_retry_scheduled"
+    attempt: int
+    max_attempts: int
+    delay_ms: int
+    error_message: str
+
+
+class SummarizationRetryAttemptStartEvent(PiModel):
+    """The retried summary request starts. ``source`` is ``compaction`` (with ``reason``) or
+    ``branchSummary``."""
+
+    type: Literal["summarization_retry_attempt_start"] = "summarization_retry_attempt_start"
+    source: Literal["compaction", "branchSummary"]
+    reason: CompactionReason | None = None
+
+
+class SummarizationRetryFinishedEvent(PiModel):
+    """The retries of one summary request are over (success, failure or abort)."""
+
+    type: Literal["summarization_retry_finished"] = "summarization_retry_finished"
+
+
 class ExtensionErrorEvent(PiModel):
     """A plugin handler raised; RPC mode forwards it, print mode writes it to stderr."""
 
@@ -79,5 +122,10 @@ SessionEvent = (
     | AutoRetryEndEvent
     | ThinkingLevelChangedEvent
     | SessionInfoChangedEvent
+    | AgentSettledEvent
+    | EntryAppendedEvent
+    | SummarizationRetryScheduledEvent
+    | SummarizationRetryAttemptStartEvent
+    | SummarizationRetryFinishedEvent
     | ExtensionErrorEvent
 )

@@ -207,7 +207,7 @@ class RuntimeContext:
 
     def append_entry(self, custom_type: str, data: Any = None) -> str:
         """Persist plugin state as a ``custom`` entry (not sent to the model)."""
-        return str(self._s.session_manager.append_custom_entry(custom_type, data))
+        return self._s.append_custom_entry(custom_type, data)
 
     def set_session_name(self, name: str) -> None:
         self._s.set_session_name(name)

@@ -41,6 +41,8 @@ from pi_core.runtime import session_views as views
 from pi_core.runtime.bash_executor import BashOutcome
 from pi_core.runtime.event_bus import EventBus
 from pi_core.runtime.events import (
+    AgentSettledEvent,
+    EntryAppendedEvent,
     ExtensionErrorEvent,
     QueueUpdateEvent,
     SessionInfoChangedEvent,
@@ -70,6 +72,10 @@ Listener = Callable[[Any], None]
 """Receives every agent event and session event, in order (the modes write them out)."""
 
 ErrorReporter = Callable[[ExtensionErrorEvent], None]
+
+PromptDisposition = Literal["started", "queued", "handled"]
+"""What became of a prompt: a run started, it waits in a queue, or a command or handler took it."""
+QueueDisposition = Literal["queued", "handled"]
 
 ALREADY_STREAMING = (
     "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
@@ -127,6 +133,10 @@ class AgentSession:
         self._bash = UserBash(self)
         self._write_failing = False
         self._driving = False
+        #: A run was started since the last ``_claim`` (so ``agent_settled`` is due at release).
+        self._run_started = False
+        #: ``abort()`` was called during the current run (``agent_settled.aborted``).
+        self._abort_requested = False
         self._idle = asyncio.Event()
         self._idle.set()
         self._last_assistant: AssistantMessage | None = None
@@ -340,31 +350,29 @@ class AgentSession:
         streaming_behavior: Literal["steer", "followUp"] | None = None,
         source: Literal["interactive", "rpc", "extension"] = "interactive",
         expand_prompt_templates: bool = True,
-        on_preflight: Callable[[bool], None] | None = None,
+        on_preflight: Callable[[PromptDisposition], None] | None = None,
     ) -> None:
-        """Run pi's prompt flow; returns when the run (and any retry or recovery) is over."""
-        accepted = on_preflight or (lambda ok: None)
+        """Run pi's prompt flow; returns when the run (and any retry or recovery) is over.
+
+        ``on_preflight`` hears once what became of the input: ``handled`` (an extension command or
+        an ``input`` handler took it), ``queued`` (the agent was busy) or ``started`` (a run begins).
+        """
+        accepted = on_preflight or (lambda disposition: None)
         image_list = list(images or [])
         if expand_prompt_templates and text.startswith("/") and await self._run_extension_command(text):
-            accepted(True)
+            accepted("handled")
             return
-        if self.hooks is not None and self.hooks.has("input"):
-            outcome = await self.hooks.input(
-                hook_events.InputEvent(text=text, images=image_list or None, source=source),
-                self.extension_context(),
-            )
-            if outcome.action == "handled":
-                accepted(True)
-                return
-            if outcome.action == "transform":
-                text = outcome.text if outcome.text is not None else text
-                image_list = list(outcome.images) if outcome.images is not None else image_list
+        processed = await self._run_input_handlers(text, image_list, source)
+        if processed is None:
+            accepted("handled")
+            return
+        text, image_list = processed
         expanded = self._expand(text) if expand_prompt_templates else text
         if self.is_streaming:
             if streaming_behavior is None:
                 raise RuntimeError(ALREADY_STREAMING)
             self._queue(expanded, image_list, follow_up=streaming_behavior == "followUp")
-            accepted(True)
+            accepted("queued")
             return
         self._claim()  # now: a second prompt must queue, not race (spec §4.2)
         try:
@@ -378,21 +386,66 @@ class AgentSession:
             messages.extend(self._next_turn)
             self._next_turn = []
             messages.extend(await self._before_agent_start(expanded, image_list))
-            accepted(True)
+            accepted("started")
             await self._drive(lambda: self.agent.prompt(messages))
         finally:
-            self._release()
             self.agent.state.system_prompt = self._base_system_prompt
+            self._release()
 
-    async def steer(self, text: str, images: Sequence[ImageContent] | None = None) -> None:
-        """Queue a steering message (delivered after the current tool batch)."""
-        self._reject_command(text)
-        self._queue(self._expand(text), list(images or []), follow_up=False)
+    async def steer(
+        self,
+        text: str,
+        images: Sequence[ImageContent] | None = None,
+        *,
+        source: Literal["interactive", "rpc", "extension"] = "interactive",
+    ) -> QueueDisposition:
+        """Queue a steering message (delivered after the current tool batch).
 
-    async def follow_up(self, text: str, images: Sequence[ImageContent] | None = None) -> None:
-        """Queue a follow-up (delivered when the agent would otherwise stop)."""
+        ``input`` handlers see it first; returns ``handled`` when one took it, else ``queued``.
+        """
+        return await self._queue_input(text, images, source, follow_up=False)
+
+    async def follow_up(
+        self,
+        text: str,
+        images: Sequence[ImageContent] | None = None,
+        *,
+        source: Literal["interactive", "rpc", "extension"] = "interactive",
+    ) -> QueueDisposition:
+        """Queue a follow-up (delivered when the agent would otherwise stop); as :meth:`steer`."""
+        return await self._queue_input(text, images, source, follow_up=True)
+
+    async def _queue_input(
+        self,
+        text: str,
+        images: Sequence[ImageContent] | None,
+        source: Literal["interactive", "rpc", "extension"],
+        *,
+        follow_up: bool,
+    ) -> QueueDisposition:
         self._reject_command(text)
-        self._queue(self._expand(text), list(images or []), follow_up=True)
+        processed = await self._run_input_handlers(text, list(images or []), source)
+        if processed is None:
+            return "handled"
+        self._queue(self._expand(processed[0]), processed[1], follow_up=follow_up)
+        return "queued"
+
+    async def _run_input_handlers(
+        self, text: str, images: list[ImageContent], source: Literal["interactive", "rpc", "extension"]
+    ) -> tuple[str, list[ImageContent]] | None:
+        """The ``input`` hook: ``None`` when a handler took the input, else the (new) text and images."""
+        if self.hooks is None or not self.hooks.has("input"):
+            return text, images
+        outcome = await self.hooks.input(
+            hook_events.InputEvent(text=text, images=images or None, source=source),
+            self.extension_context(),
+        )
+        if outcome.action == "handled":
+            return None
+        if outcome.action == "transform":
+            text = outcome.text if outcome.text is not None else text
+            images = list(outcome.images) if outcome.images is not None else images
+        return text, images
 
     def _reject_command(self, text: str) -> None:
         if not text.startswith("/"):
@@ -505,14 +558,24 @@ class AgentSession:
 
     def _claim(self) -> None:
         self._driving = True
+        self._abort_requested = False
         self._idle.clear()
 
     def _release(self) -> None:
+        """The session is idle again; after a run, ``agent_settled`` says so (pi 1.6.0).
+
+        It is emitted once the session already counts as idle, so a client that answers it with
+        the next ``prompt`` is not told the agent is still busy.
+        """
         self._driving = False
         self._idle.set()
+        if self._run_started:
+            self._run_started = False
+            self._emit(AgentSettledEvent(aborted=self._abort_requested))
 
     async def _drive(self, start: Callable[[], Awaitable[None]]) -> None:
         """Run the agent, then retry / recover / compact as pi does until nothing is left to do."""
+        self._run_started = True
         step: Callable[[], Awaitable[None]] | None = start
         while step is not None:
             self._last_assistant = None
@@ -536,6 +599,19 @@ class AgentSession:
             return self.agent.continue_
         return None
 
+    def _will_retry(self, event: agent_events.AgentEndEvent) -> bool:
+        """Whether auto-retry will start another attempt after this ``agent_end`` (its ``willRetry``)."""
+        if self._abort_requested:
+            return False
+        retry = self.settings.settings.retry
+        if not retry.enabled or self._retry.attempt >= retry.max_retries:
+            return False
+        last = next((m for m in reversed(event.messages) if isinstance(m, AssistantMessage)), None)
+        if last is None:
+            return False
+        window = self.model.context_window if self.model else 0
+        return is_retryable_error(last, is_overflow=_is_overflow(last, window))
+
     def _drop_trailing_error(self) -> None:
         messages = self.agent.state.messages
         if messages and messages[-1].role == "assistant":
@@ -550,6 +626,8 @@ class AgentSession:
             if replacement is not None and isinstance(event, agent_events.MessageEndEvent):
                 self._replace_last_message(event.message, replacement)
                 event = agent_events.MessageEndEvent(message=replacement)
+        if isinstance(event, agent_events.AgentEndEvent):
+            event = event.model_copy(update={"will_retry": self._will_retry(event)})
         self._emit(event)
         if isinstance(event, agent_events.MessageEndEvent):
             self._persist(event.message)
@@ -614,6 +692,7 @@ class AgentSession:
 
     async def abort(self) -> None:
         """Cancel a pending retry, abort the run and wait until the agent is idle."""
+        self._abort_requested = True
         self._retry.cancel()
         self._compaction.abort()
         self.agent.abort()
@@ -746,9 +825,18 @@ class AgentSession:
 
     # --- user bash --------------------------------------------------------------------------------
 
-    async def execute_bash(self, command: str, *, exclude_from_context: bool = False) -> BashOutcome:
-        """Run a user command; its result joins the transcript now (idle) or before the next prompt."""
-        return await self._bash.execute(command, exclude_from_context=exclude_from_context)
+    async def execute_bash(
+        self,
+        command: str,
+        *,
+        exclude_from_context: bool = False,
+        on_chunk: Callable[[str], None] | None = None,
+    ) -> BashOutcome:
+        """Run a user command; its result joins the transcript now (idle) or before the next prompt.
+
+        ``on_chunk`` receives the output as it arrives (sanitized, untruncated).
+        """
+        return await self._bash.execute(command, exclude_from_context=exclude_from_context, on_chunk=on_chunk)
 
     def record_bash_result(
         self, command: str, outcome: BashOutcome, *, exclude_from_context: bool = False
@@ -808,6 +896,16 @@ class AgentSession:
             source="extension",
             expand_prompt_templates=False,
         )
+
+    def append_custom_entry(self, custom_type: str, data: Any = None) -> str:
+        """Persist a plugin's ``custom`` entry and announce it (``entry_appended``)."""
+        from pi_core.session.entries import to_wire as entry_to_wire
+
+        entry_id = str(self.session_manager.append_custom_entry(custom_type, data))
+        entry = self.session_manager.get_entry(entry_id)
+        if entry is not None:
+            self._emit(EntryAppendedEvent(entry=entry_to_wire(entry)))
+        return entry_id
 
     def set_session_name(self, name: str) -> None:
         self.session_manager.append_session_info(name)

@@ -9,13 +9,23 @@ itself is the configured strategy plugin's.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Literal
 
 from pi_core.ai.abort import AbortController, AbortSignal
 from pi_core.ai.messages import AssistantMessage
 from pi_core.runtime import auth_guidance
-from pi_core.runtime.events import CompactionEndEvent, CompactionReason, CompactionStartEvent
+from pi_core.runtime.events import (
+    CompactionEndEvent,
+    CompactionReason,
+    CompactionStartEvent,
+    SummarizationRetryAttemptStartEvent,
+    SummarizationRetryFinishedEvent,
+    SummarizationRetryScheduledEvent,
+)
+from pi_core.runtime.retry import is_retryable_error, retry_delay_ms
 from pi_core.runtime.stats import ContextUsage
 
 if TYPE_CHECKING:
@@ -116,7 +126,7 @@ class SessionCompaction:
                 )
             )
             return None
-        result = outcome.result.to_json_dict() if outcome.result is not None else None
+        result = self._result_record(outcome)
         self._s._emit(
             CompactionEndEvent(
                 reason=reason,
@@ -143,7 +153,7 @@ class SessionCompaction:
                 session=self._s.session_manager,
                 strategy=strategy,
                 settings=settings,
-                complete=self._complete_for_summary,
+                complete=self._summary_completion("compaction", reason),
                 signal=controller.signal,
                 reason=reason,
                 custom_instructions=instructions,
@@ -155,8 +165,65 @@ class SessionCompaction:
             self.is_compacting = False
             self._abort = None
 
+    def _result_record(self, outcome: Any) -> dict[str, Any] | None:
+        """The result as events and RPC carry it, with ``estimatedTokensAfter`` (pi 1.6.0): the
+        character-based estimate of the context rebuilt after the compaction entry."""
+        if outcome.result is None:
+            return None
+        from pi_core.runtime.compaction.tokens import estimate_tokens
+
+        record = outcome.result.to_json_dict()
+        estimate = sum(estimate_tokens(message) for message in self._s.messages)
+        ordered: dict[str, Any] = {}
+        for key, value in record.items():
+            ordered[key] = value
+            if key == "tokensBefore":
+                ordered["estimatedTokensAfter"] = estimate
+        ordered.setdefault("estimatedTokensAfter", estimate)
+        return ordered
+
     async def _after_compaction_entry(self, entry: Any) -> None:
         await self.reload_messages()
+
+    def _summary_completion(
+        self, source: Literal["compaction", "branchSummary"], reason: CompactionReason | None = None
+    ) -> Callable[[Any, AbortSignal], Awaitable[AssistantMessage]]:
+        """Summary requests with pi 1.6.0's retry: the ``retry`` settings' budget and backoff, and
+        ``summarization_retry_*`` events around every further attempt."""
+
+        async def complete(request: Any, signal: AbortSignal) -> AssistantMessage:
+            retry = self._s.settings.settings.retry
+            max_attempts = retry.max_retries if retry.enabled else 0
+            attempt = 0
+            while True:
+                response = await self._complete_for_summary(request, signal)
+                retryable = response.stop_reason == "error" and attempt < max_attempts
+                if retryable:
+                    window = self._s.model.context_window if self._s.model else 0
+                    overflow = _overflowed(response, window)
+                    retryable = is_retryable_error(response, is_overflow=overflow)
+                if not retryable:
+                    if attempt:
+                        self._s._emit(SummarizationRetryFinishedEvent())
+                    return response
+                attempt += 1
+                delay = retry_delay_ms(retry.base_delay_ms, attempt)
+                self._s._emit(
+                    SummarizationRetryScheduledEvent(
+                        attempt=attempt,
+                        max_attempts=max_attempts,
+                        delay_ms=delay,
+                        error_message=response.error_message or "Unknown error",
+                    )
+                )
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(signal.wait(), timeout=delay / 1000)
+                if signal.aborted:
+                    self._s._emit(SummarizationRetryFinishedEvent())
+                    return response.model_copy(update={"stop_reason": "aborted", "error_message": None})
+                self._s._emit(SummarizationRetryAttemptStartEvent(source=source, reason=reason))
+
+        return complete
 
     async def _complete_for_summary(self, request: Any, signal: AbortSignal) -> AssistantMessage:
         from pi_core.ai.provider import Context, StreamOptions
@@ -166,7 +233,12 @@ class SessionCompaction:
         if model is None:
             raise RuntimeError(auth_guidance.no_model_selected_message())
         level = self._s.thinking_level
+        provider_retry = self._s.settings.settings.retry.provider
         options = StreamOptions(
+            # The SDK's own retries follow the same setting as the agent's requests (pi 1.6.0:
+            # none by default); transient failures are retried above, with events.
+            max_retries=provider_retry.max_retries,
+            timeout_ms=provider_retry.timeout_ms,
             max_tokens=request.max_tokens,
             signal=signal,
             api_key=await self._s._api_key_for(model.provider),
@@ -191,7 +263,7 @@ class SessionCompaction:
                 CompactionEndEvent(reason="manual", aborted=False, will_retry=False, error_message=message)
             )
             raise
-        result = outcome.result.to_json_dict() if outcome.result is not None else None
+        result = self._result_record(outcome)
         self._s._emit(
             CompactionEndEvent(
                 reason="manual",
@@ -234,7 +306,7 @@ class SessionCompaction:
                 summarizer=summarizer,
                 settings=branch_summary_settings_from(self._s.settings.merged()),
                 context_window=self._s.model.context_window if self._s.model else 0,
-                complete=self._complete_for_summary if self._s.model else None,
+                complete=self._summary_completion("branchSummary") if self._s.model else None,
                 signal=controller.signal,
                 hooks=self._s.hooks,
                 ctx=self._s.extension_context(),
@@ -255,3 +327,9 @@ class SessionCompaction:
         tokens = context_usage_tokens(self._s.session_manager.get_branch(), self._s.messages)
         percent = None if tokens is None else tokens / model.context_window * 100
         return ContextUsage(tokens=tokens, context_window=model.context_window, percent=percent)
+
+
+def _overflowed(message: AssistantMessage, context_window: int) -> bool:
+    from pi_core.ai.overflow import is_context_overflow
+
+    return bool(is_context_overflow(message, context_window))

@@ -8,6 +8,7 @@ so it never lands in the middle of a turn.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from pi_core.ai.abort import AbortController
@@ -25,14 +26,24 @@ class UserBash:
         self.pending: list[BashExecutionMessage] = []
         self._abort: AbortController | None = None
 
-    async def execute(self, command: str, *, exclude_from_context: bool = False) -> BashOutcome:
+    async def execute(
+        self,
+        command: str,
+        *,
+        exclude_from_context: bool = False,
+        on_chunk: Callable[[str], None] | None = None,
+    ) -> BashOutcome:
         settings = self._s.settings.settings
         prefix = settings.shell_command_prefix
         resolved = f"{prefix}\n{command}" if prefix else command
         controller = self._abort = AbortController()
         try:
             outcome = await execute_bash(
-                resolved, self._s.cwd, shell_path=settings.shell_path, signal_=controller.signal
+                resolved,
+                self._s.cwd,
+                shell_path=settings.shell_path,
+                signal_=controller.signal,
+                on_chunk=on_chunk,
             )
         finally:
             self._abort = None

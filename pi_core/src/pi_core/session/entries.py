@@ -17,7 +17,7 @@ from pi_core.ai.messages import AgentMessage, SystemMessage, Usage, UserContentB
 
 CURRENT_SESSION_VERSION = 3
 
-ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
 
 
 class SessionHeader(PiModel):

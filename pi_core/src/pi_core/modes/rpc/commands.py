@@ -1,8 +1,10 @@
-"""The commands an RPC client sends on stdin, one model per ``type`` (pi 0.73.1 rpc-types).
+"""The commands an RPC client sends on stdin, one model per ``type`` (pi 1.6.0 rpc-types).
 
 ``parse_command`` turns a decoded JSON object into the matching model; an object whose ``type``
-is not a known command raises :class:`UnknownCommandError`, and a known one with bad fields
-raises pydantic's ``ValidationError``.
+is not a known command raises :class:`UnknownCommandError`, and a known one with a missing field
+or a value of the wrong JSON type raises pydantic's ``ValidationError`` (validation is strict:
+``"yes"`` is not a boolean). Fields a command does not define are reported by
+:func:`unknown_fields` and otherwise ignored, as pi ignores them.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from pydantic import Field, TypeAdapter
 from pi_core._model import PiModel
 from pi_core.ai.messages import ImageContent
 
-ThinkingLevelName = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+ThinkingLevelName = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
 QueueMode = Literal["all", "one-at-a-time"]
 
 
@@ -109,6 +111,8 @@ class AbortRetryCommand(_Command):
 class BashCommand(_Command):
     type: Literal["bash"] = "bash"
     command: str
+    #: Keep the output in the session file but out of the model's context.
+    exclude_from_context: bool = False
 
 
 class AbortBashCommand(_Command):
@@ -159,6 +163,24 @@ class GetCommandsCommand(_Command):
     type: Literal["get_commands"] = "get_commands"
 
 
+class ClearQueueCommand(_Command):
+    type: Literal["clear_queue"] = "clear_queue"
+
+
+class GetAvailableThinkingLevelsCommand(_Command):
+    type: Literal["get_available_thinking_levels"] = "get_available_thinking_levels"
+
+
+class GetEntriesCommand(_Command):
+    type: Literal["get_entries"] = "get_entries"
+    #: An entry id: only the entries appended after it.
+    since: str | None = None
+
+
+class GetTreeCommand(_Command):
+    type: Literal["get_tree"] = "get_tree"
+
+
 RpcCommand = Annotated[
     PromptCommand
     | SteerCommand
@@ -188,7 +210,11 @@ RpcCommand = Annotated[
     | GetLastAssistantTextCommand
     | SetSessionNameCommand
     | GetMessagesCommand
-    | GetCommandsCommand,
+    | GetCommandsCommand
+    | ClearQueueCommand
+    | GetAvailableThinkingLevelsCommand
+    | GetEntriesCommand
+    | GetTreeCommand,
     Field(discriminator="type"),
 ]
 
@@ -203,14 +229,29 @@ COMMAND_TYPES: frozenset[str] = frozenset(
 class UnknownCommandError(ValueError):
     """The object's ``type`` names no RPC command."""
 
-    def __init__(self, command_type: str) -> None:
-        super().__init__(f"Unknown command: {command_type}")
+    def __init__(self, command_type: str | None) -> None:
+        super().__init__(f"Unknown command: {command_type if command_type is not None else 'undefined'}")
+        #: ``None`` when the object has no string ``type`` at all.
         self.command_type = command_type
+
+
+_BY_TYPE: dict[str, type[_Command]] = {
+    cls.model_fields["type"].default: cls for cls in _Command.__subclasses__()
+}
 
 
 def parse_command(raw: dict[str, Any]) -> RpcCommand:
     """Validate one decoded input object as an RPC command."""
     command_type = raw.get("type")
     if not isinstance(command_type, str) or command_type not in COMMAND_TYPES:
-        raise UnknownCommandError(str(command_type))
-    return _ADAPTER.validate_python(raw)
+        raise UnknownCommandError(command_type if isinstance(command_type, str) else None)
+    return _ADAPTER.validate_python(raw, strict=True)
+
+
+def unknown_fields(raw: dict[str, Any]) -> list[str]:
+    """The top-level keys of a known command that its model does not define (wire names)."""
+    model = _BY_TYPE.get(str(raw.get("type")))
+    if model is None:
+        return []
+    known = {field.alias or name for name, field in model.model_fields.items()}
+    return [key for key in raw if key not in known]

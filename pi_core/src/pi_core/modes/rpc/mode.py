@@ -12,22 +12,28 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import sys
 from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
 
+from pi_core.ai.thinking import supported_thinking_levels
 from pi_core.modes.jsonl import read_json_lines, serialize_json_line
 from pi_core.modes.rpc import commands as c
 from pi_core.modes.rpc.responses import (
     BashResult,
     CycleModelResult,
     RpcSessionState,
+    bash_update,
+    entries_since,
     error_response,
     success_response,
+    tree_response_line,
 )
 from pi_core.modes.rpc.ui import RpcExtensionUI
 from pi_core.modes.rpc.ui_protocol import UiResponse
+from pi_core.modes.wire import wire_event
 from pi_core.runtime.events import ExtensionErrorEvent
 from pi_core.runtime.host import RuntimeHost
 
@@ -35,9 +41,15 @@ from pi_core.runtime.host import RuntimeHost
 class RpcMode:
     """One RPC conversation over a reader and a line writer."""
 
-    def __init__(self, host: RuntimeHost, write: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        host: RuntimeHost,
+        write: Callable[[str], None],
+        warn: Callable[[str], None] | None = None,
+    ) -> None:
         self.host = host
         self._write = write
+        self._warn = warn or _stderr_line
         self.ui = RpcExtensionUI(self.output)
         self._unsubscribe: Callable[[], None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -48,11 +60,14 @@ class RpcMode:
     def output(self, value: Any) -> None:
         self._write(serialize_json_line(value))
 
+    def _forward(self, event: Any) -> None:
+        self._write(serialize_json_line(wire_event(event)))
+
     async def bind(self) -> None:
         """(Re)attach to the host's current session: event forwarding, UI and error reporting."""
         if self._unsubscribe is not None:
             self._unsubscribe()
-        self._unsubscribe = self.host.session.subscribe(self.output)
+        self._unsubscribe = self.host.session.subscribe(self._forward)
         await self.host.bind_mode(ui=self.ui, on_error=self._report_error)
 
     def _report_error(self, error: ExtensionErrorEvent) -> None:
@@ -100,24 +115,35 @@ class RpcMode:
             self.output(error_response(None, "parse", "Failed to parse command: expected a JSON object"))
             return
         await self._started.wait()
+        request_id = raw.get("id") if isinstance(raw.get("id"), str) else None
         try:
             command = c.parse_command(raw)
         except c.UnknownCommandError as error:
-            self.output(error_response(None, error.command_type, str(error)))
+            self.output(error_response(request_id, error.command_type, str(error)))
             return
         except ValidationError as error:
-            request_id = raw.get("id") if isinstance(raw.get("id"), str) else None
             self.output(error_response(request_id, str(raw.get("type")), _validation_text(error)))
             return
+        ignored = c.unknown_fields(raw)
+        if ignored:
+            # pi ignores fields it does not know; say so where diagnostics go, and run the command.
+            names = ", ".join(f'"{name}"' for name in ignored)
+            self._warn(
+                f"pi: RPC {command.type}: ignoring unknown field{'s' if len(ignored) > 1 else ''} {names}"
+            )
         try:
             response = await self.dispatch(command)
         except Exception as error:  # a failing command becomes a failure response, never a crash
             self.output(error_response(command.id, command.type, str(error) or type(error).__name__))
             return
-        if response is not None:
+        if isinstance(response, str):
+            self._write(response)
+        elif response is not None:
             self.output(response)
 
-    async def dispatch(self, command: c.RpcCommand) -> dict[str, Any] | None:
+    async def dispatch(self, command: c.RpcCommand) -> dict[str, Any] | str | None:
+        """The response to ``command`` (a dict, or a finished line for large nested data), or
+        ``None`` when it answers on its own (``prompt``)."""
         session = self.host.session
         rid = command.id
         match command:
@@ -125,11 +151,14 @@ class RpcMode:
                 self._start_prompt(command)
                 return None
             case c.SteerCommand():
-                await session.steer(command.message, command.images)
-                return success_response(rid, "steer")
+                disposition = await session.steer(command.message, command.images, source="rpc")
+                return success_response(rid, "steer", {"disposition": disposition})
             case c.FollowUpCommand():
-                await session.follow_up(command.message, command.images)
-                return success_response(rid, "follow_up")
+                disposition = await session.follow_up(command.message, command.images, source="rpc")
+                return success_response(rid, "follow_up", {"disposition": disposition})
+            case c.ClearQueueCommand():
+                steering, follow_up = session.clear_queue()
+                return success_response(rid, "clear_queue", {"steering": steering, "followUp": follow_up})
             case c.AbortCommand():
                 await session.abort()
                 return success_response(rid, "abort")
@@ -159,6 +188,10 @@ class RpcMode:
             case c.SetThinkingLevelCommand():
                 session.set_thinking_level(command.level)
                 return success_response(rid, "set_thinking_level")
+            case c.GetAvailableThinkingLevelsCommand():
+                model = session.model
+                levels = supported_thinking_levels(model) if model is not None else ["off"]
+                return success_response(rid, "get_available_thinking_levels", {"levels": levels})
             case c.CycleThinkingLevelCommand():
                 cycled_level = session.cycle_thinking_level()
                 return success_response(
@@ -182,7 +215,11 @@ class RpcMode:
                 session.abort_retry()
                 return success_response(rid, "abort_retry")
             case c.BashCommand():
-                outcome = await session.execute_bash(command.command)
+                outcome = await session.execute_bash(
+                    command.command,
+                    exclude_from_context=command.exclude_from_context,
+                    on_chunk=lambda delta: self.output(bash_update(rid, delta)),
+                )
                 result = BashResult(
                     output=outcome.output,
                     exit_code=outcome.exit_code,
@@ -228,17 +265,29 @@ class RpcMode:
                 return success_response(rid, "get_messages", {"messages": list(session.messages)})
             case c.GetCommandsCommand():
                 return success_response(rid, "get_commands", {"commands": session.get_commands()})
+            case c.GetEntriesCommand():
+                manager = session.session_manager
+                try:
+                    entries = entries_since(manager, command.since)
+                except KeyError:
+                    return error_response(rid, "get_entries", f"Entry not found: {command.since}")
+                return success_response(
+                    rid, "get_entries", {"entries": entries, "leafId": manager.get_leaf_id()}
+                )
+            case c.GetTreeCommand():
+                manager = session.session_manager
+                return tree_response_line(rid, manager.get_tree(), manager.get_leaf_id())
         raise AssertionError(f"unhandled command {command.type}")  # parse_command only yields the above
 
     def _start_prompt(self, command: c.PromptCommand) -> None:
         session = self.host.session
         answered = False
 
-        def on_preflight(ok: bool) -> None:
+        def on_preflight(disposition: str) -> None:
             nonlocal answered
-            if ok and not answered:
+            if not answered:
                 answered = True
-                self.output(success_response(command.id, "prompt"))
+                self.output(success_response(command.id, "prompt", {"disposition": disposition}))
 
         async def run() -> None:
             nonlocal answered
@@ -278,6 +327,11 @@ class RpcMode:
 
 
 def _validation_text(error: ValidationError) -> str:
+    """``Invalid command: TYPE.FIELD: what is wrong``, naming the field by its wire name."""
     first = error.errors()[0]
     where = ".".join(str(part) for part in first["loc"])
     return f"Invalid command: {where}: {first['msg']}" if where else f"Invalid command: {first['msg']}"
+
+
+def _stderr_line(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
