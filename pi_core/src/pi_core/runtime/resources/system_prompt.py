@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pi_core.agent.tools import AgentTool
+from pi_core.ai.messages import SystemMessage, system_message_text
 from pi_core.runtime.resources.context_files import ContextFile
 from pi_core.runtime.resources.loader import Resources
 from pi_core.runtime.resources.skills import Skill, format_skills_for_prompt
@@ -226,8 +227,7 @@ def render_system_prompt(sections: Mapping[str, str | None], content: str = "") 
     ``None`` (a removed section in a patch) and empty texts are skipped, as pi 1.6.0 renders a
     ``role: "system"`` message for the provider.
     """
-    parts = [content, *(text for text in sections.values() if text is not None)]
-    return "\n\n".join(part for part in parts if part)
+    return system_message_text(SystemMessage(content=content, sections=dict(sections)))
 
 
 def diff_system_prompt_sections(
