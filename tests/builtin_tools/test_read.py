@@ -145,11 +145,20 @@ async def test_already_aborted(run: RunTool, tmp_path: Path) -> None:
         await run("read", {"path": "a"}, signal=controller.signal)
 
 
-def test_line_start_across_megabyte_chunks() -> None:
-    from pi_builtin_tools.read import _line_start
+@pytest.mark.parametrize(
+    ("offset", "limit"),
+    [(None, None), (1, 1), (2, None), (3, 2), (5, 0), (None, 3), (40, 7), (1000, None), (4999, 5)],
+)
+def test_streamed_selection_does_not_depend_on_chunking(offset: int | None, limit: int | None) -> None:
+    from pi_builtin_tools.read import ReadParams, _text_output
 
-    text = "\n".join("x" * (i % 97) for i in range(60000))  # about 2.9 MB
-    for line in (1, 5, 21000, 21001, 59999):
-        assert text[_line_start(text, line, "\n") :] == "\n".join(text.split("\n")[line:])
-        data = text.encode()
-        assert data[_line_start(data, line, b"\n") :] == b"\n".join(data.split(b"\n")[line:])
+    lines = ["x" * (i % 97) + ("é" if i % 13 == 0 else "") for i in range(5000)]
+    data = "\n".join(lines).encode() + b"\n\xff\n"
+    params = ReadParams(path="f", offset=offset, limit=limit)
+    whole = _text_output(params, [data])
+    for size in (7, 64, 4096, 65537):
+        chunks = [data[i : i + size] for i in range(0, len(data), size)]
+        assert _text_output(params, chunks) == whole, size
+    if offset and offset > 1 and limit != 0:  # and the selection is what the lines say
+        first = whole[0].split("\n", 1)[0]
+        assert first == lines[offset - 1]

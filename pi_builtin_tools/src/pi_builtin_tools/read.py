@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import io
 import os
-from typing import Any, AnyStr
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
 
 from pi_core.agent.tools import AgentTool, AgentToolResult, ToolError, ToolUpdate
 from pi_core.agent.truncate import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
-    TruncationResult,
     format_size,
     truncate_head,
 )
@@ -90,22 +92,39 @@ def _read(params: ReadParams, absolute: str, auto_resize: bool, non_vision: str 
         with open(absolute, "rb") as handle:
             head = handle.read(max(SNIFF_BYTES, _BINARY_SNIFF_BYTES))
             mime = sniff_image_mime(head)
-            data = head + handle.read()
+            if mime is not None:
+                size = os.fstat(handle.fileno()).st_size
+                if size > MAX_IMAGE_FILE_BYTES:
+                    note = f"Read image file [{mime}]\n{IMAGE_TOO_LARGE_NOTE}"
+                    return AgentToolResult(content=[TextContent(text=note)])
+                return _image_result(head + handle.read(), mime, auto_resize, non_vision)
+            if b"\x00" in head:  # decided before anything more of the file is read
+                raise ToolError(
+                    f"Cannot read {params.path}: it is a binary file (contains NUL bytes), not text or "
+                    "a supported image (jpg, png, gif, webp). Use bash (e.g. `file`, `xxd | head`) to "
+                    "inspect it."
+                )
+            text, details = _text_output(params, _chunks(head, handle))
     except IsADirectoryError as exc:
         raise ToolError("EISDIR: illegal operation on a directory, read") from exc
     except PermissionError as exc:
         raise ToolError(f"EACCES: permission denied, open '{absolute}'") from exc
-    if mime is not None:
-        return _image_result(data, mime, auto_resize, non_vision)
-    if b"\x00" in head:
-        raise ToolError(
-            f"Cannot read {params.path}: it is a binary file (contains NUL bytes), not text or a "
-            "supported image (jpg, png, gif, webp). Use bash (e.g. `file`, `xxd | head`) to inspect it."
-        )
-    # ASCII files (most source files) are handled as bytes: same lines, same sizes, and only the part
-    # shown is ever decoded. Anything else is decoded as pi does, with replacement characters.
-    text, details = _text_output(params, data if data.isascii() else data.decode("utf-8", "replace"))
     return AgentToolResult(content=[TextContent(text=text)], details=details)
+
+
+#: Images above this size are not loaded (no model takes them; resizing would need it all in memory).
+MAX_IMAGE_FILE_BYTES = 64 * 1024 * 1024
+_CHUNK = 1 << 20
+
+
+def _chunks(head: bytes, handle: io.BufferedReader) -> Iterator[bytes | bytearray]:
+    """``head``, then the rest of the file a megabyte at a time (one buffer, read into again)."""
+    if head:
+        yield head
+    buffer = bytearray(_CHUNK)
+    view = memoryview(buffer)
+    while size := handle.readinto(view):
+        yield buffer if size == _CHUNK else bytes(view[:size])
 
 
 def _image_result(data: bytes, mime: str, auto_resize: bool, non_vision: str | None) -> AgentToolResult:
@@ -132,34 +151,105 @@ def _image_result(data: bytes, mime: str, auto_resize: bool, non_vision: str | N
     return AgentToolResult(content=[TextContent(text=note), ImageContent(data=encoded, mime_type=mime)])
 
 
-def _text_output(params: ReadParams, text: str | bytes) -> tuple[str, dict[str, Any] | None]:
+_Chunks = Iterable[bytes | bytearray]
+
+
+@dataclass(slots=True)
+class _Selection:
+    """What one pass over a file gives: its line count and the beginning of the selected lines."""
+
+    total_lines: int
+    #: The first ``DEFAULT_MAX_BYTES + 1`` bytes of the selection: all that the output can show.
+    window: bytes
+    selected_bytes: int
+    selected_lines: int
+    first_line_bytes: int
+
+
+def _scan(chunks: _Chunks, start: int, limit: int | None) -> _Selection:
+    """Stream the file once: count its lines and keep the beginning of lines ``start`` up to
+    ``start + limit`` (0-based, joined by their newlines; ``limit=None``: to the end of the file).
+    Memory stays at one chunk plus the window, whatever the file's size."""
+    cap = DEFAULT_MAX_BYTES + 1
+    total_newlines = 0
+    line = 0  # 0-based index of the line at the scan position
+    window = bytearray()
+    selected_bytes = selected_newlines = first_line_bytes = 0
+    first_line_open = True
+    done = False
+    for chunk in chunks:
+        in_chunk = chunk.count(b"\n")
+        total_newlines += in_chunk
+        size = len(chunk)
+        position = 0
+        while not done and position < size:
+            if line < start:  # skip to the first selected line
+                need = start - line
+                found = chunk.count(b"\n", position)
+                if found < need:
+                    line += found
+                    break
+                for _ in range(need):
+                    position = chunk.index(b"\n", position) + 1
+                line = start
+                continue
+            end = size
+            if limit == 0:
+                end, done = position, True
+            elif limit is not None:
+                at = position - 1
+                for _ in range(limit - (line - start)):  # the newline that ends the selection
+                    at = chunk.find(b"\n", at + 1)
+                    if at < 0:
+                        break
+                if at >= 0:
+                    end, done = at, True
+            whole = position == 0 and end == size
+            piece = chunk if whole else chunk[position:end]
+            if len(window) < cap:
+                window += piece[: cap - len(window)]
+            selected_bytes += len(piece)
+            newlines = in_chunk if whole else piece.count(b"\n")
+            selected_newlines += newlines
+            line += newlines
+            if first_line_open:
+                cut = piece.find(b"\n")
+                first_line_bytes += len(piece) if cut < 0 else cut
+                first_line_open = cut < 0
+            position = end
+    return _Selection(
+        total_lines=total_newlines + 1,
+        window=bytes(window),
+        selected_bytes=selected_bytes,
+        selected_lines=selected_newlines + 1,
+        first_line_bytes=first_line_bytes,
+    )
+
+
+def _text_output(
+    params: ReadParams, chunks: Iterable[bytes | bytearray]
+) -> tuple[str, dict[str, Any] | None]:
     # Text exactly as stored: no line numbers, CRs kept; only the selection and notices are ours.
-    # Lines are only split as far as needed, so a 50 MB file costs little more than reading it.
-    if isinstance(text, bytes):
-        return _select(params, text, b"\n")
-    return _select(params, text, "\n")
-
-
-def _select(params: ReadParams, text: AnyStr, newline: AnyStr) -> tuple[str, dict[str, Any] | None]:
-    total = text.count(newline) + 1
     offset = int(params.offset) if params.offset else 0
     start = max(0, offset - 1) if offset else 0
+    limit = max(0, int(params.limit)) if params.limit is not None else None
+    found = _scan(chunks, start, limit)
+    total = found.total_lines
     if start >= total:
         raise ToolError(f"Offset {_js_number(params.offset)} is beyond end of file ({total} lines total)")
-    rest = text[_line_start(text, start, newline) :] if start else text
-    user_limited: int | None = None
-    if params.limit is not None:
-        limit = max(0, int(params.limit))
-        selected = newline.join(rest.split(newline, limit)[:limit])
-        user_limited = min(limit, total - start)
-    else:
-        selected = rest
-    truncation = _truncate_head(selected)
-    first_line = rest.split(newline, 1)[0]
-    first_line_bytes = len(first_line) if isinstance(first_line, bytes) else _utf8_len(first_line)
+    user_limited = min(limit, total - start) if limit is not None else None
+    # ASCII (most source files) stays bytes until shown; anything else is decoded as pi does,
+    # with replacement characters. Only the window is ever decoded.
+    window = found.window
+    shown = window.decode("ascii") if window.isascii() else window.decode("utf-8", "replace")
+    truncation = truncate_head(shown)
+    if found.selected_bytes > len(window):  # only its beginning was kept: the totals are the scan's
+        truncation = truncation.model_copy(
+            update={"total_lines": found.selected_lines, "total_bytes": found.selected_bytes}
+        )
     first = start + 1
     if truncation.first_line_exceeds_limit:
-        size = format_size(first_line_bytes)
+        size = format_size(found.first_line_bytes)
         notice = (
             f"[Line {first} is {size}, exceeds {format_size(DEFAULT_MAX_BYTES)} limit. "
             f"Use bash: sed -n '{first}p' {params.path} | head -c {DEFAULT_MAX_BYTES}]"
@@ -170,43 +260,17 @@ def _select(params: ReadParams, text: AnyStr, newline: AnyStr) -> tuple[str, dic
         limit_note = (
             "" if truncation.truncated_by == "lines" else f" ({format_size(DEFAULT_MAX_BYTES)} limit)"
         )
-        shown = (
+        text = (
             f"{truncation.content}\n\n[Showing lines {first}-{last} of {total}{limit_note}. "
             f"Use offset={last + 1} to continue.]"
         )
-        return shown, {"truncation": truncation.to_details()}
+        return text, {"truncation": truncation.to_details()}
     if user_limited is not None and start + user_limited < total:
         remaining = total - (start + user_limited)
         next_offset = start + user_limited + 1
         notice = f"[{remaining} more lines in file. Use offset={next_offset} to continue.]"
         return f"{truncation.content}\n\n{notice}", None
     return truncation.content, None
-
-
-def _truncate_head(selected: str | bytes) -> TruncationResult:
-    if isinstance(selected, str):
-        return truncate_head(selected)
-    # ASCII bytes: only the first max_bytes + 1 bytes can contribute output, so only they are decoded;
-    # the totals are taken from the whole selection.
-    head = truncate_head(selected[: DEFAULT_MAX_BYTES + 1].decode("ascii"))
-    return head.model_copy(update={"total_lines": selected.count(b"\n") + 1, "total_bytes": len(selected)})
-
-
-def _utf8_len(text: str) -> int:
-    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
-
-
-def _line_start(text: AnyStr, line: int, newline: AnyStr) -> int:
-    """Index where 0-based ``line`` starts: newlines are counted a megabyte at a time in C, and only
-    the chunk holding the line is split."""
-    position, remaining, chunk = 0, line, 1 << 20
-    while True:
-        end = min(len(text), position + chunk)
-        found = text.count(newline, position, end)
-        if found >= remaining or end == len(text):
-            return end - len(text[position:end].split(newline, remaining)[-1])
-        remaining -= found
-        position = end
 
 
 def _js_number(value: float | None) -> str:

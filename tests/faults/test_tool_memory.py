@@ -1,0 +1,89 @@
+"""Built-in tools on huge inputs keep their memory bounded (measured in a child process's peak RSS)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.faults
+
+CHILD = textwrap.dedent(
+    """
+    import asyncio, json, sys
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    def peak_mb():
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+        return 0.0
+
+    from pi_builtin_tools.registry import create_all_tools
+    from pi_core.agent.tools import ToolError
+
+    tools = {tool.name: tool for tool in create_all_tools()}
+    name, args = sys.argv[2], json.loads(sys.argv[3])
+    tool = tools[name]
+    before = peak_mb()
+    try:
+        params = tool.parameters.model_validate(args)
+        ctx = SimpleNamespace(cwd=sys.argv[1])
+        result = asyncio.run(tool.execute("c1", params, None, None, ctx))
+        text = "".join(block.text for block in result.content if block.type == "text")
+    except ToolError as error:
+        text = "ToolError: " + str(error)
+    print(json.dumps({"before": before, "peak": peak_mb(), "text": text[-300:]}))
+    """
+)
+
+
+def _run(cwd: Path, tool: str, args: dict[str, object]) -> dict[str, object]:
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, str(cwd), tool, json.dumps(args)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    return json.loads(done.stdout.splitlines()[-1])  # type: ignore[no-any-return]
+
+
+@pytest.fixture(scope="module")
+def child_works() -> None:
+    if not Path("/proc/self/status").exists():
+        pytest.skip("peak RSS is read from /proc")
+
+
+def test_read_of_a_1gb_sparse_file_is_refused_without_loading_it(tmp_path: Path, child_works: None) -> None:
+    path = tmp_path / "sparse.bin"
+    with path.open("wb") as out:
+        out.truncate(1 << 30)
+    report = _run(tmp_path, "read", {"path": "sparse.bin"})
+    assert str(report["text"]).startswith("ToolError: Cannot read sparse.bin: it is a binary file")
+    assert float(report["peak"]) - float(report["before"]) < 20  # MB, not the file's 1024
+
+
+def test_read_of_a_huge_text_file_streams(tmp_path: Path, child_works: None) -> None:
+    path = tmp_path / "big.log"
+    with path.open("wb") as out:  # text first (the binary check passes), then a 256 MB hole
+        out.write(b"hello world\n" * 1000)
+        out.truncate(256 << 20)
+    report = _run(tmp_path, "read", {"path": "big.log", "offset": 1001})
+    assert str(report["text"]).startswith("[Line 1001 is 256.0MB, exceeds 50.0KB limit.")
+    assert float(report["peak"]) - float(report["before"]) < 20
+    report = _run(tmp_path, "read", {"path": "big.log", "offset": 990})
+    assert str(report["text"]).endswith(
+        "[Showing lines 990-1000 of 1001 (50.0KB limit). Use offset=1001 to continue.]"
+    )
+    assert float(report["peak"]) - float(report["before"]) < 20
+    report = _run(tmp_path, "read", {"path": "big.log", "limit": 3})
+    assert (
+        str(report["text"])
+        == "hello world\n" * 2 + "hello world\n\n[998 more lines in file. Use offset=4 to continue.]"
+    )
