@@ -12,9 +12,10 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from pi_core.agent.tools import AgentTool
 from pi_core.ai.abort import AbortController
 from pi_core.plugins.context import CommandContext, ExtensionContext
-from pi_core.runtime.extension_context import RuntimeCommandContext
+from pi_core.runtime.extension_context import RuntimeCommandContext, RuntimeContext
 from pi_core.testing import LoopbackLLMServer, text_turn
 from pi_core.testing.session import PiSession
 
@@ -132,7 +133,22 @@ EXTENSION_CHECKS: dict[str, Check] = {
     "set_thinking_level": _sync(lambda ctx, pi: ctx.set_thinking_level("off")),
     "get_flag": _sync(lambda ctx, pi: _ok(ctx.get_flag("hello-name") is None)),
     "events": _sync(lambda ctx, pi: ctx.events.emit("x", 1)),
+    "register_tool": _sync(lambda ctx, pi: ctx.register_tool(_extra_tool())),
+    "unregister_tool": _sync(
+        lambda ctx, pi: (
+            ctx.register_tool(_extra_tool())
+            or _ok(ctx.unregister_tool("extra") and "extra" not in ctx.get_all_tools())
+        )
+    ),
 }
+
+
+def _extra_tool() -> AgentTool:
+    async def run(call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any) -> str:
+        return "extra"
+
+    return AgentTool("extra", "extra", "an extra tool", {"type": "object", "properties": {}}, run)
+
 
 COMMAND_CHECKS: dict[str, Check] = {
     "wait_for_idle": _session_control,
@@ -163,7 +179,7 @@ async def test_every_context_member_works_on_a_real_session(
     async with PiSession(pi_llm_server, tmp_path, plugins=[hello]) as pi:
         await pi.prompt("hi")
         for name, check in EXTENSION_CHECKS.items():
-            result = check(pi.ctx(), pi)
+            result = check(RuntimeContext(pi.session, acting=("pi_ext_hello.plugin", "test")), pi)
             assert inspect.isawaitable(result), name
             await result
         for check in COMMAND_CHECKS.values():  # a fresh ctx each: replacing the session stales the old

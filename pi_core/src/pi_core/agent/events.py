@@ -66,6 +66,8 @@ class ToolExecutionStartEvent(PiModel):
     tool_call_id: str
     tool_name: str
     args: Any = None
+    #: The calling tool's call id when another tool made this call (``ctx.execute_tool``).
+    parent_tool_call_id: str | None = None
 
 
 class ToolExecutionUpdateEvent(PiModel):
@@ -74,6 +76,7 @@ class ToolExecutionUpdateEvent(PiModel):
     tool_name: str
     args: Any = None
     partial_result: AgentToolResult
+    parent_tool_call_id: str | None = None
 
 
 class ToolExecutionEndEvent(PiModel):
@@ -82,6 +85,7 @@ class ToolExecutionEndEvent(PiModel):
     tool_name: str
     result: AgentToolResult
     is_error: bool = False
+    parent_tool_call_id: str | None = None
 
 
 AgentEvent = (

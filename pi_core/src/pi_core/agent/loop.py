@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import itertools
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from pi_core.agent.events import (
     AgentEndEvent,
@@ -76,6 +77,8 @@ class BeforeToolCallContext:
     tool_call: ToolCall
     args: Any
     context: AgentContext
+    #: Set for a nested call (another tool's ``ctx.execute_tool``): the calling tool's call id.
+    parent_tool_call_id: str | None = None
 
 
 @dataclass
@@ -87,6 +90,8 @@ class BeforeToolCallResult:
     block: bool = False
     reason: str | None = None
     args: Any = None
+    #: With ``block``: the blocked call asks to end the run (honoured when the whole batch does).
+    terminate: bool | None = None
 
 
 @dataclass
@@ -97,6 +102,7 @@ class AfterToolCallContext:
     result: AgentToolResult
     is_error: bool
     context: AgentContext
+    parent_tool_call_id: str | None = None
 
 
 @dataclass
@@ -107,6 +113,7 @@ class AfterToolCallResult:
     details: Any = None
     is_error: bool | None = None
     terminate: bool | None = None
+    structured_content: Any = None
 
 
 @dataclass
@@ -160,7 +167,27 @@ class AgentLoopConfig:
     on_response: OnResponse | None = None
     #: Passed to every tool's ``execute`` as ``ctx`` (the runtime's tool context, e.g. with ``cwd``).
     tool_context: Any = None
+    #: The tools to declare, read before every request (tools registered or removed mid-run count).
+    get_tools: Callable[[], Sequence[AgentTool]] | None = None
+    #: The tools ``ctx.execute_tool`` may call (default: the active ``direct`` ones).
+    get_callable_tools: Callable[[], Sequence[AgentTool]] | None = None
+    #: Builds the ``ctx`` of one ``execute`` call from the call and a :data:`NestedRunner` for
+    #: nested calls; without it every call gets ``tool_context``.
+    make_tool_context: Callable[[ToolCall, NestedRunner], Any] | None = None
     stream_fn: StreamFn = _default_stream_fn
+
+
+class NestedRunner(Protocol):
+    """Runs a tool call on behalf of another tool: validation, hooks and events as a model's call."""
+
+    async def __call__(
+        self,
+        name: str,
+        args: dict[str, Any],
+        *,
+        signal: AbortSignal | None = None,
+        on_update: Callable[[AgentToolResult], None] | None = None,
+    ) -> tuple[AgentToolResult, bool]: ...
 
 
 async def _await(value: Awaitable[None]) -> None:
@@ -326,6 +353,8 @@ def tool_specs(tools: Sequence[AgentTool]) -> list[ToolSpec]:
 async def _stream_assistant_response(
     current: AgentContext, config: AgentLoopConfig, signal: AbortSignal | None, emit: Emit
 ) -> AssistantMessage:
+    if config.get_tools is not None:
+        current.tools = list(config.get_tools())
     messages: list[AgentMessage] = current.messages
     if config.transform_context is not None:
         messages = list(await _maybe(config.transform_context(messages, signal)))
@@ -492,6 +521,7 @@ async def _prepare(
     by_name: dict[str, AgentTool],
     config: AgentLoopConfig,
     signal: AbortSignal | None,
+    parent: str | None = None,
 ) -> _Prepared | _Finalized:
     tool = by_name.get(call.name)
     if tool is None:
@@ -502,18 +532,60 @@ async def _prepare(
             arguments = tool.prepare_arguments(arguments)
         args = validate_tool_arguments(tool, arguments)
         if config.before_tool_call is not None:
-            verdict = await _maybe(
-                config.before_tool_call(BeforeToolCallContext(assistant, call, args, current), signal)
-            )
+            context = BeforeToolCallContext(assistant, call, args, current, parent)
+            verdict = await _maybe(config.before_tool_call(context, signal))
             if verdict is not None and getattr(verdict, "block", False):
                 reason = getattr(verdict, "reason", None) or "Tool execution was blocked"
-                return _Finalized(call, _error_result(reason), True)
+                done = _Finalized(call, _error_result(reason), True)
+                if getattr(verdict, "terminate", None):
+                    done.result.terminate = True
+                return done
             replaced = getattr(verdict, "args", None)
             if replaced is not None:
                 args = replaced
         return _Prepared(call, tool, args)
     except Exception as error:
         return _Finalized(call, _error_result(_exception_text(error)), True)
+
+
+def _nested_runner(
+    current: AgentContext,
+    assistant: AssistantMessage,
+    parent: ToolCall,
+    config: AgentLoopConfig,
+    emit: Emit,
+) -> NestedRunner:
+    """What ``ctx.execute_tool`` of the tool running ``parent`` calls: ids ``<parent id>/<n>``."""
+    count = itertools.count(1)
+
+    async def run(
+        name: str,
+        args: dict[str, Any],
+        *,
+        signal: AbortSignal | None = None,
+        on_update: Callable[[AgentToolResult], None] | None = None,
+    ) -> tuple[AgentToolResult, bool]:
+        call = ToolCall(id=f"{parent.id}/{next(count)}", name=name, arguments=dict(args))
+        if config.get_callable_tools is not None:
+            tools = list(config.get_callable_tools())
+        else:
+            tools = [tool for tool in current.tools if tool.exposure == "direct"]
+        by_name = {tool.name: tool for tool in tools}
+        start = ToolExecutionStartEvent(
+            tool_call_id=call.id, tool_name=name, args=call.arguments, parent_tool_call_id=parent.id
+        )
+        await emit(start)
+        prepared = await _prepare(current, assistant, call, by_name, config, signal, parent.id)
+        if isinstance(prepared, _Finalized):
+            done = prepared
+        else:
+            done = await _run_prepared(
+                current, assistant, prepared, config, signal, emit, parent=parent.id, also_update=on_update
+            )
+        await _emit_end(done, emit, parent.id)
+        return done.result, done.is_error
+
+    return run
 
 
 async def _run_prepared(
@@ -523,6 +595,9 @@ async def _run_prepared(
     config: AgentLoopConfig,
     signal: AbortSignal | None,
     emit: Emit,
+    *,
+    parent: str | None = None,
+    also_update: Callable[[AgentToolResult], None] | None = None,
 ) -> _Finalized:
     call = prepared.call
     updates: list[asyncio.Task[None]] = []
@@ -530,16 +605,25 @@ async def _run_prepared(
 
     def on_update(partial: AgentToolResult) -> None:
         event = ToolExecutionUpdateEvent(
-            tool_call_id=call.id, tool_name=call.name, args=call.arguments, partial_result=partial
+            tool_call_id=call.id,
+            tool_name=call.name,
+            args=call.arguments,
+            partial_result=partial,
+            parent_tool_call_id=parent,
         )
         updates.append(loop.create_task(_await(emit(event))))
+        if also_update is not None:
+            also_update(partial)
 
+    if config.make_tool_context is not None:
+        tool_ctx = config.make_tool_context(call, _nested_runner(current, assistant, call, config, emit))
+    else:
+        tool_ctx = config.tool_context
     try:
         result = _as_tool_result(
-            call.name,
-            await prepared.tool.execute(call.id, prepared.args, signal, on_update, config.tool_context),
+            call.name, await prepared.tool.execute(call.id, prepared.args, signal, on_update, tool_ctx)
         )
-        is_error = False
+        is_error = result.is_error is True
     except Exception as error:
         if not isinstance(error, ToolError):
             logger.debug("tool %s raised", call.name, exc_info=True)
@@ -549,16 +633,18 @@ async def _run_prepared(
 
     if config.after_tool_call is not None:
         try:
-            patch = await _maybe(
-                config.after_tool_call(
-                    AfterToolCallContext(assistant, call, prepared.args, result, is_error, current), signal
-                )
-            )
+            context = AfterToolCallContext(assistant, call, prepared.args, result, is_error, current, parent)
+            patch = await _maybe(config.after_tool_call(context, signal))
             if patch is not None:
                 result = AgentToolResult(
                     content=patch.content if patch.content is not None else result.content,
                     details=patch.details if patch.details is not None else result.details,
                     terminate=patch.terminate if patch.terminate is not None else result.terminate,
+                    structured_content=(
+                        patch.structured_content
+                        if patch.structured_content is not None
+                        else result.structured_content
+                    ),
                 )
                 if patch.is_error is not None:
                     is_error = patch.is_error
@@ -584,10 +670,14 @@ def _as_tool_result(name: str, value: Any) -> AgentToolResult:
     )
 
 
-async def _emit_end(done: _Finalized, emit: Emit) -> None:
+async def _emit_end(done: _Finalized, emit: Emit, parent: str | None = None) -> None:
     await emit(
         ToolExecutionEndEvent(
-            tool_call_id=done.call.id, tool_name=done.call.name, result=done.result, is_error=done.is_error
+            tool_call_id=done.call.id,
+            tool_name=done.call.name,
+            result=done.result,
+            is_error=done.is_error,
+            parent_tool_call_id=parent,
         )
     )
 

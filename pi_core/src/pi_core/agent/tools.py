@@ -29,12 +29,23 @@ class AgentToolResult(PiModel):
     content: list[ToolResultContentBlock] = Field(default_factory=list)
     details: Any = None
     terminate: bool | None = None
+    #: Data matching the tool's ``output_schema`` (kept in the session; the model reads ``content``).
+    structured_content: Any = None
+    #: ``True`` reports a failure that still carries a result (instead of raising).
+    is_error: bool | None = None
 
 
 ToolUpdate = Callable[[AgentToolResult], None]
 
+ToolExposure = Literal["direct", "model-only", "codemode", "deferred", "hidden"]
+
 
 class ToolExecute(Protocol):
+    """``execute(tool_call_id, params, signal, on_update, ctx)``, parameters by position (any names).
+
+    ``ctx`` is a :class:`pi_core.plugins.context.ToolContext` when pi's runtime calls the tool.
+    """
+
     def __call__(
         self,
         tool_call_id: str,
@@ -42,6 +53,7 @@ class ToolExecute(Protocol):
         signal: AbortSignal | None,
         on_update: ToolUpdate | None,
         ctx: Any,
+        /,
     ) -> Awaitable[AgentToolResult | str]: ...
 
 
@@ -75,6 +87,28 @@ class AgentTool:
     #: ``render_result(result, options, ctx)``. Only the interactive mode calls them.
     render_call: Callable[..., Any] | None = None
     render_result: Callable[..., Any] | None = None
+    #: How the model and other tools reach it (pi 1.6): ``direct`` — declared to the model while
+    #: active and callable by tools; ``model-only`` — declared, never called by other tools;
+    #: ``codemode``/``deferred`` — callable by tools whenever registered, declared only once
+    #: activated explicitly; ``hidden`` — registered but unreachable (how a tool is withdrawn).
+    exposure: ToolExposure = "direct"
+    #: ``False`` registers the tool inactive; ``--tools`` or ``ctx.set_active_tools`` activates it.
+    default_active: bool = True
+    #: MCP tool annotations (``readOnlyHint``, ``destructiveHint``, ``idempotentHint``,
+    #: ``openWorldHint``): unverified hints a permission plugin may use.
+    annotations: dict[str, Any] | None = None
+    #: JSON schema of ``structured_content`` when the tool returns data (the model still gets ``content``).
+    output_schema: dict[str, Any] | None = None
+
+    @property
+    def activates_on_registration(self) -> bool:
+        """Registering it makes it active (pi: ``direct``/``model-only`` unless ``default_active=False``)."""
+        return self.default_active and self.exposure in ("direct", "model-only")
+
+    @property
+    def callable_by_tools(self) -> bool:
+        """Whether ``ctx.execute_tool`` may call it (``direct`` only while active)."""
+        return self.exposure in ("direct", "codemode", "deferred")
 
     def json_schema(self) -> dict[str, Any]:
         """The parameters as the JSON schema sent to the provider."""

@@ -108,6 +108,7 @@ def plugin_parts(setup: PluginSetup, *, reloadable: bool = True) -> PluginParts:
         hooks=setup.build_hooks(),
         tools=tools,
         builtin_tool_names=builtin,
+        tool_owners={name: registered.plugin for name, registered in registrations.tools.items()},
         commands=list(registrations.commands),
         providers=[registered.item for registered in registrations.providers],
         compaction_strategies={

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from pi_core.agent.tools import AgentTool, AgentToolResult
 from pi_core.ai.abort import AbortSignal
 from pi_core.ai.messages import ImageContent, TextContent
 
@@ -217,7 +218,21 @@ class ExtensionContext(Protocol):
         """Names of every registered tool, active or not."""
         ...
 
-    def set_active_tools(self, names: Sequence[str]) -> None: ...
+    def set_active_tools(self, names: Sequence[str]) -> None:
+        """Activate exactly these registered tools; unknown and ``hidden`` names are ignored."""
+        ...
+
+    def register_tool(self, tool: AgentTool) -> None:
+        """Register (or replace) a tool at any time; the next request declares it.
+
+        ``direct``/``model-only`` tools become active unless ``default_active=False``; a name another
+        plugin registered raises ``ValueError``; a built-in of the same name is overridden.
+        """
+        ...
+
+    def unregister_tool(self, name: str) -> bool:
+        """Remove a tool this plugin registered (False when there is none); the next request omits it."""
+        ...
 
     def get_commands(self) -> list[dict[str, Any]]:
         """Plugin commands, prompt templates and skills (``{name, description?, source, sourceInfo}``)."""
@@ -239,6 +254,35 @@ class ExtensionContext(Protocol):
     def events(self) -> Any:
         """The bus the plugins of this runtime share: ``on(channel, fn)`` → unsubscribe,
         ``emit(channel, data)``, ``clear()`` (see :mod:`pi_core.runtime.event_bus`)."""
+        ...
+
+
+@runtime_checkable
+class ToolContext(ExtensionContext, Protocol):
+    """What a tool's ``execute`` receives as ``ctx``: the extension context plus nested tool calls."""
+
+    @property
+    def tool_call_id(self) -> str:
+        """The id of the call being executed (nested calls get ``<this id>/<n>``)."""
+        ...
+
+    @property
+    def tools(self) -> list[str]:
+        """Names of the tools :meth:`execute_tool` can call (active direct, codemode, deferred)."""
+        ...
+
+    async def execute_tool(
+        self,
+        name: str,
+        args: dict[str, Any],
+        *,
+        signal: AbortSignal | None = None,
+        on_update: Callable[[AgentToolResult], None] | None = None,
+    ) -> AgentToolResult:
+        """Call another tool through validation and the ``tool_call``/``tool_result`` hooks.
+
+        Never raises for that tool's failure: the result has ``is_error=True`` instead.
+        """
         ...
 
 

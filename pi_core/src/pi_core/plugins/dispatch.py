@@ -401,7 +401,7 @@ async def _tool_result(d: Dispatcher, handlers: list[_Handler], info: HookInfo, 
         result = await d._run(handler, info, event, ctx)
         if result is None or isinstance(result, _Fail):
             continue
-        for field in ("content", "details", "is_error"):
+        for field in ("content", "details", "is_error", "structured_content"):
             value = getattr(result, field)
             if value is not None:
                 setattr(event, field, value)

@@ -333,6 +333,8 @@ class ToolExecutionStartEvent(Event):
     tool_call_id: str
     tool_name: str
     args: Any = None
+    #: Set when another tool made the call (``ctx.execute_tool``): that tool's call id.
+    parent_tool_call_id: str | None = None
 
 
 class ToolCallEvent(Event):
@@ -341,11 +343,15 @@ class ToolCallEvent(Event):
     tool_name: str
     #: The validated arguments; mutable: in-place edits are what ``execute`` receives.
     input: dict[str, Any]
+    parent_tool_call_id: str | None = None
 
 
 class ToolCallResult(Result):
     block: bool | None = None
     reason: str | None = None
+    #: With ``block``: end the run after this batch when every call of the batch terminates
+    #: (pi 1.6: no follow-up model request).
+    terminate: bool | None = None
 
 
 class ToolExecutionUpdateEvent(Event):
@@ -354,6 +360,7 @@ class ToolExecutionUpdateEvent(Event):
     tool_name: str
     args: Any = None
     partial_result: Any = None
+    parent_tool_call_id: str | None = None
 
 
 class ToolResultEvent(Event):
@@ -364,6 +371,8 @@ class ToolResultEvent(Event):
     content: list[ToolResultContentBlock] = Field(default_factory=list)
     details: Any = None
     is_error: bool = False
+    structured_content: Any = None
+    parent_tool_call_id: str | None = None
 
 
 class ToolResultResult(Result):
@@ -372,6 +381,8 @@ class ToolResultResult(Result):
     content: list[ToolResultContentBlock] | None = None
     details: Any = None
     is_error: bool | None = None
+    #: Replaces the result's structured data (pi 1.6).
+    structured_content: Any = None
 
 
 class ToolExecutionEndEvent(Event):
@@ -380,6 +391,7 @@ class ToolExecutionEndEvent(Event):
     tool_name: str
     result: Any = None
     is_error: bool = False
+    parent_tool_call_id: str | None = None
 
 
 # --- model ----------------------------------------------------------------------------------------

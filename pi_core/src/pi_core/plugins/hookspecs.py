@@ -242,7 +242,7 @@ def register_flags(register: Callable[..., None]) -> None:
 
 @hookspec
 def register_shortcuts(register: Callable[..., None]) -> None:
-    """Register keyboard shortcuts of the interactive mode (e.g. ``ctrl+shift+p``).
+    """Register keyboard shortcuts of the interactive mode (e.g. ``ctrl+alt+p``).
 
     Called once per plugin when the REPL binds plugins.
 
@@ -270,7 +270,7 @@ def register_shortcuts(register: Callable[..., None]) -> None:
 
         @hookimpl
         def register_shortcuts(register: Callable[..., None]) -> None:
-            register("ctrl+shift+p", toggle_plan, description="Toggle plan mode")
+            register("ctrl+alt+p", toggle_plan, description="Toggle plan mode")
 
     .. versionadded:: 0.1
     """

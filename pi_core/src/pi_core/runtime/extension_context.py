@@ -14,11 +14,13 @@ from collections.abc import Awaitable, Callable, Coroutine, Generator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from pi_core.agent.tools import AgentTool, AgentToolResult
 from pi_core.ai.abort import AbortSignal
 from pi_core.ai.messages import CustomMessage, ImageContent, TextContent
 
 if TYPE_CHECKING:
-    from pi_core.plugins.context import CommandContext, ExtensionContext
+    from pi_core.agent.loop import NestedRunner
+    from pi_core.plugins.context import CommandContext, ExtensionContext, ToolContext
     from pi_core.runtime.session import AgentSession
 
     # The protocols plugin authors annotate with are the contract of these classes: mypy proves it.
@@ -26,6 +28,9 @@ if TYPE_CHECKING:
         return ctx
 
     def _is_command_context(ctx: RuntimeCommandContext) -> CommandContext:
+        return ctx
+
+    def _is_tool_context(ctx: RuntimeToolContext) -> ToolContext:
         return ctx
 
 
@@ -52,10 +57,14 @@ class Delivery:
 
     __slots__ = ("_awaited", "_origin", "_session", "_task", "_what")
 
-    def __init__(self, work: Coroutine[Any, Any, None], session: AgentSession, what: str) -> None:
-        from pi_core.plugins.dispatch import CURRENT_HANDLER
-
-        self._origin = CURRENT_HANDLER.get()
+    def __init__(
+        self,
+        work: Coroutine[Any, Any, None],
+        session: AgentSession,
+        what: str,
+        origin: tuple[str, str] | None,
+    ) -> None:
+        self._origin = origin
         self._session = session
         self._what = what
         self._awaited = False
@@ -85,8 +94,10 @@ class ChangeResult:
 class RuntimeContext:
     """Implements :class:`pi_core.plugins.context.ExtensionContext` and the plugin actions."""
 
-    def __init__(self, session: AgentSession) -> None:
+    def __init__(self, session: AgentSession, *, acting: tuple[str, str] | None = None) -> None:
         self._session = session
+        #: ``(plugin, where)`` this ctx acts for when not inside a handler (a tool's ``execute``).
+        self._acting = acting
 
     @property
     def _s(self) -> AgentSession:
@@ -191,7 +202,7 @@ class RuntimeContext:
             details=details,
         )
         work = session.send_custom_message(message, deliver_as=deliver_as, trigger_turn=trigger_turn)
-        return Delivery(work, session, "send_message")
+        return Delivery(work, session, "send_message", self._origin())
 
     def send_user_message(
         self,
@@ -201,9 +212,8 @@ class RuntimeContext:
     ) -> Delivery:
         """A user message through the prompt pipeline; delivered even if not awaited."""
         session = self._s
-        return Delivery(
-            session.send_user_message(content, deliver_as=deliver_as), session, "send_user_message"
-        )
+        work = session.send_user_message(content, deliver_as=deliver_as)
+        return Delivery(work, session, "send_user_message", self._origin())
 
     def append_entry(self, custom_type: str, data: Any = None) -> str:
         """Persist plugin state as a ``custom`` entry (not sent to the model)."""
@@ -250,6 +260,28 @@ class RuntimeContext:
     def set_active_tools(self, names: Sequence[str]) -> None:
         self._s.set_active_tools(names)
 
+    def register_tool(self, tool: AgentTool) -> None:
+        """Add or replace a tool now; the next request declares it (see ``AgentTool.exposure``)."""
+        self._s.register_tool(tool, plugin=self._plugin())
+
+    def unregister_tool(self, name: str) -> bool:
+        """Remove a tool this plugin registered; False when there is none by that name."""
+        return self._s.unregister_tool(name, plugin=self._plugin())
+
+    def _origin(self) -> tuple[str, str] | None:
+        from pi_core.plugins.dispatch import CURRENT_HANDLER
+
+        return CURRENT_HANDLER.get() or self._acting
+
+    def _plugin(self) -> str:
+        """The plugin acting through this ctx: the running handler's (or the tool's owner)."""
+        current = self._origin()
+        if current is None:
+            raise RuntimeError(
+                "register_tool/unregister_tool work only in a plugin's handler, tool or command"
+            )
+        return current[0]
+
     async def set_model(self, model: Any) -> bool:
         """Switch model; False when the model has no configured auth."""
         try:
@@ -275,6 +307,47 @@ class RuntimeContext:
 
     def set_thinking_level(self, level: str) -> None:
         self._s.set_thinking_level(level)
+
+
+class RuntimeToolContext(RuntimeContext):
+    """What a tool's ``execute`` receives: the extension context plus nested tool calls."""
+
+    def __init__(
+        self,
+        session: AgentSession,
+        tool_call_id: str,
+        run_nested: NestedRunner,
+        *,
+        acting: tuple[str, str] | None = None,
+    ) -> None:
+        super().__init__(session, acting=acting)
+        self.tool_call_id = tool_call_id
+        self._run_nested = run_nested
+
+    @property
+    def tools(self) -> list[str]:
+        """Names of the tools :meth:`execute_tool` can call."""
+        return [tool.name for tool in self._s.callable_tools()]
+
+    async def execute_tool(
+        self,
+        name: str,
+        args: dict[str, Any],
+        *,
+        signal: AbortSignal | None = None,
+        on_update: Callable[[AgentToolResult], None] | None = None,
+    ) -> AgentToolResult:
+        """Run another tool through validation, ``tool_call`` and ``tool_result``, as the model would.
+
+        Never raises for the tool's failure (unknown tool, bad arguments, blocked, raised): the result
+        then has ``is_error=True``. Its events carry ``parent_tool_call_id``; nothing enters the transcript.
+        """
+        result, is_error = await self._run_nested(
+            name, args, signal=signal or self.signal, on_update=on_update
+        )
+        if is_error and result.is_error is not True:
+            result = result.model_copy(update={"is_error": True})
+        return result
 
 
 class RuntimeCommandContext(RuntimeContext):

@@ -41,11 +41,14 @@ class HookBridge:
             return None
         args = call.args if isinstance(call.args, dict) else _as_dict(call.args)
         event = hook_events.ToolCallEvent(
-            tool_call_id=call.tool_call.id, tool_name=call.tool_call.name, input=args
+            tool_call_id=call.tool_call.id,
+            tool_name=call.tool_call.name,
+            input=args,
+            parent_tool_call_id=call.parent_tool_call_id,
         )
         result = await self.hooks.tool_call(event, self._context())
         if result is not None and result.block:
-            return BeforeToolCallResult(block=True, reason=result.reason)
+            return BeforeToolCallResult(block=True, reason=result.reason, terminate=result.terminate)
         # Handlers edit ``event.input`` in place to change the arguments (pi's rule). The event holds
         # its own copy, and a tool with a pydantic parameter model gets a model, so hand edits back.
         if event.input != args:
@@ -65,11 +68,18 @@ class HookBridge:
             content=list(call.result.content),
             details=call.result.details,
             is_error=call.is_error,
+            structured_content=call.result.structured_content,
+            parent_tool_call_id=call.parent_tool_call_id,
         )
         patch = await self.hooks.tool_result(event, self._context())
         if patch is None:
             return None
-        return AfterToolCallResult(content=patch.content, details=patch.details, is_error=patch.is_error)
+        return AfterToolCallResult(
+            content=patch.content,
+            details=patch.details,
+            is_error=patch.is_error,
+            structured_content=patch.structured_content,
+        )
 
     async def transform_context(
         self, messages: list[AgentMessage], signal: AbortSignal | None
@@ -134,7 +144,10 @@ class HookBridge:
                     return result.message
             case agent_events.ToolExecutionStartEvent():
                 start = hook_events.ToolExecutionStartEvent(
-                    tool_call_id=event.tool_call_id, tool_name=event.tool_name, args=event.args
+                    tool_call_id=event.tool_call_id,
+                    tool_name=event.tool_name,
+                    args=event.args,
+                    parent_tool_call_id=event.parent_tool_call_id,
                 )
                 await hooks.tool_execution_start(start, ctx)
             case agent_events.ToolExecutionUpdateEvent():
@@ -143,6 +156,7 @@ class HookBridge:
                     tool_name=event.tool_name,
                     args=event.args,
                     partial_result=event.partial_result,
+                    parent_tool_call_id=event.parent_tool_call_id,
                 )
                 await hooks.tool_execution_update(update_event, ctx)
             case agent_events.ToolExecutionEndEvent():
@@ -151,6 +165,7 @@ class HookBridge:
                     tool_name=event.tool_name,
                     result=event.result,
                     is_error=event.is_error,
+                    parent_tool_call_id=event.parent_tool_call_id,
                 )
                 await hooks.tool_execution_end(end, ctx)
         return None

@@ -96,6 +96,8 @@ def _plugin_services(plugins: PluginParts) -> dict[str, Any]:
         "commands": list(plugins.commands),
         "plugin_sources": dict(plugins.plugin_sources),
         "tools": dict(plugins.tools),
+        "tool_owners": dict(plugins.tool_owners),
+        "builtin_tool_names": set(plugins.builtin_tool_names),
         "compaction": compaction_registry(plugins),
         "flag_values": dict(plugins.flag_values),
         "events": EventBus(),

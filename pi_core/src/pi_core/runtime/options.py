@@ -63,6 +63,8 @@ class PluginParts:
     hooks: Hooks | None = None
     tools: dict[str, AgentTool] = field(default_factory=dict)
     builtin_tool_names: set[str] = field(default_factory=set)
+    #: Tool name → the plugin that registered it.
+    tool_owners: dict[str, str] = field(default_factory=dict)
     commands: list[Any] = field(default_factory=list)
     providers: list[Any] = field(default_factory=list)
     compaction_strategies: dict[str, tuple[str, Any]] = field(default_factory=dict)

@@ -96,6 +96,10 @@ class SessionServices:
     plugin_sources: dict[str, dict[str, str]] = field(default_factory=dict)
     #: Every tool that could be active, by name (built-in and plugin tools).
     tools: dict[str, AgentTool] = field(default_factory=dict)
+    #: Tool name → the plugin that registered it (runtime registrations check it).
+    tool_owners: dict[str, str] = field(default_factory=dict)
+    #: Names among ``tools`` that pi's built-in plugins provide (a plugin may override them).
+    builtin_tool_names: set[str] = field(default_factory=set)
     #: Compaction strategies by name (``pi_core.runtime.compaction`` registry), or None without any.
     compaction: Any = None
     #: Scoped models for cycling (``--models`` / ``enabledModels``): (model, explicit level or None).
@@ -140,6 +144,8 @@ class AgentSession:
         self._idle = asyncio.Event()
         self._idle.set()
         self._last_assistant: AssistantMessage | None = None
+        #: ``send_message(..., trigger_turn=True)`` arrived while a run was ending.
+        self._turn_requested = False
         self._disposed = False
         #: The runtime host that owns this session (session replacement for command contexts).
         self.host: Any = None
@@ -159,7 +165,8 @@ class AgentSession:
             session_id=session_manager.get_session_id(),
             get_api_key=self._api_key_for,
             stream_fn=self._stream,
-            tool_context=self,
+            make_tool_context=self._tool_context,
+            get_callable_tools=self.callable_tools,
             max_retries=settings.retry.provider.max_retries,
             timeout_ms=settings.retry.provider.timeout_ms,
             max_retry_delay_ms=settings.retry.provider.max_retry_delay_ms,
@@ -171,6 +178,7 @@ class AgentSession:
             transform_context=bridge.transform_context if bridge else None,
             on_payload=bridge.on_payload if bridge else None,
             on_response=bridge.on_response if bridge else None,
+            get_tools=lambda: self.agent.state.tools,
         )
         state = AgentState(model=model or _UNKNOWN_MODEL)
         self.agent = Agent(state, config, settings.steering_mode, settings.follow_up_mode)
@@ -226,11 +234,14 @@ class AgentSession:
         for listener in list(self._listeners):
             listener(event)
 
-    def extension_context(self) -> Any:
-        """A fresh context for one hook dispatch (see :mod:`pi_core.runtime.extension_context`)."""
+    def extension_context(self, *, acting: tuple[str, str] | None = None) -> Any:
+        """A fresh context for one hook dispatch (see :mod:`pi_core.runtime.extension_context`).
+
+        ``acting`` is ``(plugin, where)`` for calls outside a hook handler (a shortcut's handler).
+        """
         from pi_core.runtime.extension_context import RuntimeContext
 
-        return RuntimeContext(self)
+        return RuntimeContext(self, acting=acting)
 
     @property
     def ui(self) -> Any:
@@ -333,9 +344,66 @@ class AgentSession:
         self.agent.state.system_prompt = self._base_system_prompt
 
     def set_active_tools(self, names: Sequence[str]) -> None:
-        """Activate exactly these registered tools (unknown names are ignored, as pi does)."""
-        self._active_tools = [name for name in dict.fromkeys(names) if name in self.services.tools]
+        """Activate exactly these registered tools (unknown and ``hidden`` ones are ignored, as pi does)."""
+        tools = self.services.tools
+        self._active_tools = [
+            name for name in dict.fromkeys(names) if name in tools and tools[name].exposure != "hidden"
+        ]
         self._apply_tools()
+
+    def callable_tools(self) -> list[AgentTool]:
+        """What ``ctx.execute_tool`` may call: active ``direct`` tools, all ``codemode``/``deferred`` ones."""
+        active = set(self._active_tools)
+        return [
+            tool
+            for name, tool in self.services.tools.items()
+            if (tool.exposure == "direct" and name in active) or tool.exposure in ("codemode", "deferred")
+        ]
+
+    def _tool_context(self, call: Any, run_nested: Any) -> Any:
+        from pi_core.runtime.extension_context import RuntimeToolContext
+
+        # A tool acts for the plugin that registered it (ctx.register_tool, errors it hands over).
+        owner = self.services.tool_owners.get(call.name, "pi")
+        return RuntimeToolContext(self, call.id, run_nested, acting=(owner, f"tool {call.name}"))
+
+    def register_tool(self, tool: AgentTool, *, plugin: str) -> None:
+        """Add (or replace) a tool while running; the next request declares it (pi's ``registerTool``).
+
+        ``direct`` and ``model-only`` tools become active unless ``default_active`` is false;
+        re-registering a name replaces the tool (``exposure="hidden"`` withdraws it). A name another
+        plugin registered is refused with :class:`ValueError` naming it (a built-in is overridden).
+        """
+        if not isinstance(tool, AgentTool):
+            raise TypeError(f"register_tool expects an AgentTool, got {type(tool).__name__}")
+        owners = self.services.tool_owners
+        owner = owners.get(tool.name)
+        if owner is not None and owner != plugin and tool.name not in self.services.builtin_tool_names:
+            raise ValueError(f"tool {tool.name!r} is already registered by plugin {owner!r}")
+        self.services.tools[tool.name] = tool
+        owners[tool.name] = plugin
+        self.services.builtin_tool_names.discard(tool.name)
+        active = [name for name in self._active_tools if name != tool.name]
+        if (tool.name in self._active_tools and tool.exposure != "hidden") or tool.activates_on_registration:
+            active.append(tool.name)
+        self._active_tools = active
+        self._apply_tools()
+
+    def unregister_tool(self, name: str, *, plugin: str) -> bool:
+        """Remove a tool registered by ``plugin``; the next request no longer declares it.
+
+        Returns False when no such tool exists; a tool of another plugin is refused (ValueError).
+        """
+        owner = self.services.tool_owners.get(name)
+        if name not in self.services.tools:
+            return False
+        if owner != plugin:
+            raise ValueError(f"tool {name!r} belongs to plugin {owner or 'pi'!r}, not {plugin!r}")
+        del self.services.tools[name]
+        del self.services.tool_owners[name]
+        self._active_tools = [n for n in self._active_tools if n != name]
+        self._apply_tools()
+        return True
 
     def rebuild_system_prompt(self) -> None:
         self._apply_tools()
@@ -498,7 +566,8 @@ class AgentSession:
         from pi_core.runtime.extension_context import RuntimeCommandContext
 
         try:
-            outcome = command.handler(args, RuntimeCommandContext(self))
+            ctx = RuntimeCommandContext(self, acting=(command.plugin, f"command /{name}"))
+            outcome = command.handler(args, ctx)
             if asyncio.iscoroutine(outcome) or isinstance(outcome, Awaitable):
                 await outcome
         except Exception as error:  # a broken command is reported, the session stays intact
@@ -585,7 +654,7 @@ class AgentSession:
     async def _after_run(self) -> Callable[[], Awaitable[None]] | None:
         message, self._last_assistant = self._last_assistant, None
         if message is None:
-            return None
+            return self._requested_turn(None)
         window = self.model.context_window if self.model else 0
         if is_retryable_error(message, is_overflow=_is_overflow(message, window)):
             retry = self.settings.settings.retry
@@ -597,7 +666,17 @@ class AgentSession:
         self._retry.settle()
         if await self._compaction.check(message, skip_aborted=True):
             return self.agent.continue_
-        return None
+        return self._requested_turn(message)
+
+    def _requested_turn(self, last: AssistantMessage | None) -> Callable[[], Awaitable[None]] | None:
+        """A plugin asked for a turn (``trigger_turn``) after the loop stopped polling (``agent_end``):
+        start the run pi starts then, unless the user aborted."""
+        requested, self._turn_requested = self._turn_requested, False
+        if not requested or not self.agent.has_queued_messages():
+            return None
+        if last is not None and last.stop_reason == "aborted":
+            return None
+        return self.agent.continue_
 
     def _will_retry(self, event: agent_events.AgentEndEvent) -> bool:
         """Whether auto-retry will start another attempt after this ``agent_end`` (its ``willRetry``)."""
@@ -864,6 +943,8 @@ class AgentSession:
                 self.agent.follow_up(message)
             else:
                 self.agent.steer(message)
+            # Sent from agent_end, after the loop's last poll: the run must still start (pi does).
+            self._turn_requested = self._turn_requested or trigger_turn
             return
         if trigger_turn:
             self._claim()

@@ -190,7 +190,8 @@ def _command_key(mode: InteractiveMode, command: str) -> KeyHandler:
 
 def _shortcut_handler(mode: InteractiveMode, spec: ShortcutSpec) -> Callable[[KeyPressEvent], None]:
     async def call() -> None:
-        result = spec.handler(mode.host.session.extension_context())
+        ctx = mode.host.session.extension_context(acting=(spec.plugin, f"shortcut {spec.key}"))
+        result = spec.handler(ctx)
         if asyncio.iscoroutine(result):
             await result
 
