@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 from pi_core.agent.tools import AgentToolResult, ToolError
 from pi_core.ai.abort import AbortController
+from pi_core.session.manager import SessionManager
+from pi_core.testing.faux import faux_model
 
 RunTool = Any
 
@@ -115,3 +117,38 @@ async def test_agent_bin_dir_is_on_path(run: RunTool, tmp_path: Path) -> None:
     context = SimpleNamespace(cwd=str(tmp_path), agent_dir=str(agent))
     result = await run("bash", {"command": "echo $PATH"}, context=context)
     assert text_of(result).split(os.pathsep)[0] == str(agent / "bin")
+
+
+async def test_session_variables_describe_the_session(
+    run: RunTool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PI_MODEL", "inherited-from-a-parent-pi")
+    monkeypatch.setenv("PI_SESSION_FILE", "/parent/session.jsonl")
+    manager = SessionManager.create(str(tmp_path), tmp_path / "sessions")
+    context = SimpleNamespace(
+        cwd=str(tmp_path), session_manager=manager, model=faux_model("m-7", "prov"), thinking_level="high"
+    )
+    result = await run("bash", {"command": "env | grep '^PI_' | sort"}, context=context)
+    expected = {
+        "PI_MODEL": "m-7",
+        "PI_PROVIDER": "prov",
+        "PI_REASONING_LEVEL": "high",
+        "PI_SESSION_FILE": str(manager.get_session_file()),
+        "PI_SESSION_ID": manager.get_session_id(),
+    }
+    assert dict(line.split("=", 1) for line in text_of(result).splitlines()) == expected
+
+
+async def test_without_a_session_the_inherited_variables_are_dropped(
+    run: RunTool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PI_SESSION_ID", "parent-session")
+    monkeypatch.setenv("PI_REASONING_LEVEL", "low")
+    manager = SessionManager.in_memory(str(tmp_path))
+    context = SimpleNamespace(cwd=str(tmp_path), session_manager=manager, model=None)
+    result = await run(
+        "bash",
+        {"command": "env | grep '^PI_\\(SESSION\\|REASONING\\|MODEL\\|PROVIDER\\)' | sort"},
+        context=context,
+    )
+    assert text_of(result).splitlines() == [f"PI_SESSION_ID={manager.get_session_id()}"]

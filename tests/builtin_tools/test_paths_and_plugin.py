@@ -32,7 +32,7 @@ def test_plugin_registers_all_seven_in_pi_order() -> None:
     )
     guidelines = {t.name: t.prompt_guidelines for t in registered}
     assert guidelines["read"] == ["Look at files with read rather than with cat or sed."]
-    assert len(guidelines["edit"]) == 2 and guidelines["bash"] == []
+    assert len(guidelines["edit"]) == 2 and len(guidelines["bash"]) == 1 and "PI_*" in guidelines["bash"][0]
     for tool in registered:
         assert tool.label == tool.name and tool.render_call and tool.render_result
 

@@ -41,6 +41,32 @@ DESCRIPTION = (
 )
 
 
+#: The variables that tell a command about the session it runs in (pi 1.6.0); inherited values
+#: of these names are always dropped, so a nested pi never reports its parent's session.
+SESSION_ENV_NAMES = ("PI_SESSION_ID", "PI_SESSION_FILE", "PI_PROVIDER", "PI_MODEL", "PI_REASONING_LEVEL")
+
+GUIDELINES = ["The PI_* environment variables tell you the current model and session, should you need them."]
+
+
+def session_env(ctx: Any) -> dict[str, str]:
+    """``PI_SESSION_ID``, ``PI_SESSION_FILE``, ``PI_PROVIDER``, ``PI_MODEL``, ``PI_REASONING_LEVEL``
+    from the tool context (an agent session), each only when known."""
+    env: dict[str, str] = {}
+    manager = getattr(ctx, "session_manager", None)
+    if manager is not None:
+        env["PI_SESSION_ID"] = str(manager.get_session_id())
+        session_file = manager.get_session_file()
+        if session_file:
+            env["PI_SESSION_FILE"] = str(session_file)
+    model = getattr(ctx, "model", None)
+    if model is not None:
+        env["PI_PROVIDER"], env["PI_MODEL"] = str(model.provider), str(model.id)
+    level = getattr(ctx, "thinking_level", None)
+    if isinstance(level, str) and level:
+        env["PI_REASONING_LEVEL"] = level
+    return env
+
+
 def create_bash_tool(
     *,
     shell_path: str | None = None,
@@ -62,7 +88,14 @@ def create_bash_tool(
         if isinstance(agent_dir, str):
             bin_dirs.insert(0, os.path.join(agent_dir, "bin"))
         return await run_bash(
-            command, cwd_of(ctx), params.timeout, signal, on_update, shell_path=shell_path, bin_dirs=bin_dirs
+            command,
+            cwd_of(ctx),
+            params.timeout,
+            signal,
+            on_update,
+            shell_path=shell_path,
+            bin_dirs=bin_dirs,
+            session_env=session_env(ctx),
         )
 
     return AgentTool(
@@ -72,6 +105,7 @@ def create_bash_tool(
         parameters=BashParams,
         execute=execute,
         prompt_snippet="Execute bash commands (ls, grep, find, etc.)",
+        prompt_guidelines=GUIDELINES,
         render_call=render.render_bash_call,
         render_result=render.render_bash_result,
     )
@@ -86,14 +120,18 @@ async def run_bash(
     *,
     shell_path: str | None = None,
     bin_dirs: list[str] | None = None,
+    session_env: dict[str, str] | None = None,
 ) -> AgentToolResult:
+    """Run ``command``; ``session_env`` replaces any inherited ``PI_SESSION_*``-style variables."""
     output = OutputAccumulator(temp_file_prefix="pi-bash")
     updates = _Updates(output, on_update)
     if on_update is not None:
         on_update(AgentToolResult(content=[], details=None))
-    status = await _execute(
-        command, cwd, timeout_seconds, signal, output, updates.schedule, shell_path, bin_dirs
-    )
+    env = shell_env(bin_dirs)
+    for name in SESSION_ENV_NAMES:
+        env.pop(name, None)
+    env.update(session_env or {})
+    status = await _execute(command, cwd, timeout_seconds, signal, output, updates.schedule, shell_path, env)
     output.finish()
     updates.flush()
     snapshot = output.snapshot(persist_if_truncated=True)
@@ -129,7 +167,7 @@ async def _execute(
     output: OutputAccumulator,
     on_data: Callable[[], None],
     shell_path: str | None,
-    bin_dirs: list[str] | None,
+    env: dict[str, str],
 ) -> _Status:
     if not await asyncio.to_thread(os.path.isdir, cwd):
         raise ToolError(f"Working directory does not exist: {cwd}\nCannot execute bash commands.")
@@ -140,7 +178,7 @@ async def _execute(
         process = subprocess.Popen(  # noqa: ASYNC220 - spawning returns at once; waiting is in a thread
             [*shell_command(shell_path), command],
             cwd=cwd,
-            env=shell_env(bin_dirs),
+            env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
