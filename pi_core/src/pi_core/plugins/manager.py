@@ -37,6 +37,7 @@ from pi_core.plugins.sources import (
     SettingsReader,
     blocked_names,
     discover_local,
+    source_only_spec,
 )
 from pi_core.plugins.trust import TrustCheck, check_project_trust
 from pi_core.settings_file import SettingsError
@@ -208,10 +209,7 @@ def _location(function: Any) -> str:
 def _import_local(plugin: LocalPlugin) -> ModuleType:
     """Import a local file or package under a unique module name (fresh on every load)."""
     module_name = f"pi_local_ext_{next(_module_counter)}_{plugin.name.replace('-', '_')}"
-    search = [str(plugin.path)] if plugin.is_package else None
-    spec = importlib.util.spec_from_file_location(
-        module_name, plugin.entry_file, submodule_search_locations=search
-    )
+    spec = source_only_spec(plugin, module_name)  # never a .pyc or .so that trust did not see
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot import {plugin.entry_file}")
     module = importlib.util.module_from_spec(spec)

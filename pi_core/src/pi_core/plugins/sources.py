@@ -2,16 +2,27 @@
 
 Only what the plugin loader needs from settings is read here (``extensions``, ``disabledPlugins``);
 the full settings manager lives in the runtime layer.
+
+Local plugins are imported from their source only (:func:`source_only_spec`): Python would
+otherwise run a ``.pyc`` from ``__pycache__`` (an unchecked hash-based one without looking at the
+``.py`` at all), a sourceless ``.pyc`` or a native ``.so`` beside the sources — code that trust
+never saw. Bytecode caches are neither read nor written for them, and a compiled module in a
+local plugin is refused with a message.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import importlib.abc
+import importlib.machinery
+import importlib.util
 import json
 import os
-from collections.abc import Iterable, Mapping
+import sys
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Literal
 
 from pi_core.settings_file import SettingsError, line_column, parse_settings_json, read_settings_text
@@ -76,14 +87,94 @@ class LocalPlugin:
     is_package: bool = False
 
     def files(self) -> list[Path]:
-        """Every Python file that belongs to the plugin (what trust fingerprints)."""
+        """Every file of the plugin that Python could run (what trust fingerprints): its sources,
+        and any compiled module or ``.pth`` file in a package (those are refused at import, but
+        their appearance still asks for trust again). ``__pycache__`` is never read for local
+        plugins, so it is not part of their code."""
         if not self.is_package:
             return [self.path]
-        return sorted(p for p in self.path.rglob("*.py") if "__pycache__" not in p.parts)
+        return sorted(
+            p
+            for p in self.path.rglob("*")
+            if p.suffix in _CODE_SUFFIXES and "__pycache__" not in p.parts and p.is_file()
+        )
 
     @property
     def entry_file(self) -> Path:
         return self.path / "__init__.py" if self.is_package else self.path
+
+
+#: Suffixes of files that Python can execute: sources, bytecode, native modules, ``.pth`` lines.
+_CODE_SUFFIXES = frozenset(
+    {*importlib.machinery.SOURCE_SUFFIXES, *importlib.machinery.BYTECODE_SUFFIXES, ".pyo", ".pth"}
+    | set(importlib.machinery.EXTENSION_SUFFIXES)
+    | {".so", ".pyd"}
+)
+_COMPILED_SUFFIXES = (*importlib.machinery.BYTECODE_SUFFIXES, *importlib.machinery.EXTENSION_SUFFIXES)
+
+
+class SourceOnlyLoader(importlib.machinery.SourceFileLoader):
+    """Compiles the ``.py`` file every time: never reads or writes a bytecode cache."""
+
+    def get_code(self, fullname: str) -> Any:
+        path = self.get_filename(fullname)
+        return self.source_to_code(self.get_data(path), path)
+
+
+class _LocalPluginFinder(importlib.abc.MetaPathFinder):
+    """Finds the submodules of local plugin packages, from their sources only."""
+
+    def __init__(self) -> None:
+        self.prefixes: set[str] = set()
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        head = fullname.rpartition(".")[0]
+        if not head or head.split(".", 1)[0] not in self.prefixes or path is None:
+            return None
+        name = fullname.rpartition(".")[2]
+        for directory in path:
+            base = Path(directory) / name
+            if (base / "__init__.py").is_file():
+                return _spec(fullname, base / "__init__.py", [str(base)])
+            if base.with_suffix(".py").is_file():
+                return _spec(fullname, base.with_suffix(".py"), None)
+            compiled = [c for c in _compiled_candidates(base) if c.is_file()]
+            if compiled:
+                raise ImportError(
+                    f"{compiled[0]} is compiled code without its source; pi imports local "
+                    "plugins from .py files only",
+                    name=fullname,
+                )
+        return None
+
+
+def _compiled_candidates(base: Path) -> list[Path]:
+    return [base.with_name(base.name + suffix) for suffix in _COMPILED_SUFFIXES] + [
+        base / f"__init__{suffix}" for suffix in _COMPILED_SUFFIXES
+    ]
+
+
+def _spec(fullname: str, file: Path, search: list[str] | None) -> importlib.machinery.ModuleSpec | None:
+    loader = SourceOnlyLoader(fullname, str(file))
+    return importlib.util.spec_from_file_location(
+        fullname, file, loader=loader, submodule_search_locations=search
+    )
+
+
+_FINDER = _LocalPluginFinder()
+
+
+def source_only_spec(plugin: LocalPlugin, module_name: str) -> importlib.machinery.ModuleSpec | None:
+    """The import spec of a local plugin under ``module_name``: its entry file and (for a
+    package) its submodules load from source only (see the module docstring)."""
+    if plugin.is_package:
+        _FINDER.prefixes.add(module_name)
+        if _FINDER not in sys.meta_path:
+            sys.meta_path.insert(0, _FINDER)
+    search = [str(plugin.path)] if plugin.is_package else None
+    return _spec(module_name, plugin.entry_file, search)
 
 
 @dataclass
