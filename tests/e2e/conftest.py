@@ -23,6 +23,8 @@ import pytest
 from pi_core.ai.auth import ENV_API_KEYS
 from pi_core.testing import LoopbackLLMServer
 
+from pi_builtin_providers import provider_definitions
+
 PI = str(Path(sys.executable).with_name("pi"))
 
 
@@ -147,7 +149,8 @@ class PiEnv:
             PI_DISABLED_PLUGINS="hello,keep-recent",
         )
         env.pop("PI_CODING_AGENT_SESSION_DIR", None)
-        for names in ENV_API_KEYS.values():  # the built-in providers stay keyless unless a test says so
+        # The built-in providers stay keyless unless a test says so.
+        for names in [*ENV_API_KEYS.values(), *(d.env for d in provider_definitions())]:
             for name in names:
                 env.pop(name, None)
         env.update(self.extra_env)

@@ -57,7 +57,8 @@ def test_fuzzy_model_pattern_picks_the_newest_alias(pi_env: PiEnv) -> None:
     pi_env.server.add(text_turn("fuzzy"))
     result = pi_env.run("-p", "hi", model="sonnet")
     assert result.returncode == 0, result.stderr
-    assert pi_env.server.requests[-1].body["model"] == "claude-sonnet-4-6"
+    # Among the models of the provider with a key (pi 1.6.0's catalogue), the newest sonnet alias.
+    assert pi_env.server.requests[-1].body["model"] == "claude-sonnet-5-5"
 
 
 def test_thinking_suffix_sets_the_level(pi_env: PiEnv) -> None:
@@ -139,13 +140,13 @@ def test_auth_json_key_makes_a_builtin_available(pi_env: PiEnv) -> None:
 
 
 def test_initial_model_follows_pi_provider_order(pi_env: PiEnv) -> None:
-    """No --model, no saved default: anthropic's default model comes before any custom provider."""
+    """No --model, no saved default: anthropic's default (pi 1.6.0's) comes before any custom provider."""
     _point_builtins_at_loopback(pi_env)
     pi_env.extra_env["ANTHROPIC_API_KEY"] = "sk-ant-from-env"
     pi_env.server.add(text_turn("opus by default"))
     result = pi_env.run("-p", "hi", model=None)
     assert result.returncode == 0, result.stderr
-    assert pi_env.server.requests[-1].body["model"] == "claude-opus-4-7"
+    assert pi_env.server.requests[-1].body["model"] == "claude-opus-5-5"
 
 
 def test_saved_default_model_wins_over_provider_order(pi_env: PiEnv) -> None:

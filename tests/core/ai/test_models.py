@@ -285,7 +285,7 @@ def test_register_sorts_wire_apis_from_providers(pi_agent_dir: Path) -> None:
         assert get_api_provider("registered-by-test") is wire
     finally:
         unregister_api_providers("test-register")
-    with pytest.raises(TypeError, match="expects an ApiProvider or a ProviderConfig, got str"):
+    with pytest.raises(TypeError, match="a ProviderConfig or a ProviderDefinition, got str"):
         reg.register("nonsense")  # type: ignore[arg-type]
 
 
@@ -343,9 +343,16 @@ def test_documented_models_json_example_loads(pi_agent_dir: Path) -> None:
     doc = (Path(__file__).resolve().parents[3] / "docs/providers.md").read_text(encoding="utf-8")
     example = doc.split("```jsonc\n", 1)[1].split("```", 1)[0]
     reg = registry(pi_agent_dir, text=example)
+    from pi_builtin_providers import provider_definitions  # the example's "ollama" is one of them
+
+    for definition in provider_definitions():
+        reg.register(definition)
     assert reg.error is None
+    custom = reg.find("my-server", "qwen3:8b")
+    assert custom is not None and custom.base_url == "http://10.0.0.5:9000/v1"
     ollama = reg.find("ollama", "qwen3:8b")
     assert ollama is not None and ollama.context_window == 32768 and ollama.max_tokens == 16384
+    assert ollama.base_url == "http://localhost:11434/v1" and ollama.api == "openai-completions"
     sonnet = reg.find("anthropic", "claude-sonnet-4-6")
     assert sonnet is not None and sonnet.max_tokens == 32000
     assert sonnet.base_url == "https://proxy.example/anthropic"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -53,9 +54,9 @@ COMMAND_TIMEOUT_S = 10.0
 REDACTED = "[redacted]"
 
 
-def env_api_key(provider: str) -> str | None:
-    """The first set environment variable pi reads for ``provider``."""
-    for name in ENV_API_KEYS.get(provider, ()):
+def env_api_key(provider: str, names: Sequence[str] | None = None) -> str | None:
+    """The first set environment variable of ``names`` (default: the ones pi reads for ``provider``)."""
+    for name in ENV_API_KEYS.get(provider, ()) if names is None else names:
         value = os.environ.get(name)
         if value:
             return value
@@ -149,14 +150,21 @@ class AuthStorage:
         """The ``--api-key`` override for one provider (never written to disk)."""
         self._runtime[provider] = key
 
-    def has_auth(self, provider: str, models_json_key: str | None = None) -> bool:
-        """Whether some source is configured; runs no commands (used for "available" models)."""
-        if provider in self._runtime or env_api_key(provider):
+    def has_auth(
+        self, provider: str, models_json_key: str | None = None, env: Sequence[str] | None = None
+    ) -> bool:
+        """Whether some source is configured; runs no commands (used for "available" models).
+
+        ``env`` names the variables that hold the key (default: pi's table for ``provider``).
+        """
+        if provider in self._runtime or env_api_key(provider, env):
             return True
         entry = self.read().get(provider)
         return isinstance(entry, dict) or bool(models_json_key)
 
-    def get_api_key(self, provider: str, models_json_key: str | None = None) -> str | None:
+    def get_api_key(
+        self, provider: str, models_json_key: str | None = None, env: Sequence[str] | None = None
+    ) -> str | None:
         if provider in self._runtime:
             return self._runtime[provider]
         entry = self.read().get(provider)
@@ -165,7 +173,7 @@ class AuthStorage:
                 return resolve_config_value(entry["key"], self._command_cache)
             if entry.get("type") == "oauth" and isinstance(entry.get("access"), str):
                 return str(entry["access"])
-        from_env = env_api_key(provider)
+        from_env = env_api_key(provider, env)
         if from_env:
             return from_env
         if models_json_key:

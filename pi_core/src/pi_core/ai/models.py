@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -25,6 +27,7 @@ from pi_core.ai.provider import (
     Model,
     ModelCost,
     ProviderConfig,
+    ProviderDefinition,
     ProviderModelConfig,
     register_api_provider,
     unregister_api_providers,
@@ -163,13 +166,20 @@ def _apply_override(model: Model, override: dict[str, Any]) -> Model:
     return patch
 
 
-def _custom_model(config: ProviderConfig, entry: ProviderModelConfig, base: Model | None) -> Model:
+def _custom_model(
+    config: ProviderConfig,
+    entry: ProviderModelConfig,
+    base: Model | None,
+    definition: ProviderDefinition | None = None,
+) -> Model:
     fields: dict[str, Any] = {
         "id": entry.id,
         "name": entry.name or (base.name if base else entry.id),
-        "api": entry.api or config.api or (base.api if base else ""),
+        "api": entry.api or config.api or (base.api if base else definition.api if definition else ""),
         "provider": config.id,
-        "base_url": entry.base_url or config.base_url or (base.base_url if base else ""),
+        "base_url": entry.base_url
+        or config.base_url
+        or (base.base_url if base else definition_base_url(definition) if definition else ""),
         "reasoning": entry.reasoning if entry.reasoning is not None else False,
         "thinking_level_map": entry.thinking_level_map,
         "input": entry.input or ["text"],
@@ -177,9 +187,45 @@ def _custom_model(config: ProviderConfig, entry: ProviderModelConfig, base: Mode
         "context_window": entry.context_window or MODEL_DEFAULTS["context_window"],
         "max_tokens": entry.max_tokens or MODEL_DEFAULTS["max_tokens"],
         "headers": entry.headers,
-        "compat": {**(config.compat or {}), **(entry.compat or {})} or None,
+        "compat": {
+            **((definition.compat or {}) if definition else {}),
+            **(config.compat or {}),
+            **(entry.compat or {}),
+        }
+        or None,
     }
     return Model.model_validate(fields)
+
+
+# --- provider definitions (the providers plugin's data) -------------------------------------------
+
+_PLACEHOLDER = re.compile(r"\{([A-Z][A-Z0-9_]*)\}")
+
+
+def definition_base_url(definition: ProviderDefinition) -> str:
+    """The base URL with ``{NAME}`` taken from the environment (``base_url_env`` replaces it all).
+
+    A placeholder whose variable is not set stays in the URL, so the error names what to set.
+    """
+    if definition.base_url_env and os.environ.get(definition.base_url_env):
+        return os.environ[definition.base_url_env]
+    return _PLACEHOLDER.sub(lambda m: os.environ.get(m.group(1)) or m.group(0), definition.base_url)
+
+
+def definition_models(definition: ProviderDefinition) -> list[Model]:
+    """The catalogue of one definition as models (api, base URL and compat from the provider)."""
+    base_url = definition_base_url(definition)
+    models: list[Model] = []
+    for entry in definition.models:
+        fields = {"api": definition.api, "baseUrl": base_url, **entry, "provider": definition.id}
+        if "baseUrl" in entry:
+            fields["baseUrl"] = _PLACEHOLDER.sub(
+                lambda m: os.environ.get(m.group(1)) or m.group(0), entry["baseUrl"]
+            )
+        if definition.compat:
+            fields["compat"] = {**definition.compat, **(entry.get("compat") or {})}
+        models.append(Model.model_validate(fields))
+    return models
 
 
 # --- the registry ---------------------------------------------------------------------------------
@@ -214,21 +260,24 @@ def _has_request_config(config: ProviderConfig) -> bool:
 
 
 class ModelRegistry:
-    """All models (built-in, models.json, plugin providers) and the auth needed to call them.
+    """All models (built-in, provider definitions, models.json, plugin providers) and their auth.
 
     The method names the runtime and plugins use follow pi's ``ModelRegistry``: ``get_all``,
     ``get_available``, ``find``, ``has_configured_auth``, ``is_using_oauth``,
     ``get_api_key_and_headers``, ``register_provider``, ``unregister_provider``, ``refresh``,
-    ``get_error``.
+    ``get_error``. The model list is built on first use after a change, so registering the
+    providers plugin's few dozen definitions costs one build, not one per definition.
     """
 
     def __init__(self, auth: AuthStorage | None = None, models_json: Path | None = None) -> None:
         self.auth = auth if auth is not None else AuthStorage()
         self.models_json_path = models_json if models_json is not None else agent_dir() / "models.json"
         self.error: str | None = None
+        self._json_text: str | None = None
         self._json_configs: dict[str, ProviderConfig] = {}
         self._plugin_configs: dict[str, ProviderConfig] = {}
-        self._models: list[Model] = []
+        self._definitions: dict[str, ProviderDefinition] = {}
+        self._built: list[Model] | None = None
         self.load()
 
     # --- plugins ----------------------------------------------------------------------------------
@@ -242,64 +291,97 @@ class ModelRegistry:
         """
         check_plugin_provider(config)
         self._plugin_configs[config.id] = config
-        self.load()
+        self._built = None
+
+    def register_definition(self, definition: ProviderDefinition) -> None:
+        """A built-in provider as data; a later definition of the same id replaces the earlier one."""
+        if not definition.id:
+            raise ValueError("ProviderDefinition.id (the provider name) is required")
+        self._definitions[definition.id] = definition
+        if self._json_text is not None:
+            self._parse_json()  # models.json may name this provider: check it against the definition
+        self._built = None
 
     def unregister_provider(self, name: str) -> None:
         """Forget a plugin provider; built-in models it replaced come back."""
         if self._plugin_configs.pop(name, None) is not None:
-            self.load()
+            self._built = None
 
     def reset_plugin_providers(self, source_id: str = "plugins") -> None:
-        """Forget every plugin provider and plugin wire API (``/reload`` registers them again)."""
+        """Forget every plugin provider, definition and plugin wire API (``/reload`` registers them again)."""
         unregister_api_providers(source_id)
-        if self._plugin_configs:
+        if self._plugin_configs or self._definitions:
             self._plugin_configs.clear()
-            self.load()
+            self._definitions.clear()
+            self._parse_json()
+            self._built = None
 
-    def register(self, item: ApiProvider | ProviderConfig, source_id: str = "plugins") -> None:
-        """One item of the ``register_providers`` hook: a wire API implementation or a provider."""
-        if isinstance(item, ProviderConfig):
+    def register(
+        self, item: ApiProvider | ProviderConfig | ProviderDefinition, source_id: str = "plugins"
+    ) -> None:
+        """One item of the ``register_providers`` hook: a wire API, a provider, or a provider definition."""
+        if isinstance(item, ProviderDefinition):
+            self.register_definition(item)
+        elif isinstance(item, ProviderConfig):
             self.register_provider(item)
         elif isinstance(item, ApiProvider):
             register_api_provider(item, source_id)
         else:
             raise TypeError(
-                f"register_providers expects an ApiProvider or a ProviderConfig, got {type(item).__name__}"
+                "register_providers expects an ApiProvider, a ProviderConfig or a ProviderDefinition, "
+                f"got {type(item).__name__}"
             )
 
     # --- loading ----------------------------------------------------------------------------------
 
     def load(self) -> None:
-        """(Re)build the model list; models.json errors go to ``error`` and the file is ignored."""
-        self.error = None
-        json_configs: dict[str, ProviderConfig] = {}
+        """(Re)read models.json; its errors go to ``error`` and the file is ignored."""
         try:
-            text = self.models_json_path.read_text(encoding="utf-8")
+            self._json_text = self.models_json_path.read_text(encoding="utf-8")
         except FileNotFoundError:
-            text = None
-        if text is not None:
-            try:
-                json_configs = parse_models_json(text, self.models_json_path, set(builtin_providers()))
-            except ModelsJsonError as error:
-                self.error = str(error)
-        self._json_configs = json_configs
-        models = builtin_models()
-        for config in json_configs.values():
-            models = self._merge(models, config)
+            self._json_text = None
+        self._parse_json()
+        self._built = None
+
+    refresh = load
+
+    def _parse_json(self) -> None:
+        self.error = None
+        self._json_configs = {}
+        if self._json_text is None:
+            return
+        known = set(builtin_providers()) | set(self._definitions)
+        try:
+            self._json_configs = parse_models_json(self._json_text, self.models_json_path, known)
+        except ModelsJsonError as error:
+            self.error = str(error)
+
+    @property
+    def _models(self) -> list[Model]:
+        if self._built is None:
+            self._built = self._build()
+        return self._built
+
+    def _build(self) -> list[Model]:
+        models = [m for m in builtin_models() if m.provider not in self._definitions]
+        for definition in self._definitions.values():
+            models.extend(definition_models(definition))
+        for config in self._json_configs.values():
+            models = self._merge(models, config, self._definitions.get(config.id))
         for config in self._plugin_configs.values():
             if config.models:
                 # A plugin provider with models owns that provider outright (pi's full replacement).
                 models = [m for m in models if m.provider != config.id]
-            models = self._merge(models, config)
-        self._models = models
-
-    refresh = load
+            models = self._merge(models, config, self._definitions.get(config.id))
+        return models
 
     def get_error(self) -> str | None:
         return self.error
 
     @staticmethod
-    def _merge(models: list[Model], config: ProviderConfig) -> list[Model]:
+    def _merge(
+        models: list[Model], config: ProviderConfig, definition: ProviderDefinition | None = None
+    ) -> list[Model]:
         merged: list[Model] = []
         for model in models:
             if model.provider == config.id:
@@ -313,7 +395,7 @@ class ModelRegistry:
             merged.append(model)
         for entry in config.models or []:
             base = next((m for m in merged if m.provider == config.id and m.id == entry.id), None)
-            custom = _custom_model(config, entry, base)
+            custom = _custom_model(config, entry, base, definition)
             merged = [m for m in merged if not (m.provider == config.id and m.id == entry.id)]
             merged.append(custom)
         return merged
@@ -328,6 +410,43 @@ class ModelRegistry:
     def providers(self) -> list[str]:
         return sorted({m.provider for m in self._models})
 
+    def definitions(self) -> list[ProviderDefinition]:
+        """The registered provider definitions, in registration order."""
+        return list(self._definitions.values())
+
+    def definition(self, provider: str) -> ProviderDefinition | None:
+        return self._definitions.get(provider)
+
+    def known_providers(self) -> list[str]:
+        """Every provider name pi can use: those with models and defined ones without (local servers)."""
+        return sorted({m.provider for m in self._models} | set(self._definitions))
+
+    def default_model_ids(self) -> dict[str, str]:
+        """provider → its default model id, in the order pi tries them for a first run."""
+        from pi_core.ai.resolve import DEFAULT_MODEL_PER_PROVIDER
+
+        defaults = {d.id: d.default_model for d in self._definitions.values() if d.default_model}
+        for provider, model_id in DEFAULT_MODEL_PER_PROVIDER.items():
+            defaults.setdefault(provider, model_id)
+        return defaults
+
+    def unlisted_model(self, provider: str, model_id: str) -> Model | None:
+        """A model a defined provider has no catalogue entry for (a local server's model), or ``None``."""
+        definition = self._definitions.get(provider)
+        if definition is None:
+            return None
+        config = self._json_configs.get(provider)
+        return Model.model_validate(
+            {
+                "id": model_id,
+                "name": model_id,
+                "api": (config.api if config else None) or definition.api,
+                "provider": provider,
+                "baseUrl": (config.base_url if config else None) or definition_base_url(definition),
+                "compat": {**(definition.compat or {}), **((config.compat or {}) if config else {})} or None,
+            }
+        )
+
     def find(self, provider: str, model_id: str) -> Model | None:
         return next((m for m in self._models if m.provider == provider and m.id == model_id), None)
 
@@ -339,9 +458,18 @@ class ModelRegistry:
             return plugin
         return self._json_configs.get(provider) or plugin
 
-    def has_auth(self, provider: str) -> bool:
+    def _key_sources(self, provider: str) -> tuple[str | None, tuple[str, ...] | None]:
+        """(configured key: models.json / plugin / definition fallback, the definition's env names)."""
         config = self.provider_config(provider)
-        return self.auth.has_auth(provider, config.api_key if config else None)
+        definition = self._definitions.get(provider)
+        key = config.api_key if config and config.api_key else None
+        if key is None and definition is not None:
+            key = definition.api_key
+        return key, (tuple(definition.env) if definition is not None else None)
+
+    def has_auth(self, provider: str) -> bool:
+        key, env = self._key_sources(provider)
+        return self.auth.has_auth(provider, key, env)
 
     def has_configured_auth(self, model: Model) -> bool:
         """Whether a key is configured for ``model`` (runs no commands)."""
@@ -360,8 +488,8 @@ class ModelRegistry:
 
     def get_api_key(self, model: Model) -> str | None:
         """Auth storage / env first, then the models.json ``apiKey`` (resolved now, not cached)."""
-        config = self.provider_config(model.provider)
-        return self.auth.get_api_key(model.provider, config.api_key if config else None)
+        key, env = self._key_sources(model.provider)
+        return self.auth.get_api_key(model.provider, key, env)
 
     def request_headers(self, model: Model) -> dict[str, str]:
         """Provider headers + model headers, values resolved (``!cmd`` / env name / literal)."""

@@ -276,6 +276,32 @@ class ProviderConfig(PiModel):
     model_overrides: dict[str, dict[str, Any]] | None = None
 
 
+class ProviderDefinition(PiModel):
+    """A built-in provider described as data (what the providers plugin registers).
+
+    Unlike a :class:`ProviderConfig` from a plugin, a definition sits where pi's own catalogue sits:
+    ``models.json`` patches it (``baseUrl``, ``modelOverrides``, extra ``models``) instead of being
+    replaced by it. ``models`` are Model JSON objects whose ``api`` and ``baseUrl`` default to the
+    provider's. In ``base_url`` a ``{NAME}`` is replaced by the environment variable ``NAME``;
+    ``base_url_env`` names a variable whose value replaces the whole URL. ``env`` lists the
+    variables that hold the API key (the first set one wins); ``api_key`` is a fallback key
+    (``!command``, a variable name or a literal), e.g. a dummy one for a local server. ``local``
+    marks servers on this machine whose models are whatever they have loaded.
+    """
+
+    id: str
+    name: str | None = None
+    api: str
+    base_url: str = ""
+    base_url_env: str | None = None
+    env: list[str] = Field(default_factory=list)
+    api_key: str | None = None
+    default_model: str | None = None
+    local: bool = False
+    compat: dict[str, Any] | None = None
+    models: list[dict[str, Any]] = Field(default_factory=list)
+
+
 _registry: dict[str, tuple[ApiProvider, str | None]] = {}
 
 

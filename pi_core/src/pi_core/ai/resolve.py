@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
@@ -122,8 +124,41 @@ def parse_model_pattern(
     )
 
 
-def resolve_cli_model(cli_model: str, models: list[Model], cli_provider: str | None = None) -> ResolvedModel:
-    """``--model`` (and ``--provider``) against *all* models; raises with pi's messages."""
+def did_you_mean(word: str, candidates: Iterable[str]) -> str:
+    """`` Did you mean: a, b?`` for the names closest to ``word`` (case-insensitive), else ``""``."""
+    by_lower: dict[str, str] = {}
+    for name in candidates:
+        by_lower.setdefault(name.lower(), name)
+    close = difflib.get_close_matches(word.lower(), list(by_lower), n=3, cutoff=0.7)
+    if not close:
+        lower = word.lower()
+        close = sorted(name for name in by_lower if lower in name)[:3]
+    return f" Did you mean: {', '.join(by_lower[c] for c in close)}?" if close else ""
+
+
+def resolve_cli_model(
+    cli_model: str,
+    models: list[Model],
+    cli_provider: str | None = None,
+    unlisted: Callable[[str, str], Model | None] | None = None,
+    known_providers: Iterable[str] = (),
+) -> ResolvedModel:
+    """``--model`` (and ``--provider``) against *all* models; raises with pi's messages.
+
+    ``unlisted(provider, id)`` makes a model for a provider that has no catalogue (a local server),
+    ``known_providers`` names such providers; unknown names get close ones suggested.
+    """
+    extra = [p for p in known_providers if p not in {m.provider for m in models}]
+    if unlisted is not None:
+        for name in extra:
+            if cli_provider and cli_provider.lower() == name.lower():
+                model = unlisted(name, cli_model.removeprefix(f"{name}/"))
+                if model is not None:
+                    return ResolvedModel(model)
+            if not cli_provider and cli_model.lower().startswith(f"{name.lower()}/"):
+                model = unlisted(name, cli_model[len(name) + 1 :])
+                if model is not None:
+                    return ResolvedModel(model)
     if not models:
         raise ModelNotFoundError("No models available. Check your installation or add models to models.json.")
     providers = {m.provider.lower(): m.provider for m in models}
@@ -131,6 +166,7 @@ def resolve_cli_model(cli_model: str, models: list[Model], cli_provider: str | N
     if cli_provider and provider is None:
         raise ModelNotFoundError(
             f'Unknown provider "{cli_provider}". Use --list-models to see available providers/models.'
+            + did_you_mean(cli_provider, [*providers.values(), *extra])
         )
     pattern = cli_model
     inferred = False
@@ -170,7 +206,11 @@ def resolve_cli_model(cli_model: str, models: list[Model], cli_provider: str | N
                 f'Model "{pattern}" not found for provider "{provider}". Using custom model id.',
             )
     display = f"{provider}/{pattern}" if provider else cli_model
-    raise ModelNotFoundError(f'Model "{display}" not found. Use --list-models to see available models.')
+    pool = [m.id for m in models if m.provider == provider] if provider else [m.id for m in models]
+    raise ModelNotFoundError(
+        f'Model "{display}" not found. Use --list-models to see available models.'
+        + did_you_mean(pattern if provider else cli_model, pool)
+    )
 
 
 def resolve_model_scope(patterns: list[str], models: list[Model]) -> list[ResolvedModel]:

@@ -171,14 +171,15 @@ def register_commands(register: Callable[..., None]) -> None:
 
 @hookspec
 def register_providers(register: Callable[..., None]) -> None:
-    """Register LLM providers (an ``ApiProvider`` implementation or a ``ProviderConfig``).
+    """Register LLM providers (an ``ApiProvider``, a ``ProviderConfig`` or a ``ProviderDefinition``).
 
     Called once per plugin at start-up; registrations are applied after every plugin loaded.
 
     Combine: registrations are applied in load order; a later registration of a provider name
     replaces the earlier one (pi's ``registerProvider``).
 
-    :param register: ``register(provider: pi_core.ai.provider.ApiProvider | ProviderConfig)``.
+    :param register: ``register(provider: pi_core.ai.provider.ApiProvider | ProviderConfig |
+        ProviderDefinition)``; a definition is built-in data that models.json can patch.
     :returns: nothing; may be ``async def`` (e.g. to fetch a model list).
 
     Errors: an exception here is a load error of the plugin.

@@ -48,7 +48,12 @@ CORE_PLUGIN_MODULES: tuple[str, ...] = ("pi_core.ai.builtin_providers",)
 #: Distributions of this workspace whose entry points count as built-ins (kept by ``--no-extensions``,
 #: listed by ``pi plugins`` only with ``--all``).
 BUILTIN_DISTRIBUTIONS: frozenset[str] = frozenset(
-    {"pi-coding-agent-tools", "pi-coding-agent-compaction", "pi-coding-agent-core"}
+    {
+        "pi-coding-agent-tools",
+        "pi-coding-agent-compaction",
+        "pi-coding-agent-providers",
+        "pi-coding-agent-core",
+    }
 )
 
 #: Names of pi's built-in plugins (entry points of the built-in distributions, the core's modules).

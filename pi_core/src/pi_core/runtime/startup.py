@@ -16,7 +16,6 @@ from pi_core.ai.auth import AuthStorage
 from pi_core.ai.models import ModelRegistry
 from pi_core.ai.provider import Model
 from pi_core.ai.resolve import (
-    DEFAULT_MODEL_PER_PROVIDER,
     ModelNotFoundError,
     ResolvedModel,
     resolve_cli_model,
@@ -98,7 +97,7 @@ def initial_model(
     context = manager.build_session_context()
     if options.model:
         try:
-            resolved = resolve_cli_model(options.model, registry.get_all(), options.provider)
+            resolved = _resolve_cli_model(options, registry)
         except ModelNotFoundError as error:
             diagnostics.append(Diagnostic("error", str(error), usage=True))
         else:
@@ -131,7 +130,7 @@ def initial_model(
         model = registry.find(typed.default_provider, typed.default_model)
     if model is None and not options.model:
         available = registry.get_available()
-        for provider, model_id in DEFAULT_MODEL_PER_PROVIDER.items():
+        for provider, model_id in registry.default_model_ids().items():
             model = next((m for m in available if m.provider == provider and m.id == model_id), None)
             if model is not None:
                 break
@@ -147,6 +146,27 @@ def initial_model(
     if model is not None:
         level = clamp_thinking_level(model, level)
     return model, level, diagnostics
+
+
+def _resolve_cli_model(options: RuntimeOptions, registry: ModelRegistry) -> ResolvedModel:
+    """``--model``: among the models that have a key first (a bare ``sonnet`` then means the
+    provider the user has a key for, not one of the gateways that also list it), else among all.
+    ``--api-key`` goes to whichever model is named, so stored keys do not choose then."""
+    assert options.model is not None
+    if not options.api_key:
+        available = registry.get_available()
+        if available:
+            try:
+                return resolve_cli_model(options.model, available, options.provider)
+            except ModelNotFoundError:
+                pass
+    return resolve_cli_model(
+        options.model,
+        registry.get_all(),
+        options.provider,
+        registry.unlisted_model,
+        registry.known_providers(),
+    )
 
 
 def scoped_models(

@@ -1,0 +1,17 @@
+"""Entry point of the providers plugin (entry-point group ``pi``, name ``catalogue``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pi_core import hookimpl
+
+
+@hookimpl
+def register_providers(register: Callable[[Any], None]) -> None:
+    """Offer every built-in provider definition; models.json can patch any of them."""
+    from pi_builtin_providers import provider_definitions
+
+    for definition in provider_definitions():
+        register(definition)

@@ -1,0 +1,59 @@
+"""The providers plugin in a real ``pi`` run: a key in the environment and a models.json base URL
+pointed at the loopback server are all a provider of the catalogue needs."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from pi_core.testing import text_turn
+
+if TYPE_CHECKING:
+    from conftest import PiEnv
+
+
+def _patch_models_json(pi_env: PiEnv, **providers: dict[str, object]) -> None:
+    path = pi_env.agent_dir / "models.json"
+    data = json.loads(path.read_text())
+    data["providers"].update(providers)
+    path.write_text(json.dumps(data))
+
+
+def test_first_provider_with_a_key_gives_the_default_model(pi_env: PiEnv) -> None:
+    _patch_models_json(pi_env, groq={"baseUrl": pi_env.server.base_url("openai-completions")})
+    pi_env.extra_env["GROQ_API_KEY"] = "gsk-from-env"
+    pi_env.server.add(text_turn("hello from groq"))
+    result = pi_env.run("-p", "hi", model=None)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "hello from groq\n"
+    (request,) = pi_env.server.requests
+    assert request.body["model"] == "openai/gpt-oss-120b"  # pi 1.6.0's default for groq
+    assert request.headers["authorization"] == "Bearer gsk-from-env"
+
+
+def test_a_local_server_takes_any_model_name(pi_env: PiEnv) -> None:
+    _patch_models_json(pi_env, ollama={"baseUrl": pi_env.server.base_url("openai-completions")})
+    pi_env.server.add(text_turn("hello from ollama"))
+    result = pi_env.run("--provider", "ollama", "-p", "hi", model="qwen3:8b")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "hello from ollama\n"
+    assert pi_env.server.requests[-1].body["model"] == "qwen3:8b"
+
+
+def test_unknown_provider_and_model_suggest_close_names(pi_env: PiEnv) -> None:
+    result = pi_env.run("--provider", "openruter", "-p", "hi", model="x")
+    assert result.returncode != 0
+    assert 'Unknown provider "openruter"' in result.stderr and "Did you mean: openrouter?" in result.stderr
+    assert "Traceback" not in result.stderr
+    result = pi_env.run("-p", "hi", model="fake-modle")
+    assert result.returncode != 0
+    assert 'Model "fake-modle" not found' in result.stderr and "fake-model" in result.stderr
+
+
+def test_list_models_shows_the_catalogue_of_providers_with_a_key(pi_env: PiEnv) -> None:
+    pi_env.extra_env["MOONSHOT_API_KEY"] = "mk"
+    result = pi_env.run("--list-models", "kimi", model=None)
+    assert result.returncode == 0, result.stderr
+    rows = [line.split() for line in result.stdout.splitlines()[1:]]
+    assert rows and {row[0] for row in rows} == {"moonshotai", "moonshotai-cn"}
+    assert any(row[1].startswith("kimi-") for row in rows)
