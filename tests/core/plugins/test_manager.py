@@ -334,4 +334,7 @@ def test_reserved_names_are_the_builtins_and_a_local_namesake_is_refused_clearly
     assert pm.records["tools"].builtin and "tools" in active(pm)  # the built-in still loads
     [error] = pm.load_errors
     assert error.source == "project" and error.location is not None and error.location.endswith("tools.py")
-    assert "'tools' is reserved for a built-in plugin of pi (compaction, providers, tools)" in error.problem
+    assert (
+        "'tools' is reserved for a built-in plugin of pi (catalogue, compaction, providers, tools)"
+        in error.problem
+    )

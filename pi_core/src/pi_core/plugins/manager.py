@@ -58,7 +58,7 @@ BUILTIN_DISTRIBUTIONS: frozenset[str] = frozenset(
 
 #: Names of pi's built-in plugins (entry points of the built-in distributions, the core's modules).
 #: Another plugin by one of these names — a local ``tools.py``, say — is a load error saying so.
-RESERVED_PLUGIN_NAMES: frozenset[str] = frozenset({"tools", "compaction", "providers"})
+RESERVED_PLUGIN_NAMES: frozenset[str] = frozenset({"tools", "compaction", "providers", "catalogue"})
 
 Source = Literal["builtin", "entry point", "flag", "project settings", "project", "global settings", "global"]
 Status = Literal["active", "blocked", "failed", "untrusted"]
