@@ -23,7 +23,7 @@ def test_login_help_points_at_docs_that_exist_and_cover_models_json() -> None:
     named = re.findall(r"^  (/\S+\.md)$", no_model_selected_message(), re.MULTILINE)
     assert named == [str(docs_path() / "providers.md")]
     text = Path(named[0]).read_text(encoding="utf-8")
-    assert "### models.json: custom providers and models" in text
+    assert "## models.json: custom providers and models" in text
     assert '"modelOverrides"' in text and '"baseUrl"' in text
 
 
