@@ -67,13 +67,20 @@ def session_env(ctx: Any) -> dict[str, str]:
     return env
 
 
+def _setting(settings: Any, name: str) -> str | None:
+    value = getattr(settings, name, None)
+    return value if isinstance(value, str) and value else None
+
+
 def create_bash_tool(
     *,
     shell_path: str | None = None,
     command_prefix: str | None = None,
     extra_bin_dirs: list[str] | None = None,
 ) -> AgentTool:
-    """``shell_path``/``command_prefix`` are pi's ``shellPath``/``shellCommandPrefix`` settings."""
+    """``shell_path``/``command_prefix`` are pi's ``shellPath``/``shellCommandPrefix`` settings;
+    left ``None`` they are read from ``ctx.settings`` on every call (what the runtime gives: the
+    project's values only for a trusted project)."""
 
     async def execute(
         tool_call_id: str,
@@ -82,7 +89,12 @@ def create_bash_tool(
         on_update: ToolUpdate | None,
         ctx: Any,
     ) -> AgentToolResult:
-        command = f"{command_prefix}\n{params.command}" if command_prefix else params.command
+        configured = getattr(ctx, "settings", None)
+        prefix = (
+            command_prefix if command_prefix is not None else _setting(configured, "shell_command_prefix")
+        )
+        shell = shell_path if shell_path is not None else _setting(configured, "shell_path")
+        command = f"{prefix}\n{params.command}" if prefix else params.command
         bin_dirs = list(extra_bin_dirs or [])
         agent_dir = getattr(ctx, "agent_dir", None)
         if isinstance(agent_dir, str):
@@ -93,7 +105,7 @@ def create_bash_tool(
             params.timeout,
             signal,
             on_update,
-            shell_path=shell_path,
+            shell_path=shell,
             bin_dirs=bin_dirs,
             session_env=session_env(ctx),
         )

@@ -188,7 +188,9 @@ def _source_info(record: Any) -> dict[str, str]:
     }
 
 
-def runtime_options(options: RunOptions, cwd: str, session_path: str | None) -> RuntimeOptions:
+def runtime_options(
+    options: RunOptions, cwd: str, session_path: str | None, *, trust_project: bool = False
+) -> RuntimeOptions:
     from pi_core.runtime.host import RuntimeOptions, default_agent_dir
 
     session_dir = options.session_dir or os.environ.get("PI_CODING_AGENT_SESSION_DIR") or None
@@ -217,6 +219,7 @@ def runtime_options(options: RunOptions, cwd: str, session_path: str | None) -> 
         no_context_files=options.no_context_files,
         system_prompt=options.system_prompt,
         append_system_prompt=list(options.append_system_prompt) or None,
+        trust_project=trust_project,
     )
 
 
@@ -244,7 +247,8 @@ async def _run(
         if setup.problems:
             return 1
     try:
-        host = await RuntimeHost.create(runtime_options(options, cwd, session_path), plugin_parts(setup))
+        runtime = runtime_options(options, cwd, session_path, trust_project=setup.control.trust_project)
+        host = await RuntimeHost.create(runtime, plugin_parts(setup))
     except SessionNotFoundError as error:
         click.echo(str(error), err=True)
         return 1

@@ -28,12 +28,14 @@ def trust(project: str | None) -> None:
     # A broken settings file counts as empty, so what gets trusted may not be what the user meant.
     for problem in read.errors:
         click.echo(f"Warning: {problem}", err=True)
-    if not check.files:
+    if not check.files and not check.programs:
         click.echo(f"Trusted {check.project} (it has no plugin files right now).")
         return
     click.echo(f"Trusted {check.project}; this code will run:")
     for path in check.files:
         click.echo(f"  {path}")
+    if check.programs:
+        click.echo(f"  .pi/settings.json: {', '.join(check.programs)} (programs pi runs)")
     click.echo("pi asks again when any of it changes.")
 
 

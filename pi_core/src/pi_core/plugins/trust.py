@@ -4,6 +4,10 @@ for) runs only once the user trusted that project.
 Trust is recorded in ``<agent dir>/trusted-projects.json`` against the project's absolute path and a
 fingerprint of that code, so any change to it (an edited or added extension, a new settings entry)
 asks again. pi v0.73.1 runs such code on open; this is the Python port's addition.
+
+Project settings that choose a program pi runs (:data:`PROGRAM_SETTINGS`: the shell of the bash
+tool and of ``!cmd``, a prefix run before every command, the npm command) are code as well: they
+are part of the fingerprint, and the runtime ignores them while the project is not trusted.
 """
 
 from __future__ import annotations
@@ -23,6 +27,9 @@ TRUST_FILE = "trusted-projects.json"
 
 TrustStatus = Literal["trusted", "untrusted", "changed", "nothing-to-trust"]
 
+#: Settings keys that make pi run a program of the settings file's choosing.
+PROGRAM_SETTINGS: tuple[str, ...] = ("shellPath", "shellCommandPrefix", "npmCommand")
+
 
 @dataclass(frozen=True)
 class TrustCheck:
@@ -31,14 +38,22 @@ class TrustCheck:
     fingerprint: str
     #: The files whose code would run (what the fingerprint covers).
     files: tuple[Path, ...]
+    #: Keys of :data:`PROGRAM_SETTINGS` that the project's settings file sets.
+    programs: tuple[str, ...] = ()
 
     @property
     def allowed(self) -> bool:
         return self.status in ("trusted", "nothing-to-trust")
 
 
+def project_programs(cwd: Path) -> dict[str, Any]:
+    """The :data:`PROGRAM_SETTINGS` the project's ``.pi/settings.json`` sets, with their values."""
+    settings = read_settings(cwd / ".pi" / "settings.json")
+    return {key: settings[key] for key in PROGRAM_SETTINGS if key in settings}
+
+
 def project_code(cwd: Path, agent: Path, read: SettingsReader | None = None) -> tuple[str, tuple[Path, ...]]:
-    """The fingerprint of the project's plugin code and the files it covers.
+    """The fingerprint of the project's plugin code and program settings, and the files it covers.
 
     Settings files that cannot be used count as empty; their problems land in ``read.errors``.
     """
@@ -51,6 +66,9 @@ def project_code(cwd: Path, agent: Path, read: SettingsReader | None = None) -> 
     requested = read_settings(settings_file).get("extensions", [])
     digest = hashlib.sha256()
     digest.update(json.dumps(requested, sort_keys=True).encode())
+    programs = project_programs(cwd)
+    if programs:  # (absent: the fingerprint stays what it was before these counted)
+        digest.update(b"\0programs\0" + json.dumps(programs, sort_keys=True).encode())
     for path in files:
         digest.update(b"\0" + str(path.resolve()).encode() + b"\0")
         digest.update(hashlib.sha256(path.read_bytes()).digest())
@@ -83,13 +101,14 @@ def check_project_trust(cwd: Path, agent: Path) -> TrustCheck:
     """Whether the project's plugin code may run (the REPL asks the user when it may not)."""
     project = cwd.resolve()
     fingerprint, files = project_code(project, agent)
+    programs = tuple(project_programs(project))
     if not files and fingerprint == _empty_fingerprint():
         return TrustCheck(project, "nothing-to-trust", fingerprint, files)
     recorded = _read_store(agent)["projects"].get(str(project))
     if recorded is None:
-        return TrustCheck(project, "untrusted", fingerprint, files)
+        return TrustCheck(project, "untrusted", fingerprint, files, programs)
     status: TrustStatus = "trusted" if recorded.get("fingerprint") == fingerprint else "changed"
-    return TrustCheck(project, status, fingerprint, files)
+    return TrustCheck(project, status, fingerprint, files, programs)
 
 
 def _empty_fingerprint() -> str:
@@ -103,7 +122,7 @@ def trust_project(cwd: Path, agent: Path, read: SettingsReader | None = None) ->
     data = _read_store(agent)
     data["projects"][str(project)] = {"fingerprint": fingerprint, "trustedAt": int(time.time() * 1000)}
     _write_store(agent, data)
-    return TrustCheck(project, "trusted", fingerprint, files)
+    return TrustCheck(project, "trusted", fingerprint, files, tuple(project_programs(project)))
 
 
 def untrust_project(cwd: Path, agent: Path) -> bool:
@@ -118,9 +137,11 @@ def untrust_project(cwd: Path, agent: Path) -> bool:
 def untrusted_message(check: TrustCheck) -> str:
     """What to tell a user whose run stopped because of untrusted project code."""
     what = "changed since you trusted it" if check.status == "changed" else "is not trusted yet"
-    listed = (
-        "\n".join(f"    {path}" for path in check.files) or "    (plugins requested in .pi/settings.json)"
-    )
+    listed = "\n".join(f"    {path}" for path in check.files)
+    if check.programs:
+        chosen = ", ".join(check.programs)
+        listed += ("\n" if listed else "") + f"    .pi/settings.json: {chosen} (programs pi would run)"
+    listed = listed or "    (plugins requested in .pi/settings.json)"
     return (
         f"The project {check.project} has plugin code that {what}:\n{listed}\n"
         "  Review it, then run `pi trust` in the project (or pass --trust-project for this run only),\n"

@@ -123,6 +123,11 @@ class RuntimeContext:
         return self._s.cwd
 
     @property
+    def settings(self) -> Any:
+        """The effective settings (typed, read-only view); tools read e.g. ``shell_path`` here."""
+        return self._s.settings.settings
+
+    @property
     def session_manager(self) -> Any:
         return self._s.session_manager
 

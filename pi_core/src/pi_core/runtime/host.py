@@ -159,6 +159,9 @@ class RuntimeHost:
         settings = await asyncio.to_thread(SettingsManager.create, options.cwd, options.agent_dir)
         for problem in settings.drain_errors():
             diagnostics.append(Diagnostic("warning", str(problem)))
+        withheld = await asyncio.to_thread(_withhold_untrusted_programs, settings, options)
+        if withheld:
+            diagnostics.append(Diagnostic("warning", withheld))
         resources = await load_resources_async(_resource_options(options, settings))
         for diagnostic in resources.diagnostics:
             diagnostics.append(Diagnostic("warning", str(diagnostic)))
@@ -475,3 +478,21 @@ def _existing_file(path: str) -> Path:
 def default_agent_dir() -> str:
     """``PI_CODING_AGENT_DIR`` (``~`` expanded) or ``~/.pi/agent``."""
     return str(agent_dir())
+
+
+def _withhold_untrusted_programs(settings: SettingsManager, options: RuntimeOptions) -> str | None:
+    """Leave out the project's program settings (``shellPath``, ...) unless the project is
+    trusted, as its plugin code would be; the warning to show, if any was left out."""
+    from pi_core.plugins.trust import PROGRAM_SETTINGS, check_project_trust
+
+    project = settings.project_settings()
+    programs = [key for key in PROGRAM_SETTINGS if key in project]
+    if not programs or options.trust_project:
+        return None
+    if check_project_trust(Path(options.cwd), Path(options.agent_dir)).allowed:
+        return None
+    settings.withhold_project(programs)
+    return (
+        f"{settings.project_path}: {', '.join(programs)} choose programs that pi would run; ignored "
+        "until you trust the project (`pi trust`, or --trust-project for one run)"
+    )

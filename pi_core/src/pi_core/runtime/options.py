@@ -46,6 +46,8 @@ class RuntimeOptions:
     no_context_files: bool = False
     system_prompt: str | None = None
     append_system_prompt: Sequence[str] | None = None
+    #: ``--trust-project``: the project's code and program settings apply for this run.
+    trust_project: bool = False
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import copy
 import json
 import os
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -157,6 +157,8 @@ class SettingsManager:
         self._errors: list[ScopedSettingsError] = []
         self._overrides: JsonObject = {}
         self._typed: Settings | None = None
+        #: Project keys left out of the merged settings (program settings of an untrusted project).
+        self._withheld: frozenset[str] = frozenset()
         self.reload()
 
     @classmethod
@@ -217,8 +219,16 @@ class SettingsManager:
 
     def merged(self) -> JsonObject:
         """Effective raw settings: global, then project, then runtime overrides."""
-        merged = deep_merge_settings(self._data["global"], self._data["project"])
+        project = self._data["project"]
+        if self._withheld:
+            project = {key: value for key, value in project.items() if key not in self._withheld}
+        merged = deep_merge_settings(self._data["global"], project)
         return deep_merge_settings(merged, self._overrides)
+
+    def withhold_project(self, keys: Iterable[str]) -> None:
+        """Ignore these top-level keys of the project file (they stay in the file)."""
+        self._withheld = frozenset(keys)
+        self._typed = None
 
     @property
     def settings(self) -> Settings:
