@@ -54,6 +54,10 @@ class Pane:
     def screen(self) -> str:
         return self.tmux("capture-pane", "-p", "-J", "-t", "pi", "-S", "-200")
 
+    def visible(self) -> str:
+        """Only what is on screen now (no scrollback)."""
+        return self.tmux("capture-pane", "-p", "-J", "-t", "pi")
+
     def wait_for(self, check: str | Callable[[str], bool], timeout: float = 20, poll: float = 0.1) -> str:
         predicate = (lambda s: check in s) if isinstance(check, str) else check
         deadline = time.monotonic() + timeout
@@ -78,8 +82,9 @@ class Pane:
         return "pi" in self.tmux("list-sessions", "-F", "#{session_name}").split()
 
 
-def start_pane(pi_env: PiEnv, *args: str) -> Pane:
-    """``pi --model loop/fake-model ARGS`` in a new 120x40 tmux session of its own."""
+def start_pane(pi_env: PiEnv, *args: str, tui: str = "regular") -> Pane:
+    """``pi --model loop/fake-model --tui-mode TUI ARGS`` in a new 120x40 tmux session of its own
+    (these tests drive the inline REPL; tests/e2e/test_fullscreen_tmux.py the fullscreen one)."""
     socket = f"pi-test-{uuid.uuid4().hex[:8]}"
     env = pi_env.env()
     command = " ".join(
@@ -90,6 +95,8 @@ def start_pane(pi_env: PiEnv, *args: str) -> Pane:
             shlex.quote(PI),
             "--model",
             "loop/fake-model",
+            "--tui-mode",
+            tui,
             *(shlex.quote(arg) for arg in args),
             "; echo PI-EXITED=$?; sleep 30",
         ]

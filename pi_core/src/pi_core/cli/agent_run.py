@@ -355,7 +355,14 @@ async def _run_mode(
         from pi_core.modes import interactive
 
         task = asyncio.ensure_future(
-            interactive.run_interactive(host, initial, images, options.messages[1:], verbose=options.verbose)
+            interactive.run_interactive(
+                host,
+                initial,
+                images,
+                options.messages[1:],
+                verbose=options.verbose,
+                tui_mode=options.tui_mode,
+            )
         )
     elif app_mode == "rpc":
         from pi_core.modes.rpc.mode import RpcMode

@@ -56,6 +56,8 @@ class RunOptions:
     list_models: str | None = None
     """``""`` when given without a search term; ``None`` when not given."""
     verbose: bool = False
+    #: ``--tui-mode``: ``fullscreen`` or ``regular`` (else the ``tuiMode`` setting decides).
+    tui_mode: Literal["fullscreen", "regular"] | None = None
     offline: bool = False
     extension_flags: dict[str, Any] = field(default_factory=dict)
     """Values of flags that plugins registered, by flag name."""
@@ -190,6 +192,12 @@ RUN_OPTIONS: tuple[click.Option, ...] = (
         metavar="[search]",
         help="List available models (with optional fuzzy search)",
     ),
+    _value(
+        "--tui-mode",
+        dest="tui_mode",
+        metavar="<mode>",
+        help="Terminal UI: fullscreen (default on a capable terminal) or regular (inline)",
+    ),
     _flag("--verbose", dest="verbose", help="Force verbose startup (overrides quietStartup setting)"),
     _flag("--offline", dest="offline", help="Disable startup network operations (same as PI_OFFLINE=1)"),
 )
@@ -258,6 +266,7 @@ def run_options_from_params(params: dict[str, Any]) -> RunOptions:
         export=params.get("export"),
         list_models=params.get("list_models"),
         verbose=bool(params.get("verbose")),
+        tui_mode=params["tui_mode"] if params.get("tui_mode") in ("fullscreen", "regular") else None,
         offline=bool(params.get("offline")),
         extension_flags={k: v for k, v in params.items() if k not in _OWN_PARAMS},
     )

@@ -19,6 +19,7 @@ from pi_core.cli.agent_run import plugin_parts
 from pi_core.cli.options import PluginControl
 from pi_core.cli.run import prepare_plugins_async
 from pi_core.modes.interactive.app import InteractiveMode
+from pi_core.modes.interactive.fullscreen import FullscreenMode
 from pi_core.runtime.host import RuntimeHost, RuntimeOptions
 from pi_core.testing import LoopbackLLMServer
 from prompt_toolkit.input import PipeInput, create_pipe_input
@@ -58,7 +59,11 @@ class Repl:
 
     @property
     def output(self) -> str:
-        return self.buffer.getvalue()
+        transcript = getattr(self.mode, "transcript", None)
+        if transcript is None:
+            return self.buffer.getvalue()
+        rows = [row for block in transcript.blocks for row in transcript.lines(block, 100)]
+        return "\n".join(line.rstrip() for line in transcript.plain_rows(rows)) + "\n"
 
     def send(self, keys: str) -> None:
         self.pipe.send_text(keys)
@@ -69,7 +74,13 @@ class Repl:
 
     async def wait_idle_editor(self, seconds: float = 5) -> None:
         """Until the editor is running (typed keys reach it, not a closed app)."""
-        await self.until(lambda: self.mode._editor is not None and self.mode._editor.app.is_running, seconds)
+        await self.until(self._editor_running, seconds)
+
+    def _editor_running(self) -> bool:
+        app = getattr(self.mode, "_app", None)
+        if app is not None:
+            return bool(app.is_running) and self.mode._dialogs == 0
+        return self.mode._editor is not None and self.mode._editor.app.is_running
 
     async def in_dialog(self, seconds: float = 5) -> None:
         """Until a plugin dialog holds the terminal (keys typed now go to it, not to the editor)."""
@@ -117,6 +128,7 @@ async def repl_factory(
         extensions: tuple[str, ...] = (),
         initial: str | None = None,
         messages: tuple[str, ...] = (),
+        fullscreen: bool = False,
         **options: Any,
     ) -> Repl:
         setup = await prepare_plugins_async(PluginControl(extensions=extensions), cwd=project)
@@ -135,14 +147,18 @@ async def repl_factory(
         pipe = pipe_context.__enter__()
         pipes.append(pipe_context)
         buffer = io.StringIO()
-        console = Console(file=buffer, width=100, color_system=None, highlight=False)
-        mode = InteractiveMode(
-            host,
-            console=console,
-            input=pipe,
-            output=DummyOutput(),
-            history_file=agent / "history",
-        )
+        mode: InteractiveMode
+        if fullscreen:
+            mode = FullscreenMode(host, input=pipe, output=DummyOutput(), history_file=agent / "history")
+        else:
+            console = Console(file=buffer, width=100, color_system=None, highlight=False)
+            mode = InteractiveMode(
+                host,
+                console=console,
+                input=pipe,
+                output=DummyOutput(),
+                history_file=agent / "history",
+            )
         task = asyncio.create_task(mode.run(initial, [], list(messages)))
         repl = Repl(mode, pipe, buffer, task, project, agent, sessions)
         started.append(repl)

@@ -190,7 +190,7 @@ class InteractiveMode:
         await self.bind()  # plugins start here (session_start), with the REPL's UI
         if initial is not None or images or messages:
             self.start_task(self._prompt_sequence(initial, images, messages))
-        self._editor = self._make_editor()
+        self._start_editor()
         self.refresh_status()
         context = patch_stdout(raw=True) if self._own_terminal else contextlib.nullcontext()
         with context:
@@ -429,6 +429,18 @@ class InteractiveMode:
 
     # --- editor ----------------------------------------------------------------------------------
 
+    def toggle_tool_output(self) -> None:
+        """Ctrl+O: tool results in full from now on (the last one again in full), or collapsed."""
+        renderer = self.renderer
+        renderer.expand_tools = not renderer.expand_tools
+        state = "expanded" if renderer.expand_tools else "collapsed"
+        self.console.print(Text(f"Tool output {state} from now on", style="dim"))
+        if renderer.expand_tools:
+            renderer.print_last_tool_result()
+
+    def _start_editor(self) -> None:
+        self._editor = self._make_editor()
+
     def _make_editor(self) -> PromptSession[str]:
         history = (
             FileHistory(str(self._history_file))
@@ -481,16 +493,18 @@ class InteractiveMode:
         cached = self._status_cache
         if cached is not None and cached[0] == width and now - cached[1] < 1.0:
             return cached[2]
-        place = _short_home(self.host.session.cwd)
-        if self.git_branch:
-            place += f" ({self.git_branch})"
         # Two spaces between the parts: the status line reads apart from the footer lines that
         # close each run in the transcript.
-        line = "  ".join([place, *self.footer_text().split(" · ")])
+        line = "  ".join([*self.footer_text().split(" · "), self.place()])
         if len(line) > width - 1:
             line = line[: max(1, width - 2)] + "…"
         self._status_cache = (width, now, line)
         return line
+
+    def place(self) -> str:
+        """The working directory (``~`` for home) and its git branch."""
+        place = _short_home(self.host.session.cwd)
+        return f"{place} ({self.git_branch})" if self.git_branch else place
 
     def _streaming_tail(self, width: int, rows: int) -> list[str]:
         """The last rows of the text block still being streamed (printed once it is complete)."""

@@ -112,12 +112,7 @@ def build_key_bindings(
 
     @on("app.tools.expand")
     def _toggle_tool_output(event: KeyPressEvent) -> None:
-        renderer = mode.renderer
-        renderer.expand_tools = not renderer.expand_tools
-        state = "expanded" if renderer.expand_tools else "collapsed"
-        mode.console.print(Text(f"Tool output {state} from now on", style="dim"))
-        if renderer.expand_tools:
-            renderer.print_last_tool_result()
+        mode.toggle_tool_output()
 
     @on("app.model.select")
     def _choose_model(event: KeyPressEvent) -> None:

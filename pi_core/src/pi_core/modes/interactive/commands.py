@@ -75,6 +75,9 @@ FIXED_KEYS = (
     ("Up / Down, Ctrl+R", "history; search the history"),
     ("@path + Tab", "complete a file path"),
     ("!cmd / !!cmd", "run a shell command (!! keeps its output out of the model's context)"),
+    ("PageUp / PageDown, wheel", "scroll the transcript (fullscreen)"),
+    ("Ctrl+F", "search the transcript (fullscreen; Enter: older hit, Esc closes)"),
+    ("mouse drag", "select rows and copy them (fullscreen)"),
 )
 
 

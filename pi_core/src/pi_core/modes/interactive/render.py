@@ -228,7 +228,11 @@ class EventRenderer:
         self.console.print(Text("● ", style="cyan"), renderable, sep="")
 
     def _print_result(self, name: str, result: Any, is_error: bool, expanded: bool) -> None:
-        self.console.print(self.result_renderable(name, result, is_error, expanded=expanded))
+        if expanded == self.expand_tools:
+            # Laid out when drawn: the fullscreen transcript draws it again after Ctrl+O.
+            self.console.print(_ToolResultView(self, name, result, is_error))
+        else:
+            self.console.print(self.result_renderable(name, result, is_error, expanded=expanded))
 
     def print_last_tool_result(self) -> bool:
         """Print the last tool result again, expanded (Ctrl+O); False when there was none."""
@@ -344,6 +348,23 @@ def compaction_marker(tokens_before: int | None) -> Text:
     """The line that marks where the context was compacted, live and when a session is replayed."""
     suffix = f" ({tokens_before} tokens before)" if tokens_before else ""
     return Text(f"── context compacted{suffix} ──", style="magenta")
+
+
+class _ToolResultView:
+    """A tool result that renders as the renderer's ``expand_tools`` says at the time it is drawn."""
+
+    __slots__ = ("is_error", "name", "renderer", "result")
+
+    def __init__(self, renderer: EventRenderer, name: str, result: Any, is_error: bool) -> None:
+        self.renderer = renderer
+        self.name = name
+        self.result = result
+        self.is_error = is_error
+
+    def __rich__(self) -> RenderableType:
+        return self.renderer.result_renderable(
+            self.name, self.result, self.is_error, expanded=self.renderer.expand_tools
+        )
 
 
 class _ToolBlock:

@@ -27,6 +27,9 @@ class InteractiveUI:
         self._mode = mode
         self.statuses: dict[str, str] = {}
         self.widgets: dict[str, list[str]] = {}
+        #: Where each widget goes: ``aboveEditor`` or ``belowEditor`` (the fullscreen mode
+        #: honours it; the inline toolbar shows them all under the editor).
+        self.placements: dict[str, str] = {}
 
     async def select(
         self,
@@ -107,8 +110,10 @@ class InteractiveUI:
     def set_widget(self, key: str, content: Any, *, placement: str = "aboveEditor") -> None:
         if content is None:
             self.widgets.pop(key, None)
+            self.placements.pop(key, None)
         elif isinstance(content, list) and all(isinstance(line, str) for line in content):
             self.widgets[key] = list(content)
+            self.placements[key] = placement if placement == "belowEditor" else "aboveEditor"
         self._mode.invalidate()
 
     def set_title(self, text: str) -> None:
@@ -124,7 +129,17 @@ class InteractiveUI:
         """Forget statuses and widgets (their plugin instances were replaced)."""
         self.statuses.clear()
         self.widgets.clear()
+        self.placements.clear()
         self._mode.invalidate()
+
+    def widget_lines(self, placement: str) -> list[str]:
+        """The lines of the widgets placed ``aboveEditor`` or ``belowEditor``."""
+        return [
+            line
+            for key, widget in self.widgets.items()
+            if self.placements.get(key, "aboveEditor") == placement
+            for line in widget
+        ]
 
     def toolbar_lines(self) -> list[str]:
         lines = [line for widget in self.widgets.values() for line in widget]

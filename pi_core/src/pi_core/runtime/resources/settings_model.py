@@ -99,6 +99,10 @@ class Settings(PiModel):
     follow_up_mode: QueueMode = "one-at-a-time"
     theme: str | None = None
     quiet_startup: bool = False
+    #: The interactive UI: ``fullscreen`` (the default on a capable terminal) or ``regular``.
+    tui_mode: Literal["fullscreen", "regular"] = "fullscreen"
+    #: What fullscreen mode leaves on the normal screen when it exits.
+    fullscreen_exit_output: Literal["transcript", "resume-hint"] = "transcript"
     collapse_changelog: bool = False
     enable_install_telemetry: bool = True
     double_escape_action: Literal["tree", "fork", "none"] = "tree"

@@ -1,0 +1,571 @@
+"""The fullscreen REPL: a prompt-toolkit full-screen application drawn with rich.
+
+The transcript fills the screen and scrolls (PageUp/PageDown, the mouse wheel); the editor stays
+at the bottom with a footer under it that is always there (model, thinking level, context,
+tokens, cost, directory and git branch, plugin statuses). The answer being streamed is drawn as
+markdown while it grows. Commands, dialogs, the picker and the keys are the inline REPL's
+(:class:`~pi_core.modes.interactive.app.InteractiveMode`): what they print becomes transcript
+blocks through :class:`~pi_core.modes.interactive.transcript.TranscriptConsole`, so Ctrl+O
+redraws every tool result expanded or collapsed in place. A dialog takes the screen for as long
+as it asks (the last rows of the transcript stay above it), then the application comes back.
+Ctrl+F searches the transcript; dragging with the mouse selects rows and copies them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.history import FileHistory, History
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import DynamicKeyBindings, KeyBindings, KeyPressEvent, merge_key_bindings
+from prompt_toolkit.layout import (
+    ConditionalContainer,
+    Float,
+    FloatContainer,
+    FormattedTextControl,
+    HSplit,
+    Layout,
+    UIContent,
+    UIControl,
+    Window,
+)
+from prompt_toolkit.layout.controls import BufferControl
+from prompt_toolkit.layout.dimension import Dimension
+from prompt_toolkit.layout.menus import CompletionsMenu
+from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
+from prompt_toolkit.output import Output
+from prompt_toolkit.styles import Style
+from rich.markdown import Markdown
+from rich.text import Text
+
+from pi_core.modes.interactive.app import ESCAPE_WAIT, InteractiveMode, _default_history
+from pi_core.modes.interactive.completion import SlashCompleter
+from pi_core.modes.interactive.transcript import Block, Line, Transcript, TranscriptConsole
+
+if TYPE_CHECKING:
+    from pi_core.runtime.host import RuntimeHost
+
+T = TypeVar("T")
+
+#: A streaming block longer than this many lines is shown as its plain tail while it grows
+#: (laying out a huge unfinished code block as markdown on every token would lag the keys).
+LIVE_MARKDOWN_LINES = 120
+#: Rows the mouse wheel scrolls per notch.
+WHEEL_ROWS = 3
+#: Seconds a note such as "Copied 3 lines" stays in the status row.
+FLASH_SECONDS = 2.5
+
+_STYLE = Style.from_dict(
+    {
+        "footer": "#8a8a8a",
+        "status": "#8a8a8a",
+        "working": "#5fafd7",
+        "prompt": "bold #5faf5f",
+        "search": "bold",
+        "separator": "#444444",
+    }
+)
+
+_PAUSED = "\x00paused"
+
+
+class FullscreenMode(InteractiveMode):
+    """The REPL as a full-screen application (``tuiMode`` ``fullscreen``, the default)."""
+
+    def __init__(
+        self,
+        host: RuntimeHost,
+        *,
+        input: Input | None = None,
+        output: Output | None = None,
+        history_file: Path | None = None,
+        verbose: bool = False,
+    ) -> None:
+        self.transcript = Transcript()
+        self._view_size = (80, 24)
+        console = TranscriptConsole(self.transcript, lambda: self._view_size)
+        super().__init__(
+            host, console=console, input=input, output=output, history_file=history_file, verbose=verbose
+        )
+        self._own_terminal = input is None and output is None
+        self.transcript.on_change = self.invalidate
+        self._app: Application[str] | None = None
+        self._app_task: asyncio.Task[str] | None = None
+        self._submitted: deque[str] = deque()
+        self._wakeup = asyncio.Event()
+        self._buffer: Buffer | None = None
+        self._search: Buffer | None = None
+        self._searching = False
+        self._flash: tuple[float, str] | None = None
+        self._live_key: tuple[Any, ...] | None = None
+        self._live_lines: list[Line] = []
+        self._shown_rows: list[Line] = []
+        self._select_from: int | None = None
+        self._select_to: int | None = None
+
+    # --- editor and application -------------------------------------------------------------------
+
+    def _start_editor(self) -> None:
+        history: History = (
+            FileHistory(str(self._history_file))
+            if self._history_file is not None
+            else _default_history(self.host.options.agent_dir)
+        )
+        self._buffer = Buffer(
+            multiline=True,
+            history=history,
+            completer=SlashCompleter(self),
+            complete_while_typing=True,
+            accept_handler=self._accept,
+        )
+        self._search = Buffer(multiline=False, accept_handler=self._search_next)
+        self._app = self._build_app()
+
+    def _accept(self, buffer: Buffer) -> bool:
+        self._submitted.append(buffer.text)
+        self._wakeup.set()
+        return False  # the editor is emptied (the text went to history)
+
+    def _build_app(self) -> Application[str]:
+        assert self._buffer is not None and self._search is not None
+        editor = Window(
+            BufferControl(self._buffer),
+            height=Dimension(min=1, max=12),
+            wrap_lines=True,
+            get_line_prefix=self._line_prefix,
+            dont_extend_height=True,
+        )
+        searching = Condition(lambda: self._searching)
+        search_bar = ConditionalContainer(
+            Window(
+                BufferControl(self._search),
+                height=1,
+                get_line_prefix=lambda line, wrap: [("class:search", "search (Enter: older, Esc closes): ")],
+            ),
+            filter=searching,
+        )
+        body = HSplit(
+            [
+                Window(_TranscriptControl(self), wrap_lines=False, always_hide_cursor=True),
+                search_bar,
+                ConditionalContainer(
+                    Window(FormattedTextControl(self._above_editor), dont_extend_height=True),
+                    filter=Condition(lambda: bool(self.ui.widget_lines("aboveEditor"))),
+                ),
+                Window(FormattedTextControl(self._status_row), height=1),
+                editor,
+                ConditionalContainer(
+                    Window(FormattedTextControl(self._below_editor), dont_extend_height=True),
+                    filter=Condition(lambda: bool(self.ui.widget_lines("belowEditor"))),
+                ),
+                Window(FormattedTextControl(self._footer), dont_extend_height=True),
+            ]
+        )
+        root = FloatContainer(
+            body, floats=[Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8))]
+        )
+        app: Application[str] = Application(
+            layout=Layout(root, focused_element=editor),
+            key_bindings=merge_key_bindings(
+                [DynamicKeyBindings(lambda: self._key_bindings), self._own_keys(searching)]
+            ),
+            style=_STYLE,
+            full_screen=True,
+            mouse_support=True,
+            refresh_interval=1.0,
+            min_redraw_interval=0.015,
+            input=self.terminal["input"],
+            output=self.terminal["output"],
+        )
+        # Esc alone aborts at once (see InteractiveMode._make_editor).
+        app.ttimeoutlen = ESCAPE_WAIT
+        app.timeoutlen = ESCAPE_WAIT
+        return app
+
+    def _line_prefix(self, line: int, wrap: int) -> StyleAndTextTuples:
+        if line == 0 and wrap == 0:
+            return [("class:prompt", self._prompt_message())]
+        return [("", "  ")]
+
+    def _own_keys(self, searching: Condition) -> KeyBindings:
+        keys = KeyBindings()
+
+        @keys.add("pageup")
+        def _page_up(event: KeyPressEvent) -> None:
+            self.scroll(self._view_size[1] - 2)
+
+        @keys.add("pagedown")
+        def _page_down(event: KeyPressEvent) -> None:
+            self.scroll(-(self._view_size[1] - 2))
+
+        @keys.add("c-f")
+        def _find(event: KeyPressEvent) -> None:
+            if self._search is not None:
+                self._searching = True
+                event.app.layout.focus(self._search)
+
+        empty = Condition(lambda: self._buffer is not None and not self._buffer.text)
+
+        @keys.add("c-d", filter=empty & ~searching)
+        def _quit(event: KeyPressEvent) -> None:
+            event.app.exit(exception=EOFError())
+
+        @keys.add("escape", filter=searching, eager=True)
+        @keys.add("c-c", filter=searching)
+        def _close_search(event: KeyPressEvent) -> None:
+            self._close_search()
+
+        return keys
+
+    def scroll(self, rows: int) -> None:
+        """Scroll the transcript up (``rows`` > 0) or down; at the bottom it follows new output."""
+        self.transcript.scroll = max(0, self.transcript.scroll + rows)
+        self.invalidate()
+
+    # --- search -------------------------------------------------------------------------------------
+
+    def _search_next(self, buffer: Buffer) -> bool:
+        width, height = self._view_size
+        hit = self.transcript.search(buffer.text, width, self.transcript.highlight)
+        if hit is None and self.transcript.highlight is not None:
+            hit = self.transcript.search(buffer.text, width, None)  # wrap around to the bottom
+        if hit is None:
+            self.flash(f"Not found: {buffer.text}")
+        else:
+            self.transcript.scroll_to(hit, width, height)
+        return True  # keep the text: Enter again finds the next older one
+
+    def _close_search(self) -> None:
+        self._searching = False
+        self.transcript.highlight = None
+        self.transcript.scroll = 0
+        if self._app is not None and self._buffer is not None:
+            with contextlib.suppress(ValueError):
+                self._app.layout.focus(self._buffer)
+        self.invalidate()
+
+    # --- the parts around the editor -------------------------------------------------------------
+
+    def flash(self, text: str) -> None:
+        self._flash = (time.monotonic() + FLASH_SECONDS, text)
+        self.invalidate()
+
+    def _status_row(self) -> StyleAndTextTuples:
+        parts: StyleAndTextTuples = []
+        if self.busy:
+            elapsed = int(time.monotonic() - self._task_started)
+            keys = "Esc aborts · Enter steers · Alt+Enter queues"
+            parts.append(("class:working", f"working… {elapsed}s · {keys}"))
+        flash = self._flash
+        if flash is not None and flash[0] > time.monotonic():
+            parts.append(("class:status", ("  " if parts else "") + flash[1]))
+        elif self.transcript.scroll:
+            parts.append(("class:status", ("  " if parts else "") + "↑ scrolled · PageDown returns"))
+        return parts or [("class:separator", "─" * max(1, self._view_size[0]))]
+
+    def _above_editor(self) -> StyleAndTextTuples:
+        lines = self.ui.widget_lines("aboveEditor")
+        return [("", "\n".join(lines))] if lines else []
+
+    def _below_editor(self) -> StyleAndTextTuples:
+        lines = self.ui.widget_lines("belowEditor")
+        return [("", "\n".join(lines))] if lines else []
+
+    def _footer(self) -> StyleAndTextTuples:
+        width = self._view_size[0]
+        figures = "  ".join(self.footer_text().split(" · "))
+        lines = [_fit(figures, width), _fit(self.place(), width)]
+        if self.ui.statuses:
+            statuses = "  ".join(self.ui.statuses[key] for key in sorted(self.ui.statuses))
+            lines.append(_fit(statuses, width))
+        return [("class:footer", "\n".join(lines))]
+
+    def live_lines(self, width: int) -> list[Line]:
+        """The block being streamed (markdown as it grows) and the running tools' last lines."""
+        renderer = self.renderer
+        text_pending = renderer._text.pending
+        pending = renderer.pending_text()
+        live = tuple((name, tuple(tail)) for name, tail in renderer.live_output.values())
+        key = (width, pending, live, renderer.hide_thinking)
+        if key == self._live_key:
+            return self._live_lines
+        parts: list[Any] = []
+        if pending.strip():
+            from pi_core.modes.interactive.sanitize import sanitize
+
+            shown = sanitize(pending.strip("\n"))
+            rows = shown.split("\n")
+            if text_pending and len(rows) <= LIVE_MARKDOWN_LINES:
+                parts.append(Markdown(shown))
+            elif text_pending:
+                parts.append(Text("\n".join(rows[-LIVE_MARKDOWN_LINES:])))
+            else:
+                parts.append(Text("\n".join(rows[-LIVE_MARKDOWN_LINES:]), style="dim italic"))
+        for name, tail in live:
+            parts.append(Text(f"{name} running…", style="cyan"))
+            if tail:
+                parts.append(Text("\n".join(f"  {line}" for line in tail), style="dim"))
+        self._live_lines = self.transcript.render(parts, {}, width) if parts else []
+        self._live_key = key
+        return self._live_lines
+
+    # --- selection ----------------------------------------------------------------------------------
+
+    def select(self, row: int, *, start: bool) -> None:
+        if start or self._select_from is None:
+            self._select_from = row
+        self._select_to = row
+        self.invalidate()
+
+    def finish_selection(self, row: int) -> None:
+        start, self._select_from = self._select_from, None
+        self._select_to = None
+        if start is None or start == row:
+            self.invalidate()
+            return
+        low, high = sorted((start, row))
+        rows = self.transcript.plain_rows(self._shown_rows[low : high + 1])
+        text = "\n".join(line.rstrip() for line in rows).strip("\n")
+        if text:
+            self.spawn(self._copy(text, high - low + 1))
+        self.invalidate()
+
+    def selected(self, row: int) -> bool:
+        if self._select_from is None or self._select_to is None:
+            return False
+        low, high = sorted((self._select_from, self._select_to))
+        return low <= row <= high
+
+    async def _copy(self, text: str, rows: int) -> None:
+        from pi_core.modes.interactive.clipboard import copy_to_clipboard
+
+        terminal = sys.__stdout__ if self._own_terminal else None
+        if await copy_to_clipboard(text, terminal):
+            self.flash(f"Copied {rows} line(s)")
+        else:
+            self.flash("No clipboard here (xclip, xsel, wl-copy or a terminal with OSC 52)")
+
+    # --- the loop's hooks ---------------------------------------------------------------------------
+
+    async def _read(self) -> str | None:
+        while True:
+            while not self._no_dialog.is_set():
+                await self._no_dialog.wait()
+            if self._quit:
+                return None
+            if self._submitted:
+                return self._submitted.popleft()
+            if self._app_task is None or self._app_task.done():
+                self._editor_free.clear()
+                self._app_task = asyncio.create_task(self._run_app())
+            self._wakeup.clear()
+            waiter = asyncio.create_task(self._wakeup.wait())
+            done, _ = await asyncio.wait({waiter, self._app_task}, return_when=asyncio.FIRST_COMPLETED)
+            if waiter not in done:
+                waiter.cancel()
+            if self._app_task in done:
+                try:
+                    result = self._app_task.result()
+                except (EOFError, KeyboardInterrupt):
+                    return None
+                if result != _PAUSED and not self._submitted:
+                    return None
+
+    async def _run_app(self) -> str:
+        assert self._app is not None
+        text, self._restore_text = self._restore_text, ""
+
+        def restore() -> None:
+            # The application resets its layout when it starts again: give the editor its text back.
+            if text and self._buffer is not None:
+                self._buffer.text = text
+                self._buffer.cursor_position = len(text)
+
+        try:
+            return await self._app.run_async(pre_run=restore)
+        finally:
+            self._editor_free.set()
+
+    def _print_footer(self) -> None:
+        """The footer is always on screen here; runs leave no copy of it in the transcript."""
+
+    def invalidate(self) -> None:
+        app = self._app
+        if app is not None and app.is_running:
+            app.invalidate()
+
+    def request_quit(self) -> None:
+        self._quit = True
+        self._wakeup.set()
+        app = self._app
+        if app is not None and app.is_running and app.future is not None and not app.future.done():
+            app.exit(result="")
+
+    def set_editor_text(self, text: str) -> None:
+        if self._buffer is not None:
+            self._buffer.text = text
+            self._buffer.cursor_position = len(text)
+            self.invalidate()
+        else:
+            self._restore_text = text
+
+    def get_editor_text(self) -> str:
+        return self._buffer.text if self._buffer is not None else self._restore_text
+
+    def redraw(self) -> None:
+        """Session navigation: the transcript is replaced by the session's, drawn as it was live."""
+        self.transcript.clear()
+        self._print_header()
+        self.renderer.replay(self.host.session.messages)
+
+    def toggle_tool_output(self) -> None:
+        """Ctrl+O: every tool result on screen is drawn again, expanded or collapsed."""
+        self.renderer.expand_tools = not self.renderer.expand_tools
+        self.transcript.relayout()
+        self.flash("Tool output " + ("expanded" if self.renderer.expand_tools else "collapsed"))
+
+    async def dialog(self, run: Callable[[], Awaitable[T]]) -> T:
+        """A dialog takes the screen: the application steps aside (still in the alternate screen,
+        the transcript's last rows left above the question) and comes back when it is answered."""
+        self._dialogs += 1
+        self._no_dialog.clear()
+        try:
+            while not self._editor_free.is_set():
+                app = self._app
+                if app is not None and app.is_running and app.future is not None and not app.future.done():
+                    if not self._restore_text and self._buffer is not None:
+                        self._restore_text = self._buffer.text
+                    # Leave the alternate screen on: the dialog draws there, over a snapshot.
+                    app.renderer._in_alternate_screen = False
+                    app.exit(result=_PAUSED)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._editor_free.wait(), 0.05)
+            async with self._dialog_lock:
+                self._show_context()
+                console = self.console
+                assert isinstance(console, TranscriptConsole)
+                console.echo = self._echo if self._own_terminal else None
+                try:
+                    return await run()
+                finally:
+                    console.echo = None
+                    self._clear_screen()
+        finally:
+            self._dialogs -= 1
+            if self._dialogs == 0:
+                self._no_dialog.set()
+
+    def _show_context(self) -> None:
+        """The transcript's last rows at the top of the screen, for the dialog to draw under."""
+        app = self._app
+        if app is None or not self._own_terminal:
+            return
+        output = app.output
+        width, height = self._view_size
+        rows, _ = self.transcript.window(width, max(1, height - 16), [])
+        from prompt_toolkit.formatted_text import to_formatted_text
+        from prompt_toolkit.renderer import print_formatted_text
+
+        output.write_raw("\x1b[H\x1b[J")
+        for row in rows:
+            print_formatted_text(output, to_formatted_text([*row, ("", "\n")]), _STYLE)
+        output.write_raw("\n")
+        output.flush()
+
+    def _clear_screen(self) -> None:
+        """Home and clear: the application draws from where the cursor is, and entering the
+        alternate screen again (still in it) does not move it."""
+        if self._app is not None and self._own_terminal:
+            self._app.output.write_raw("\x1b[H\x1b[J")
+            self._app.output.flush()
+
+    def _echo(self, block: Block) -> None:
+        """A block printed while a dialog has the screen (its title, say): drawn there too."""
+        app = self._app
+        if app is None:
+            return
+        from prompt_toolkit.formatted_text import to_formatted_text
+        from prompt_toolkit.renderer import print_formatted_text
+
+        for row in self.transcript.lines(block, self._view_size[0]):
+            print_formatted_text(app.output, to_formatted_text([*row, ("", "\n")]), _STYLE)
+        app.output.flush()
+
+    async def _shutdown(self) -> None:
+        await super()._shutdown()
+        if not self._own_terminal:
+            return
+        if self.host.session.settings.settings.fullscreen_exit_output == "transcript":
+            self._print_transcript()
+        elif self.host.session.session_file:
+            print(f"Resume this session with: pi --session {self.host.session.session_file}")
+
+    def _print_transcript(self) -> None:
+        """After leaving the alternate screen: the conversation on the normal screen, as pi does."""
+        from rich.console import Console
+
+        from pi_core.modes.interactive.transcript import clean_environ
+
+        console = Console(highlight=False, _environ=clean_environ())
+        for block in self.transcript.blocks:
+            with contextlib.suppress(Exception):
+                console.print(*block.objects, **block.kwargs)
+
+
+def _fit(text: str, width: int) -> str:
+    return text if len(text) < width else text[: max(1, width - 2)] + "…"
+
+
+class _TranscriptControl(UIControl):
+    """Draws the rows of the transcript that are on screen; the wheel scrolls, a drag selects."""
+
+    def __init__(self, mode: FullscreenMode) -> None:
+        self.mode = mode
+
+    def is_focusable(self) -> bool:
+        return False
+
+    def create_content(self, width: int, height: int) -> UIContent:
+        mode = self.mode
+        mode._view_size = (width, height)
+        transcript = mode.transcript
+        rows, scroll = transcript.window(width, height, mode.live_lines(width))
+        transcript.scroll = scroll
+        mode._shown_rows = rows
+
+        def get_line(index: int) -> StyleAndTextTuples:
+            row = rows[index]
+            if mode.selected(index):
+                return [(f"{fragment[0]} reverse", fragment[1]) for fragment in row]
+            return row
+
+        return UIContent(get_line=get_line, line_count=len(rows), show_cursor=False)
+
+    def mouse_handler(self, mouse_event: MouseEvent) -> Any:
+        mode = self.mode
+        kind = mouse_event.event_type
+        row = mouse_event.position.y
+        if kind == MouseEventType.SCROLL_UP:
+            mode.scroll(WHEEL_ROWS)
+        elif kind == MouseEventType.SCROLL_DOWN:
+            mode.scroll(-WHEEL_ROWS)
+        elif kind == MouseEventType.MOUSE_DOWN and mouse_event.button == MouseButton.LEFT:
+            mode.select(row, start=True)
+        elif kind == MouseEventType.MOUSE_MOVE and mouse_event.button == MouseButton.LEFT:
+            mode.select(row, start=False)
+        elif kind == MouseEventType.MOUSE_UP:
+            mode.finish_selection(row)
+        else:
+            return NotImplemented
+        return None

@@ -1,0 +1,183 @@
+"""The fullscreen application through a prompt-toolkit pipe: the same commands and renderer as the
+inline REPL, the transcript as blocks laid out on demand, scrolling, search, Ctrl+O in place."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import tracemalloc
+from collections.abc import Callable
+from typing import Any
+
+from pi_core.modes.interactive.fullscreen import FullscreenMode
+from pi_core.modes.interactive.transcript import Transcript
+from pi_core.testing import LoopbackLLMServer, Text, ToolUse, Turn, text_turn, tool_turn
+from rich.markdown import Markdown
+
+ESC = "\x1b"
+CTRL_F = "\x06"
+CTRL_O = "\x0f"
+WHEEL_UP = "\x1b[<64;10;5M"
+WHEEL_DOWN = "\x1b[<65;10;5M"
+
+
+def _screen(mode: FullscreenMode) -> str:
+    width, height = mode._view_size
+    rows, _ = mode.transcript.window(width, height, mode.live_lines(width))
+    return "\n".join(mode.transcript.plain_rows(rows))
+
+
+async def test_prompt_answer_and_commands_in_the_fullscreen_app(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    pi_llm_server.add(text_turn("# Title\n\nHello **world**"))
+    repl = await repl_factory(fullscreen=True)
+    assert isinstance(repl.mode, FullscreenMode)
+    await repl.submit("hi there")
+    await repl.wait_for("Hello world")
+    await repl.idle()
+    out = repl.output
+    assert "> hi there" in out and "**" not in out and "# Title" not in out
+    await repl.submit("/session")
+    await repl.wait_for("1 user, 1 assistant")
+    footer = "".join(text for _, text, *_ in repl.mode._footer())
+    assert "loop/fake-model" in footer and "context" in footer and "↑10 ↓5" in footer
+    assert await repl.quit() == 0
+    assert "loop/fake-model · context" not in repl.output  # no footer copies in the transcript
+
+
+async def test_streaming_answer_grows_on_screen_as_markdown(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    words = " ".join(f"**w{i:03d}**" for i in range(300))
+    pi_llm_server.add(Turn(blocks=[Text(words, chunks=150)], delay=0.02))
+    repl = await repl_factory(fullscreen=True)
+    mode = repl.mode
+    await repl.submit("stream")
+    await repl.until(lambda: "w040" in _screen(mode), 10)
+    early = _screen(mode)
+    assert "w000" in early and "w299" not in early and "**" not in early  # markdown while it grows
+    await repl.until(lambda: "w299" in repl.output, 15)
+    await repl.idle()
+    await repl.quit()
+
+
+async def test_ctrl_o_expands_and_collapses_results_in_place(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    pi_llm_server.add(tool_turn(ToolUse("bash", {"command": "seq 1 40"})), text_turn("counted"))
+    repl = await repl_factory(fullscreen=True)
+    await repl.submit("count")
+    await repl.wait_for("counted", 15)
+    await repl.idle()
+    assert "\n10\n" not in repl.output and "\n40\n" in repl.output  # the bash preview: last lines
+    blocks = len(repl.mode.transcript.blocks)
+    repl.send(CTRL_O)
+    await repl.until(lambda: "\n10\n" in repl.output)
+    assert len(repl.mode.transcript.blocks) == blocks  # redrawn in place, nothing appended
+    repl.send(CTRL_O)
+    await repl.until(lambda: "\n10\n" not in repl.output)
+    await repl.quit()
+
+
+async def test_wheel_and_page_keys_scroll_and_search_finds_older_text(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    fillers = [text_turn(f"filler {i}\n\n" * 30) for i in range(3)]
+    pi_llm_server.add(text_turn("NEEDLE-ANSWER early"), *fillers)
+    repl = await repl_factory(fullscreen=True)
+    mode = repl.mode
+    for question in ("first", "second", "third", "fourth"):
+        await repl.submit(question)
+        await repl.until(lambda q=question: f"> {q}" in repl.output)
+        await repl.idle()
+    await repl.wait_idle_editor()
+    assert "NEEDLE-ANSWER" not in _screen(mode)
+    repl.send(WHEEL_UP)
+    await repl.until(lambda: mode.transcript.scroll == 3)
+    repl.send(WHEEL_DOWN)
+    await repl.until(lambda: mode.transcript.scroll == 0)
+    repl.send("\x1b[5~")  # PageUp
+    await repl.until(lambda: mode.transcript.scroll > 10)
+    repl.send("\x1b[6~")  # PageDown
+    await repl.until(lambda: mode.transcript.scroll == 0)
+    repl.send(CTRL_F)
+    await repl.until(lambda: mode._searching)
+    repl.send("needle-answer\r")
+    await repl.until(lambda: "NEEDLE-ANSWER" in _screen(mode))
+    assert mode.transcript.highlight is not None
+    repl.send(ESC)
+    await repl.until(lambda: not mode._searching and mode.transcript.scroll == 0)
+    await repl.quit()
+
+
+async def test_a_dialog_pauses_the_app_and_gives_it_back(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    repl = await repl_factory(fullscreen=True)
+    repl.mode.set_editor_text("half-typed")
+    await repl.wait_idle_editor()
+    answer = asyncio.ensure_future(repl.mode.ui.confirm("Run this?", "line one\nline two\nrm -rf build"))
+    await repl.in_dialog()
+    repl.send("y\r")
+    assert await asyncio.wait_for(answer, 5) is True
+    await repl.wait_idle_editor()
+    assert repl.mode.get_editor_text() == "half-typed"
+    out = repl.output
+    assert "Run this?" in out and "line two" in out and "rm -rf build" in out
+    repl.send("\x15")
+    await repl.quit()
+
+
+async def test_tree_replaces_the_transcript_with_the_branch(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    pi_llm_server.add(text_turn("answer one"), text_turn("answer two"))
+    repl = await repl_factory(fullscreen=True)
+    for question, answer in (("question one", "answer one"), ("question two", "answer two")):
+        await repl.submit(question)
+        await repl.wait_for(answer)
+        await repl.idle()
+    await repl.submit("/tree")
+    await repl.in_dialog()
+    repl.send("\x1b[A\x1b[A\r")
+    await repl.in_dialog()
+    repl.send("\r")
+    await repl.wait_for("Moved to a new position in the tree")
+    out = repl.output
+    assert out.count("> question one") == 1 and "answer two" not in out
+    await repl.quit()
+
+
+def test_transcript_lays_out_only_what_is_on_screen_with_flat_memory() -> None:
+    transcript = Transcript()
+    for index in range(300):
+        transcript.append([Markdown(f"message {index} " + "word " * 60)], {}, width=100)
+    rows, _ = transcript.window(100, 40, [])
+    assert "message 299" in "\n".join(transcript.plain_rows(rows))
+    assert len(transcript._cache) < 40  # the blocks above the screen were not laid out
+    tracemalloc.start()
+    after: list[int] = []
+    for _ in range(3):  # scroll through everything, top to bottom, three times
+        transcript.scroll = 10**6
+        transcript.window(100, 40, [])
+        for _ in range(100):
+            transcript.scroll = max(0, transcript.scroll - 200)
+            transcript.window(100, 40, [])
+        after.append(tracemalloc.get_traced_memory()[0])
+    tracemalloc.stop()
+    assert after[2] < after[0] * 1.2 + 500_000  # the second and third passes hold no more
+
+
+async def test_plugin_widgets_go_above_or_below_the_editor(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    repl = await repl_factory(fullscreen=True)
+    ui = repl.mode.ui
+    ui.set_widget("top", ["ABOVE-1", "ABOVE-2"])
+    ui.set_widget("bottom", ["BELOW"], placement="belowEditor")
+    ui.set_status("plugin", "STATUS-TEXT")
+    assert json.dumps(repl.mode._above_editor()).count("ABOVE") == 2
+    assert "BELOW" in json.dumps(repl.mode._below_editor())
+    assert "STATUS-TEXT" in json.dumps(repl.mode._footer())
+    await repl.quit()
