@@ -275,6 +275,8 @@ def test_every_documented_key_is_a_field_not_an_extra() -> None:
         "followUpMode": "all",
         "theme": "light",
         "quietStartup": True,
+        "tuiMode": "regular",
+        "fullscreenExitOutput": "resume-hint",
         "collapseChangelog": True,
         "enableInstallTelemetry": False,
         "doubleEscapeAction": "fork",
