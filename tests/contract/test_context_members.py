@@ -133,6 +133,9 @@ EXTENSION_CHECKS: dict[str, Check] = {
     "set_thinking_level": _sync(lambda ctx, pi: ctx.set_thinking_level("off")),
     "get_flag": _sync(lambda ctx, pi: _ok(ctx.get_flag("hello-name") is None)),
     "events": _sync(lambda ctx, pi: ctx.events.emit("x", 1)),
+    "mode": _sync(lambda ctx, pi: _ok(ctx.mode == "print")),
+    "get_settings": _sync(lambda ctx, pi: _ok("compaction" in ctx.get_settings())),
+    "is_project_trusted": _sync(lambda ctx, pi: _ok(ctx.is_project_trusted() is True)),
     "register_tool": _sync(lambda ctx, pi: ctx.register_tool(_extra_tool())),
     "unregister_tool": _sync(
         lambda ctx, pi: (

@@ -142,6 +142,13 @@ def sample_event(hook: str, pi: PiSession) -> Any:
         "model_select": lambda: ev.ModelSelectEvent(model=pi.session.model),
         "thinking_level_select": lambda: ev.ThinkingLevelSelectEvent(level="high", previous_level="off"),
         "user_bash": lambda: ev.UserBashEvent(command="whoami", cwd=str(pi.project)),
+        "agent_before_settle": lambda: ev.AgentBeforeSettleEvent(messages=[_assistant("done")]),
+        "agent_settled": lambda: ev.AgentSettledEvent(aborted=False),
+        "ui_prompt_start": lambda: ev.UiPromptStartEvent(kind="confirm", title="Sure?"),
+        "ui_prompt_end": lambda: ev.UiPromptEndEvent(kind="confirm", title="Sure?"),
+        "session_compact_failed": lambda: ev.SessionCompactFailedEvent(reason="manual", error_message="x"),
+        "session_info_changed": lambda: ev.SessionInfoChangedEvent(name="work"),
+        "before_provider_headers": lambda: ev.BeforeProviderHeadersEvent(headers={"x-a": "1"}),
     }
     return samples[hook]()
 

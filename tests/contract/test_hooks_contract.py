@@ -22,18 +22,25 @@ V0731_EVENTS = {
     "tool_execution_start", "tool_call", "tool_execution_update", "tool_result", "tool_execution_end",
     "model_select", "thinking_level_select", "user_bash",
 }  # fmt: skip
+#: pi 1.6.0's new events that apply here (mcp_servers_change comes with the MCP plugin; project_trust,
+#: context_with_system, provider_stream_event and cache_warming_decision are not implemented yet).
+V16_EVENTS = {
+    "agent_before_settle", "agent_settled", "session_compact_failed", "session_info_changed",
+    "ui_prompt_start", "ui_prompt_end", "before_provider_headers",
+}  # fmt: skip
+PI_EVENTS = V0731_EVENTS | V16_EVENTS
 SPEC_FUNCTIONS = [
     obj for _, obj in inspect.getmembers(hookspecs, inspect.isfunction) if hasattr(obj, "pi_spec")
 ]
 
 
-def test_event_hooks_are_exactly_pis_29_events() -> None:
+def test_event_hooks_are_pis_events() -> None:
     assert len(V0731_EVENTS) == 29
-    assert set(EVENT_HOOKS) == V0731_EVENTS
+    assert set(EVENT_HOOKS) == PI_EVENTS
 
 
 def test_registration_hooks_are_declared() -> None:
-    names = {f.__name__ for f in SPEC_FUNCTIONS} - V0731_EVENTS
+    names = {f.__name__ for f in SPEC_FUNCTIONS} - PI_EVENTS
     assert names == set(hookspecs.REGISTRATION_HOOKS)
     for name in hookspecs.REGISTRATION_HOOKS:
         assert list(inspect.signature(getattr(hookspecs, name)).parameters) == ["register"]
@@ -80,7 +87,9 @@ def test_combination_rules_match_spec_table() -> None:
     }
     for name, combine in expected.items():
         assert EVENT_HOOKS[name].combine is combine
-    assert EVENT_HOOKS["thinking_level_select"].fire_and_forget
+    assert EVENT_HOOKS["agent_before_settle"].combine is Combine.BOUNDARY
+    for name in ("thinking_level_select", "agent_settled", "ui_prompt_start", "ui_prompt_end"):
+        assert EVENT_HOOKS[name].fire_and_forget
 
 
 def test_every_event_hook_has_a_test_hook_function() -> None:

@@ -51,7 +51,7 @@ class StandInHost:
     def on_session_replaced(self, callback: Any) -> None:
         pass
 
-    async def bind_mode(self, *, ui: Any = None, on_error: Any = None) -> None:
+    async def bind_mode(self, *, ui: Any = None, on_error: Any = None, mode: str | None = None) -> None:
         await self.session.bind_mode(ui=ui, on_error=on_error)
 
     async def dispose(self) -> None:

@@ -109,6 +109,7 @@ def plugin_parts(setup: PluginSetup, *, reloadable: bool = True) -> PluginParts:
         tools=tools,
         builtin_tool_names=builtin,
         tool_owners={name: registered.plugin for name, registered in registrations.tools.items()},
+        project_trusted=setup.pm.untrusted_project is None,
         commands=list(registrations.commands),
         providers=[registered.item for registered in registrations.providers],
         compaction_strategies={

@@ -46,7 +46,7 @@ async def run_print_mode(
             unsubscribe = host.session.subscribe(
                 lambda event: write_out(serialize_json_line(wire_event(event)))
             )
-        await host.bind_mode(ui=HeadlessUI(notify), on_error=report)
+        await host.bind_mode(ui=HeadlessUI(notify), on_error=report, mode=mode)
 
     host.on_session_replaced(bind)
     try:

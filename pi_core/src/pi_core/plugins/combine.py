@@ -27,6 +27,9 @@ class Combine(enum.Enum):
     ACCUMULATE = "accumulate"
     #: Every handler runs; the last non-empty value wins.
     LAST = "last"
+    #: An actionable boundary: each handler sees the proposal so far in the event and may replace
+    #: any of its fields; the final proposal is applied after the last handler.
+    BOUNDARY = "boundary"
 
 
 @dataclass(frozen=True)

@@ -133,6 +133,19 @@ class ExtensionContext(Protocol):
         """Abort signal of the active agent run; ``None`` outside runs."""
         ...
 
+    @property
+    def mode(self) -> str:
+        """The run mode: ``tui``, ``rpc``, ``json`` or ``print``."""
+        ...
+
+    def get_settings(self) -> dict[str, Any]:
+        """A copy of the effective settings (settings.json's keys, global merged with project)."""
+        ...
+
+    def is_project_trusted(self) -> bool:
+        """Whether this project's plugin code runs (trusted, nothing to trust, or ``--trust-project``)."""
+        ...
+
     def is_idle(self) -> bool: ...
 
     def abort(self) -> None: ...

@@ -27,11 +27,15 @@ from pi_core.plugins import hookspecs  # noqa: F401  (fills EVENT_HOOKS)
 from pi_core.plugins.combine import EVENT_HOOKS, Combine, HookInfo
 from pi_core.plugins.events import (
     AfterProviderResponseEvent,
+    AgentBeforeSettleEvent,
+    AgentBeforeSettleResult,
     AgentEndEvent,
+    AgentSettledEvent,
     AgentStartEvent,
     BeforeAgentStartEvent,
     BeforeAgentStartOutcome,
     BeforeAgentStartResult,
+    BeforeProviderHeadersEvent,
     BeforeProviderRequestEvent,
     BeforeProviderRequestResult,
     ContextEvent,
@@ -56,6 +60,8 @@ from pi_core.plugins.events import (
     SessionBeforeTreeEvent,
     SessionBeforeTreeResult,
     SessionCompactEvent,
+    SessionCompactFailedEvent,
+    SessionInfoChangedEvent,
     SessionShutdownEvent,
     SessionStartEvent,
     SessionTreeEvent,
@@ -69,6 +75,8 @@ from pi_core.plugins.events import (
     ToolResultResult,
     TurnEndEvent,
     TurnStartEvent,
+    UiPromptEndEvent,
+    UiPromptStartEvent,
     UserBashEvent,
     UserBashResult,
 )
@@ -457,7 +465,25 @@ async def _resources_discover(
     return outcome
 
 
+async def _boundary(d: Dispatcher, handlers: list[_Handler], info: HookInfo, event: Any, ctx: Any) -> Any:
+    """Each handler sees the proposal so far on the event; a field it returns replaces that field."""
+    for handler in handlers:
+        result = await d._run(handler, info, event, ctx)
+        if result is None or isinstance(result, _Fail):
+            continue
+        for field in type(result).model_fields:
+            value = getattr(result, field)
+            if value is not None:
+                setattr(event, field, value)
+    return (
+        info.result_type(**{f: getattr(event, f) for f in info.result_type.model_fields})
+        if info.result_type
+        else None
+    )
+
+
 _SPECIAL: dict[str, _Special] = {
+    "agent_before_settle": _boundary,
     "message_end": _message_end,
     "context": _context,
     "before_provider_request": _before_provider_request,
@@ -600,6 +626,38 @@ class Hooks:
     async def thinking_level_select(self, event: ThinkingLevelSelectEvent, ctx: ExtensionContext) -> None:
         """Fire-and-forget: schedules the dispatch and returns at once (``dispatcher.drain()`` waits)."""
         self.dispatcher.dispatch_background("thinking_level_select", event, ctx)
+
+    async def agent_before_settle(
+        self, event: AgentBeforeSettleEvent, ctx: ExtensionContext
+    ) -> AgentBeforeSettleResult:
+        """The final proposal (``entries``, ``continue_``) after every handler."""
+        return cast(
+            AgentBeforeSettleResult, await self.dispatcher.dispatch("agent_before_settle", event, ctx)
+        )
+
+    async def agent_settled(self, event: AgentSettledEvent, ctx: ExtensionContext) -> None:
+        """Fire-and-forget."""
+        self.dispatcher.dispatch_background("agent_settled", event, ctx)
+
+    async def ui_prompt_start(self, event: UiPromptStartEvent, ctx: ExtensionContext) -> None:
+        """Fire-and-forget."""
+        self.dispatcher.dispatch_background("ui_prompt_start", event, ctx)
+
+    async def ui_prompt_end(self, event: UiPromptEndEvent, ctx: ExtensionContext) -> None:
+        """Fire-and-forget."""
+        self.dispatcher.dispatch_background("ui_prompt_end", event, ctx)
+
+    async def session_compact_failed(self, event: SessionCompactFailedEvent, ctx: ExtensionContext) -> None:
+        """Fire-and-forget."""
+        self.dispatcher.dispatch_background("session_compact_failed", event, ctx)
+
+    async def session_info_changed(self, event: SessionInfoChangedEvent, ctx: ExtensionContext) -> None:
+        """Fire-and-forget."""
+        self.dispatcher.dispatch_background("session_info_changed", event, ctx)
+
+    async def before_provider_headers(self, event: BeforeProviderHeadersEvent, ctx: ExtensionContext) -> None:
+        """Handlers edit ``event.headers`` in place."""
+        await self.dispatcher.dispatch("before_provider_headers", event, ctx)
 
     async def user_bash(self, event: UserBashEvent, ctx: ExtensionContext) -> UserBashResult | None:
         return cast("UserBashResult | None", await self.dispatcher.dispatch("user_bash", event, ctx))

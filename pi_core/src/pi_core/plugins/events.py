@@ -1,4 +1,4 @@
-"""Event payloads and handler results of pi's 29 lifecycle hooks (v0.73.1).
+"""Event payloads and handler results of pi's lifecycle hooks (the 29 of v0.73.1 and those of 1.6.0).
 
 Every event model has a ``type`` field equal to the hook name. Handlers receive the event and may
 return ``None``, the hook's ``<Name>Result`` model, or a dict of the same shape (camelCase or
@@ -179,6 +179,24 @@ class SessionBeforeTreeResult(Result):
     label: str | None = None
 
 
+class SessionCompactFailedEvent(Event):
+    type: Literal["session_compact_failed"] = "session_compact_failed"
+    reason: Literal["manual", "threshold", "overflow"]
+    #: Why it failed; ``None`` for an aborted compaction.
+    error_message: str | None = None
+    aborted: bool = False
+    #: Whether the turn that overflowed would have been retried after the compaction.
+    will_retry: bool = False
+    #: Whether a plugin's ``session_before_compact`` compaction was being used.
+    from_extension: bool = False
+
+
+class SessionInfoChangedEvent(Event):
+    type: Literal["session_info_changed"] = "session_info_changed"
+    #: The session's display name now (``None`` when cleared).
+    name: str | None = None
+
+
 class SessionTreeEvent(Event):
     type: Literal["session_tree"] = "session_tree"
     new_leaf_id: str | None = None
@@ -201,6 +219,9 @@ class InputEvent(Event):
     text: str
     images: list[ImageContent] | None = None
     source: Literal["interactive", "rpc", "extension"] = "interactive"
+    #: How the input would be delivered if the agent is busy: ``steer``, ``followUp``, or ``None``
+    #: (a prompt that starts a run).
+    streaming_behavior: Literal["steer", "followUp"] | None = None
 
 
 class InputResult(Result):
@@ -263,6 +284,57 @@ class AgentEndEvent(Event):
     messages: list[AgentMessage] = Field(default_factory=list)
 
 
+class SettleEntry(PiModel):
+    """An entry an ``agent_before_settle`` handler proposes: ``custom`` (plugin state, ``data``) or
+    ``custom_message`` (a message the model sees as the user's: ``content``, ``display``, ``details``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["custom", "custom_message"]
+    custom_type: str
+    data: Any = None
+    content: str | list[ToolResultContentBlock] | None = None
+    display: bool = True
+    details: Any = None
+
+
+class AgentBeforeSettleEvent(Event):
+    type: Literal["agent_before_settle"] = "agent_before_settle"
+    #: The messages of the run that is about to settle.
+    messages: list[AgentMessage] = Field(default_factory=list)
+    #: The entries proposed so far by earlier handlers (replace it by returning ``entries``).
+    entries: list[SettleEntry] = Field(default_factory=list)
+    #: The continuation proposed so far.
+    continue_: bool = Field(default=False, alias="continue")
+
+
+class AgentBeforeSettleResult(Result):
+    """Either field replaces the proposal; a field left out keeps it."""
+
+    entries: list[SettleEntry] | None = None
+    continue_: bool | None = Field(default=None, alias="continue")
+
+
+class AgentSettledEvent(Event):
+    type: Literal["agent_settled"] = "agent_settled"
+    #: The run ended because the user aborted it.
+    aborted: bool = False
+
+
+class UiPromptStartEvent(Event):
+    type: Literal["ui_prompt_start"] = "ui_prompt_start"
+    reason: Literal["ui_prompt"] = "ui_prompt"
+    kind: Literal["select", "confirm", "input", "editor", "custom"]
+    title: str | None = None
+
+
+class UiPromptEndEvent(Event):
+    type: Literal["ui_prompt_end"] = "ui_prompt_end"
+    reason: Literal["ui_prompt"] = "ui_prompt"
+    kind: Literal["select", "confirm", "input", "editor", "custom"]
+    title: str | None = None
+
+
 class TurnStartEvent(Event):
     type: Literal["turn_start"] = "turn_start"
     turn_index: int
@@ -317,6 +389,12 @@ class BeforeProviderRequestResult(Result):
     """Wraps a replacement payload. A handler may also return the bare replacement value."""
 
     payload: Any
+
+
+class BeforeProviderHeadersEvent(Event):
+    type: Literal["before_provider_headers"] = "before_provider_headers"
+    #: The outgoing HTTP headers; mutate in place — a string adds or overrides, ``None`` deletes.
+    headers: dict[str, str | None] = Field(default_factory=dict)
 
 
 class AfterProviderResponseEvent(Event):

@@ -1,4 +1,4 @@
-"""The hook specifications of pi: 29 lifecycle events (pi v0.73.1) and 7 registration hooks.
+"""The hook specifications of pi: 36 lifecycle events (pi v1.6.0's that apply) and 7 registration hooks.
 
 Hook names are pi's event names. Every event hook takes ``(event, ctx)``: ``event`` is the pydantic
 model from :mod:`pi_core.plugins.events` whose ``type`` equals the hook name, and ``ctx`` is the
@@ -21,9 +21,16 @@ Lifecycle of one prompt::
         tools─ tool_execution_start ─ tool_call ─ tool_execution_update* ─ tool_result
              ─ tool_execution_end ─ message_start/end (toolResult)
              ─ turn_end ─ (next turn …)
-    end      ─ agent_end ─ [session_before_compact ─ session_compact]
+    end      ─ agent_end ─ [session_before_compact ─ session_compact | session_compact_failed]
+             ─ agent_before_settle ─ agent_settled
+    dialogs  ─ ui_prompt_start ─ ui_prompt_end (around ctx.ui.select/confirm/input/editor)
     sessions ─ session_before_switch | session_before_fork | session_before_tree ─ session_shutdown
-             ─ session_tree ─ model_select ─ thinking_level_select ─ user_bash (REPL ``!cmd``)
+             ─ session_tree ─ session_info_changed ─ model_select ─ thinking_level_select
+             ─ user_bash (REPL ``!cmd``)
+
+Of pi 1.6.0's 41 events, ``mcp_servers_change`` comes with the MCP plugin; ``project_trust``,
+``context_with_system``, ``provider_stream_event`` and ``cache_warming_decision`` have no
+counterpart here yet (docs/porting.md says why).
 """
 
 from __future__ import annotations
@@ -35,10 +42,14 @@ from pi_core._markers import hookspec
 from pi_core.plugins.combine import Combine, event_hook
 from pi_core.plugins.events import (
     AfterProviderResponseEvent,
+    AgentBeforeSettleEvent,
+    AgentBeforeSettleResult,
     AgentEndEvent,
+    AgentSettledEvent,
     AgentStartEvent,
     BeforeAgentStartEvent,
     BeforeAgentStartResult,
+    BeforeProviderHeadersEvent,
     BeforeProviderRequestEvent,
     BeforeProviderRequestResult,
     ContextEvent,
@@ -61,6 +72,8 @@ from pi_core.plugins.events import (
     SessionBeforeTreeEvent,
     SessionBeforeTreeResult,
     SessionCompactEvent,
+    SessionCompactFailedEvent,
+    SessionInfoChangedEvent,
     SessionShutdownEvent,
     SessionStartEvent,
     SessionTreeEvent,
@@ -74,6 +87,8 @@ from pi_core.plugins.events import (
     ToolResultResult,
     TurnEndEvent,
     TurnStartEvent,
+    UiPromptEndEvent,
+    UiPromptStartEvent,
     UserBashEvent,
     UserBashResult,
 )
@@ -442,7 +457,8 @@ def input(event: InputEvent, ctx: ExtensionContext) -> Ret:
     stops dispatch and the input is dropped. The combined result is ``transform`` when anything
     changed, else ``continue``. ``None`` means continue.
 
-    :param event: ``text``, ``images``, ``source`` (``interactive | rpc | extension``).
+    :param event: ``text``, ``images``, ``source`` (``interactive | rpc | extension``),
+        ``streaming_behavior`` (``steer``/``followUp`` when the input is queued for a busy agent).
     :param ctx: the extension context.
     :returns: ``InputResult(action="continue" | "transform" | "handled", text=, images=)`` or ``None``.
 
@@ -559,6 +575,145 @@ def agent_end(event: AgentEndEvent, ctx: ExtensionContext) -> Ret:
             ctx.ui.notify(f"{len(event.messages)} messages")
 
     .. versionadded:: 0.1
+    """
+
+
+@hookspec
+@event_hook(Combine.BOUNDARY, AgentBeforeSettleEvent, AgentBeforeSettleResult)
+def agent_before_settle(event: AgentBeforeSettleEvent, ctx: ExtensionContext) -> Ret:
+    """The last moment to act before the session settles: retries, compaction and queued messages
+    are done and pi would stop. Not fired for an aborted run.
+
+    Combine: BOUNDARY — handlers run in load order; each sees the proposal so far in
+    ``event.entries`` and ``event.continue_`` and may return ``entries`` or ``continue`` to
+    replace that field (a field left out keeps the proposal). After the last handler the entries are
+    appended in order (``custom``: plugin state; ``custom_message``: a message the model reads as
+    the user's); with ``continue`` pi makes one more run, which needs the transcript to end with such
+    a message. The event fires again after that run: guard your condition.
+
+    :param event: ``messages`` of the run, the proposed ``entries`` and ``continue_``.
+    :param ctx: the extension context.
+    :returns: ``AgentBeforeSettleResult(entries=, continue_=)`` or ``None``.
+
+    Errors: a raising handler is reported and later handlers still run; an invalid proposal is
+    reported and nothing of it is applied.
+
+    Example::
+
+        from __future__ import annotations
+
+        from pi_core import hookimpl
+        from pi_core.plugins.context import ExtensionContext
+        from pi_core.plugins.events import AgentBeforeSettleEvent, AgentBeforeSettleResult, SettleEntry
+
+
+        @hookimpl
+        def agent_before_settle(
+            event: AgentBeforeSettleEvent, ctx: ExtensionContext
+        ) -> AgentBeforeSettleResult | None:
+            branch = ctx.session_manager.get_branch()
+            if any(e.type == "custom_message" and e.custom_type == "review" for e in branch):
+                return None  # asked once already
+            reminder = SettleEntry(type="custom_message", custom_type="review", content="Review the diff.")
+            return AgentBeforeSettleResult(entries=[*event.entries, reminder], continue_=True)
+
+    .. versionadded:: 0.2
+    """
+
+
+@hookspec
+@event_hook(Combine.NOTIFY, AgentSettledEvent, fire_and_forget=True)
+def agent_settled(event: AgentSettledEvent, ctx: ExtensionContext) -> Ret:
+    """pi will not continue on its own: the run, its retries and continuations are over.
+
+    Unlike ``agent_end`` (which may be followed by a retry, a compaction and its retry, or queued
+    messages), this is final. ``ctx.is_idle()`` is true; what a handler starts (a prompt, a
+    message with ``trigger_turn``) runs once every handler is done.
+
+    Combine: NOTIFY, fire-and-forget — dispatched as a background task; return values are ignored.
+
+    :param event: ``aborted`` — the run ended because the user aborted it.
+    :param ctx: the extension context.
+    :returns: ignored.
+
+    Errors: a raising handler is reported and skipped.
+
+    Example::
+
+        from __future__ import annotations
+
+        from pi_core import hookimpl
+        from pi_core.plugins.context import ExtensionContext
+        from pi_core.plugins.events import AgentSettledEvent
+
+
+        @hookimpl
+        def agent_settled(event: AgentSettledEvent, ctx: ExtensionContext) -> None:
+            ctx.ui.notify("aborted" if event.aborted else "pi is done", "info")
+
+    .. versionadded:: 0.2
+    """
+
+
+@hookspec
+@event_hook(Combine.NOTIFY, UiPromptStartEvent, fire_and_forget=True)
+def ui_prompt_start(event: UiPromptStartEvent, ctx: ExtensionContext) -> Ret:
+    """A plugin's dialog (``ctx.ui.select/confirm/input/editor``) starts waiting for the user.
+
+    Nested or overlapping dialogs make one span: this fires for the outermost only.
+
+    Combine: NOTIFY, fire-and-forget — not awaited before the dialog shows.
+
+    :param event: ``kind`` (``select | confirm | input | editor | custom``), ``title``.
+    :param ctx: the extension context.
+    :returns: ignored.
+
+    Errors: a raising handler is reported and skipped.
+
+    Example::
+
+        from __future__ import annotations
+
+        from pi_core import hookimpl
+        from pi_core.plugins.context import ExtensionContext
+        from pi_core.plugins.events import UiPromptStartEvent
+
+
+        @hookimpl
+        def ui_prompt_start(event: UiPromptStartEvent, ctx: ExtensionContext) -> None:
+            ctx.ui.set_title(f"pi: waiting for you ({event.kind})")
+
+    .. versionadded:: 0.2
+    """
+
+
+@hookspec
+@event_hook(Combine.NOTIFY, UiPromptEndEvent, fire_and_forget=True)
+def ui_prompt_end(event: UiPromptEndEvent, ctx: ExtensionContext) -> Ret:
+    """The span of waiting for the user that ``ui_prompt_start`` opened is over.
+
+    Combine: NOTIFY, fire-and-forget — not awaited before the dialog closes.
+
+    :param event: ``kind`` and ``title`` of the outermost dialog.
+    :param ctx: the extension context.
+    :returns: ignored.
+
+    Errors: a raising handler is reported and skipped.
+
+    Example::
+
+        from __future__ import annotations
+
+        from pi_core import hookimpl
+        from pi_core.plugins.context import ExtensionContext
+        from pi_core.plugins.events import UiPromptEndEvent
+
+
+        @hookimpl
+        def ui_prompt_end(event: UiPromptEndEvent, ctx: ExtensionContext) -> None:
+            ctx.ui.set_title("pi")
+
+    .. versionadded:: 0.2
     """
 
 
@@ -761,6 +916,38 @@ def context(event: ContextEvent, ctx: ExtensionContext) -> Ret:
 
 
 @hookspec
+@event_hook(Combine.NOTIFY, BeforeProviderHeadersEvent)
+def before_provider_headers(event: BeforeProviderHeadersEvent, ctx: ExtensionContext) -> Ret:
+    """The HTTP headers of the next provider request are assembled (once per request; retries
+    reuse them).
+
+    Combine: NOTIFY with in-place edits — handlers run in load order and edit ``event.headers``:
+    a string adds or overrides a header, ``None`` removes it; later handlers see the edits.
+
+    :param event: ``headers`` (mutable).
+    :param ctx: the extension context.
+    :returns: ignored.
+
+    Errors: a raising handler is reported and skipped; its edits so far stay.
+
+    Example::
+
+        from __future__ import annotations
+
+        from pi_core import hookimpl
+        from pi_core.plugins.context import ExtensionContext
+        from pi_core.plugins.events import BeforeProviderHeadersEvent
+
+
+        @hookimpl
+        def before_provider_headers(event: BeforeProviderHeadersEvent, ctx: ExtensionContext) -> None:
+            event.headers["x-session-id"] = str(ctx.session_manager.get_session_id())
+
+    .. versionadded:: 0.2
+    """
+
+
+@hookspec
 @event_hook(Combine.CHAIN, BeforeProviderRequestEvent, BeforeProviderRequestResult)
 def before_provider_request(event: BeforeProviderRequestEvent, ctx: ExtensionContext) -> Ret:
     """The provider request body is built, right before it is sent.
@@ -866,9 +1053,11 @@ def tool_call(event: ToolCallEvent, ctx: ExtensionContext) -> Ret:
     and the tool does not run (``reason`` becomes the error result). Edits to ``event.input`` in place
     are what ``execute`` receives; later handlers see them. ``None`` = no objection.
 
-    :param event: ``tool_call_id``, ``tool_name``, ``input`` (mutable validated arguments).
+    :param event: ``tool_call_id``, ``tool_name``, ``input`` (mutable validated arguments),
+        ``parent_tool_call_id`` (set when another tool made the call with ``ctx.execute_tool``).
     :param ctx: the extension context.
-    :returns: ``ToolCallResult(block=, reason=)`` or ``None``.
+    :returns: ``ToolCallResult(block=, reason=, terminate=)`` or ``None``; ``terminate`` with
+        ``block`` ends the run after this batch when every call of the batch terminates.
 
     Errors: fail closed — a handler that raises or returns a result that does not fit (an unknown
     key such as ``blocked``) stops dispatch, is reported, and **blocks** the tool; the tool's error
@@ -928,12 +1117,13 @@ def tool_result(event: ToolResultEvent, ctx: ExtensionContext) -> Ret:
     """A tool finished (returned or raised), before its result is finalised. Not for blocked calls.
 
     Combine: PATCH_CHAIN — each handler sees the event with earlier patches applied; the fields a
-    result sets (``content``, ``details``, ``is_error``) replace those of the event, ``None`` fields
-    keep their value.
+    result sets (``content``, ``details``, ``is_error``, ``structured_content``) replace those of the
+    event, ``None`` fields keep their value.
 
-    :param event: ``tool_call_id``, ``tool_name``, ``input``, ``content``, ``details``, ``is_error``.
+    :param event: ``tool_call_id``, ``tool_name``, ``input``, ``content``, ``details``, ``is_error``,
+        ``structured_content``, ``parent_tool_call_id`` (nested calls).
     :param ctx: the extension context (``ctx.signal`` for abort-aware work).
-    :returns: ``ToolResultResult(content=, details=, is_error=)`` or ``None``.
+    :returns: ``ToolResultResult(content=, details=, is_error=, structured_content=)`` or ``None``.
 
     Errors: a raising handler is reported and skipped.
 
@@ -1138,6 +1328,67 @@ def session_compact(event: SessionCompactEvent, ctx: ExtensionContext) -> Ret:
             ctx.ui.notify("compacted" + (" by a plugin" if event.from_extension else ""))
 
     .. versionadded:: 0.1
+    """
+
+
+@hookspec
+@event_hook(Combine.NOTIFY, SessionCompactFailedEvent, fire_and_forget=True)
+def session_compact_failed(event: SessionCompactFailedEvent, ctx: ExtensionContext) -> Ret:
+    """A compaction (``/compact``, the threshold or overflow recovery) failed or was aborted.
+
+    Combine: NOTIFY, fire-and-forget — return values are ignored.
+
+    :param event: ``reason`` (``manual | threshold | overflow``), ``error_message`` (``None`` when
+        aborted), ``aborted``, ``will_retry``, ``from_extension``.
+    :param ctx: the extension context.
+    :returns: ignored.
+
+    Errors: a raising handler is reported and skipped.
+
+    Example::
+
+        from __future__ import annotations
+
+        from pi_core import hookimpl
+        from pi_core.plugins.context import ExtensionContext
+        from pi_core.plugins.events import SessionCompactFailedEvent
+
+
+        @hookimpl
+        def session_compact_failed(event: SessionCompactFailedEvent, ctx: ExtensionContext) -> None:
+            ctx.ui.notify(f"{event.reason} compaction failed: {event.error_message or 'aborted'}", "warning")
+
+    .. versionadded:: 0.2
+    """
+
+
+@hookspec
+@event_hook(Combine.NOTIFY, SessionInfoChangedEvent, fire_and_forget=True)
+def session_info_changed(event: SessionInfoChangedEvent, ctx: ExtensionContext) -> Ret:
+    """The session's display name was set (``/name``, RPC ``set_session_name``, ``ctx.set_session_name``).
+
+    Combine: NOTIFY, fire-and-forget — return values are ignored.
+
+    :param event: ``name`` — the name now, ``None`` when cleared.
+    :param ctx: the extension context.
+    :returns: ignored.
+
+    Errors: a raising handler is reported and skipped.
+
+    Example::
+
+        from __future__ import annotations
+
+        from pi_core import hookimpl
+        from pi_core.plugins.context import ExtensionContext
+        from pi_core.plugins.events import SessionInfoChangedEvent
+
+
+        @hookimpl
+        def session_info_changed(event: SessionInfoChangedEvent, ctx: ExtensionContext) -> None:
+            ctx.ui.set_title(f"pi — {event.name or 'unnamed'}")
+
+    .. versionadded:: 0.2
     """
 
 

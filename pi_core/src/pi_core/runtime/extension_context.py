@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Coroutine, Generator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from pi_core.agent.tools import AgentTool, AgentToolResult
 from pi_core.ai.abort import AbortSignal
@@ -46,6 +46,54 @@ class ExecResult:
     stderr: str
     code: int
     killed: bool
+
+
+PromptKind = Literal["select", "confirm", "input", "editor"]
+
+
+class PromptSpans:
+    """``ctx.ui`` that reports dialogs as ``ui_prompt_start``/``ui_prompt_end`` (nested ones coalesce)."""
+
+    def __init__(self, ui: Any, session: AgentSession) -> None:
+        self._ui = ui
+        self._session = session
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._ui, name)
+
+    async def _span(
+        self, kind: Literal["select", "confirm", "input", "editor"], title: str, call: Any
+    ) -> Any:
+        from pi_core.plugins.events import UiPromptEndEvent, UiPromptStartEvent
+
+        session = self._session
+        session.ui_prompt_depth += 1
+        if session.ui_prompt_depth == 1:
+            session.fire_hook("ui_prompt_start", UiPromptStartEvent(kind=kind, title=title))
+        try:
+            return await call
+        finally:
+            session.ui_prompt_depth -= 1
+            if session.ui_prompt_depth == 0:
+                session.fire_hook("ui_prompt_end", UiPromptEndEvent(kind=kind, title=title))
+
+    async def select(self, title: str, options: Sequence[str], **kwargs: Any) -> str | None:
+        return cast(
+            "str | None", await self._span("select", title, self._ui.select(title, options, **kwargs))
+        )
+
+    async def confirm(self, title: str, message: str, **kwargs: Any) -> bool:
+        return bool(await self._span("confirm", title, self._ui.confirm(title, message, **kwargs)))
+
+    async def input(self, title: str, placeholder: str | None = None, **kwargs: Any) -> str | None:
+        return cast(
+            "str | None", await self._span("input", title, self._ui.input(title, placeholder, **kwargs))
+        )
+
+    async def editor(self, title: str, prefill: str | None = None, **kwargs: Any) -> str | None:
+        return cast(
+            "str | None", await self._span("editor", title, self._ui.editor(title, prefill, **kwargs))
+        )
 
 
 class Delivery:
@@ -112,7 +160,25 @@ class RuntimeContext:
 
     @property
     def ui(self) -> Any:
-        return self._s.ui
+        session = self._s
+        if session.hooks is None or not (
+            session.hooks.has("ui_prompt_start") or session.hooks.has("ui_prompt_end")
+        ):
+            return session.ui
+        return PromptSpans(session.ui, session)
+
+    @property
+    def mode(self) -> str:
+        """``tui``, ``rpc``, ``json`` or ``print``: the mode this session runs in."""
+        return self._s.mode
+
+    def get_settings(self) -> dict[str, Any]:
+        """A copy of the effective settings (global merged with project), as settings.json spells them."""
+        return self._s.settings.settings.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+    def is_project_trusted(self) -> bool:
+        """Whether this project's plugin code may run (``pi trust``, or ``--trust-project`` this time)."""
+        return self._s.project_trusted
 
     @property
     def has_ui(self) -> bool:

@@ -97,6 +97,7 @@ def _plugin_services(plugins: PluginParts) -> dict[str, Any]:
         "plugin_sources": dict(plugins.plugin_sources),
         "tools": dict(plugins.tools),
         "tool_owners": dict(plugins.tool_owners),
+        "project_trusted": plugins.project_trusted,
         "builtin_tool_names": set(plugins.builtin_tool_names),
         "compaction": compaction_registry(plugins),
         "flag_values": dict(plugins.flag_values),
@@ -213,14 +214,14 @@ class RuntimeHost:
 
     # --- binding a mode ---------------------------------------------------------------------------
 
-    async def bind_mode(self, *, ui: Any = None, on_error: Any = None) -> None:
+    async def bind_mode(self, *, ui: Any = None, on_error: Any = None, mode: str | None = None) -> None:
         """Attach a mode's UI and error sink to the current session, then let plugins start.
 
         The first bind fires ``session_start`` (reason ``startup``) and ``resources_discover``, as
         pi's ``bindExtensions``; so does the bind after each session replacement. Modes subscribe
         to the session's events before calling this, so nothing a plugin does at start is missed.
         """
-        await self.session.bind_mode(ui=ui, on_error=on_error)
+        await self.session.bind_mode(ui=ui, on_error=on_error, mode=mode)
         await self._announce()
 
     async def _announce(self) -> None:

@@ -67,6 +67,8 @@ class PluginParts:
     builtin_tool_names: set[str] = field(default_factory=set)
     #: Tool name → the plugin that registered it.
     tool_owners: dict[str, str] = field(default_factory=dict)
+    #: The project's plugin code was allowed to run (trusted, nothing to trust, or ``--trust-project``).
+    project_trusted: bool = True
     commands: list[Any] = field(default_factory=list)
     providers: list[Any] = field(default_factory=list)
     compaction_strategies: dict[str, tuple[str, Any]] = field(default_factory=dict)

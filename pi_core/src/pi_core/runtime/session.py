@@ -42,6 +42,7 @@ from pi_core.runtime.bash_executor import BashOutcome
 from pi_core.runtime.event_bus import EventBus
 from pi_core.runtime.events import (
     AgentSettledEvent,
+    CompactionEndEvent,
     EntryAppendedEvent,
     ExtensionErrorEvent,
     QueueUpdateEvent,
@@ -108,6 +109,8 @@ class SessionServices:
     flag_values: dict[str, Any] = field(default_factory=dict)
     #: ``ctx.events``: new with every plugin load, so replaced plugin instances hear nothing.
     events: EventBus = field(default_factory=EventBus)
+    #: The project's plugin code runs (trusted, or ``--trust-project``); ``ctx.is_project_trusted()``.
+    project_trusted: bool = False
 
 
 class AgentSession:
@@ -146,6 +149,12 @@ class AgentSession:
         self._last_assistant: AssistantMessage | None = None
         #: ``send_message(..., trigger_turn=True)`` arrived while a run was ending.
         self._turn_requested = False
+        #: Open plugin dialogs (``ui_prompt_start`` fires for the outermost only).
+        self.ui_prompt_depth = 0
+        #: The mode that bound this session (``ctx.mode``): tui, rpc, json or print.
+        self.mode = "print"
+        #: Whether the project's plugin code was allowed to run (``ctx.is_project_trusted``).
+        self.project_trusted = services.project_trusted
         self._disposed = False
         #: The runtime host that owns this session (session replacement for command contexts).
         self.host: Any = None
@@ -200,10 +209,14 @@ class AgentSession:
         """
         self._next_turn, previous._next_turn = [*previous._next_turn, *self._next_turn], []
 
-    async def bind_mode(self, *, ui: Any = None, on_error: ErrorReporter | None = None) -> None:
-        """Attach a mode: the UI plugins get (``None`` = headless) and where plugin errors go."""
+    async def bind_mode(
+        self, *, ui: Any = None, on_error: ErrorReporter | None = None, mode: str | None = None
+    ) -> None:
+        """Attach a mode: the UI plugins get (``None`` = headless), where plugin errors go, its name."""
         self._ui = ui if ui is not None else HeadlessUI()
         self._report_error = on_error
+        if mode is not None:
+            self.mode = mode
 
     def report_hook_error(self, record: HookErrorRecord) -> None:
         """The dispatcher's error sink: forward an isolated plugin error to the mode."""
@@ -233,6 +246,24 @@ class AgentSession:
     def _emit(self, event: Any) -> None:
         for listener in list(self._listeners):
             listener(event)
+        if isinstance(event, CompactionEndEvent) and event.result is None:
+            self._compaction_failed(event)
+
+    def _compaction_failed(self, event: CompactionEndEvent) -> None:
+        if event.error_message is None and not event.aborted:
+            return  # nothing to compact is no failure
+        failed = hook_events.SessionCompactFailedEvent(
+            reason=event.reason,
+            error_message=event.error_message,
+            aborted=event.aborted,
+            will_retry=event.will_retry,
+        )
+        self.fire_hook("session_compact_failed", failed)
+
+    def fire_hook(self, hook: str, event: Any) -> None:
+        """Dispatch a notification hook in the background (callers that cannot await)."""
+        if self.hooks is not None and self.hooks.has(hook):
+            self.hooks.dispatcher.dispatch_background(hook, event, self.extension_context())
 
     def extension_context(self, *, acting: tuple[str, str] | None = None) -> Any:
         """A fresh context for one hook dispatch (see :mod:`pi_core.runtime.extension_context`).
@@ -430,7 +461,8 @@ class AgentSession:
         if expand_prompt_templates and text.startswith("/") and await self._run_extension_command(text):
             accepted("handled")
             return
-        processed = await self._run_input_handlers(text, image_list, source)
+        behavior = streaming_behavior if self.is_streaming else None
+        processed = await self._run_input_handlers(text, image_list, source, behavior)
         if processed is None:
             accepted("handled")
             return
@@ -492,20 +524,27 @@ class AgentSession:
         follow_up: bool,
     ) -> QueueDisposition:
         self._reject_command(text)
-        processed = await self._run_input_handlers(text, list(images or []), source)
+        behavior: Literal["steer", "followUp"] = "followUp" if follow_up else "steer"
+        processed = await self._run_input_handlers(text, list(images or []), source, behavior)
         if processed is None:
             return "handled"
         self._queue(self._expand(processed[0]), processed[1], follow_up=follow_up)
         return "queued"
 
     async def _run_input_handlers(
-        self, text: str, images: list[ImageContent], source: Literal["interactive", "rpc", "extension"]
+        self,
+        text: str,
+        images: list[ImageContent],
+        source: Literal["interactive", "rpc", "extension"],
+        streaming_behavior: Literal["steer", "followUp"] | None = None,
     ) -> tuple[str, list[ImageContent]] | None:
         """The ``input`` hook: ``None`` when a handler took the input, else the (new) text and images."""
         if self.hooks is None or not self.hooks.has("input"):
             return text, images
         outcome = await self.hooks.input(
-            hook_events.InputEvent(text=text, images=images or None, source=source),
+            hook_events.InputEvent(
+                text=text, images=images or None, source=source, streaming_behavior=streaming_behavior
+            ),
             self.extension_context(),
         )
         if outcome.action == "handled":
@@ -611,8 +650,16 @@ class AgentSession:
         if self.model_registry is None or model is None:
             return None
         auth = await self.model_registry.get_api_key_and_headers(model)
-        self._request_headers = auth.headers
+        self._request_headers = await self._provider_headers(dict(auth.headers or {}))
         return str(auth.api_key) if auth.api_key else None
+
+    async def _provider_headers(self, headers: dict[str, str]) -> dict[str, str] | None:
+        """``before_provider_headers``: plugins add, override (a string) or drop (``None``) headers."""
+        if self.hooks is None or not self.hooks.has("before_provider_headers"):
+            return headers or None
+        event = hook_events.BeforeProviderHeadersEvent(headers=dict(headers))
+        await self.hooks.before_provider_headers(event, self.extension_context())
+        return {name: value for name, value in event.headers.items() if isinstance(value, str)} or None
 
     def _stream(self, model: Model, context: Any, options: Any) -> Any:
         from dataclasses import replace
@@ -641,6 +688,7 @@ class AgentSession:
         if self._run_started:
             self._run_started = False
             self._emit(AgentSettledEvent(aborted=self._abort_requested))
+            self.fire_hook("agent_settled", hook_events.AgentSettledEvent(aborted=self._abort_requested))
 
     async def _drive(self, start: Callable[[], Awaitable[None]]) -> None:
         """Run the agent, then retry / recover / compact as pi does until nothing is left to do."""
@@ -650,6 +698,36 @@ class AgentSession:
             self._last_assistant = None
             await step()
             step = await self._after_run()
+            if step is None:
+                step = await self._before_settle()
+
+    async def _before_settle(self) -> Callable[[], Awaitable[None]] | None:
+        """``agent_before_settle``: plugins may add entries and ask for one more run (not after an abort)."""
+        if self.hooks is None or not self.hooks.has("agent_before_settle") or self._abort_requested:
+            return None
+        event = hook_events.AgentBeforeSettleEvent(messages=list(self.messages))
+        outcome = await self.hooks.agent_before_settle(event, self.extension_context())
+        for entry in outcome.entries or []:
+            if entry.type == "custom":
+                self.session_manager.append_custom_entry(entry.custom_type, entry.data)
+                continue
+            message = CustomMessage(
+                custom_type=entry.custom_type,
+                content=entry.content if entry.content is not None else "",
+                display=entry.display,
+                details=entry.details,
+            )
+            self.agent.state.messages.append(message)
+            self._emit(agent_events.MessageStartEvent(message=message))
+            self._emit(agent_events.MessageEndEvent(message=message))
+            self._persist(message)
+        if not outcome.continue_ or self._abort_requested:
+            return None
+        if not self.messages or self.messages[-1].role == "assistant":
+            error = ValueError("continue needs a custom_message entry for the model to answer")
+            self.report_plugin_error("(agent_before_settle handlers)", "agent_before_settle", error)
+            return None
+        return self.agent.continue_
 
     async def _after_run(self) -> Callable[[], Awaitable[None]] | None:
         message, self._last_assistant = self._last_assistant, None
@@ -991,6 +1069,7 @@ class AgentSession:
     def set_session_name(self, name: str) -> None:
         self.session_manager.append_session_info(name)
         self._emit(SessionInfoChangedEvent(name=name))
+        self.fire_hook("session_info_changed", hook_events.SessionInfoChangedEvent(name=name.strip() or None))
 
     # --- queries --------------------------------------------------------------------------------
 

@@ -108,7 +108,7 @@ class InteractiveMode:
             self._unsubscribe()
         self._unsubscribe = self.host.session.subscribe(self.renderer)
         self._adopt_plugins()
-        await self.host.bind_mode(ui=self.ui, on_error=self._report_error)
+        await self.host.bind_mode(ui=self.ui, on_error=self._report_error, mode="tui")
 
     def _report_error(self, error: ExtensionErrorEvent) -> None:
         self.renderer(error)

@@ -68,7 +68,7 @@ class RpcMode:
         if self._unsubscribe is not None:
             self._unsubscribe()
         self._unsubscribe = self.host.session.subscribe(self._forward)
-        await self.host.bind_mode(ui=self.ui, on_error=self._report_error)
+        await self.host.bind_mode(ui=self.ui, on_error=self._report_error, mode="rpc")
 
     def _report_error(self, error: ExtensionErrorEvent) -> None:
         self.output(error)

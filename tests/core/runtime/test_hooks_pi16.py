@@ -1,0 +1,193 @@
+"""The hooks pi 1.6.0 added, each fired by a real session against the scripted model."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pi_core.plugins import events as ev
+from pi_core.runtime.ui import HeadlessUI
+from pi_core.testing import LoopbackLLMServer, text_turn
+from pi_core.testing.session import PiSession
+
+from pi_core import hookimpl
+
+
+class Recorder:
+    """Records what every 1.6 hook it implements saw."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, Any]] = []
+
+    @hookimpl
+    def agent_settled(self, event: ev.AgentSettledEvent) -> None:
+        self.seen.append(("agent_settled", event.aborted))
+
+    @hookimpl
+    def session_info_changed(self, event: ev.SessionInfoChangedEvent) -> None:
+        self.seen.append(("session_info_changed", event.name))
+
+    @hookimpl
+    def session_compact_failed(self, event: ev.SessionCompactFailedEvent) -> None:
+        self.seen.append(("session_compact_failed", (event.reason, event.aborted, bool(event.error_message))))
+
+    @hookimpl
+    def ui_prompt_start(self, event: ev.UiPromptStartEvent) -> None:
+        self.seen.append(("ui_prompt_start", (event.kind, event.title)))
+
+    @hookimpl
+    def ui_prompt_end(self, event: ev.UiPromptEndEvent) -> None:
+        self.seen.append(("ui_prompt_end", (event.kind, event.title)))
+
+    @hookimpl
+    def before_provider_headers(self, event: ev.BeforeProviderHeadersEvent) -> None:
+        event.headers["x-plugin"] = "yes"
+
+    @hookimpl
+    def input(self, event: ev.InputEvent) -> None:
+        self.seen.append(("input", event.streaming_behavior))
+
+    def of(self, hook: str) -> list[Any]:
+        return [value for name, value in self.seen if name == hook]
+
+
+@pytest.fixture
+def recorder() -> Recorder:
+    return Recorder()
+
+
+async def settle(pi: PiSession) -> None:
+    await pi.session.hooks.dispatcher.drain()
+
+
+async def test_hook_agent_settled(
+    pi_llm_server: LoopbackLLMServer, tmp_path: Path, recorder: Recorder
+) -> None:
+    pi_llm_server.add(text_turn("hi"))
+    async with PiSession(pi_llm_server, tmp_path, plugins=[recorder]) as pi:
+        await pi.prompt("hello")
+        await settle(pi)
+        assert recorder.of("agent_settled") == [False]
+        assert pi.ctx().is_idle()
+
+
+class Reviewer:
+    """pi's documented agent_before_settle use: one reminder, one more run."""
+
+    @hookimpl
+    def agent_before_settle(
+        self, event: ev.AgentBeforeSettleEvent, ctx: Any
+    ) -> ev.AgentBeforeSettleResult | None:
+        branch = ctx.session_manager.get_branch()
+        if any(e.type == "custom_message" and e.custom_type == "review" for e in branch):
+            return None
+        reminder = ev.SettleEntry(type="custom_message", custom_type="review", content="Review the diff.")
+        state = ev.SettleEntry(type="custom", custom_type="review-state", data={"asked": True})
+        return ev.AgentBeforeSettleResult(entries=[*event.entries, state, reminder], continue_=True)
+
+
+class Appender:
+    """A later handler sees the proposal so far and keeps it."""
+
+    def __init__(self) -> None:
+        self.saw: list[int] = []
+
+    @hookimpl
+    def agent_before_settle(self, event: ev.AgentBeforeSettleEvent) -> dict[str, Any]:
+        self.saw.append(len(event.entries))
+        return {"continue": event.continue_}
+
+
+async def test_hook_agent_before_settle(pi_llm_server: LoopbackLLMServer, tmp_path: Path) -> None:
+    appender = Appender()
+    pi_llm_server.add(text_turn("first answer"), text_turn("reviewed"))
+    async with PiSession(pi_llm_server, tmp_path, plugins=[Reviewer(), appender]) as pi:
+        await pi.prompt("change it")
+        assert len(pi.requests) == 2
+        assert "Review the diff." in str(pi.requests[1].body["messages"][-1]["content"])
+        assert pi.session.get_last_assistant_text() == "reviewed"
+        kinds = [(e["type"], e.get("customType")) for e in pi.entries[-3:]]
+        assert kinds == [("custom", "review-state"), ("custom_message", "review"), ("message", None)]
+        assert appender.saw == [2, 0]  # the second settle: the reviewer proposes nothing
+
+
+async def test_hook_session_info_changed(
+    pi_llm_server: LoopbackLLMServer, tmp_path: Path, recorder: Recorder
+) -> None:
+    async with PiSession(pi_llm_server, tmp_path, plugins=[recorder]) as pi:
+        pi.ctx().set_session_name("  refactor  ")
+        await settle(pi)
+        assert recorder.of("session_info_changed") == ["refactor"]
+
+
+async def test_hook_session_compact_failed(
+    pi_llm_server: LoopbackLLMServer, tmp_path: Path, recorder: Recorder
+) -> None:
+    import pi_builtin_compaction.plugin as compaction
+
+    async with PiSession(pi_llm_server, tmp_path, plugins=[recorder, compaction]) as pi:
+        with pytest.raises(RuntimeError):
+            await pi.session.compact()  # nothing to compact yet
+        await settle(pi)
+        assert recorder.of("session_compact_failed") == [("manual", False, True)]
+
+
+async def test_hook_ui_prompt_start(
+    pi_llm_server: LoopbackLLMServer, tmp_path: Path, recorder: Recorder
+) -> None:
+    async with PiSession(pi_llm_server, tmp_path, plugins=[recorder]) as pi:
+        ctx = pi.ctx()
+        assert await ctx.ui.confirm("Proceed?", "really") is False  # headless: no answer
+        await ctx.ui.input("name?")
+        await settle(pi)
+        assert recorder.of("ui_prompt_start") == [("confirm", "Proceed?"), ("input", "name?")]
+
+
+async def test_hook_ui_prompt_end(
+    pi_llm_server: LoopbackLLMServer, tmp_path: Path, recorder: Recorder
+) -> None:
+    class SlowUI(HeadlessUI):
+        async def confirm(self, title: str, message: str, **kwargs: Any) -> bool:
+            await asyncio.sleep(0.05)
+            return True
+
+    async with PiSession(pi_llm_server, tmp_path, plugins=[recorder]) as pi:
+        await pi.host.bind_mode(ui=SlowUI())
+        ui = pi.ctx().ui
+        answers = await asyncio.gather(ui.confirm("outer", "x"), ui.select("inner", ["a"]))
+        assert answers == [True, None]
+        await settle(pi)
+        # Overlapping dialogs are one span of waiting.
+        assert recorder.of("ui_prompt_start") == [("confirm", "outer")]
+        assert len(recorder.of("ui_prompt_end")) == 1
+
+
+async def test_hook_before_provider_headers(
+    pi_llm_server: LoopbackLLMServer, tmp_path: Path, recorder: Recorder
+) -> None:
+    pi_llm_server.add(text_turn("hi"))
+    async with PiSession(pi_llm_server, tmp_path, plugins=[recorder]) as pi:
+        await pi.prompt("hello")
+        assert pi.requests[0].headers.get("x-plugin") == "yes"
+
+
+async def test_input_carries_the_streaming_behavior(
+    pi_llm_server: LoopbackLLMServer, tmp_path: Path, recorder: Recorder
+) -> None:
+    pi_llm_server.add(text_turn("hi"))
+    async with PiSession(pi_llm_server, tmp_path, plugins=[recorder]) as pi:
+        await pi.prompt("hello")
+        await pi.session.follow_up("later")
+        assert recorder.of("input") == [None, "followUp"]
+
+
+async def test_ctx_reports_mode_settings_and_trust(pi_llm_server: LoopbackLLMServer, tmp_path: Path) -> None:
+    async with PiSession(pi_llm_server, tmp_path) as pi:
+        ctx = pi.ctx()
+        assert ctx.mode == "print" and ctx.is_project_trusted() is True
+        settings = ctx.get_settings()
+        assert settings["compaction"]["enabled"] is True
+        settings["compaction"]["enabled"] = False  # a copy
+        assert ctx.get_settings()["compaction"]["enabled"] is True
