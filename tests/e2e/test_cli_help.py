@@ -123,9 +123,9 @@ def test_options_are_the_text_pi_run_help_gives(env: Env) -> None:
     ours = section(env.help("--no-extensions"), "Options")
     theirs = section(run_help.stdout, "Options")
     assert theirs[-1].split() == ["-h,", "--help", "Show", "this", "message", "and", "exit."]
-    assert ours[-2:] == [
-        "  -h, --help                     Show this help",
-        "  -v, --version                  Show version number",
+    assert [row.split() for row in ours[-2:]] == [
+        ["-h,", "--help", "Show", "this", "help"],
+        ["-v,", "--version", "Show", "version", "number"],
     ]
     assert theirs[:-1] == ours[:-2]
 

@@ -47,11 +47,30 @@ def test_invalid_mode_is_ignored_and_modes_resolve_as_pi() -> None:
 
 
 def test_check_warns_on_invalid_thinking_and_drops_it() -> None:
-    options, diagnostics = check_run_options(_parse(["--thinking", "max"]), "print")
+    options, diagnostics = check_run_options(_parse(["--thinking", "maximal"]), "print")
     assert options.thinking is None
     assert [d.render() for d in diagnostics] == [
-        'Warning: Invalid thinking level "max". Valid values: off, minimal, low, medium, high, xhigh'
+        'Warning: Invalid thinking level "maximal". Valid values: off, minimal, low, medium, high, xhigh, max'
     ]
+    options, diagnostics = check_run_options(_parse(["--thinking", "max"]), "print")
+    assert options.thinking == "max" and diagnostics == []
+
+
+def test_check_session_id_format_and_conflicts() -> None:
+    options, diagnostics = check_run_options(_parse(["--session-id", "ok.id-1", "-n", "x"]), "print")
+    assert diagnostics == [] and (options.session_id, options.name) == ("ok.id-1", "x")
+    for bad in ("-x", "a/b", "x.", ""):
+        _, diagnostics = check_run_options(_parse(["--session-id", bad]), "print")
+        assert [d.kind for d in diagnostics] == ["error"], bad
+    _, diagnostics = check_run_options(_parse(["--session-id", "a1", "-c", "-r"]), "print")
+    assert [d.render() for d in diagnostics] == [
+        "Error: --session-id cannot be combined with --continue, --resume"
+    ]
+
+
+def test_exclude_tools_is_a_list() -> None:
+    options, _ = check_run_options(_parse(["-xt", "bash, e*", "-t", "+grep"]), "print")
+    assert options.exclude_tools == ("bash", "e*") and options.tools == ("+grep",)
 
 
 def test_check_rejects_fork_combinations_and_rpc_files() -> None:

@@ -169,6 +169,7 @@ def take_snapshot(control: PluginControl, cwd: Path, env: Mapping[str, str] | No
         "extensions": extensions,
         "noExtensions": control.no_extensions,
         "trustProject": control.trust_project,
+        "noApprove": control.no_approve,
     }
     stamps: list[Stamp] = []
     _distribution_stamps(stamps)
@@ -317,6 +318,7 @@ def _load_flags(
         extension_paths=control.extensions,
         no_extensions=control.no_extensions,
         trust_project=control.trust_project,
+        ignore_project=control.no_approve and not control.trust_project,
     )
     try:
         pm = load_plugins(options)

@@ -13,7 +13,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def plugin_control_options(function: F) -> F:
-    """``-e/--extension`` (repeatable), ``--no-extensions``, ``--trust-project``, ``--trace-hooks``."""
+    """``-e/--extension`` (repeatable), ``--no-extensions``, ``--trust-project`` (pi 1.6.0's
+    ``--approve``/``-a``), ``--no-approve``/``-na``, ``--trace-hooks``."""
     decorators = [
         click.option(
             "-e",
@@ -30,8 +31,18 @@ def plugin_control_options(function: F) -> F:
         ),
         click.option(
             "--trust-project",
+            "--approve",
+            "-a",
+            "trust_project",
             is_flag=True,
             help="Run this project's plugin code this time without asking (trust is not recorded).",
+        ),
+        click.option(
+            "--no-approve",
+            "-na",
+            "no_approve",
+            is_flag=True,
+            help="Skip this project's plugin code this time without asking, and go on without it.",
         ),
         click.option(
             "--trace-hooks",
@@ -51,6 +62,8 @@ class PluginControl:
     no_extensions: bool = False
     trust_project: bool = False
     trace_hooks: bool = False
+    #: ``--no-approve``: leave the project's plugin code out of this run, without asking.
+    no_approve: bool = False
 
     @classmethod
     def from_options(cls, options: dict[str, Any]) -> PluginControl:
@@ -59,6 +72,7 @@ class PluginControl:
             no_extensions=bool(options.get("no_extensions")),
             trust_project=bool(options.get("trust_project")),
             trace_hooks=bool(options.get("trace_hooks")) or _env_flag("PI_TRACE_HOOKS"),
+            no_approve=bool(options.get("no_approve")),
         )
 
 
@@ -69,7 +83,7 @@ def _env_flag(name: str) -> bool:
 def preparse(args: Sequence[str]) -> PluginControl:
     """Read the plugin-control options from raw argv, before any plugin (and its flags) exists."""
     extensions: list[str] = []
-    no_extensions = trust_project = trace = False
+    no_extensions = trust_project = trace = no_approve = False
     iterator = iter(args)
     for arg in iterator:
         if arg == "--":
@@ -84,10 +98,12 @@ def preparse(args: Sequence[str]) -> PluginControl:
             extensions.append(arg[2:])
         elif arg == "--no-extensions":
             no_extensions = True
-        elif arg == "--trust-project":
+        elif arg in ("--trust-project", "--approve", "-a"):
             trust_project = True
+        elif arg in ("--no-approve", "-na"):
+            no_approve = True
         elif arg == "--trace-hooks":
             trace = True
     return PluginControl(
-        tuple(extensions), no_extensions, trust_project, trace or _env_flag("PI_TRACE_HOOKS")
+        tuple(extensions), no_extensions, trust_project, trace or _env_flag("PI_TRACE_HOOKS"), no_approve
     )

@@ -25,6 +25,7 @@ def plugin_rows(control: PluginControl, *, show_all: bool, cwd: Path | None = No
             extension_paths=control.extensions,
             no_extensions=control.no_extensions,
             trust_project=control.trust_project,
+            ignore_project=control.no_approve and not control.trust_project,
         )
     )
     for problem in pm.settings_errors:  # that file's lists count as empty; say so, then go on

@@ -71,6 +71,7 @@ async def prepare_plugins_async(control: PluginControl, *, cwd: Path | None = No
         extension_paths=control.extensions,
         no_extensions=control.no_extensions,
         trust_project=control.trust_project,
+        ignore_project=control.no_approve and not control.trust_project,
     )
     pm = load_plugins(options)
     registrations = await collect_registrations(pm)

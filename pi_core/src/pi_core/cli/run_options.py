@@ -1,4 +1,5 @@
-"""The flags of ``pi [options] [@files...] [messages...]``, as the TypeScript pi 0.73.1 has them.
+"""The flags of ``pi [options] [@files...] [messages...]``, as the TypeScript pi 1.6.0 has them
+where they apply to us.
 
 ``RUN_OPTIONS`` declares them as click options (so ``--help`` lists them, plugins' flags are
 appended the same way, and an unknown flag is a usage error with exit code 2);
@@ -8,12 +9,19 @@ appended the same way, and an unknown flag is a usage error with exit code 2);
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import click
 
-THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
+#: pi's rule for ``--session-id``: letters, digits, ``.``, ``_``, ``-``; alphanumeric at both ends.
+SESSION_ID_PATTERN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
+INVALID_SESSION_ID = (
+    "Session id must be non-empty, contain only alphanumeric characters, '-', '_', and '.', "
+    "and start and end with an alphanumeric character"
+)
 MODES = ("text", "json", "rpc")
 
 AppMode = Literal["interactive", "print", "json", "rpc"]
@@ -36,12 +44,15 @@ class RunOptions:
     resume: bool = False
     session: str | None = None
     fork: str | None = None
+    session_id: str | None = None
+    name: str | None = None
     session_dir: str | None = None
     no_session: bool = False
     models: tuple[str, ...] | None = None
     no_tools: bool = False
     no_builtin_tools: bool = False
     tools: tuple[str, ...] | None = None
+    exclude_tools: tuple[str, ...] | None = None
     thinking: str | None = None
     extensions: tuple[str, ...] = ()
     no_extensions: bool = False
@@ -117,8 +128,15 @@ RUN_OPTIONS: tuple[click.Option, ...] = (
         help="Fork specific session file or partial UUID into a new session",
     ),
     _value(
+        "--session-id",
+        dest="session_id",
+        metavar="<id>",
+        help="Open this directory's session with this ID, or create it",
+    ),
+    _value(
         "--session-dir", dest="session_dir", metavar="<dir>", help="Directory for session storage and lookup"
     ),
+    _value("--name", "-n", dest="name", metavar="<name>", help="Session display name"),
     _flag("--no-session", dest="no_session", help="Don't save session (ephemeral)"),
     _value(
         "--models",
@@ -139,14 +157,21 @@ RUN_OPTIONS: tuple[click.Option, ...] = (
         "-t",
         dest="tools",
         metavar="<tools>",
-        help="Comma-separated allowlist of tool names to enable. "
-        "Applies to built-in, extension, and custom tools",
+        help="Comma-separated allowlist of tool names or * patterns; "
+        "only +name/-name entries change the default tools instead",
+    ),
+    _value(
+        "--exclude-tools",
+        "-xt",
+        dest="exclude_tools",
+        metavar="<tools>",
+        help="Comma-separated tool names or * patterns to disable after all other tool options",
     ),
     _value(
         "--thinking",
         dest="thinking",
         metavar="<level>",
-        help="Set thinking level: off, minimal, low, medium, high, xhigh",
+        help="Set thinking level: off, minimal, low, medium, high, xhigh, max",
     ),
     _value(
         "--skill",
@@ -209,6 +234,7 @@ _OWN_PARAMS = frozenset(option.name for option in RUN_OPTIONS if option.name) | 
     "extensions",
     "no_extensions",
     "trust_project",
+    "no_approve",
     "trace_hooks",
 }
 
@@ -247,12 +273,15 @@ def run_options_from_params(params: dict[str, Any]) -> RunOptions:
         resume=bool(params.get("resume")),
         session=params.get("session"),
         fork=params.get("fork"),
+        session_id=params.get("session_id"),
+        name=params.get("name"),
         session_dir=params.get("session_dir"),
         no_session=bool(params.get("no_session")),
         models=_split_list(params.get("models")),
         no_tools=bool(params.get("no_tools")),
         no_builtin_tools=bool(params.get("no_builtin_tools")),
         tools=_split_list(params.get("tools")),
+        exclude_tools=_split_list(params.get("exclude_tools")),
         thinking=params.get("thinking"),
         extensions=tuple(params.get("extensions") or ()),
         no_extensions=bool(params.get("no_extensions")),
@@ -294,6 +323,22 @@ def check_run_options(options: RunOptions, app_mode: AppMode) -> tuple[RunOption
             )
         )
         options = replace(options, thinking=None)
+    if options.session_id is not None:
+        if not SESSION_ID_PATTERN.fullmatch(options.session_id):
+            diagnostics.append(Diagnostic("error", INVALID_SESSION_ID))
+        conflicts = [
+            flag
+            for flag, given in (
+                ("--session", options.session is not None),
+                ("--continue", options.continue_),
+                ("--resume", options.resume),
+            )
+            if given
+        ]
+        if conflicts:
+            diagnostics.append(
+                Diagnostic("error", f"--session-id cannot be combined with {', '.join(conflicts)}")
+            )
     if app_mode == "rpc" and options.file_args:
         diagnostics.append(Diagnostic("error", "@file arguments are not supported in RPC mode"))
     if options.fork:

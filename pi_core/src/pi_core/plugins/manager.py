@@ -271,6 +271,9 @@ class LoadOptions:
     no_extensions: bool = False
     #: ``--trust-project``: run the project's plugin code this time without recording trust.
     trust_project: bool = False
+    #: ``--no-approve``: skip the project's plugin code without asking (``untrusted_project``
+    #: stays unset, so the run goes on without it).
+    ignore_project: bool = False
     #: Names blocked in addition to ``disabledPlugins`` and ``PI_DISABLED_PLUGINS``.
     blocked: Iterable[str] = ()
     #: Load installed entry points (tests turn this off to stay independent of the environment).
@@ -309,7 +312,9 @@ def load_plugins(options: LoadOptions | None = None, pm: PiPluginManager | None 
         pm.load_errors.append(PluginLoadError(plugin=record.name, source=record.source, problem=problem))
 
     project_allowed = options.trust_project or not any(p.scope in PROJECT_SCOPES for p in local.plugins)
-    if not project_allowed:
+    if options.ignore_project and not options.trust_project:
+        project_allowed = False
+    elif not project_allowed:
         check = check_project_trust(cwd, agent)
         project_allowed = check.allowed
         if not project_allowed:

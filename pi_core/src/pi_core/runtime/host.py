@@ -73,20 +73,39 @@ def resolve_session_arg(arg: str, cwd: str, session_dir: str | None) -> Path:
     raise SessionNotFoundError(arg)
 
 
-def _session_manager(options: RuntimeOptions) -> Any:
+def _session_manager(options: RuntimeOptions) -> tuple[Any, list[Diagnostic]]:
+    """The session manager the options ask for, and what start-up should tell the user about it."""
     from pi_core.session.manager import SessionManager
 
+    notes: list[Diagnostic] = []
+    wanted_id = options.session_id
     if options.no_session:
-        return SessionManager.in_memory(options.cwd)
+        manager = SessionManager.in_memory(options.cwd)
+        if wanted_id:
+            manager.new_session(id=wanted_id)
+        return manager, notes
     if options.fork:
         source = resolve_session_arg(options.fork, options.cwd, options.session_dir)
-        return SessionManager.fork_from(source, options.cwd, options.session_dir)
+        return SessionManager.fork_from(source, options.cwd, options.session_dir, session_id=wanted_id), notes
     if options.session:
         path = resolve_session_arg(options.session, options.cwd, options.session_dir)
-        return SessionManager.open(path, options.session_dir)
+        return SessionManager.open(path, options.session_dir), notes
     if options.continue_recent:
-        return SessionManager.continue_recent(options.cwd, options.session_dir)
-    return SessionManager.create(options.cwd, options.session_dir)
+        return SessionManager.continue_recent(options.cwd, options.session_dir), notes
+    if wanted_id:
+        for info in SessionManager.list_sessions(options.cwd, options.session_dir):
+            if info.id == wanted_id:
+                return SessionManager.open(info.path, options.session_dir), notes
+        notes.append(
+            Diagnostic(
+                "warning",
+                f"No project session found with id '{wanted_id}'; creating a new session with that id.",
+            )
+        )
+        manager = SessionManager.create(options.cwd, options.session_dir)
+        manager.new_session(id=wanted_id)
+        return manager, notes
+    return SessionManager.create(options.cwd, options.session_dir), notes
 
 
 def _plugin_services(plugins: PluginParts) -> dict[str, Any]:
@@ -181,7 +200,10 @@ class RuntimeHost:
         if options.session_dir is None and configured_dir:
             # Precedence as pi: --session-dir, PI_CODING_AGENT_SESSION_DIR, then setting sessionDir.
             options = replace(options, session_dir=expand_home(configured_dir))
-        manager = await asyncio.to_thread(_session_manager, options)
+        manager, session_notes = await asyncio.to_thread(_session_manager, options)
+        diagnostics.extend(session_notes)
+        if options.session_name and manager.get_session_name() != options.session_name:
+            manager.append_session_info(options.session_name)  # --name, before anything else is recorded
         scoped = scoped_models(options, registry, settings)
         model, level, model_diagnostics = initial_model(options, registry, settings, manager, scoped)
         diagnostics.extend(model_diagnostics)
@@ -191,12 +213,15 @@ class RuntimeHost:
             else:
                 registry.auth.set_runtime_api_key(model.provider, options.api_key)
         services.scoped_models = [(r.model, r.thinking_level) for r in scoped]
+        selection = initial_active_tools(options, plugins, settings)
+        diagnostics.extend(Diagnostic("warning", text) for text in selection.warnings)
+        diagnostics.extend(Diagnostic("error", text) for text in selection.errors)
         session = AgentSession(
             services,
             manager,
             model=model,
             thinking_level=level,
-            active_tools=initial_active_tools(options, plugins),
+            active_tools=selection.names,
         )
         record_start(session, manager, model)
         host = cls(services, session, options, plugins)

@@ -29,12 +29,18 @@ class RuntimeOptions:
     continue_recent: bool = False
     session: str | None = None
     fork: str | None = None
+    #: ``--session-id``: open this directory's session with that id, or create it.
+    session_id: str | None = None
+    #: ``--name``: the session's display name, recorded at start-up.
+    session_name: str | None = None
     provider: str | None = None
     model: str | None = None
     api_key: str | None = None
     thinking: str | None = None
     models: Sequence[str] | None = None
     tools: Sequence[str] | None = None
+    #: ``--exclude-tools``: names or ``*`` patterns removed after every other choice.
+    exclude_tools: Sequence[str] | None = None
     no_tools: bool = False
     no_builtin_tools: bool = False
     skills: Sequence[str] = ()

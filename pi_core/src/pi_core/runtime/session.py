@@ -31,7 +31,7 @@ from pi_core.ai.messages import (
     TextContent,
     UserMessage,
 )
-from pi_core.ai.provider import Model
+from pi_core.ai.provider import THINKING_LEVELS, Model
 from pi_core.ai.thinking import clamp_thinking_level, supported_thinking_levels
 from pi_core.plugins import events as hook_events
 from pi_core.plugins.dispatch import HookErrorRecord, Hooks
@@ -920,6 +920,8 @@ class AgentSession:
         wanted = self.thinking_level
         if previous is not None and not previous.reasoning:
             wanted = self.settings.settings.default_thinking_level or "medium"
+        # A model's own level (``modelThinkingLevels``) wins when switching to it, as in pi 1.6.0.
+        wanted = model_thinking_level(self.settings, model) or wanted
         self.set_thinking_level(wanted)
         if self.hooks is not None and self.hooks.has("model_select"):
             event = hook_events.ModelSelectEvent(model=model, previous_model=previous, source=source)
@@ -1141,6 +1143,13 @@ def _error_text(error: BaseException) -> str:
     """``Type: message`` (the type alone for an exception without a message)."""
     text = str(error)
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def model_thinking_level(settings: SettingsManager, model: Model) -> str | None:
+    """The ``modelThinkingLevels`` entry for ``provider/id`` (pi 1.6.0), if it names a level."""
+    table = settings.merged().get("modelThinkingLevels")
+    level = table.get(f"{model.provider}/{model.id}") if isinstance(table, dict) else None
+    return level if level in THINKING_LEVELS else None
 
 
 def _is_overflow(message: AssistantMessage, context_window: int) -> bool:

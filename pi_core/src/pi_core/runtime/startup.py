@@ -24,7 +24,8 @@ from pi_core.ai.resolve import (
 from pi_core.ai.thinking import clamp_thinking_level
 from pi_core.runtime.options import Diagnostic, PluginParts, RuntimeOptions
 from pi_core.runtime.resources import SettingsManager
-from pi_core.runtime.session import AgentSession
+from pi_core.runtime.session import AgentSession, model_thinking_level
+from pi_core.runtime.tool_selection import ToolSelection, select_tools
 
 DEFAULT_ACTIVE_TOOLS: tuple[str, ...] = ("read", "bash", "edit", "write")
 DEFAULT_THINKING_LEVEL = "medium"
@@ -65,21 +66,32 @@ def compaction_registry(plugins: PluginParts) -> Any:
     return registry
 
 
-def initial_active_tools(options: RuntimeOptions, plugins: PluginParts) -> list[str]:
-    """pi's rules: an allowlist wins; --no-tools: none; --no-builtin-tools: only plugin tools.
+def initial_active_tools(
+    options: RuntimeOptions, plugins: PluginParts, settings: SettingsManager | None = None
+) -> ToolSelection:
+    """The start-up tool set (:mod:`pi_core.runtime.tool_selection`): ``defaultTools`` from the
+    user and project settings, then ``--tools``, ``--no-tools``, ``--no-builtin-tools`` and
+    ``--exclude-tools``.
 
     Each name appears once (pi de-duplicates its initial set): ``--tools read,read`` is one ``read``,
     and a plugin tool that overrides a built-in by name keeps the built-in's place among the defaults.
     """
-    if options.no_tools and not options.tools:
-        return []
-    if options.tools:
-        return [name for name in dict.fromkeys(options.tools) if name in plugins.tools]
-    plugin_tools = [name for name in plugins.tools if name not in plugins.builtin_tool_names]
-    if options.no_builtin_tools:
-        return plugin_tools
-    defaults = [name for name in DEFAULT_ACTIVE_TOOLS if name in plugins.tools]
-    return defaults + [name for name in plugin_tools if name not in defaults]
+    layers: list[object] = []
+    if settings is not None:
+        layers = [
+            settings.global_settings().get("defaultTools"),
+            settings.project_settings().get("defaultTools"),
+        ]
+    return select_tools(
+        available=list(plugins.tools),
+        builtin=plugins.builtin_tool_names,
+        builtin_defaults=DEFAULT_ACTIVE_TOOLS,
+        setting_layers=[layer for layer in layers if layer is not None],
+        tools=options.tools,
+        exclude=options.exclude_tools,
+        no_tools=options.no_tools,
+        no_builtin_tools=options.no_builtin_tools,
+    )
 
 
 def initial_model(
@@ -142,7 +154,8 @@ def initial_model(
         if context.messages:
             level = context.thinking_level
         else:
-            level = typed.default_thinking_level or DEFAULT_THINKING_LEVEL
+            per_model = model_thinking_level(settings, model) if model is not None else None
+            level = per_model or typed.default_thinking_level or DEFAULT_THINKING_LEVEL
     if model is not None:
         level = clamp_thinking_level(model, level)
     return model, level, diagnostics

@@ -157,16 +157,22 @@ class SessionManager:
 
     @classmethod
     def fork_from(
-        cls, source_path: str | Path, target_cwd: str, session_dir: str | Path | None = None
+        cls,
+        source_path: str | Path,
+        target_cwd: str,
+        session_dir: str | Path | None = None,
+        *,
+        session_id: str | None = None,
     ) -> SessionManager:
-        """Copy every entry of another session file under a new header for ``target_cwd``."""
+        """Copy every entry of another session file under a new header for ``target_cwd``
+        (with ``session_id`` as the new session's id when given)."""
         source = Path(source_path)
         loaded = read_session_file(source)
         if loaded is None:
             raise SessionFileError(f"{source}:1: cannot fork: the session file is empty")
         directory = Path(session_dir) if session_dir else default_session_dir(target_cwd)
         directory.mkdir(parents=True, exist_ok=True)
-        session_id = new_session_id()
+        session_id = session_id or new_session_id()
         timestamp = iso_now()
         header = SessionHeader(
             version=CURRENT_SESSION_VERSION,
