@@ -301,3 +301,20 @@ def test_full_disk_loses_nothing(small_disk: Path) -> None:
     assert manager.retry_write()
     reopened, _ = _open(path)
     assert reopened is not None and len(reopened.get_entries()) == 22
+
+
+def test_listing_reads_only_the_ends_of_a_huge_file(tmp_path: Path) -> None:
+    """A 2 GB file whose middle is a hole (never read: it would take seconds and be garbage)."""
+    from pi_core.session.listing import list_sessions
+
+    path = tmp_path / "huge.jsonl"
+    tail = "\n".join(LINES[1:]).encode() + b"\n"
+    with path.open("wb") as out:
+        out.write(DATA)
+        out.truncate(2 << 30)
+        out.seek(0, os.SEEK_END)
+        out.write(b"\n" + tail)
+    began = time.monotonic()
+    (info,) = list_sessions(tmp_path)
+    assert time.monotonic() - began < 1.0
+    assert info.first_message == "message number 0" and not info.message_count_exact

@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from pi_core.session.listing import find_most_recent_session, read_session_info
 from pi_core.session.manager import SessionManager
 from session_helpers import assistant, user
@@ -48,3 +49,27 @@ def test_non_session_files_are_ignored(tmp_path: Path) -> None:
     (tmp_path / "junk.jsonl").write_text('{"type":"message"}\n')
     assert read_session_info(tmp_path / "junk.jsonl") is None
     assert find_most_recent_session(tmp_path) is None
+
+
+def test_a_large_file_is_read_only_at_its_ends(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pi_core.session import listing
+
+    monkeypatch.setattr(listing, "FULL_SCAN_BYTES", 64 << 10)
+    monkeypatch.setattr(listing, "WINDOW_BYTES", 16 << 10)
+    sm = SessionManager.create("/proj", tmp_path)
+    sm.append_message(user("the very first question"))
+    for index in range(2000):
+        sm.append_message(assistant(f"answer {index}"))
+        sm.append_message(user(f"follow-up {index}"))
+    sm.append_session_info("named late")
+    last = sm.append_message(assistant("done"))
+    path = Path(sm.get_session_file() or "")
+    info = read_session_info(path)
+    assert info is not None and not info.message_count_exact
+    assert info.first_message == "the very first question" and info.name == "named late"
+    assert abs(info.message_count - 4002) < 4002 * 0.05  # an estimate from the two windows
+    entry = sm.get_entry(last)
+    assert int(info.modified.timestamp() * 1000) == entry.message.timestamp  # type: ignore[union-attr]
+    monkeypatch.setattr(listing, "FULL_SCAN_BYTES", 1 << 30)
+    exact = read_session_info(path)
+    assert exact is not None and exact.message_count_exact and exact.message_count == 4002

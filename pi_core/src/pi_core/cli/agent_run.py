@@ -429,7 +429,7 @@ async def _pick_session(options: RunOptions, cwd: str, *, arrows: bool = False) 
         from pi_core.modes.interactive.picker import pick
 
         labels = [
-            f"{info.modified:%Y-%m-%d %H:%M}  {info.message_count:4} msgs  "
+            f"{info.modified:%Y-%m-%d %H:%M}  {_count(info):>4} msgs  "
             f"{info.name or info.first_message.replace(chr(10), ' ')[:60]}"
             for info in sessions
         ]
@@ -437,9 +437,7 @@ async def _pick_session(options: RunOptions, cwd: str, *, arrows: bool = False) 
         return None if index is None else sessions[index].path
     for index, info in enumerate(sessions, 1):
         label = info.name or info.first_message.replace("\n", " ")[:60]
-        click.echo(
-            f"{index:3}. {info.modified:%Y-%m-%d %H:%M}  {info.message_count:4} msgs  {label}", err=True
-        )
+        click.echo(f"{index:3}. {info.modified:%Y-%m-%d %H:%M}  {_count(info):>4} msgs  {label}", err=True)
     click.echo("Resume which session? [1] ", err=True, nl=False)
     answer = await asyncio.to_thread(_read_tty_line)
     if answer is None:
@@ -459,3 +457,8 @@ def _read_tty_line() -> str | None:
             return tty.readline()
     except OSError:
         return None
+
+
+def _count(info: Any) -> str:
+    """A session's message count for a list; ``~`` marks an estimate (a very large file)."""
+    return f"{'' if info.message_count_exact else '~'}{info.message_count}"

@@ -1,9 +1,15 @@
 """Session summaries for ``--resume`` / ``-c`` without loading whole files (spec/sessions.md §12.5).
 
-Files are streamed line by line. A line's kind and message role are read from its first bytes
-(pi writes ``{"type":"message",...,"message":{"role":"user"``); only the lines that matter are
-parsed: the header, the first user message, ``session_info`` lines and the last user/assistant
-messages (for the activity time). Lines in another key order are parsed in full.
+A file up to :data:`FULL_SCAN_BYTES` is streamed line by line. A line's kind and message role are
+read from its first bytes (pi writes ``{"type":"message",...,"message":{"role":"user"``); only the
+lines that matter are parsed: the header, the first user message, ``session_info`` lines and the
+last user/assistant messages (for the activity time). Lines in another key order are parsed in full.
+
+A larger file is read only at its two ends (:data:`WINDOW_BYTES` each): the head gives the header
+and the first message, the tail the latest activity and name (a ``session_info`` line in the
+middle of a long file is not seen), and the message count is estimated from how densely the two
+windows hold messages (``SessionInfo.message_count_exact`` is then false). So listing 1 GB of
+sessions costs a few milliseconds per file and a few MB, whatever their size.
 """
 
 from __future__ import annotations
@@ -11,7 +17,8 @@ from __future__ import annotations
 import json
 import os
 from collections import deque
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -23,6 +30,9 @@ _SESSION_INFO = b'{"type":"session_info",'
 _ROLE = b'"message":{"role":"'
 #: How many trailing user/assistant messages are parsed to find the latest activity.
 _TAIL = 32
+#: Files up to this size are read whole (exact counts); larger ones only at both ends.
+FULL_SCAN_BYTES = 4 << 20
+WINDOW_BYTES = 256 << 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +46,8 @@ class SessionInfo:
     modified: datetime
     message_count: int
     first_message: str
+    #: False when ``message_count`` is an estimate (a file larger than :data:`FULL_SCAN_BYTES`).
+    message_count_exact: bool = True
 
 
 def _parse_dt(timestamp: Any) -> datetime | None:
@@ -76,63 +88,102 @@ def _role_hint(line: bytes) -> str | None:
     return line[start:end].decode("ascii", "replace") if end > 0 else None
 
 
+@dataclass(slots=True)
+class _Scan:
+    """What the lines read so far say about a session."""
+
+    count: int = 0
+    first_message: str = ""
+    name: str | None = None
+    has_name: bool = False
+    pending_tail: deque[bytes] = field(default_factory=lambda: deque(maxlen=_TAIL))
+
+    def set_name(self, entry: Any) -> None:
+        if isinstance(entry, dict):
+            value = entry.get("name")
+            self.name = value.strip() or None if isinstance(value, str) else None
+            self.has_name = True
+
+
+def _scan_lines(lines: Iterable[bytes], scan: _Scan) -> None:
+    for raw in lines:
+        line = raw.strip()
+        if not line:
+            continue
+        if line.startswith(_MESSAGE):
+            role = _role_hint(line)
+            scan.count += 1
+            if role not in ("user", "assistant", None):
+                continue
+            if (role == "user" and not scan.first_message) or role is None:
+                entry = _loads(line)
+                if not isinstance(entry, dict) or entry.get("type") != "message":
+                    scan.count -= 1 if entry is None else 0
+                    continue
+                message = entry.get("message")
+                if isinstance(message, dict) and message.get("role") == "user" and not scan.first_message:
+                    scan.first_message = _text_of(message)
+                if isinstance(message, dict) and message.get("role") in ("user", "assistant"):
+                    scan.pending_tail.append(line)
+                continue
+            scan.pending_tail.append(line)
+        elif line.startswith(_SESSION_INFO):
+            scan.set_name(_loads(line))
+        elif not line.startswith(b'{"type":"'):
+            entry = _loads(line)  # another writer's key order: look at it in full
+            if isinstance(entry, dict) and entry.get("type") == "message":
+                scan.count += 1
+                scan.pending_tail.append(line)
+            elif isinstance(entry, dict) and entry.get("type") == "session_info":
+                scan.set_name(entry)
+
+
+def _header_of(line: bytes) -> dict[str, Any] | None:
+    header = _loads(line.removeprefix(b"\xef\xbb\xbf"))
+    if (
+        not isinstance(header, dict)
+        or header.get("type") != "session"
+        or not isinstance(header.get("id"), str)
+    ):
+        return None
+    return header
+
+
 def read_session_info(path: Path) -> SessionInfo | None:
     """Summary of one session file, or ``None`` if it is not a session file."""
     try:
         handle = path.open("rb")
     except OSError:
         return None
+    exact = True
     with handle:
-        header = _loads(handle.readline())
-        if (
-            not isinstance(header, dict)
-            or header.get("type") != "session"
-            or not isinstance(header.get("id"), str)
-        ):
+        try:
+            size = os.fstat(handle.fileno()).st_size
+            header = _header_of(handle.readline(1 << 20))
+            if header is None:
+                return None
+            scan = _Scan()
+            if size <= FULL_SCAN_BYTES:
+                _scan_lines(handle, scan)
+            else:
+                exact = False
+                head = handle.read(WINDOW_BYTES).split(b"\n")[:-1]  # whole lines only
+                tail = os.pread(handle.fileno(), WINDOW_BYTES, size - WINDOW_BYTES).split(b"\n")[1:]
+                _scan_lines(head, scan)
+                head_name = (scan.name, scan.has_name)
+                scan.has_name = False
+                _scan_lines(tail, scan)
+                if not scan.has_name:  # the latest name seen is the tail's, else the head's
+                    scan.name, scan.has_name = head_name
+                window = sum(map(len, head)) + sum(map(len, tail)) + len(head) + len(tail)
+                scan.count = round(scan.count * size / max(window, 1))
+        except (OSError, ValueError):
             return None
-        count = 0
-        first_message = ""
-        name: str | None = None
-        recent: deque[dict[str, Any]] = deque(maxlen=_TAIL)
-        pending_tail: deque[bytes] = deque(maxlen=_TAIL)
-        for raw in handle:
-            line = raw.strip()
-            if not line:
-                continue
-            if line.startswith(_MESSAGE):
-                role = _role_hint(line)
-                count += 1
-                if role not in ("user", "assistant", None):
-                    continue
-                if (role == "user" and not first_message) or role is None:
-                    entry = _loads(line)
-                    if not isinstance(entry, dict) or entry.get("type") != "message":
-                        count -= 1 if entry is None else 0
-                        continue
-                    message = entry.get("message")
-                    if isinstance(message, dict) and message.get("role") == "user" and not first_message:
-                        first_message = _text_of(message)
-                    if isinstance(message, dict) and message.get("role") in ("user", "assistant"):
-                        pending_tail.append(line)
-                    continue
-                pending_tail.append(line)
-            elif line.startswith(_SESSION_INFO):
-                entry = _loads(line)
-                if isinstance(entry, dict):
-                    value = entry.get("name")
-                    name = value.strip() or None if isinstance(value, str) else None
-            elif not line.startswith(b'{"type":"'):
-                entry = _loads(line)  # another writer's key order: look at it in full
-                if isinstance(entry, dict) and entry.get("type") == "message":
-                    count += 1
-                    pending_tail.append(line)
-                elif isinstance(entry, dict) and entry.get("type") == "session_info":
-                    value = entry.get("name")
-                    name = value.strip() or None if isinstance(value, str) else None
-        for line in pending_tail:
-            entry = _loads(line)
-            if isinstance(entry, dict) and isinstance(entry.get("message"), dict):
-                recent.append(entry)
+    recent: deque[dict[str, Any]] = deque(maxlen=_TAIL)
+    for line in scan.pending_tail:
+        entry = _loads(line)
+        if isinstance(entry, dict) and isinstance(entry.get("message"), dict):
+            recent.append(entry)
     try:
         mtime = datetime.fromtimestamp(os.stat(path).st_mtime, UTC)
     except OSError:
@@ -145,12 +196,13 @@ def read_session_info(path: Path) -> SessionInfo | None:
         path=str(path),
         id=header["id"],
         cwd=cwd if isinstance(cwd, str) else "",
-        name=name,
+        name=scan.name,
         parent_session_path=parent if isinstance(parent, str) else None,
         created=created or mtime,
         modified=modified,
-        message_count=count,
-        first_message=first_message or "(no messages)",
+        message_count=scan.count,
+        first_message=scan.first_message or "(no messages)",
+        message_count_exact=exact,
     )
 
 

@@ -53,7 +53,8 @@ class SessionCommands(CommandBase):
                 self._warn("No other sessions found for this project")
                 return
             labels = [
-                f"{info.modified:%Y-%m-%d %H:%M}  {info.message_count} msgs  "
+                f"{info.modified:%Y-%m-%d %H:%M}  {'~' * (not info.message_count_exact)}"
+                f"{info.message_count} msgs  "
                 f"{info.name or info.first_message.replace(chr(10), ' ')[:60]}"
                 for info in sessions
             ]
