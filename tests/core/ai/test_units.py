@@ -5,6 +5,8 @@ from pi_core.ai.messages import (
     AssistantMessage,
     ImageContent,
     TextContent,
+    ThinkingContent,
+    ToolCall,
     ToolResultMessage,
     Usage,
     UserMessage,
@@ -55,3 +57,28 @@ def test_transform_images_for_text_only_models() -> None:
     )
     assert [b.text for b in out[0].content] == [USER_IMAGE_PLACEHOLDER, "hi"]  # type: ignore[union-attr]
     assert out[1].content[0].text == TOOL_IMAGE_PLACEHOLDER  # type: ignore[union-attr]
+
+
+def test_transform_copies_only_what_changes() -> None:
+    # A resumed session sends every message on every request: unchanged ones are passed on as they
+    # are, changed ones are copies (the session's own objects are never modified).
+    model = Model(id="m", api="a", provider="p", input=["text"])
+    same = AssistantMessage(
+        api="a", provider="p", model="m", content=[TextContent(text="t"), ToolCall(id="c1", name="ls")]
+    )
+    other = AssistantMessage(
+        api="b",
+        provider="q",
+        model="x",
+        content=[TextContent(text="t"), ThinkingContent(thinking="th", thinking_signature="sig")],
+    )
+    messages = [
+        UserMessage(content=[TextContent(text="hi")]),
+        same,
+        ToolResultMessage(tool_call_id="c1", tool_name="ls", content=[TextContent(text="r")]),
+        other,
+    ]
+    out = transform_messages(messages, model)
+    assert [a is b for a, b in zip(out, messages, strict=True)] == [True, True, True, False]
+    assert [b.type for b in out[3].content] == ["text", "text"]  # another model's thinking as text
+    assert isinstance(other.content[1], ThinkingContent)

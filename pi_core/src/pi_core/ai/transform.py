@@ -46,14 +46,20 @@ def _replace_images(
     return result
 
 
+def _has_image(content: list[TextContent | ImageContent]) -> bool:
+    return any(isinstance(block, ImageContent) for block in content)
+
+
 def _downgrade_images(messages: list[LlmMessage], model: Model) -> list[LlmMessage]:
+    # Copies only the messages that hold an image: a long session has hundreds of thousands of
+    # messages, almost none with images.
     if "image" in model.input:
         return messages
     out: list[LlmMessage] = []
     for msg in messages:
-        if isinstance(msg, UserMessage) and isinstance(msg.content, list):
+        if isinstance(msg, UserMessage) and isinstance(msg.content, list) and _has_image(msg.content):
             msg = msg.model_copy(update={"content": _replace_images(msg.content, USER_IMAGE_PLACEHOLDER)})
-        elif isinstance(msg, ToolResultMessage):
+        elif isinstance(msg, ToolResultMessage) and _has_image(msg.content):
             msg = msg.model_copy(update={"content": _replace_images(msg.content, TOOL_IMAGE_PLACEHOLDER)})
         out.append(msg)
     return out
@@ -77,7 +83,8 @@ def _transform_assistant(
                 continue
             blocks.append(block if same_model else TextContent(text=block.thinking))
         elif isinstance(block, TextContent):
-            blocks.append(block if same_model else TextContent(text=block.text))
+            plain = same_model or block.text_signature is None
+            blocks.append(block if plain else TextContent(text=block.text))
         else:
             call = block
             if not same_model and call.thought_signature:
@@ -88,6 +95,8 @@ def _transform_assistant(
                     id_map[call.id] = new_id
                     call = call.model_copy(update={"id": new_id})
             blocks.append(call)
+    if len(blocks) == len(msg.content) and all(a is b for a, b in zip(blocks, msg.content, strict=True)):
+        return msg  # nothing changed: no copy (the common case, once per message of a long session)
     return msg.model_copy(update={"content": blocks})
 
 
