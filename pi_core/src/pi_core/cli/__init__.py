@@ -6,6 +6,10 @@ import sys
 
 
 def main() -> None:
+    # First of all: a Ctrl+C from here on must not raise inside an import (see pi_core.cli.interrupt).
+    from pi_core.cli.interrupt import install
+
+    install()
     # Start importing the provider SDK before anything else (see pi_core.cli.prefetch).
     from pi_core.cli.prefetch import prefetch_for_argv
 

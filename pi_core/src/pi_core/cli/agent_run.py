@@ -9,6 +9,7 @@ usage errors (click), 143/129 for SIGTERM/SIGHUP.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib.util
 import os
 import signal
@@ -19,6 +20,7 @@ from typing import IO, TYPE_CHECKING, Any
 import click
 
 from pi_core._paths import agent_dir
+from pi_core.cli.interrupt import EXIT_CODE, graceful
 from pi_core.cli.run_options import AppMode, RunOptions, check_run_options, run_options_from_params
 
 if TYPE_CHECKING:
@@ -396,8 +398,24 @@ async def _run_mode(
 
     for sig, code in ((signal.SIGTERM, 143), (signal.SIGHUP, 129)):
         loop.add_signal_handler(sig, on_signal, code)
+    aborting: list[asyncio.Task[None]] = []
+
+    async def abort_then_stop() -> None:
+        # The run is aborted as by Esc (the aborted reply is kept in the session), then the mode stops.
+        if app_mode != "interactive" and host.session.is_streaming:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(host.session.abort(), 5)
+        on_signal(EXIT_CODE)
+
+    def on_interrupt() -> None:
+        exit_code["code"] = EXIT_CODE
+        aborting.append(asyncio.ensure_future(abort_then_stop()))
+
     try:
-        return await task
+        # The first Ctrl+C ends the run at an await, never inside an import; pi then exits 130.
+        with graceful(loop, on_interrupt):
+            result = await task
+        return exit_code.get("code", result)
     except asyncio.CancelledError:
         if "code" in exit_code:
             await host.dispose()
