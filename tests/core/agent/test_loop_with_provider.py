@@ -79,3 +79,54 @@ async def test_kept_message_start_does_not_grow_on_each_api(pi_llm_server: Loopb
         assert start.content == [] and start.usage.total_tokens == 0, api
         final = agent.state.messages[-1]
         assert isinstance(final, AssistantMessage) and final.content[0].text == "Hello world"  # type: ignore[union-attr]
+
+
+async def test_broken_tool_arguments_get_a_validation_error_and_the_run_goes_on(
+    pi_llm_server: LoopbackLLMServer,
+) -> None:
+    # pi 1.6.0: a cut-off object, text that is not JSON and an array each get an error result the
+    # model can act on; the run does not stop with stopReason "error".
+    for api in ("anthropic-messages", "openai-completions", "openai-responses"):
+        pi_llm_server.add(
+            tool_turn(
+                ToolUse("echo", '{"text": "a"', id="call_1"),
+                ToolUse("echo", "not json", id="call_2"),
+                ToolUse("echo", '["a"]', id="call_3"),
+            ),
+            text_turn("understood"),
+        )
+        agent = agent_for(pi_llm_server, api)
+        await agent.prompt("go")
+        roles = [m.role for m in agent.state.messages]
+        assert roles == ["user", "assistant", "toolResult", "toolResult", "toolResult", "assistant"], api
+        results = [m for m in agent.state.messages if isinstance(m, ToolResultMessage)]
+        texts = [m.content[0].text for m in results]  # type: ignore[union-attr]
+        assert all(m.is_error for m in results)
+        assert all(text.startswith('Invalid arguments for tool "echo": ') for text in texts), texts
+        assert texts[0].endswith('Received arguments:\n{"text": "a"')
+        assert texts[2].startswith('Invalid arguments for tool "echo": Tool arguments must be a JSON object')
+        last = agent.state.messages[-1]
+        assert isinstance(last, AssistantMessage) and last.stop_reason == "stop"
+
+
+async def test_tool_calls_cut_by_the_output_limit_are_not_run(pi_llm_server: LoopbackLLMServer) -> None:
+    ran: list[Any] = []
+
+    async def record(
+        tool_call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any
+    ) -> AgentToolResult:
+        ran.append(params)
+        return AgentToolResult(content=[TextContent(text="ran")])
+
+    pi_llm_server.add(
+        Turn(blocks=[ToolUse("echo", {"text": "complete-looking"}, id="call_1")], stop_reason="length"),
+        text_turn("again"),
+    )
+    agent = agent_for(pi_llm_server, "openai-completions")
+    agent.state.tools = [AgentTool(**{**ECHO.__dict__, "execute": record})]
+    await agent.prompt("go")
+    assert ran == []
+    result = next(m for m in agent.state.messages if isinstance(m, ToolResultMessage))
+    assert result.is_error
+    assert result.content[0].text.startswith('Tool call "echo" was not executed: the response hit the output')  # type: ignore[union-attr]
+    assert [m.role for m in agent.state.messages][-1] == "assistant"

@@ -208,12 +208,26 @@ async def test_provider_dropped_connection(pi_llm_server: LoopbackLLMServer, api
 
 
 async def test_provider_tool_arguments_not_json(pi_llm_server: LoopbackLLMServer, api: str) -> None:
+    # The reply stands (pi 1.6.0): the call carries empty arguments and why, for the agent loop to
+    # answer with a validation error.
     pi_llm_server.add(tool_turn(ToolUse("read", '{"path": "a.py", oops}', id="call_x"), text="Reading"))
     _, message = await collect(pi_llm_server, api, ctx(tools=TOOLS))
-    assert message.stop_reason == "error"
-    assert 'Tool call "read"' in message.error_message and "not valid JSON" in message.error_message
+    assert message.stop_reason == "toolUse"
     assert message.content[0].text == "Reading"
-    assert isinstance(message.content[1], ToolCall)
+    call = message.content[1]
+    assert isinstance(call, ToolCall) and call.arguments == {}
+    assert call.arguments_error is not None
+    assert call.arguments_error.endswith('Received arguments:\n{"path": "a.py", oops}')
+
+
+async def test_provider_tool_arguments_with_bad_escapes_are_repaired(
+    pi_llm_server: LoopbackLLMServer, api: str
+) -> None:
+    pi_llm_server.add(tool_turn(ToolUse("read", '{"path": "C:\\dir\\x.py"}', id="call_w")))
+    _, message = await collect(pi_llm_server, api, ctx(tools=TOOLS))
+    call = message.content[0]
+    assert isinstance(call, ToolCall) and call.arguments == {"path": "C:\\dir\\x.py"}
+    assert call.arguments_error is None
 
 
 async def test_provider_unknown_stop_reason(pi_llm_server: LoopbackLLMServer, api: str) -> None:

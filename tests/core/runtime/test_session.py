@@ -18,24 +18,35 @@ if TYPE_CHECKING:
     from conftest import Harness
 
 
+def chat(session: Any) -> list[Any]:
+    """The session's messages without the system messages (pi 1.6.0's prompt records)."""
+    return [m for m in session.messages if m.role != "system"]
+
+
 def _file_lines(session: Any) -> list[dict[str, Any]]:
     return [json.loads(line) for line in Path(session.session_file).read_text().splitlines()]
 
 
 async def test_prompt_emits_pi_event_order_and_persists(harness: Harness) -> None:
-    harness.provider.responses.append(text_message("Hello world"))
+    harness.provider.responses += [text_message("Hello world"), text_message("Hello again")]
     session = harness.build()
     await session.prompt("Say hi")
     assert [t for t in harness.types() if t != "message_update"] == [
         "agent_start", "turn_start", "message_start", "message_end", "message_start", "message_end",
-        "turn_end", "agent_end", "agent_settled",
+        "message_start", "message_end", "turn_end", "agent_end", "agent_settled",
     ]  # fmt: skip
     assert harness.events[-1].aborted is False and harness.events[-2].will_retry is False
     lines = _file_lines(session)
     assert lines[0]["type"] == "session"
     roles = [line["message"]["role"] for line in lines if line["type"] == "message"]
-    assert roles == ["user", "assistant"]
-    assert session.get_last_assistant_text() == "Hello world"
+    assert roles == ["system", "user", "assistant"]  # pi 1.6.0 records the prompt first
+    system = next(line["message"] for line in lines if line["type"] == "message")
+    assert system["sections"] == session.system_prompt_sections
+    assert [tool["name"] for tool in system["toolsAdded"]] == session.active_tool_names
+    await session.prompt("Again")  # nothing changed: no second system message
+    roles = [line["message"]["role"] for line in _file_lines(session) if line["type"] == "message"]
+    assert roles == ["system", "user", "assistant", "user", "assistant"]
+    assert session.get_last_assistant_text() == "Hello again"
 
 
 async def test_tool_turn_writes_file_through_ctx_cwd(harness: Harness) -> None:
@@ -46,7 +57,7 @@ async def test_tool_turn_writes_file_through_ctx_cwd(harness: Harness) -> None:
     session = harness.build()
     await session.prompt("write it")
     assert (harness.tmp / "out.txt").read_text() == "hi\n"
-    roles = [m.role for m in session.messages]
+    roles = [m.role for m in chat(session)]
     assert roles == ["user", "assistant", "toolResult", "assistant"]
     stats = session.get_session_stats()
     assert (stats.user_messages, stats.tool_calls, stats.tool_results) == (1, 1, 1)
@@ -64,9 +75,13 @@ async def test_auto_retry_drops_failed_reply_from_context_but_keeps_it_in_file(h
         AutoRetryStartEvent(attempt=1, max_attempts=3, delay_ms=1, error_message="503 Service Unavailable"),
         AutoRetryEndEvent(success=True, attempt=1),
     ]
-    assert [m.role for m in session.messages] == ["user", "assistant"]
-    stored = [line["message"].get("stopReason") for line in _file_lines(session) if line["type"] == "message"]
-    assert stored == [None, "error", "stop"]
+    assert [m.role for m in chat(session)] == ["user", "assistant"]
+    lines = _file_lines(session)
+    stored = [line["message"].get("stopReason") for line in lines if line["type"] == "message"]
+    assert stored == [None, None, "error", "stop"]
+    failed = next(line for line in lines if line.get("message", {}).get("stopReason") == "error")
+    edits = [line for line in lines if line["type"] == "context_edit"]
+    assert [(e["targetId"], e["replacement"]) for e in edits] == [(failed["id"], None)]  # as pi 1.6.0
 
 
 async def test_retry_gives_up_after_max_retries(harness: Harness) -> None:
@@ -103,7 +118,7 @@ async def test_second_prompt_while_streaming_needs_streaming_behavior(harness: H
     assert ALREADY_STREAMING.startswith("Agent is already processing.")
     await session.prompt("queued", streaming_behavior="followUp")
     await run
-    assert [m.content[0].text for m in session.messages if isinstance(m, UserMessage)] == ["one", "queued"]  # type: ignore[union-attr]
+    assert [m.content[0].text for m in chat(session) if isinstance(m, UserMessage)] == ["one", "queued"]  # type: ignore[union-attr]
     updates = [e for e in harness.events if isinstance(e, QueueUpdateEvent)]
     assert updates[0].follow_up == ["queued"] and updates[-1].follow_up == []
 
@@ -115,7 +130,7 @@ async def test_prompt_template_expansion(harness: Harness) -> None:
     harness.provider.responses.append(text_message("ok"))
     session = harness.build()
     await session.prompt('/rev a.ts "b c" d')
-    first = session.messages[0]
+    first = chat(session)[0]
     assert isinstance(first, UserMessage)
     assert first.content[0].text == "Review a.ts and also a.ts b c d / b c d / a.ts b c d"  # type: ignore[union-attr]
 
@@ -170,7 +185,7 @@ async def test_input_transform_and_before_agent_start_injection(harness: Harness
     sections = session.system_prompt_sections
     assert "\n\n".join(sections.values()) == base and next(iter(sections)) == "preamble"
     assert list(sections)[-1] == "cwd" and "EXTRA" not in base
-    first, second = session.messages[0], session.messages[1]
+    first, second = chat(session)[0], chat(session)[1]
     assert isinstance(first, UserMessage) and first.content[0].text == "SHOUT"  # type: ignore[union-attr]
     assert isinstance(second, CustomMessage) and second.content == "injected"
     custom = [line for line in _file_lines(session) if line["type"] == "custom_message"]
@@ -191,7 +206,7 @@ async def test_tool_call_hook_blocks_the_tool(harness: Harness) -> None:
     session = harness.build(plugins=[BlockingPlugin()])
     await session.prompt("write")
     assert not (harness.tmp / "x.txt").exists()
-    result = session.messages[2]
+    result = chat(session)[2]
     assert result.role == "toolResult" and result.is_error  # type: ignore[union-attr]
     assert result.content[0].text == "no writing"  # type: ignore[union-attr]
 
@@ -216,7 +231,7 @@ async def test_abort_during_streaming_keeps_the_partial_reply(harness: Harness) 
     await asyncio.sleep(0.08)
     await session.abort()
     await run
-    last = session.messages[-1]
+    last = chat(session)[-1]
     assert isinstance(last, AssistantMessage) and last.stop_reason == "aborted"
 
 
@@ -281,7 +296,7 @@ async def test_context_overflow_compacts_and_continues_once(harness: Harness) ->
     ends = [e for e in harness.events if isinstance(e, CompactionEndEvent)]
     assert [e.reason for e in starts] == ["overflow"]
     assert ends[0].will_retry and ends[0].result is not None and ends[0].result["summary"] == "SUMMARY"
-    roles = [m.role for m in session.messages]
+    roles = [m.role for m in chat(session)]
     assert roles == ["compactionSummary", "user", "assistant"]
     assert session.get_last_assistant_text() == "after compaction"
 
@@ -298,7 +313,7 @@ async def test_threshold_compaction_after_a_large_reply(harness: Harness) -> Non
     await session.prompt("two")
     ends = [e for e in harness.events if isinstance(e, CompactionEndEvent)]
     assert [(e.reason, e.will_retry) for e in ends] == [("threshold", False)]
-    assert session.messages[0].role == "compactionSummary"
+    assert chat(session)[0].role == "compactionSummary"
 
 
 async def test_without_a_compaction_plugin_a_needed_compaction_is_reported_once(harness: Harness) -> None:
@@ -345,7 +360,7 @@ async def test_block_images_setting_replaces_images_on_every_call(harness: Harne
     first, second = (context.messages for context, _ in harness.provider.requests)
     assert [b.type for b in first[0].content] == ["text", "image", "image"]
     assert second[0].content == [TextContent(text="look"), TextContent(text=IMAGES_BLOCKED)]  # one notice
-    assert [b.type for b in session.messages[0].content] == ["text", "image", "image"]  # kept in the session
+    assert [b.type for b in chat(session)[0].content] == ["text", "image", "image"]  # kept in the session
 
 
 async def test_a_full_disk_does_not_stop_the_run_and_the_user_is_told(
@@ -370,7 +385,7 @@ async def test_a_full_disk_does_not_stop_the_run_and_the_user_is_told(
     session = harness.build()
     await session.bind_mode(ui=HeadlessUI(lambda message, kind: notes.append((message, kind))))
     await session.prompt("one")
-    assert [m.role for m in session.messages] == ["user", "assistant"]  # no error reply: the run went on
+    assert [m.role for m in chat(session)] == ["user", "assistant"]  # no error reply: the run went on
     assert "turn_end" in harness.types() and harness.types()[-2:] == ["agent_end", "agent_settled"]
     [(note, kind)] = notes
     assert kind == "error" and "No space left on device" in note and "goes on" in note
@@ -380,7 +395,7 @@ async def test_a_full_disk_does_not_stop_the_run_and_the_user_is_told(
     assert notes[-1] == (notes[-1][0], "info") and "nothing was lost" in notes[-1][0]
     lines = _file_lines(session)
     roles = [line["message"]["role"] for line in lines if line["type"] == "message"]
-    assert roles == ["user", "assistant", "user", "assistant"]
+    assert roles == ["system", "user", "assistant", "user", "assistant"]
 
 
 async def test_leaving_with_unsaved_entries_says_how_many(
@@ -401,4 +416,4 @@ async def test_leaving_with_unsaved_entries_says_how_many(
     await session.bind_mode(ui=HeadlessUI(lambda message, kind: notes.append(message)))
     await session.prompt("one")
     await session.dispose()
-    assert notes[-1].startswith("2 entries could not be written to ")
+    assert notes[-1].startswith("3 entries could not be written to ")  # system, user, assistant

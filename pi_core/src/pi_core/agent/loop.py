@@ -13,6 +13,7 @@ import asyncio
 import inspect
 import itertools
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
@@ -327,7 +328,13 @@ async def _run_loop(
             results: list[ToolResultMessage] = []
             has_more_tool_calls = False
             if calls:
-                results, terminate = await _execute_tool_calls(current, message, calls, config, signal, emit)
+                if message.stop_reason == "length":
+                    # Cut off by the output limit: any call's arguments may be incomplete.
+                    results, terminate = await _fail_truncated_calls(calls, emit), False
+                else:
+                    results, terminate = await _execute_tool_calls(
+                        current, message, calls, config, signal, emit
+                    )
                 has_more_tool_calls = not terminate
                 current.messages.extend(results)
                 new_messages.extend(results)
@@ -384,10 +391,11 @@ async def _stream_assistant_response(
         reasoning=config.reasoning,
         thinking_budgets=config.thinking_budgets,
     )
+    started = time.monotonic()
     response = config.stream_fn(config.model, llm_context, options)
 
     try:
-        final = await _consume_response(response, current, emit)
+        final = await _consume_response(response, current, emit, config.reasoning or "off", started)
     finally:
         # If this task is cancelled mid-stream, stop the provider's HTTP work too.
         closer = getattr(response, "aclose", None)
@@ -397,7 +405,7 @@ async def _stream_assistant_response(
 
 
 async def _consume_response(
-    response: AssistantMessageStream, current: AgentContext, emit: Emit
+    response: AssistantMessageStream, current: AgentContext, emit: Emit, thinking_level: str, started: float
 ) -> AssistantMessage:
     added_partial = False
     async for event in response:
@@ -417,6 +425,11 @@ async def _consume_response(
             update = {"type": "message_update", "message": event.partial, "assistant_message_event": event}  # type: ignore[union-attr]
             await emit(construct(MessageUpdateEvent, update))
     final = await response.result()
+    # pi 1.6.0 records the requested level and the response time on every reply.
+    if final.thinking_level is None:
+        final.thinking_level = thinking_level
+    if final.duration_ms is None:
+        final.duration_ms = int((time.monotonic() - started) * 1000)
     if added_partial:
         current.messages[-1] = final
     else:
@@ -441,6 +454,8 @@ class _Finalized:
     call: ToolCall
     result: AgentToolResult
     is_error: bool
+    #: How long the tool ran (``None``: it never ran).
+    duration_ms: int | None = None
 
 
 def _error_result(message: str) -> AgentToolResult:
@@ -514,6 +529,26 @@ async def _execute_tool_calls(
     return messages, terminate
 
 
+def truncated_call_text(name: str) -> str:
+    """The result of a tool call cut off by the output token limit (pi 1.6.0's wording)."""
+    return (
+        f'Tool call "{name}" was not executed: the response hit the output token limit, so its '
+        "arguments may be truncated. Re-issue the tool call with complete arguments."
+    )
+
+
+async def _fail_truncated_calls(calls: list[ToolCall], emit: Emit) -> list[ToolResultMessage]:
+    messages: list[ToolResultMessage] = []
+    for call in calls:
+        await emit(ToolExecutionStartEvent(tool_call_id=call.id, tool_name=call.name, args=call.arguments))
+        done = _Finalized(call, _error_result(truncated_call_text(call.name)), True)
+        await _emit_end(done, emit)
+        message = _result_message(done)
+        await _emit_complete_message(message, emit)
+        messages.append(message)
+    return messages
+
+
 async def _prepare(
     current: AgentContext,
     assistant: AssistantMessage,
@@ -526,6 +561,10 @@ async def _prepare(
     tool = by_name.get(call.name)
     if tool is None:
         return _Finalized(call, _error_result(f"Tool {call.name} not found"), True)
+    if call.arguments_error:
+        # The model's arguments were not a JSON object: tell it so, run nothing.
+        text = f'Invalid arguments for tool "{call.name}": {call.arguments_error}'
+        return _Finalized(call, _error_result(text), True)
     try:
         arguments = call.arguments
         if tool.prepare_arguments is not None:
@@ -619,6 +658,7 @@ async def _run_prepared(
         tool_ctx = config.make_tool_context(call, _nested_runner(current, assistant, call, config, emit))
     else:
         tool_ctx = config.tool_context
+    started = time.monotonic()
     try:
         result = _as_tool_result(
             call.name, await prepared.tool.execute(call.id, prepared.args, signal, on_update, tool_ctx)
@@ -650,7 +690,7 @@ async def _run_prepared(
                     is_error = patch.is_error
         except Exception as error:
             result, is_error = _error_result(_exception_text(error)), True
-    return _Finalized(call, result, is_error)
+    return _Finalized(call, result, is_error, int((time.monotonic() - started) * 1000))
 
 
 def _as_tool_result(name: str, value: Any) -> AgentToolResult:
@@ -689,4 +729,5 @@ def _result_message(done: _Finalized) -> ToolResultMessage:
         content=list(done.result.content),
         details=done.result.details,
         is_error=done.is_error,
+        duration_ms=done.duration_ms,
     )

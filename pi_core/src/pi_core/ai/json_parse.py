@@ -55,9 +55,57 @@ def _trim_candidates(text: str) -> list[str]:
     return candidates
 
 
+_VALID_ESCAPES = frozenset('"\\/bfnrt')
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def repair_json(text: str) -> str:
+    """pi's repair of model-written JSON: inside strings, a backslash that starts no valid escape
+    (``\\d``, a trailing ``\\``) becomes a literal backslash. (Raw control characters inside
+    strings, pi's other repair, are accepted by the decoder as they are.)"""
+    out: list[str] = []
+    in_string = False
+    index = 0
+    length = len(text)
+    while index < length:
+        char = text[index]
+        if not in_string:
+            out.append(char)
+            in_string = char == '"'
+        elif char == '"':
+            out.append(char)
+            in_string = False
+        elif char == "\\":
+            following = text[index + 1] if index + 1 < length else ""
+            if (
+                following == "u"
+                and len(text[index + 2 : index + 6]) == 4
+                and set(text[index + 2 : index + 6]) <= _HEX
+            ):
+                out.append(text[index : index + 6])
+                index += 6
+                continue
+            if following and following in _VALID_ESCAPES:
+                out.append(text[index : index + 2])
+                index += 2
+                continue
+            out.append("\\\\")
+        else:
+            out.append(char)
+        index += 1
+    return "".join(out)
+
+
 def parse_json_object(text: str) -> Any:
-    """``json.loads`` that tolerates raw control characters inside strings (as pi's repair does)."""
-    return _decoder.decode(text)
+    """``json.loads`` that tolerates raw control characters inside strings and, failing that,
+    parses the text after :func:`repair_json` (as pi's ``parseJsonWithRepair`` does)."""
+    try:
+        return _decoder.decode(text)
+    except ValueError:
+        repaired = repair_json(text)
+        if repaired == text:
+            raise
+        return _decoder.decode(repaired)
 
 
 def parse_streaming_json(text: str) -> dict[str, Any]:

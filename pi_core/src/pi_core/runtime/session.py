@@ -28,8 +28,12 @@ from pi_core.ai.messages import (
     AssistantMessage,
     CustomMessage,
     ImageContent,
+    SystemMessage,
     TextContent,
+    ToolDeclaration,
+    ToolReference,
     UserMessage,
+    current_system_message,
 )
 from pi_core.ai.provider import THINKING_LEVELS, Model
 from pi_core.ai.thinking import clamp_thinking_level, supported_thinking_levels
@@ -56,6 +60,7 @@ from pi_core.runtime.resources import (
     SkillExpansionError,
     SystemPromptSections,
     build_system_prompt_sections,
+    diff_system_prompt_sections,
     expand_prompt_template,
     expand_skill_command,
     render_system_prompt,
@@ -161,6 +166,8 @@ class AgentSession:
         self._active_tools = [name for name in active_tools if name in services.tools]
         self._base_system_prompt = ""
         self._system_prompt_sections: SystemPromptSections = {}
+        #: The message persisted last and its entry id (a failed reply is omitted by id).
+        self._last_persisted: tuple[AgentMessage, str] | None = None
         self._retry = AutoRetry(self._emit)
         self._compaction = SessionCompaction(self)
         self._request_headers: dict[str, str] | None = None
@@ -439,6 +446,38 @@ class AgentSession:
     def rebuild_system_prompt(self) -> None:
         self._apply_tools()
 
+    def _system_update(self) -> SystemMessage | None:
+        """The system message that brings the transcript's recorded prompt and tools up to date
+        (pi 1.6.0): every section and tool in the first one of a session, afterwards only the
+        sections that changed (``None`` for a vanished one) and the tools added or removed (a
+        changed tool is removed and added again). ``None`` when nothing changed.
+
+        The sections are the default prompt's; a ``before_agent_start`` replacement for one run
+        is sent but not recorded, as in pi.
+        """
+        replayed = current_system_message(self.agent.state.messages)
+        sections = diff_system_prompt_sections(
+            (replayed.sections if replayed else None) or {}, self._system_prompt_sections
+        )
+        previous = {tool.name: tool for tool in (replayed.tools_added if replayed else None) or ()}
+        current = [
+            ToolDeclaration(name=tool.name, description=tool.description, parameters=tool.json_schema())
+            for tool in self.agent.state.tools
+        ]
+        names = {tool.name for tool in current}
+        added = [
+            tool
+            for tool in current
+            if tool.name not in previous or previous[tool.name].to_json_dict() != tool.to_json_dict()
+        ]
+        changed = {tool.name for tool in added}
+        removed = [ToolReference(name=name) for name in previous if name not in names or name in changed]
+        if sections is None and not added and not removed:
+            return None
+        return SystemMessage(
+            content="", sections=sections, tools_added=added or None, tools_removed=removed or None
+        )
+
     # --- prompting ------------------------------------------------------------------------------
 
     async def prompt(
@@ -486,6 +525,9 @@ class AgentSession:
             messages.extend(self._next_turn)
             self._next_turn = []
             messages.extend(await self._before_agent_start(expanded, image_list))
+            update = self._system_update()
+            if update is not None:
+                messages.insert(0, update)  # pi 1.6.0 records it before the prompt it applies to
             accepted("started")
             await self._drive(lambda: self.agent.prompt(messages))
         finally:
@@ -770,9 +812,20 @@ class AgentSession:
         return is_retryable_error(last, is_overflow=_is_overflow(last, window))
 
     def _drop_trailing_error(self) -> None:
+        """Take the failed reply out of the context before a retry or a recovery. As pi 1.6.0 does,
+        the reply stays in the session file and a ``context_edit`` omits it from later contexts
+        (a resumed session does not see it either)."""
         messages = self.agent.state.messages
         if messages and messages[-1].role == "assistant":
+            failed = messages[-1]
             self.agent.state.messages = messages[:-1]
+            persisted = self._last_persisted
+            if persisted is not None and persisted[0] is failed:
+                try:
+                    self.session_manager.append_context_edit(persisted[1], None)
+                except (KeyError, ValueError):  # not on the branch any more: nothing to omit
+                    logger.debug("failed reply %s not omitted", persisted[1], exc_info=True)
+                self._report_write_state()
 
     async def _on_agent_event(self, event: agent_events.AgentEvent, signal: AbortSignal) -> None:
         if isinstance(event, agent_events.MessageStartEvent) and isinstance(event.message, UserMessage):
@@ -819,8 +872,8 @@ class AgentSession:
             self.session_manager.append_custom_message_entry(
                 message.custom_type, message.content, message.display, message.details
             )
-        elif message.role in ("user", "assistant", "toolResult"):
-            self.session_manager.append_message(message)
+        elif message.role in ("system", "user", "assistant", "toolResult"):
+            self._last_persisted = (message, self.session_manager.append_message(message))
         self._report_write_state()
 
     def _report_write_state(self) -> None:

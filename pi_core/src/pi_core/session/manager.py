@@ -17,13 +17,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from pi_core.ai.messages import AgentMessage, UserContentBlock
+from pi_core.ai.messages import AgentMessage, Usage, UserContentBlock, current_system_message
 from pi_core.session._gc import gc_paused
-from pi_core.session.context import SessionContext, context_from_path
+from pi_core.session.context import SessionContext, context_from_path, editable_target, iso_to_ms
 from pi_core.session.entries import (
     CURRENT_SESSION_VERSION,
     BranchSummaryEntry,
     CompactionEntry,
+    ContextEditEntry,
     CustomEntry,
     CustomMessageEntry,
     LabelEntry,
@@ -34,6 +35,7 @@ from pi_core.session.entries import (
     SessionInfoEntry,
     ThinkingLevelChangeEntry,
     UnknownEntry,
+    UsageEntry,
     parse_entry,
     to_wire,
 )
@@ -386,14 +388,53 @@ class SessionManager:
         tokens_before: int | float,
         details: Any = None,
         from_hook: bool | None = None,
+        usage: Usage | None = None,
     ) -> str:
+        """Append a compaction. As pi 1.6.0 does, it carries the prompt and tools replayed from the
+        current context (``systemMessage``), which then leads the compacted context."""
+        base = self._base()
+        checkpoint = current_system_message(self.build_session_context().messages)
+        if checkpoint is not None:
+            checkpoint = checkpoint.model_copy(update={"timestamp": iso_to_ms(base["timestamp"])})
         entry = CompactionEntry(
             summary=summary,
             first_kept_entry_id=first_kept_entry_id,
             tokens_before=tokens_before,
             details=details,
+            usage=usage,
             from_hook=from_hook,
-            **self._base(),
+            system_message=checkpoint,
+            **base,
+        )
+        return self._append(entry)
+
+    def append_context_edit(self, target_id: str, replacement: str | list[Any] | None = None) -> str:
+        """From the next context on, leave out (``replacement`` ``None``) or replace the content of
+        the message of ``target_id``, an entry on the current branch (pi 1.6.0's
+        ``appendContextEdit``). A string replacement of an assistant or tool-result message is
+        stored as one text block, as pi stores it."""
+        target = self.get_entry(target_id)
+        if target is None:
+            raise KeyError(f"Entry {target_id} not found")
+        if not any(meta.id == target_id for meta in self._path_metas(self._leaf_id)):
+            raise ValueError(f"Entry {target_id} is not on the active branch")
+        if not editable_target(target):
+            raise ValueError(f"Entry {target_id} does not contribute editable model content")
+        value: Any = None
+        if replacement is not None:
+            role = target.message.role if isinstance(target, MessageEntry) else "custom"
+            if isinstance(replacement, str) and role in ("assistant", "toolResult"):
+                value = {"content": [{"type": "text", "text": replacement}]}
+            else:
+                value = {"content": replacement if isinstance(replacement, str) else to_plain(replacement)}
+        return self._append(ContextEditEntry(target_id=target_id, replacement=value, **self._base()))
+
+    def append_usage(
+        self, kind: str, provider: str, model: str, usage: Usage, note: str | None = None
+    ) -> str:
+        """Record model usage that is no message (pi 1.6.0's ``usage`` entry); counted in the totals."""
+        entry = UsageEntry(
+            kind=kind, provider=provider, model=model, usage=usage, note=note or None, **self._base()
         )
         return self._append(entry)
 
@@ -723,3 +764,8 @@ def _peek_header_cwd(path: Path) -> str | None:
     except (OSError, ValueError):
         return None
     return header.cwd or None
+
+
+def to_plain(blocks: list[Any]) -> list[Any]:
+    """Content blocks as JSON objects (models dumped the way pi writes them, dicts as they are)."""
+    return [block.to_json_dict() if hasattr(block, "to_json_dict") else block for block in blocks]

@@ -295,23 +295,27 @@ def finish_usage(model: Model, usage: Usage) -> None:
 
 
 def finish_tool_call(call: ToolCall, raw: str) -> None:
-    """Final arguments of a streamed tool call; not-JSON arguments fail the turn, naming the tool."""
+    """Final arguments of a streamed tool call. Text that is not a JSON object (cut off, not JSON,
+    an array) leaves ``arguments`` empty and says why in ``arguments_error``, with the text the
+    model sent: the reply stands, and the agent loop answers the call with a validation error the
+    model can act on (pi 1.6.0's ``parseToolCallArguments``)."""
     from pi_core.ai.json_parse import parse_json_object
 
+    call.arguments_error = None
     if not raw.strip():
         call.arguments = {}
         return
     try:
         value: Any = parse_json_object(raw)
     except ValueError as error:
-        raise StreamFailure(
-            f'Tool call "{call.name}" ({call.id}) arguments are not valid JSON: {error}; got: {raw[:500]}'
-        ) from None
-    if not isinstance(value, dict):
-        raise StreamFailure(
-            f'Tool call "{call.name}" ({call.id}) arguments are not a JSON object: {raw[:500]}'
-        )
-    call.arguments = value
+        problem = str(error)
+    else:
+        if isinstance(value, dict):
+            call.arguments = value
+            return
+        problem = "Tool arguments must be a JSON object"
+    call.arguments = {}
+    call.arguments_error = f"{problem}\n\nReceived arguments:\n{raw}"
 
 
 def request_options(options: StreamOptions) -> dict[str, Any]:
