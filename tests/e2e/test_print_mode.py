@@ -95,7 +95,7 @@ def test_no_models_available(pi_env: PiEnv) -> None:
     (pi_env.agent_dir / "models.json").unlink()
     result = pi_env.run("-p", "hi", model=None)
     assert result.returncode == 1
-    assert result.stderr.startswith("No models available.")
+    assert result.stderr.startswith("No model to use: pi has no API key for any provider.")
 
 
 def test_anthropic_dialect_round_trip(pi_env: PiEnv) -> None:

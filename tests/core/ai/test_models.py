@@ -189,7 +189,7 @@ def test_list_models_output_and_fuzzy(pi_agent_dir: Path) -> None:
     assert lines[0].split() == ["provider", "model", "context", "max-out", "thinking", "images"]
     assert lines[1].split() == ["anthropic", "claude-sonnet-4-6", "1M", "64K", "yes", "yes"]
     assert format_model_list(models, "qqqqq") == 'No models matching "qqqqq"'
-    assert format_model_list([]).startswith("No models available. Log into a provider with /login")
+    assert format_model_list([]).startswith("No models available. Save an API key with /login")
     assert format_model_list([], docs_dir="/d").endswith("See:\n  /d/providers.md")
     assert "o4-mini" in {m.id for m in fuzzy_filter(models, "o4mini")}
 

@@ -13,7 +13,7 @@ from pi_core.runtime.auth_guidance import (
 
 def test_no_api_key_message_names_provider_or_selected_model() -> None:
     assert no_api_key_message("openai").startswith(
-        "No API key found for openai.\n\nLog into a provider with /login"
+        "No API key found for openai.\n\nSave an API key with /login"
     )
     assert no_api_key_message("unknown").startswith("No API key found for the selected model.")
     assert f"See:\n  {docs_path() / 'providers.md'}\n\n" in no_api_key_message("x")

@@ -100,9 +100,7 @@ async def test_no_api_key_is_a_clear_prompt_error(harness: Harness) -> None:
     from pi_core.testing.faux import faux_model
 
     session = harness.build(model=faux_model(provider="keyless"))
-    with pytest.raises(
-        RuntimeError, match=r"^No API key found for keyless\.\n\nLog into a provider with /login"
-    ):
+    with pytest.raises(RuntimeError, match=r"^No API key found for keyless\.\n\nSave an API key with /login"):
         await session.prompt("hi")
     assert harness.events == []
 

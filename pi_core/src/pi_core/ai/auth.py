@@ -162,6 +162,20 @@ class AuthStorage:
         entry = self.read().get(provider)
         return isinstance(entry, dict) or bool(models_json_key)
 
+    def key_source(
+        self, provider: str, models_json_key: str | None = None, env: Sequence[str] | None = None
+    ) -> str | None:
+        """Which source :meth:`get_api_key` takes the key from (a variable name, never a key)."""
+        if provider in self._runtime:
+            return "--api-key"
+        entry = self.read().get(provider)
+        if isinstance(entry, dict):
+            return str(self.path)
+        for name in ENV_API_KEYS.get(provider, ()) if env is None else env:
+            if os.environ.get(name):
+                return name
+        return "models.json" if models_json_key else None
+
     def get_api_key(
         self, provider: str, models_json_key: str | None = None, env: Sequence[str] | None = None
     ) -> str | None:

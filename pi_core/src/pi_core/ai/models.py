@@ -430,6 +430,26 @@ class ModelRegistry:
             defaults.setdefault(provider, model_id)
         return defaults
 
+    def login_providers(self) -> list[tuple[str, str]]:
+        """(provider, label) for ``/login``: every provider that takes a key, sorted by name."""
+        from pi_core.ai.auth import ENV_API_KEYS
+
+        rows: dict[str, str] = {}
+        for provider in sorted({*self.providers(), *self._definitions}):
+            definition = self._definitions.get(provider)
+            if definition is not None and definition.local:
+                continue
+            env = definition.env if definition is not None else ENV_API_KEYS.get(provider, ())
+            name = definition.name if definition is not None and definition.name else provider
+            rows[provider] = f"{provider}  {name}" + (f"  ({env[-1]})" if env else "")
+        return list(rows.items())
+
+    def default_model_of(self, provider: str) -> Model | None:
+        """The model a first run would take for ``provider``: its default, else its first model."""
+        wanted = self.default_model_ids().get(provider)
+        own = [m for m in self._models if m.provider == provider]
+        return next((m for m in own if m.id == wanted), own[0] if own else None)
+
     def unlisted_model(self, provider: str, model_id: str) -> Model | None:
         """A model a defined provider has no catalogue entry for (a local server's model), or ``None``."""
         definition = self._definitions.get(provider)
@@ -466,6 +486,11 @@ class ModelRegistry:
         if key is None and definition is not None:
             key = definition.api_key
         return key, (tuple(definition.env) if definition is not None else None)
+
+    def key_source(self, provider: str) -> str:
+        """Where ``provider``'s key comes from, for messages (``GROQ_API_KEY``, ``auth.json`` …)."""
+        key, env = self._key_sources(provider)
+        return self.auth.key_source(provider, key, env) or "nowhere (no key is set)"
 
     def has_auth(self, provider: str) -> bool:
         key, env = self._key_sources(provider)

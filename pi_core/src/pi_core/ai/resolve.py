@@ -316,7 +316,8 @@ def format_model_list(models: list[Model], search: str | None = None, docs_dir: 
     """The text ``pi --list-models [search]`` prints (no trailing newline)."""
     if not models:
         return (
-            "No models available. Log into a provider with /login (OAuth or an API key). See:\n"
+            "No models available. Save an API key with /login, or set the provider's environment "
+            "variable. See:\n"
             f"  {docs_dir}/providers.md"
         )
     chosen = fuzzy_filter(models, search) if search else list(models)

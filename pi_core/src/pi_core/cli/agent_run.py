@@ -238,7 +238,7 @@ async def _read_piped_stdin() -> str | None:
 async def _run(
     setup: PluginSetup, options: RunOptions, app_mode: AppMode, stdin_tty: bool, out: IO[str]
 ) -> int:
-    from pi_core.runtime.auth_guidance import no_models_available_message
+    from pi_core.runtime.auth_guidance import no_model_message
     from pi_core.runtime.host import RuntimeHost, SessionNotFoundError
 
     cwd = os.getcwd()
@@ -252,9 +252,13 @@ async def _run(
         setup = await _confirm_trust(setup)
         if setup.problems:
             return 1
+    start = runtime_options(options, cwd, session_path, trust_project=setup.control.trust_project)
+    auth_problem = await asyncio.to_thread(_auth_file_problem, Path(start.agent_dir) / "auth.json")
+    if auth_problem is not None:
+        click.echo(auth_problem, err=True)
+        return 1
     try:
-        runtime = runtime_options(options, cwd, session_path, trust_project=setup.control.trust_project)
-        host = await RuntimeHost.create(runtime, plugin_parts(setup))
+        host = await RuntimeHost.create(start, plugin_parts(setup))
     except SessionNotFoundError as error:
         click.echo(str(error), err=True)
         return 1
@@ -281,8 +285,9 @@ async def _run(
         )
         await host.dispose()
         return 1
-    if host.session.model is None:
-        click.echo(no_models_available_message(), err=True)
+    if host.session.model is None and app_mode != "interactive":
+        # The REPL opens without a model (it says what to do, and /login is there).
+        click.echo(no_model_message(host.services.model_registry), err=True)
         await host.dispose()
         return 1
     initial, images = await _initial_message(options, stdin_text, host)
@@ -421,6 +426,17 @@ async def _run_mode(
             await host.dispose()
             return exit_code["code"]
         raise
+
+
+def _auth_file_problem(path: Path) -> str | None:
+    """A broken auth.json stops the run with one message; pi does not touch the file."""
+    from pi_core.ai.auth import AuthStorage
+
+    try:
+        AuthStorage(path).read()
+    except ValueError as error:
+        return f"{error}\nFix the file or move it away (pi leaves it as it is), then start pi again."
+    return None
 
 
 def _list_models(host: Any, search: str, out: IO[str]) -> None:

@@ -77,7 +77,10 @@ def _print_final(
     if not isinstance(last, AssistantMessage):
         return 0
     if last.stop_reason in ("error", "aborted"):
-        write_err(f"{last.error_message or f'Request {last.stop_reason}'}\n")
+        from pi_core.runtime.auth_guidance import rejected_key_hint
+
+        hint = rejected_key_hint(host.services.model_registry, host.session.model, last.error_message)
+        write_err(f"{last.error_message or f'Request {last.stop_reason}'}\n{hint or ''}")
         return 1
     for block in last.content:
         if isinstance(block, TextContent):

@@ -68,7 +68,11 @@ def describe_error(error: BaseException) -> str:
     if name in ("RemoteProtocolError", "ReadError") or "peer closed" in text or "peer closed" in str(cause):
         return f"Connection lost mid-stream: {cause or text or name}"
     if name == "APIConnectionError":
-        return f"Connection error: {cause}" if cause else "Connection error."
+        # Name the address: a wrong or unreachable base URL is the usual cause.
+        request = getattr(error, "request", None)
+        url = getattr(request, "url", None)
+        where = f" to {url}" if url else ""
+        return f"Connection error{where}: {cause}" if cause else f"Connection error{where}."
     if name in ("APITimeoutError", "TimeoutException", "ReadTimeout"):
         return "Request timed out."
     return text or name

@@ -187,6 +187,10 @@ class InteractiveMode:
         self._print_header()
         if self.host.session.messages:
             self.renderer.replay(self.host.session.messages)  # --continue / --session
+        if self.host.session.model is None:
+            from pi_core.runtime.auth_guidance import repl_no_model_notice
+
+            self.console.print(Text(repl_no_model_notice(self.host.services.model_registry), style="yellow"))
         await self.bind()  # plugins start here (session_start), with the REPL's UI
         if initial is not None or images or messages:
             self.start_task(self._prompt_sequence(initial, images, messages))

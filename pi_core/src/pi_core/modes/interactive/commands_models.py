@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from pi_core.ai.provider import THINKING_LEVELS, Model
-from pi_core.ai.resolve import find_exact_model, fuzzy_filter
+from pi_core.ai.resolve import did_you_mean, find_exact_model, fuzzy_filter
 from pi_core.modes.interactive.command_base import CommandBase
 
 
@@ -84,17 +84,40 @@ class ModelCommands(CommandBase):
 
     async def cmd_login(self, args: str) -> None:
         registry = self._session.model_registry
-        provider = args or await self._choose_provider(
-            "Save an API key for which provider?", registry.providers()
-        )
-        if provider is None:
+        choices = registry.login_providers()
+        ids = [provider for provider, _ in choices]
+        provider: str | None = args.strip() or None
+        if provider is not None and provider not in ids:
+            self._warn(f'Unknown provider "{provider}".{did_you_mean(provider, ids)} /login lists them.')
             return
+        if provider is None:
+            if not choices:
+                self._warn("No providers known: add one in models.json")
+                return
+            index = await self.mode.pick(
+                "Save an API key for which provider? (type to filter)", [label for _, label in choices],
+                numbered=False,
+            )  # fmt: skip
+            if index is None:
+                return
+            provider = ids[index]
         key = await self.mode.ui.input(f"API key for {provider}", "pasted key (not shown)", secret=True)
         if not key or not key.strip():
             self._warn("No key given; nothing saved")
             return
-        await asyncio.to_thread(registry.auth.set_api_key, provider, key.strip())
+        try:
+            await asyncio.to_thread(registry.auth.set_api_key, provider, key.strip())
+        except (OSError, ValueError) as error:  # an unwritable or broken auth.json: nothing was changed
+            self._warn(f"Could not save the key: {error}")
+            return
         self._info(f"Saved the API key for {provider} in {registry.auth.path} (mode 0600)")
+        if self._session.model is None:
+            model = registry.default_model_of(provider)
+            if model is None:
+                self._info(f"Now name a model of {provider}: /model, or --model {provider}/ID next time")
+                return
+            await self._session.set_model(model)
+            self._info(f"Model: {model.provider}/{model.id} (/model picks another)")
 
     async def cmd_logout(self, args: str) -> None:
         auth = self._session.model_registry.auth
