@@ -291,3 +291,20 @@ def test_invalid_message_is_left_out_and_the_rest_kept(tmp_path: Path) -> None:
     assert [node.entry.id for node in sm.get_tree()] == ["u1"]  # the tree keeps its shape
     assert [m.role for m in sm.build_session_context().messages] == ["user", "assistant", "assistant"]
     assert len(sm.load_issues) == 1  # reported once
+
+
+def test_a_file_above_the_size_limit_is_refused_with_what_to_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = [HEADER] + [entry(f"e{i}", f"e{i - 1}" if i else None, "x" * 900) for i in range(1200)]
+    path = write(tmp_path, "\n".join(lines) + "\n")  # about 1.2 MB
+    monkeypatch.setenv("PI_SESSION_MAX_MB", "1")
+    with pytest.raises(SessionFileError) as refused:
+        SessionManager.open(path)
+    text = str(refused.value)
+    assert text.startswith(f"{path}: this session file is 1 MB, more than pi opens (1 MB")
+    assert "Start a new session, or open it anyway with PI_SESSION_MAX_MB=2" in text and "\n" not in text
+    with pytest.raises(SessionFileError, match="more than pi opens"):
+        SessionManager.fork_from(path, "/y", tmp_path / "forks")
+    monkeypatch.setenv("PI_SESSION_MAX_MB", "2")
+    assert len(SessionManager.open(path).build_session_context().messages) == 1200

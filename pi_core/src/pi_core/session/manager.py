@@ -169,6 +169,7 @@ class SessionManager:
         """Copy every entry of another session file under a new header for ``target_cwd``
         (with ``session_id`` as the new session's id when given)."""
         source = Path(source_path)
+        _check_size(source)
         loaded = read_session_file(source)
         if loaded is None:
             raise SessionFileError(f"{source}:1: cannot fork: the session file is empty")
@@ -205,6 +206,7 @@ class SessionManager:
         """Load ``session_file`` (or start a new session that will be written there)."""
         path = Path(os.path.abspath(session_file))
         self._close_writer()
+        _check_size(path)
         loaded = read_session_file(path, prepare_messages=True) if path.exists() else None
         if loaded is None:
             # Missing or empty file: a new session whose lines will go into exactly this path.
@@ -747,6 +749,42 @@ class SessionManager:
         self._set_entries(metas)
         self._persist_pending()
         return self.get_session_file()
+
+
+#: Largest session file opened by default, in MB; ``PI_SESSION_MAX_MB`` changes it.
+DEFAULT_MAX_SESSION_MB = 200
+
+
+def max_session_bytes() -> int:
+    """The size above which a session file is refused (see :func:`_check_size`)."""
+    raw = os.environ.get("PI_SESSION_MAX_MB", "")
+    try:
+        megabytes = float(raw) if raw.strip() else DEFAULT_MAX_SESSION_MB
+    except ValueError:
+        megabytes = DEFAULT_MAX_SESSION_MB
+    return int(megabytes * 1024 * 1024)
+
+
+def _check_size(path: Path) -> None:
+    """Refuse, with what to do instead, a file too large to open in reasonable time and memory.
+
+    Opening costs about 6 times the file's size in memory, and resuming such a session sends
+    every message since its last compaction: a 1M-entry file (~440 MB) would take minutes and
+    several GB before the model even answers.
+    """
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return
+    limit = max_session_bytes()
+    if size <= limit:
+        return
+    megabytes, limit_mb = size / (1024 * 1024), limit / (1024 * 1024)
+    raise SessionFileError(
+        f"{path}: this session file is {megabytes:.0f} MB, more than pi opens ({limit_mb:.0f} MB: "
+        f"opening it would take about {megabytes * 6 / 1024:.1f} GB of memory). Start a new session, "
+        f"or open it anyway with PI_SESSION_MAX_MB={int(megabytes) + 1} in the environment"
+    )
 
 
 def _sort_time(timestamp: str) -> float:
