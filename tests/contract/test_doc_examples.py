@@ -197,9 +197,12 @@ async def test_other_example_runs(
 ) -> None:
     module = _load_module(name, textwrap.dedent(code), tmp_path)
     ran = 0
+    fixtures = {"pi_llm_server": pi_llm_server, "tmp_path": tmp_path / "test"}
+    (tmp_path / "test").mkdir()
     for attr, function in vars(module).items():
         if attr.startswith("test_") and inspect.iscoroutinefunction(function):
-            await function()
+            wanted = inspect.signature(function).parameters
+            await function(**{name: fixtures[name] for name in wanted})
             ran += 1
     if hasattr(module, "main"):
         plugin = tmp_path / "gate.py"

@@ -130,6 +130,18 @@ def untrust_command(project: str | None) -> None:
     untrust(project)
 
 
+@cli.command("new-plugin")
+@click.argument("name")
+@click.option(
+    "--dir", "directory", type=click.Path(file_okay=False), help="Where to write it (default: here)."
+)
+def new_plugin_command(name: str, directory: str | None) -> None:
+    """Write a pi-ext-NAME plugin distribution: entry point, a hook, a tool and passing tests."""
+    from pi_core.cli.new_plugin import new_plugin
+
+    new_plugin(name, directory)
+
+
 _PYTHON_OPTION = click.option(
     "--python",
     type=click.Path(dir_okay=False),

@@ -9,13 +9,20 @@ Fixtures:
 - ``pi_agent_dir`` — a temporary ``PI_CODING_AGENT_DIR`` (set in the environment for the test).
 
 Script entries live in :mod:`pi_core.testing.script`; :mod:`pi_core.testing.faux` is an
-in-process provider for tests that need no HTTP at all.
+in-process provider for tests that need no HTTP at all; :class:`pi_core.testing.session.PiSession`
+runs a whole session with your plugins.
+
+``async def`` tests run without any async plugin: when neither pytest-asyncio nor anyio handles
+them, this plugin runs each one in a fresh event loop (install ``pi-coding-agent-core[testing]``).
 """
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -72,3 +79,17 @@ def pi_agent_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path.mkdir()
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(path))
     return path
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
+    """Run an ``async def`` test in a fresh event loop when no async plugin took it."""
+    function: Any = pyfuncitem.obj
+    if not inspect.iscoroutinefunction(function):
+        return None
+    manager = pyfuncitem.config.pluginmanager
+    if manager.hasplugin("asyncio") or pyfuncitem.get_closest_marker("anyio") is not None:
+        return None
+    names = pyfuncitem._fixtureinfo.argnames
+    asyncio.run(function(**{name: pyfuncitem.funcargs[name] for name in names}))
+    return True

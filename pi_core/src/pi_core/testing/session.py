@@ -54,7 +54,8 @@ class PiSession:
     :param server: the running :class:`LoopbackLLMServer` (fixture ``pi_llm_server``).
     :param root: a scratch folder; the project is ``root/project``, the agent dir ``root/agent``.
     :param extensions: plugin files or packages, loaded as ``-e PATH`` would.
-    :param plugins: plugin objects (modules, instances), registered after the paths.
+    :param plugins: plugin objects, registered after the paths: a module under its ``__name__``,
+        an instance as ``<class name>-<position>``.
     :param builtin_tools: also load pi's built-in tools (when ``pi-builtin-tools`` is installed).
     :param tools: the active tools (default: every registered tool).
     :param strict: raise a plugin's errors (:class:`~pi_core.errors.PluginError`) instead of collecting them.
@@ -119,7 +120,6 @@ class PiSession:
         pm = load_plugins(options)
         for index, plugin in enumerate(self._plugins):
             name = str(getattr(plugin, "__name__", None) or f"{type(plugin).__name__}-{index}")
-            name = name.rsplit(".", 1)[-1]
             pm.add_plugin(plugin, PluginRecord(name, "flag", name))
         if self._builtin_tools:
             import importlib
