@@ -335,6 +335,6 @@ def test_reserved_names_are_the_builtins_and_a_local_namesake_is_refused_clearly
     [error] = pm.load_errors
     assert error.source == "project" and error.location is not None and error.location.endswith("tools.py")
     assert (
-        "'tools' is reserved for a built-in plugin of pi (catalogue, compaction, providers, tools)"
+        "'tools' is reserved for a built-in plugin of pi (catalogue, compaction, mcp, providers, tools)"
         in error.problem
     )

@@ -39,7 +39,7 @@ from pi_core.plugins.sources import (
     discover_local,
     source_only_spec,
 )
-from pi_core.plugins.trust import TrustCheck, check_project_trust
+from pi_core.plugins.trust import MCP_FILE, TrustCheck, check_project_trust
 from pi_core.settings_file import SettingsError
 
 #: pi-coding-agent-core's own plugin modules, registered last: the three built-in wire APIs.
@@ -52,13 +52,14 @@ BUILTIN_DISTRIBUTIONS: frozenset[str] = frozenset(
         "pi-coding-agent-tools",
         "pi-coding-agent-compaction",
         "pi-coding-agent-providers",
+        "pi-coding-agent-mcp",
         "pi-coding-agent-core",
     }
 )
 
 #: Names of pi's built-in plugins (entry points of the built-in distributions, the core's modules).
 #: Another plugin by one of these names — a local ``tools.py``, say — is a load error saying so.
-RESERVED_PLUGIN_NAMES: frozenset[str] = frozenset({"tools", "compaction", "providers", "catalogue"})
+RESERVED_PLUGIN_NAMES: frozenset[str] = frozenset({"tools", "compaction", "providers", "catalogue", "mcp"})
 
 Source = Literal["builtin", "entry point", "flag", "project settings", "project", "global settings", "global"]
 Status = Literal["active", "blocked", "failed", "untrusted"]
@@ -311,7 +312,10 @@ def load_plugins(options: LoadOptions | None = None, pm: PiPluginManager | None 
         problem = f"extension path {missing} does not exist"
         pm.load_errors.append(PluginLoadError(plugin=record.name, source=record.source, problem=problem))
 
-    project_allowed = options.trust_project or not any(p.scope in PROJECT_SCOPES for p in local.plugins)
+    # A project's MCP servers are programs too (the mcp plugin reads .pi/mcp.json only when trusted).
+    mcp_servers = not options.no_extensions and (cwd / ".pi" / MCP_FILE).is_file()
+    project_code = any(p.scope in PROJECT_SCOPES for p in local.plugins) or mcp_servers
+    project_allowed = options.trust_project or not project_code
     if options.ignore_project and not options.trust_project:
         project_allowed = False
     elif not project_allowed:

@@ -24,6 +24,8 @@ from pi_core.errors import ConfigError
 from pi_core.plugins.sources import PROJECT_SCOPES, SettingsReader, discover_local, read_settings
 
 TRUST_FILE = "trusted-projects.json"
+#: A project's MCP servers (``.pi/mcp.json``) start programs: the file counts as project code.
+MCP_FILE = "mcp.json"
 
 TrustStatus = Literal["trusted", "untrusted", "changed", "nothing-to-trust"]
 
@@ -62,6 +64,9 @@ def project_code(cwd: Path, agent: Path, read: SettingsReader | None = None) -> 
     for plugin in sources.plugins:
         if plugin.scope in PROJECT_SCOPES:
             files.extend(plugin.files())
+    mcp_file = cwd / ".pi" / MCP_FILE
+    if mcp_file.is_file():  # its servers are programs pi starts
+        files.append(mcp_file)
     settings_file = cwd / ".pi" / "settings.json"
     requested = read_settings(settings_file).get("extensions", [])
     digest = hashlib.sha256()

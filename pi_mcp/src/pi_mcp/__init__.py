@@ -1,0 +1,1 @@
+"""pi's MCP client plugin."""

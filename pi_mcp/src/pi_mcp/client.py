@@ -1,0 +1,308 @@
+"""One connection to an MCP server, owned by a task of its own.
+
+The SDK's transports are async context managers whose cancel scopes must be entered and left in one
+task, so each server gets a runner task that opens the transport and the client session, reports
+``connected``, and waits until it is told to stop (or the connection dies). Calls from tools go
+through the session from other tasks; every call is bounded by the server's timeout and fails
+promptly once the connection is gone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import time
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+from typing import IO, Any, Literal, TextIO, cast
+
+from pi_mcp.config import ServerConfig, expand
+
+logger = logging.getLogger(__name__)
+
+State = Literal["connecting", "connected", "failed", "disabled", "closed"]
+CONNECT_TIMEOUT = 30.0
+LOG_LIMIT = 5 * 1024 * 1024
+
+
+class McpCallError(Exception):
+    """A call that could not reach the server or got no answer (the message is for the model)."""
+
+
+def open_log(agent_dir: Path) -> IO[str]:
+    """``<agent dir>/mcp.log`` for appending (moved to ``mcp.log.1`` past 5 MB)."""
+    agent_dir.mkdir(parents=True, exist_ok=True)
+    path = agent_dir / "mcp.log"
+    with contextlib.suppress(OSError):
+        if path.stat().st_size > LOG_LIMIT:
+            os.replace(path, agent_dir / "mcp.log.1")
+    return path.open("a", encoding="utf-8", errors="replace")
+
+
+class McpServer:
+    def __init__(
+        self,
+        config: ServerConfig,
+        *,
+        cwd: Path,
+        log: IO[str],
+        on_tools: Callable[[McpServer], None],
+        connect_timeout: float = CONNECT_TIMEOUT,
+    ) -> None:
+        self.config = config
+        self.name = config.name
+        self.cwd = cwd
+        self.log = log
+        self.on_tools = on_tools
+        self.connect_timeout = connect_timeout
+        self.state: State = "disabled" if not config.enabled else "connecting"
+        self.last_error: str | None = None
+        self.tools: list[Any] = []
+        self.instructions: str | None = None
+        self.has_resources = False
+        self.session: Any = None
+        self.pid: int | None = None
+        self._settled = asyncio.Event()
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._refresh: asyncio.Task[None] | None = None
+
+    # --- life cycle -------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        if not self.config.enabled:
+            self._settled.set()
+            return
+        self.state = "connecting"
+        self.last_error = None
+        self._settled.clear()
+        self._stop.clear()
+        self._task = asyncio.get_running_loop().create_task(self._run(), name=f"mcp:{self.name}")
+
+    async def wait_settled(self, limit: float) -> bool:
+        """Wait until the server connected or failed; False when ``timeout`` ran out first."""
+        try:
+            await asyncio.wait_for(asyncio.shield(self._settled.wait()), limit)
+        except TimeoutError:
+            return False
+        return True
+
+    async def stop(self) -> None:
+        self._stop.set()
+        task, self._task = self._task, None
+        if task is not None and not task.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(task), 5)
+            except (TimeoutError, Exception):
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+        if self.state != "disabled":
+            self.state = "closed"
+        self.session = None
+
+    async def restart(self) -> None:
+        await self.stop()
+        self.start()
+
+    def _fail(self, error: BaseException | str) -> None:
+        text = error if isinstance(error, str) else _describe(error)
+        self.last_error = text
+        self.state = "failed"
+        self.session = None
+        self._settled.set()
+        self._write_log("error", text)
+
+    def _write_log(self, level: str, message: str) -> None:
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
+        with contextlib.suppress(OSError, ValueError):
+            self.log.write(f"{stamp} [{self.name}] {level} pi: {message}\n")
+            self.log.flush()
+
+    async def _run(self) -> None:
+        from mcp import ClientSession
+
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                read, write = await stack.enter_async_context(self._transport())
+                session = await stack.enter_async_context(
+                    ClientSession(
+                        read,
+                        write,
+                        read_timeout_seconds=timedelta(seconds=self.config.timeout),
+                        message_handler=self._on_message,
+                        logging_callback=self._on_log,
+                    )
+                )
+                limit = min(self.connect_timeout, self.config.timeout)
+                try:
+                    init = await asyncio.wait_for(session.initialize(), limit)
+                except TimeoutError:
+                    self._fail(f"no answer to initialize within {limit:g} s")
+                    return
+                self.instructions = init.instructions
+                capabilities = init.capabilities
+                self.has_resources = capabilities.resources is not None
+                self.session = session
+                if capabilities.tools is not None:
+                    self.tools = await self._list_tools(session)
+                self.state = "connected"
+                self._settled.set()
+                self.on_tools(self)
+                await self._stop.wait()
+        except asyncio.CancelledError:
+            raise
+        except BaseException as error:
+            if not self._stop.is_set():
+                self._fail(error)
+            return
+        finally:
+            self.session = None
+        if not self._stop.is_set():  # the transport ended by itself
+            self._fail("the server closed the connection")
+
+    def _transport(self) -> Any:
+        raw = self.config.raw
+        if self.config.kind == "stdio":
+            from mcp.client.stdio import StdioServerParameters, stdio_client
+
+            env = {**os.environ, **{k: expand(v) for k, v in (raw.get("env") or {}).items()}}
+            command = os.path.expanduser(raw["command"])
+            args = [os.path.expanduser(a) if a.startswith("~/") else a for a in raw.get("args", [])]
+            cwd = Path(os.path.expanduser(raw["cwd"])) if raw.get("cwd") else self.cwd
+            if not cwd.is_absolute():
+                cwd = self.cwd / cwd
+            params = StdioServerParameters(command=command, args=args, env=env, cwd=str(cwd))
+            return stdio_client(params, errlog=cast(TextIO, self.log))
+        headers = {k: expand(v) for k, v in (raw.get("headers") or {}).items()}
+        token_var = raw.get("bearerTokenEnvVar")
+        if isinstance(token_var, str) and os.environ.get(token_var) and "Authorization" not in headers:
+            headers["Authorization"] = f"Bearer {os.environ[token_var]}"
+        if self.config.kind == "sse":
+            from mcp.client.sse import sse_client
+
+            return sse_client(raw["url"], headers=headers, timeout=self.config.timeout)
+        return _http_transport(raw["url"], headers, self.config.timeout)
+
+    async def _list_tools(self, session: Any) -> list[Any]:
+        tools: list[Any] = []
+        cursor: str | None = None
+        while True:
+            page = await session.list_tools(cursor=cursor) if cursor else await session.list_tools()
+            tools.extend(page.tools)
+            cursor = page.nextCursor
+            if not cursor:
+                return tools
+
+    async def _on_message(self, message: Any) -> None:
+        from mcp import types
+
+        root = getattr(message, "root", None)
+        if isinstance(root, types.ToolListChangedNotification) and self.session is not None:
+            session = self.session
+
+            async def refresh() -> None:
+                try:
+                    self.tools = await self._list_tools(session)
+                except Exception as error:
+                    self._write_log("error", f"listing tools after tools/list_changed failed: {error}")
+                    return
+                self.on_tools(self)
+
+            self._refresh = asyncio.get_running_loop().create_task(refresh())
+
+    async def _on_log(self, params: Any) -> None:
+        self._write_log(str(params.level), f"{params.logger or '-'}: {params.data}")
+
+    # --- calls ------------------------------------------------------------------------------------
+
+    async def _call(self, what: str, request: Callable[[Any], Any]) -> Any:
+        session = self.session
+        if session is None or self.state != "connected":
+            raise self._unavailable()
+        task = self._task
+        call = asyncio.ensure_future(request(session))
+        waiters: set[asyncio.Future[Any]] = {call}
+        if task is not None:
+            waiters.add(task)  # the runner ends when the connection dies: stop waiting then
+        try:
+            done, _ = await asyncio.wait(
+                waiters, timeout=self.config.timeout + 1, return_when="FIRST_COMPLETED"
+            )
+        except asyncio.CancelledError:
+            call.cancel()
+            raise
+        if call not in done:
+            call.cancel()
+            if task is not None and task.done():
+                raise McpCallError(f'MCP server "{self.name}" stopped during {what}: {self.last_error}')
+            raise McpCallError(
+                f'MCP server "{self.name}" did not answer {what} within {self.config.timeout:g} s'
+            )
+        try:
+            return call.result()
+        except Exception as error:
+            if _closed(error):
+                if self.state == "connected":
+                    self._fail("the server closed the connection")
+                raise self._unavailable() from error
+            raise McpCallError(f'MCP server "{self.name}" failed {what}: {_describe(error)}') from error
+
+    def _unavailable(self) -> McpCallError:
+        reason = f": {self.last_error}" if self.last_error else ""
+        hint = "; /mcp reconnect restarts it" if self.state == "failed" else ""
+        return McpCallError(f'MCP server "{self.name}" is {self.state}{reason}{hint}')
+
+    async def call_tool(self, tool: str, arguments: dict[str, Any]) -> Any:
+        timeout = timedelta(seconds=self.config.timeout)
+        return await self._call(f"tools/call {tool}", lambda s: s.call_tool(tool, arguments, timeout))
+
+    async def list_resources(self, cursor: str | None) -> Any:
+        return await self._call("resources/list", lambda s: s.list_resources(cursor=cursor))
+
+    async def list_resource_templates(self, cursor: str | None) -> Any:
+        return await self._call(
+            "resources/templates/list", lambda s: s.list_resource_templates(cursor=cursor)
+        )
+
+    async def read_resource(self, uri: str) -> Any:
+        from pydantic import AnyUrl
+
+        return await self._call("resources/read", lambda s: s.read_resource(AnyUrl(uri)))
+
+
+def _http_transport(url: str, headers: dict[str, str], timeout: float) -> Any:
+    from mcp.client.streamable_http import streamablehttp_client
+
+    return _first_two(streamablehttp_client(url, headers=headers, timeout=timeout))
+
+
+@contextlib.asynccontextmanager
+async def _first_two(manager: Any) -> Any:
+    async with manager as (read, write, *_rest):
+        yield read, write
+
+
+def _closed(error: BaseException) -> bool:
+    import anyio
+
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    if isinstance(error, anyio.ClosedResourceError | anyio.BrokenResourceError | anyio.EndOfStream):
+        return True
+    return "Connection closed" in str(error)
+
+
+def _describe(error: BaseException) -> str:
+    """A one-line account of a connection failure (task groups wrap the cause)."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    if isinstance(error, FileNotFoundError):
+        return f"command not found: {error.filename or error}"
+    if _closed(error):
+        return "the server closed the connection"
+    text = str(error) or type(error).__name__
+    return text.splitlines()[0] if text else type(error).__name__

@@ -1,0 +1,533 @@
+"""The servers of one session and the pi tools made from theirs."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any
+
+from pi_core._paths import agent_dir
+from pi_core.agent.tools import AgentTool, AgentToolResult
+from pi_core.ai.messages import ImageContent, TextContent
+
+from pi_mcp.client import McpCallError, McpServer, open_log
+from pi_mcp.config import LoadedConfig, ServerConfig, load_config, project_mcp_file, validate
+
+logger = logging.getLogger(__name__)
+
+MAX_TOOL_NAME = 64
+TEXT_LIMIT = 20 * 1024
+RESOURCE_TOOLS = ("list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource")
+SEARCH_TOOL = "tool_search"
+
+
+def tool_name(server: str, tool: str, taken: Callable[[str], bool] | None = None) -> str:
+    """``mcp__<server>__<tool>`` with everything but ``[A-Za-z0-9_]`` as ``_``; a hash suffix when
+    longer than 64 characters or when another tool of the server already has the name."""
+    name = re.sub(r"[^A-Za-z0-9_]", "_", f"mcp__{server}__{tool}")
+    if len(name) <= MAX_TOOL_NAME and not (taken and taken(name)):
+        return name
+    digest = hashlib.sha256(f"{server}\0{tool}".encode()).hexdigest()[:8]
+    return f"{name[: MAX_TOOL_NAME - len(digest) - 1]}_{digest}"
+
+
+def project_allowed(cwd: Path, agent: Path) -> bool:
+    """A project's ``.pi/mcp.json`` counts only once the project is trusted (its fingerprint covers it)."""
+    if not project_mcp_file(cwd).exists():
+        return False
+    from pi_core.plugins.trust import check_project_trust
+
+    try:
+        return check_project_trust(cwd, agent).status == "trusted"
+    except Exception:
+        return False
+
+
+def clip_text(text: str, limit: int = TEXT_LIMIT) -> str:
+    """Text over ``limit`` characters keeps its head and tail around a marker."""
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    removed = len(text) - 2 * half
+    return f"{text[:half]}\n…{removed} chars truncated…\n{text[-half:]}"
+
+
+def map_result(result: Any) -> AgentToolResult:
+    """An MCP ``CallToolResult`` as a pi tool result (text and images; other blocks as text)."""
+    content: list[TextContent | ImageContent] = []
+    for block in result.content or []:
+        kind = getattr(block, "type", None)
+        if kind == "text":
+            content.append(TextContent(text=clip_text(block.text)))
+        elif kind == "image":
+            content.append(ImageContent(data=block.data, mime_type=block.mimeType))
+        elif kind == "resource_link":
+            content.append(
+                TextContent(text=f"Resource link: {block.uri} ({block.name}); read it with read_mcp_resource")
+            )
+        elif kind == "resource":
+            inner = block.resource
+            text = getattr(inner, "text", None)
+            body = (
+                clip_text(text)
+                if text is not None
+                else f"(binary, {getattr(inner, 'mimeType', None) or 'unknown type'})"
+            )
+            content.append(TextContent(text=f"Resource {inner.uri}:\n{body}"))
+        elif kind == "audio":
+            content.append(TextContent(text=f"(audio, {block.mimeType}, not shown)"))
+    structured = getattr(result, "structuredContent", None)
+    if not content and structured is not None:
+        content.append(TextContent(text=clip_text(json.dumps(structured, ensure_ascii=False))))
+    is_error = bool(getattr(result, "isError", False))
+    return AgentToolResult(content=content, structured_content=structured, is_error=is_error or None)
+
+
+def _error(text: str) -> AgentToolResult:
+    return AgentToolResult(content=[TextContent(text=text)], is_error=True)
+
+
+def _schema(raw: Any) -> dict[str, Any]:
+    """The tool's input schema as given, or an empty object schema when it is not an object schema."""
+    if isinstance(raw, dict) and raw.get("type", "object") == "object":
+        schema = dict(raw)
+        schema.setdefault("type", "object")
+        schema.setdefault("properties", {})
+        return schema
+    return {"type": "object", "properties": {}}
+
+
+def _reaches_deferred(config: ServerConfig) -> bool:
+    return config.exposure == "deferred" or "deferred" in (_norm(v) for v in config.tool_exposure.values())
+
+
+def _norm(value: str) -> str:
+    return "deferred" if value in ("codemode", "codemode-deferred") else value
+
+
+class McpManager:
+    def __init__(self, ctx: Any, *, cwd: Path) -> None:
+        self.ctx = ctx
+        self.cwd = cwd
+        self.agent_dir = agent_dir()
+        self.servers: dict[str, McpServer] = {}
+        self.configs: dict[str, ServerConfig] = {}
+        self.errors: list[str] = []
+        #: pi tool name → (server, MCP tool name).
+        self.tool_map: dict[str, tuple[str, str]] = {}
+        self.deferred: dict[str, AgentTool] = {}
+        self._log: IO[str] | None = None
+        self._resource_tools = False
+        self._search_tool = False
+        self._sync: asyncio.Task[None] | None = None
+
+    # --- life cycle ---------------------------------------------------------------------------
+
+    async def start(
+        self, registered: dict[str, tuple[str, dict[str, Any]]], previous: McpManager | None
+    ) -> None:
+        loaded = await asyncio.to_thread(
+            load_config, self.agent_dir, self.cwd, project_allowed=project_allowed(self.cwd, self.agent_dir)
+        )
+        self._merge_registered(loaded, registered)
+        self.errors = loaded.errors
+        for line in self.errors:
+            self.ctx.ui.notify(f"MCP: {line}", "warning")
+        reuse: dict[str, McpServer] = {}
+        if previous is not None:
+            reuse = await previous.hand_over(loaded.servers)
+        self.configs = loaded.servers
+        if any(c.enabled and _reaches_deferred(c) for c in loaded.servers.values()):
+            self._ensure_search_tool()  # declared from the first request on; it waits for the servers
+        for name, config in loaded.servers.items():
+            server = reuse.get(name)
+            if server is not None:
+                server.on_tools = self._tools_arrived
+                self.servers[name] = server
+                if server.state == "connected":
+                    self._tools_arrived(server)
+                continue
+            self._start_server(config)
+
+    def _merge_registered(
+        self, loaded: LoadedConfig, registered: dict[str, tuple[str, dict[str, Any]]]
+    ) -> None:
+        for name, (plugin, raw) in registered.items():
+            if any(n.replace("-", "_") == name.replace("-", "_") for n in loaded.servers):
+                continue  # a file entry of that name takes precedence
+            checked = validate(name, raw, f"plugin:{plugin}")
+            if isinstance(checked, str):
+                loaded.errors.append(f"registered server: {checked}")
+            else:
+                loaded.servers[name] = checked
+
+    def _open_log(self) -> IO[str]:
+        if self._log is None or self._log.closed:
+            self._log = open_log(self.agent_dir)
+        return self._log
+
+    def _start_server(self, config: ServerConfig) -> None:
+        server = McpServer(config, cwd=self.cwd, log=self._open_log(), on_tools=self._tools_arrived)
+        self.servers[config.name] = server
+        server.start()
+
+    def detach(self) -> None:
+        """The session is being replaced: keep the servers for :meth:`hand_over`, drop the tools."""
+        self.ctx = None
+
+    async def hand_over(self, configs: dict[str, ServerConfig]) -> dict[str, McpServer]:
+        """Servers whose entry is unchanged move to the next manager; the rest stop."""
+        kept: dict[str, McpServer] = {}
+        for name, server in list(self.servers.items()):
+            new = configs.get(name)
+            if (
+                new is not None
+                and new.fingerprint() == server.config.fingerprint()
+                and server.state != "failed"
+            ):
+                server.config = new
+                kept[name] = server
+            else:
+                await server.stop()
+        self.servers = {}
+        return kept
+
+    def schedule_sync(self, registered: dict[str, tuple[str, dict[str, Any]]]) -> None:
+        """Plugins added or removed a server: connect or stop what changed."""
+        loaded = LoadedConfig(
+            servers={n: c for n, c in self.configs.items() if not c.source.startswith("plugin:")}
+        )
+        self._merge_registered(loaded, registered)
+
+        async def sync() -> None:
+            for name in [n for n in self.servers if n not in loaded.servers]:
+                await self.servers.pop(name).stop()
+                self._drop_tools(name)
+            for name, config in loaded.servers.items():
+                if name not in self.servers:
+                    self._start_server(config)
+            self.configs = loaded.servers
+            self._emit_change()
+
+        self._sync = asyncio.get_running_loop().create_task(sync())
+
+    def _emit_change(self) -> None:
+        if self.ctx is None:
+            return
+        with contextlib.suppress(Exception):
+            self.ctx.events.emit("mcp_servers_change", {"servers": self.snapshot()})
+
+    async def close(self) -> None:
+        for server in list(self.servers.values()):
+            await server.stop()
+        self.servers = {}
+        if self._log is not None:
+            self._log.close()
+
+    async def reconnect(self, names: list[str]) -> None:
+        for name in names:
+            server = self.servers[name]
+            self._drop_tools(name)
+            await server.restart()
+            await server.wait_settled(server.connect_timeout + 1)
+
+    async def wait_direct(self, limit: float) -> None:
+        """Wait (up to ``timeout`` in all) for the servers that have or may have ``direct`` tools."""
+        waiting = [
+            s
+            for s in self.servers.values()
+            if s.state == "connecting"
+            and (s.config.exposure == "direct" or "direct" in s.config.tool_exposure.values())
+        ]
+        if waiting:
+            await asyncio.wait([asyncio.ensure_future(s.wait_settled(limit)) for s in waiting], timeout=limit)
+
+    async def wait_all(self, limit: float = 10.0) -> None:
+        waiting = [s for s in self.servers.values() if s.state == "connecting"]
+        if waiting:
+            await asyncio.wait([asyncio.ensure_future(s.wait_settled(limit)) for s in waiting], timeout=limit)
+
+    # --- tools ----------------------------------------------------------------------------------
+
+    def _drop_tools(self, server: str) -> None:
+        if self.ctx is None:
+            return
+        for name, (owner, _tool) in list(self.tool_map.items()):
+            if owner == server:
+                del self.tool_map[name]
+                self.deferred.pop(name, None)
+                with contextlib.suppress(ValueError):
+                    self.ctx.unregister_tool(name)
+
+    def _tools_arrived(self, server: McpServer) -> None:
+        """(Re-)register the server's tools; tools it no longer lists are withdrawn."""
+        if self.ctx is None:
+            return
+        fresh: dict[str, AgentTool] = {}
+        for tool in server.tools:
+            name = tool_name(server.name, tool.name, lambda n: n in fresh)
+            fresh[name] = self._make_tool(server, tool, name)
+        for name, (owner, _tool) in list(self.tool_map.items()):
+            if owner == server.name and name not in fresh:
+                del self.tool_map[name]
+                self.deferred.pop(name, None)
+                with contextlib.suppress(ValueError):
+                    self.ctx.unregister_tool(name)
+        for name, agent_tool in fresh.items():
+            self.tool_map[name] = (server.name, agent_tool.label)
+            if agent_tool.exposure == "deferred":
+                self.deferred[name] = agent_tool
+            else:
+                self.deferred.pop(name, None)
+            try:
+                self.ctx.register_tool(agent_tool)
+            except ValueError as error:
+                server.last_error = str(error)
+        if any(t.exposure == "deferred" for t in fresh.values()):
+            self._ensure_search_tool()
+        if server.has_resources:
+            self._ensure_resource_tools()
+        self._emit_change()
+
+    def _make_tool(self, server: McpServer, tool: Any, name: str) -> AgentTool:
+        mcp_name = tool.name
+        exposure = server.config.exposure_of(mcp_name)
+
+        async def execute(
+            call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any
+        ) -> AgentToolResult:
+            live = self.servers.get(server.name, server)
+            try:
+                result = await live.call_tool(mcp_name, dict(params or {}))
+            except McpCallError as error:
+                return _error(str(error))
+            return map_result(result)
+
+        annotations = tool.annotations.model_dump(exclude_none=True) if tool.annotations else None
+        description = (tool.description or tool.title or mcp_name).strip()
+        return AgentTool(
+            name=name,
+            label=mcp_name,
+            description=description,
+            parameters=_schema(tool.inputSchema),
+            execute=execute,
+            exposure=exposure,
+            annotations=annotations,
+            output_schema=tool.outputSchema if isinstance(tool.outputSchema, dict) else None,
+        )
+
+    def _ensure_search_tool(self) -> None:
+        if self._search_tool or self.ctx is None:
+            return
+        self._search_tool = True
+        schema = {
+            "type": "object",
+            "properties": {
+                "query": {
+                    "type": "string",
+                    "description": "Words to look for in tool names and descriptions",
+                },
+                "limit": {"type": "integer", "description": "At most this many tools (default 5)"},
+            },
+            "required": ["query"],
+        }
+        self.ctx.register_tool(
+            AgentTool(
+                name=SEARCH_TOOL,
+                label="Tool search",
+                description=(
+                    "Find MCP tools that are not declared yet by keywords; the matches become callable "
+                    "from your next tool call on."
+                ),
+                parameters=schema,
+                execute=self._tool_search,
+                annotations={"readOnlyHint": True},
+            )
+        )
+
+    async def _tool_search(
+        self, call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any
+    ) -> AgentToolResult:
+        await self.wait_all()
+        words = [w for w in re.split(r"[\s_\-.]+", str(params.get("query", "")).lower()) if w]
+        limit = max(1, int(params.get("limit") or 5))
+        ranked: list[tuple[int, str]] = []
+        for name, tool in self.deferred.items():
+            server = self.tool_map.get(name, ("", ""))[0]
+            config = self.configs.get(server)
+            hay_name = name.lower()
+            hay = f"{tool.description} {config.description if config and config.description else ''}".lower()
+            score = sum(3 * (w in hay_name) + (w in hay) for w in words)
+            if score:
+                ranked.append((score, name))
+        ranked.sort(key=lambda item: (-item[0], item[1]))
+        found = [name for _score, name in ranked[:limit]]
+        if not found:
+            return AgentToolResult(content=[TextContent(text="No matching tools.")], details={"tools": []})
+        active = list(self.ctx.get_active_tools()) if self.ctx is not None else []
+        if self.ctx is not None:
+            self.ctx.set_active_tools([*active, *[n for n in found if n not in active]])
+        lines = [f"{name}: {(self.deferred[name].description.splitlines() or [''])[0]}" for name in found]
+        text = "Loaded these tools; call them directly:\n" + "\n".join(lines)
+        return AgentToolResult(content=[TextContent(text=text)], details={"tools": found})
+
+    def _ensure_resource_tools(self) -> None:
+        if self._resource_tools or self.ctx is None:
+            return
+        self._resource_tools = True
+        server_prop = {"type": "string", "description": "MCP server name"}
+        cursor_prop = {"type": "string", "description": "Cursor of the next page (with server)"}
+        specs = [
+            (
+                "list_mcp_resources",
+                "List the resources MCP servers offer (JSON).",
+                self._list_resources,
+                {"server": server_prop, "cursor": cursor_prop},
+                [],
+            ),
+            (
+                "list_mcp_resource_templates",
+                "List the resource URI templates MCP servers offer (JSON).",
+                self._list_templates,
+                {"server": server_prop, "cursor": cursor_prop},
+                [],
+            ),
+            (
+                "read_mcp_resource",
+                "Read one resource of an MCP server by its URI.",
+                self._read_resource,
+                {"server": server_prop, "uri": {"type": "string", "description": "Resource URI"}},
+                ["server", "uri"],
+            ),
+        ]
+        for name, description, execute, props, required in specs:
+            self.ctx.register_tool(
+                AgentTool(
+                    name=name,
+                    label=name,
+                    description=description,
+                    parameters={"type": "object", "properties": props, "required": required},
+                    execute=execute,
+                    annotations={"readOnlyHint": True},
+                )
+            )
+
+    def _resource_servers(self, name: str | None) -> list[McpServer] | str:
+        if name is not None:
+            server = self.servers.get(name)
+            if server is None:
+                return f'Unknown MCP server "{name}"'
+            return [server]
+        return [s for s in self.servers.values() if s.has_resources and s.config.exposure != "hidden"]
+
+    async def _paged(self, params: Any, method: str, key: str) -> AgentToolResult:
+        await self.wait_all()
+        name = params.get("server")
+        servers = self._resource_servers(name)
+        if isinstance(servers, str):
+            return _error(servers)
+        items: list[dict[str, Any]] = []
+        next_cursor: str | None = None
+        try:
+            for server in servers:
+                cursor = params.get("cursor") if name else None
+                while True:
+                    page = await getattr(server, method)(cursor)
+                    for item in getattr(page, key):
+                        data = item.model_dump(mode="json", exclude_none=True)
+                        data.pop("icons", None)
+                        if str(data.get("uri", "")).startswith("ui://"):
+                            continue
+                        items.append({"server": server.name, **data})
+                    cursor = page.nextCursor
+                    if name or not cursor:
+                        next_cursor = cursor if name else None
+                        break
+        except McpCallError as error:
+            return _error(str(error))
+        body: dict[str, Any] = {key: items}
+        if name:
+            body = {"server": name, **body}
+        if next_cursor:
+            body["nextCursor"] = next_cursor
+        return AgentToolResult(
+            content=[TextContent(text=clip_text(json.dumps(body, ensure_ascii=False)))], details=body
+        )
+
+    async def _list_resources(
+        self, call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any
+    ) -> AgentToolResult:
+        return await self._paged(params, "list_resources", "resources")
+
+    async def _list_templates(
+        self, call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any
+    ) -> AgentToolResult:
+        return await self._paged(params, "list_resource_templates", "resourceTemplates")
+
+    async def _read_resource(
+        self, call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any
+    ) -> AgentToolResult:
+        await self.wait_all()
+        servers = self._resource_servers(str(params.get("server", "")))
+        if isinstance(servers, str):
+            return _error(servers)
+        uri = str(params.get("uri", ""))
+        try:
+            result = await servers[0].read_resource(uri)
+        except McpCallError as error:
+            return _error(str(error))
+        content: list[TextContent | ImageContent] = []
+        for item in result.contents:
+            text = getattr(item, "text", None)
+            mime = getattr(item, "mimeType", None) or ""
+            if text is not None:
+                content.append(TextContent(text=clip_text(text)))
+            elif mime.startswith("image/"):
+                content.append(ImageContent(data=item.blob, mime_type=mime))
+            else:
+                content.append(
+                    TextContent(
+                        text=f"(binary resource {item.uri}, {mime or 'unknown type'}, "
+                        f"{len(item.blob) * 3 // 4} bytes)"
+                    )
+                )
+        return AgentToolResult(content=content, details={"server": servers[0].name, "uri": uri})
+
+    # --- reports ----------------------------------------------------------------------------------
+
+    def snapshot(self) -> list[dict[str, Any]]:
+        rows = []
+        for name, server in self.servers.items():
+            tools = [t for t, (owner, _m) in self.tool_map.items() if owner == name]
+            rows.append(
+                {
+                    "name": name,
+                    "state": server.state,
+                    "source": server.config.source,
+                    "exposure": server.config.exposure,
+                    "tools": tools,
+                    "error": server.last_error,
+                }
+            )
+        return rows
+
+    def status_text(self) -> str:
+        if not self.servers and not self.errors:
+            return "No MCP servers configured (~/.pi/agent/mcp.json, .pi/mcp.json)"
+        lines = []
+        for row in self.snapshot():
+            line = f"{row['name']}: {row['state']}, {len(row['tools'])} tools, {row['exposure']}"
+            line += f" ({row['source']})"
+            if row["error"]:
+                line += f"\n  last error: {row['error']}"
+            if row["tools"]:
+                line += "\n  " + ", ".join(row["tools"])
+            lines.append(line)
+        lines.extend(f"config: {e}" for e in self.errors)
+        return "\n".join(lines)

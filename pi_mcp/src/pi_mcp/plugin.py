@@ -1,0 +1,107 @@
+"""The ``mcp`` plugin: MCP servers of ``mcp.json`` (and of plugins) as pi tools.
+
+Servers connect in the background when a session starts; their tools are registered as they
+arrive (``mcp__<server>__<tool>``). The first prompt waits (up to 10 s) only for servers with
+``direct`` tools, which its request must declare. ``deferred`` tools are declared once
+``tool_search`` found them; ``hidden`` ones stay unreachable. Heavy imports (the SDK) happen only
+when a server is configured.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pi_core import hookimpl
+from pi_mcp.manager import McpManager
+
+#: The manager of the current session (entry-point plugins are not re-imported on /reload).
+_state: dict[str, McpManager] = {}
+#: Servers plugins registered with :func:`register_mcp_server`, by name (config dicts).
+_registered: dict[str, tuple[str, dict[str, Any]]] = {}
+DIRECT_WAIT = 10.0
+
+
+def register_mcp_server(name: str, config: dict[str, Any], *, plugin: str = "plugin") -> None:
+    """Add a server for this process, in the ``mcpServers`` entry shape (a file entry of the same
+    name wins). A running session connects it at once."""
+    _registered[name] = (plugin, dict(config))
+    manager = _state.get("manager")
+    if manager is not None:
+        manager.schedule_sync(_registered)
+
+
+def unregister_mcp_server(name: str) -> bool:
+    """Remove a server :func:`register_mcp_server` added; False when there is none."""
+    found = _registered.pop(name, None) is not None
+    manager = _state.get("manager")
+    if found and manager is not None:
+        manager.schedule_sync(_registered)
+    return found
+
+
+@hookimpl
+def register_flags(register: Callable[..., None]) -> None:
+    register("no-mcp", type="boolean", description="Do not connect MCP servers for this run")
+
+
+@hookimpl
+def register_commands(register: Callable[..., None]) -> None:
+    register("mcp", _mcp_command, description="MCP servers: state, tools, errors; /mcp reconnect [name]")
+
+
+@hookimpl
+async def session_start(event: Any, ctx: Any) -> None:
+    old = _state.pop("manager", None)
+    if ctx.get_flag("no-mcp"):
+        if old is not None:
+            await old.close()
+        return
+    manager = McpManager(ctx, cwd=Path(ctx.cwd))
+    _state["manager"] = manager
+    await manager.start(_registered, previous=old)
+
+
+@hookimpl
+async def before_agent_start(event: Any, ctx: Any) -> None:
+    manager = _state.get("manager")
+    if manager is not None:
+        await manager.wait_direct(DIRECT_WAIT)
+
+
+@hookimpl
+async def session_shutdown(event: Any, ctx: Any) -> None:
+    manager = _state.get("manager")
+    if manager is None:
+        return
+    if event.reason == "quit":
+        _state.pop("manager", None)
+        await manager.close()
+    else:
+        manager.detach()  # the next session_start keeps the servers whose entry did not change
+
+
+async def _mcp_command(args: str, ctx: Any) -> None:
+    manager = _state.get("manager")
+    if manager is None:
+        ctx.ui.notify("MCP is off for this run (--no-mcp)" if ctx.get_flag("no-mcp") else "No MCP servers")
+        return
+    words = args.split()
+    if words and words[0] == "reconnect":
+        names = words[1:] or list(manager.servers)
+        unknown = [n for n in names if n not in manager.servers]
+        if unknown:
+            ctx.ui.notify(f"Unknown MCP server: {', '.join(unknown)}", "error")
+            return
+        await manager.reconnect(names)
+        ctx.ui.notify(manager.status_text())
+        return
+    if words:
+        ctx.ui.notify(f"Unknown /mcp action {words[0]!r}; use /mcp or /mcp reconnect [server]", "error")
+        return
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(manager.wait_all(), 2)
+    ctx.ui.notify(manager.status_text())

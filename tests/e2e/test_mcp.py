@@ -1,0 +1,203 @@
+"""MCP servers through the real ``pi -p``: a FastMCP server of the tests (tests/mcp/demo_server.py)
+over stdio, driven by the scripted model of the loopback server; the requests show what the model
+was offered and saw, the session file what was recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from pi_core.testing import ToolUse, text_turn, tool_turn
+
+if TYPE_CHECKING:
+    from conftest import PiEnv
+
+DEMO = str(Path(__file__).parents[1] / "mcp" / "demo_server.py")
+
+
+def demo(mode: str = "", **extra: Any) -> dict[str, Any]:
+    entry: dict[str, Any] = {"command": sys.executable, "args": [DEMO], "env": {"DEMO_MODE": mode}}
+    entry.update(extra)
+    return entry
+
+
+def write_config(pi_env: PiEnv, servers: dict[str, Any]) -> None:
+    (pi_env.agent_dir / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+
+
+def tool_names(body: dict[str, Any]) -> list[str]:
+    return sorted(tool["function"]["name"] for tool in body.get("tools", []))
+
+
+def tool_messages(body: dict[str, Any]) -> dict[str, str]:
+    out = {}
+    for message in body["messages"]:
+        if message["role"] == "tool":
+            content = message["content"]
+            out[message["tool_call_id"]] = content if isinstance(content, str) else json.dumps(content)
+    return out
+
+
+def session_results(pi_env: PiEnv) -> dict[str, dict[str, Any]]:
+    results = {}
+    for line in pi_env.session_files()[-1].read_text().splitlines():
+        entry = json.loads(line)
+        message = entry.get("message") or {}
+        if entry.get("type") == "message" and message.get("role") == "toolResult":
+            results[message["toolCallId"]] = message
+    return results
+
+
+def test_direct_tools_are_called_end_to_end_and_recorded(pi_env: PiEnv) -> None:
+    write_config(pi_env, {"demo": demo(exposure="direct")})
+    pi_env.server.add(
+        tool_turn(
+            ToolUse("mcp__demo__add", {"a": 2, "b": 40}, id="c_add"),
+            ToolUse("mcp__demo__picture", {}, id="c_pic"),
+            ToolUse("mcp__demo__fail", {"reason": "bad day"}, id="c_fail"),
+            ToolUse("mcp__demo__big", {"size": 100000}, id="c_big"),
+        ),
+        text_turn("done"),
+    )
+    result = pi_env.run("-p", "add them")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "done\n"
+    first = pi_env.server.requests[0].body
+    names = tool_names(first)
+    assert {"mcp__demo__add", "mcp__demo__picture", "mcp__demo__die"} <= set(names)
+    add = next(t["function"] for t in first["tools"] if t["function"]["name"] == "mcp__demo__add")
+    assert add["parameters"]["properties"]["a"]["type"] == "integer"  # the server's schema as given
+    seen = tool_messages(pi_env.server.requests[-1].body)
+    assert seen["c_add"] == "42"
+    assert "bad day" in seen["c_fail"]
+    assert "chars truncated" in seen["c_big"] and len(seen["c_big"]) < 25000
+    stored = session_results(pi_env)
+    assert stored["c_add"]["isError"] is False
+    assert stored["c_add"]["content"] == [{"type": "text", "text": "42"}]
+    assert stored["c_pic"]["content"][0]["type"] == "image"
+    assert stored["c_pic"]["content"][0]["mimeType"] == "image/png"
+    assert stored["c_fail"]["isError"] is True
+    # No server process outlives pi.
+    log = (pi_env.agent_dir / "mcp.log").read_text()
+    assert "Processing request" in log  # the server's stderr went to mcp.log
+
+
+def test_deferred_tools_are_found_by_tool_search_then_declared(pi_env: PiEnv) -> None:
+    write_config(pi_env, {"demo": demo(env={"DEMO_EXTRA": "100"})})  # default exposure: not declared
+    pi_env.server.add(
+        tool_turn(ToolUse("tool_search", {"query": "add integers"}, id="c_s")),
+        tool_turn(ToolUse("mcp__demo__add", {"a": 1, "b": 1}, id="c_add")),
+        text_turn("two"),
+    )
+    result = pi_env.run("-p", "what is 1+1")
+    assert result.returncode == 0, result.stderr
+    requests = [r.body for r in pi_env.server.requests]
+    assert not any(n.startswith("mcp__") for n in tool_names(requests[0]))
+    assert "tool_search" in tool_names(requests[0])
+    assert "mcp__demo__add" in tool_names(requests[1])
+    assert tool_messages(requests[2])["c_add"] == "2"
+    assert "mcp__demo__add" in tool_messages(requests[1])["c_s"]
+
+
+def test_resource_tools_list_and_read(pi_env: PiEnv) -> None:
+    write_config(pi_env, {"demo": demo(exposure="direct")})
+    pi_env.server.add(
+        tool_turn(
+            ToolUse("list_mcp_resources", {}, id="c_list"),
+            ToolUse("read_mcp_resource", {"server": "demo", "uri": "demo://readme"}, id="c_read"),
+            ToolUse("read_mcp_resource", {"server": "nope", "uri": "demo://readme"}, id="c_bad"),
+        ),
+        text_turn("ok"),
+    )
+    result = pi_env.run("-p", "resources")
+    assert result.returncode == 0, result.stderr
+    seen = tool_messages(pi_env.server.requests[-1].body)
+    listed = json.loads(seen["c_list"])
+    assert listed["resources"][0]["server"] == "demo"
+    assert listed["resources"][0]["uri"] == "demo://readme"
+    assert seen["c_read"] == "demo readme text"
+    assert 'Unknown MCP server "nope"' in seen["c_bad"]
+
+
+def test_a_server_killed_mid_call_and_broken_servers_give_clear_errors(pi_env: PiEnv) -> None:
+    write_config(
+        pi_env,
+        {
+            "demo": demo(exposure="direct"),
+            "mute": demo("mute", exposure="direct", timeout=2),
+            "flood": demo("flood", exposure="direct"),
+            "missing": {"command": "/no/such/program-xyz", "exposure": "direct"},
+        },
+    )
+    pi_env.server.add(
+        tool_turn(ToolUse("mcp__demo__die", {}, id="c_die")),
+        tool_turn(ToolUse("mcp__demo__add", {"a": 1, "b": 2}, id="c_after")),
+        tool_turn(ToolUse("mcp__flood__add", {"a": 5, "b": 5}, id="c_flood")),
+        text_turn("survived"),
+    )
+    started = time.monotonic()
+    result = pi_env.run("-p", "break it", timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "survived\n"
+    seen = tool_messages(pi_env.server.requests[-1].body)
+    assert 'MCP server "demo"' in seen["c_die"]
+    assert 'MCP server "demo" is failed' in seen["c_after"]
+    assert seen["c_flood"] == "10"
+    # The mute server never answered initialize: the first request waited at most the 10 s budget.
+    assert time.monotonic() - started < 30
+    assert not any(n.startswith("mcp__mute__") for n in tool_names(pi_env.server.requests[0].body))
+
+
+def test_malformed_mcp_json_names_line_and_column(pi_env: PiEnv) -> None:
+    (pi_env.agent_dir / "mcp.json").write_text('{\n  "mcpServers": {\n    "a": {"command": "x",}\n  }\n}\n')
+    pi_env.server.add(text_turn("fine"))
+    result = pi_env.run("-p", "hi")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "fine\n"
+    assert "mcp.json:3:" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_project_mcp_json_needs_trust_and_no_mcp_turns_it_off(pi_env: PiEnv) -> None:
+    (pi_env.project / ".pi").mkdir()
+    (pi_env.project / ".pi" / "mcp.json").write_text(
+        json.dumps({"mcpServers": {"proj": demo(exposure="direct")}})
+    )
+    pi_env.server.add(text_turn("one"))
+    refused = pi_env.run("-p", "hi")
+    assert refused.returncode == 1
+    assert "mcp.json" in refused.stderr
+    trusted = pi_env.run("trust", model=None)
+    assert trusted.returncode == 0, trusted.stderr
+    pi_env.server.add(text_turn("two"), text_turn("three"))
+    result = pi_env.run("-p", "hi")
+    assert result.returncode == 0, result.stderr
+    assert "mcp__proj__add" in tool_names(pi_env.server.requests[-1].body)
+    off = pi_env.run("-p", "--no-mcp", "hi")
+    assert off.returncode == 0, off.stderr
+    assert not any(n.startswith("mcp__") for n in tool_names(pi_env.server.requests[-1].body))
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+def test_no_server_process_outlives_pi(pi_env: PiEnv) -> None:
+    write_config(pi_env, {"demo": demo(exposure="direct"), "slow": demo("slow", exposure="deferred")})
+    pi_env.server.add(text_turn("bye"))
+    result = pi_env.run("-p", "hi")
+    assert result.returncode == 0, result.stderr
+    time.sleep(0.5)
+    left = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                cmdline = (proc / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if DEMO.encode() in cmdline and str(pi_env.agent_dir).encode() in (proc / "environ").read_bytes():
+                left.append(proc.name)
+    assert left == [], os.popen("ps -ef | grep demo_server").read()

@@ -1,0 +1,82 @@
+"""A small MCP server made with the SDK's FastMCP, run over stdio by the MCP tests.
+
+``DEMO_MODE`` changes its behaviour: ``slow`` sleeps before serving, ``mute`` reads requests and
+never answers (not even ``initialize``), ``flood`` writes megabytes to stderr first.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import sys
+import time
+
+MODE = os.environ.get("DEMO_MODE", "")
+if MODE == "mute":
+    for _line in sys.stdin:
+        pass
+    sys.exit(0)
+if MODE == "slow":
+    time.sleep(float(os.environ.get("DEMO_DELAY", "3")))
+if MODE == "flood":
+    for _ in range(20000):
+        sys.stderr.write("x" * 200 + "\n")
+    sys.stderr.flush()
+
+from mcp.server.fastmcp import FastMCP, Image  # noqa: E402
+from mcp.types import ToolAnnotations  # noqa: E402
+
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+)
+server = FastMCP("demo", instructions="Arithmetic and test helpers")
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True, idempotentHint=True))
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+@server.tool()
+def picture() -> Image:
+    """Return a one-pixel PNG."""
+    return Image(data=PNG, format="png")
+
+
+@server.tool()
+def fail(reason: str) -> str:
+    """Always fails with the given reason."""
+    raise ValueError(reason)
+
+
+@server.tool()
+def die() -> str:
+    """The server process exits in the middle of the call."""
+    os._exit(3)
+
+
+@server.tool()
+def big(size: int) -> str:
+    """Return ``size`` characters of text."""
+    return "y" * size
+
+
+for i in range(int(os.environ.get("DEMO_EXTRA", "0"))):
+
+    def extra(text: str, i: int = i) -> str:
+        return f"{i}:{text}"
+
+    server.add_tool(
+        extra, name=f"extra_{i}", description=f"Extra tool number {i} that echoes its text with a tag"
+    )
+
+
+@server.resource("demo://readme", mime_type="text/plain")
+def readme() -> str:
+    """The demo readme."""
+    return "demo readme text"
+
+
+if __name__ == "__main__":
+    server.run("stdio")
