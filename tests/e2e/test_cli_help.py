@@ -211,3 +211,20 @@ def test_help_anywhere_in_a_run_command_line_is_pis_help(env: Env) -> None:
 
 def test_trust_file_name_matches_the_plugin_layer() -> None:
     assert flag_cache.TRUST_FILE == TRUST_FILE
+
+
+def test_help_names_the_tools_the_key_variables_and_shows_examples(env: Env) -> None:
+    from pi_builtin_tools.registry import BUILTIN_TOOL_NAMES, DEFAULT_ACTIVE_TOOLS
+    from pi_core.cli.helpdoc import DEFAULT_TOOLS, OTHER_TOOLS
+
+    assert tuple(DEFAULT_ACTIVE_TOOLS) == DEFAULT_TOOLS
+    assert set(DEFAULT_TOOLS) | set(OTHER_TOOLS) == set(BUILTIN_TOOL_NAMES)
+    text = env.help()
+    tools = " ".join(section(text, "Tools (pi-coding-agent-tools)"))
+    assert all(name in tools for name in BUILTIN_TOOL_NAMES)
+    environment = "\n".join(section(text, "Environment"))
+    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "PI_CODING_AGENT_DIR"):
+        assert name in environment
+    examples = section(text, "Examples")
+    assert "  pi" in examples and any(line.startswith("  pi --provider ollama") for line in examples)
+    assert "default: google" not in text  # the first provider with a key is the default

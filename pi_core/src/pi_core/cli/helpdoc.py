@@ -64,7 +64,60 @@ def main_help(
     if plugins is not None:
         with formatter.section("Plugin options"):
             _plugin_section(formatter, run_ctx, plugins)
+    if _installed("pi_builtin_tools"):
+        with formatter.section("Tools (pi-coding-agent-tools)"):
+            formatter.write_text(
+                f"{', '.join(DEFAULT_TOOLS)} are on by default; {', '.join(OTHER_TOOLS)} with --tools "
+                "(e.g. --tools read,grep,find,ls); plugins add their own."
+            )
+    with formatter.section("Environment"):
+        formatter.write_dl(ENVIRONMENT)
+    with formatter.section("Examples"):
+        for comment, command in EXAMPLES:
+            formatter.write_text(f"# {comment}")
+            formatter.write_text(command)
+            formatter.write_paragraph()
     return formatter.getvalue().rstrip("\n")
+
+
+#: The built-in tools (``pi_builtin_tools.registry``; a test keeps these in step).
+DEFAULT_TOOLS = ("read", "bash", "edit", "write")
+OTHER_TOOLS = ("grep", "find", "ls")
+
+ENVIRONMENT: tuple[tuple[str, str], ...] = (
+    ("ANTHROPIC_API_KEY", "Anthropic key (ANTHROPIC_OAUTH_TOKEN is read first)"),
+    ("OPENAI_API_KEY", "OpenAI key"),
+    ("GEMINI_API_KEY", "Google Gemini key"),
+    ("OPENROUTER_API_KEY", "OpenRouter key"),
+    ("GROQ_API_KEY, …", "one variable per provider (XAI_API_KEY, DEEPSEEK_API_KEY, …): /login and "
+     "docs/providers.md list them all"),
+    ("PI_CODING_AGENT_DIR", "config directory with auth.json, models.json, settings.json, sessions/ "
+     "(default: ~/.pi/agent)"),
+    ("PI_CODING_AGENT_SESSION_DIR", "where sessions are stored (--session-dir wins)"),
+    ("PI_DISABLED_PLUGINS", "comma-separated plugin names not to load"),
+    ("PI_OFFLINE", "1: no network at start-up (same as --offline)"),
+    ("PI_CACHE_RETENTION", "long: longer prompt caching where the provider has it"),
+    ("PI_TRACE_HOOKS", "1: one line per hook call (same as --trace-hooks)"),
+)  # fmt: skip
+
+EXAMPLES: tuple[tuple[str, str], ...] = (
+    ("Open the REPL in this project (/login there saves a key)", "pi"),
+    ("Start the REPL with a first message and two files", 'pi @notes.md @shot.png "What is wrong here?"'),
+    ("Print one answer and exit; a key from the environment", 'GROQ_API_KEY=... pi -p "Summarise README.md"'),
+    ("Pick a model (provider/id, with a thinking level)", 'pi --model anthropic/claude-sonnet-4-5:high'),
+    ("A local server: any model it has loaded", "pi --provider ollama --model qwen3:8b"),
+    ("Models you have keys for, searched", "pi --list-models sonnet"),
+    ("Read-only: no edits, no shell", 'pi --tools read,grep,find,ls -p "Review src/"'),
+    ("Continue the last session of this directory", 'pi --continue "And the tests?"'),
+    ("Add a plugin, then see what loads", "pi install pi-ext-NAME && pi plugins"),
+)  # fmt: skip
+
+
+def _installed(package: str) -> bool:
+    """Whether ``package`` can be imported (found without importing it)."""
+    import importlib.util
+
+    return importlib.util.find_spec(package) is not None
 
 
 def _plugin_section(formatter: click.HelpFormatter, ctx: click.Context, plugins: HelpFlags) -> None:

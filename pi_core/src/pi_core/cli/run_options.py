@@ -93,14 +93,24 @@ def _value(*names: str, dest: str, metavar: str, help: str, multiple: bool = Fal
 
 
 RUN_OPTIONS: tuple[click.Option, ...] = (
-    _value("--provider", dest="provider", metavar="<name>", help="Provider name (default: google)"),
+    _value(
+        "--provider",
+        dest="provider",
+        metavar="<name>",
+        help="Provider name (default: the first provider with a key, see Environment)",
+    ),
     _value(
         "--model",
         dest="model",
         metavar="<pattern>",
         help='Model pattern or ID (supports "provider/id" and optional ":<thinking>")',
     ),
-    _value("--api-key", dest="api_key", metavar="<key>", help="API key (defaults to env vars)"),
+    _value(
+        "--api-key",
+        dest="api_key",
+        metavar="<key>",
+        help="API key for this run, not stored (default: auth.json, then the provider's variable)",
+    ),
     _value(
         "--system-prompt",
         dest="system_prompt",
