@@ -182,3 +182,20 @@ def test_existing_file_without_assistant_is_not_duplicated(tmp_path: Path) -> No
     written = lines(str(path))
     assert [o["type"] for o in written] == ["session", "message", "message"]
     assert isinstance(sm.get_entries()[1], MessageEntry)
+
+
+def test_latest_compaction_on_branch_reads_only_records(tmp_path: Path) -> None:
+    sm = SessionManager.create("/proj", tmp_path)
+    first = sm.append_message(user("one"))
+    sm.append_message(assistant("two"))
+    assert sm.latest_compaction_on_branch() is None
+    compaction = sm.append_compaction("summary", first, 100)
+    sm.append_message(user("three"))
+    later = sm.append_compaction("summary 2", first, 200)
+    assert sm.latest_compaction_on_branch().id == later  # type: ignore[union-attr]
+    assert sm.latest_compaction_on_branch(compaction).id == compaction  # type: ignore[union-attr]
+    sm.branch(first)
+    assert sm.latest_compaction_on_branch() is None
+    reopened = SessionManager.open(sm.get_session_file() or "")
+    assert reopened.latest_compaction_on_branch().id == later  # type: ignore[union-attr]
+    assert all(meta.entry is None for meta in reopened._metas if meta.type == "message")

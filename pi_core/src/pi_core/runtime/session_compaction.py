@@ -77,7 +77,7 @@ class SessionCompaction:
             model_provider=model.provider if model else None,
             model_id=model.id if model else None,
             context_window=model.context_window if model else 0,
-            branch=self._s.session_manager.get_branch(),
+            branch=_compaction_tail(self._s.session_manager),
             agent_messages=self._s.messages,
             overflow_attempted=self.overflow_attempted,
             skip_aborted=skip_aborted,
@@ -333,3 +333,13 @@ def _overflowed(message: AssistantMessage, context_window: int) -> bool:
     from pi_core.ai.overflow import is_context_overflow
 
     return bool(is_context_overflow(message, context_window))
+
+
+def _compaction_tail(manager: Any) -> list[Any]:
+    """What the check reads of the branch (only its latest compaction), without building every
+    entry of a long branch when the manager can find it from its records."""
+    finder = getattr(manager, "latest_compaction_on_branch", None)
+    if finder is None:
+        return list(manager.get_branch())
+    latest = finder()
+    return [latest] if latest is not None else []

@@ -641,6 +641,16 @@ class SessionManager:
         self._branch_cache = (leaf, entries)
         return list(entries)
 
+    def latest_compaction_on_branch(self, from_id: str | None = None) -> CompactionEntry | None:
+        """The last compaction entry between the root and ``from_id`` (default: the leaf), found
+        from the records: no entry model is built for the rest of the branch."""
+        target = from_id if from_id is not None else self._leaf_id
+        for meta in reversed(self._path_metas(target)):
+            if meta.type == "compaction":
+                entry = self._load(meta)
+                return entry if isinstance(entry, CompactionEntry) else None
+        return None
+
     def get_tree(self) -> list[SessionTreeNode]:
         """Root nodes (parentless, self-parented or orphaned entries); children oldest first."""
         nodes: dict[str, SessionTreeNode] = {}
