@@ -1,9 +1,10 @@
-"""Session files written by the real pi 1.6.0 resume here with the context pi 1.6.0 sends.
+"""Session files resume here with the context the real pi 1.6.0 sends for them, both ways.
 
-Each ``tests/fixtures/pi16/<name>.jsonl`` was written by pi 1.6.0; ``<name>.resume.json`` is the
-conversation pi 1.6.0 sent when started on a copy of it with ``--session COPY -p "resume check"``
-(tests/fixtures/pi16/README.md). Here our ``pi`` does the same against the loopback server, and
-its request must hold the same conversation; the file keeps every line pi wrote.
+Each ``tests/fixtures/pi16/<name>.jsonl`` was written by pi 1.6.0, each ``ours_<name>.jsonl`` by
+our pi; ``<name>.resume.json`` is the conversation pi 1.6.0 sent when started on a copy of the
+file with ``--session COPY -p "resume check"`` (tests/fixtures/pi16/README.md). Here our ``pi``
+does the same against the loopback server, and its request must hold the same conversation; the
+file keeps every line that was in it.
 """
 
 from __future__ import annotations
@@ -23,17 +24,17 @@ sys.path.insert(0, str(FIXTURES))
 
 from harness import Home, conversation, our_pi  # noqa: E402
 
-PI16_FILES = sorted(path.stem for path in FIXTURES.glob("*.jsonl") if not path.stem.startswith("ours_"))
+FILES = sorted(path.stem for path in FIXTURES.glob("*.jsonl"))
+SCENARIOS = {"tool_call", "auto_retry", "overflow_recovery", "bad_tool_arguments", "length_stop"}
 
 
 def test_fixtures_are_there() -> None:
-    assert {"tool_call", "auto_retry", "overflow_recovery", "bad_tool_arguments", "length_stop"} <= set(
-        PI16_FILES
-    )
+    assert {*SCENARIOS, "extension_edits"} <= set(FILES)
+    assert {f"ours_{name}" for name in SCENARIOS} <= set(FILES)
 
 
-@pytest.mark.parametrize("name", PI16_FILES)
-def test_a_pi16_session_resumes_with_the_context_pi16_sends(name: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", FILES)
+def test_a_session_resumes_with_the_context_pi16_sends(name: str, tmp_path: Path) -> None:
     expected = json.loads((FIXTURES / f"{name}.resume.json").read_text())
     original = (FIXTURES / f"{name}.jsonl").read_text()
     copy = tmp_path / "session.jsonl"
