@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import json
 import os
+import socket
+import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -201,3 +204,107 @@ def test_no_server_process_outlives_pi(pi_env: PiEnv) -> None:
             if DEMO.encode() in cmdline and str(pi_env.agent_dir).encode() in (proc / "environ").read_bytes():
                 left.append(proc.name)
     assert left == [], os.popen("ps -ef | grep demo_server").read()
+
+
+def test_a_third_party_server_from_pypi_mcp_server_time(pi_env: PiEnv) -> None:
+    write_config(
+        pi_env, {"time": {"command": sys.executable, "args": ["-m", "mcp_server_time"], "exposure": "direct"}}
+    )
+    pi_env.server.add(
+        tool_turn(ToolUse("mcp__time__get_current_time", {"timezone": "Europe/Berlin"}, id="c_time")),
+        tool_turn(ToolUse("mcp__time__get_current_time", {"timezone": "Nowhere/Atlantis"}, id="c_bad")),
+        text_turn("it is late"),
+    )
+    result = pi_env.run("-p", "time?", timeout=60)
+    assert result.returncode == 0, result.stderr
+    seen = tool_messages(pi_env.server.requests[-1].body)
+    assert json.loads(seen["c_time"])["timezone"] == "Europe/Berlin"
+    assert "Nowhere/Atlantis" in seen["c_bad"]
+    stored = session_results(pi_env)
+    assert stored["c_time"]["isError"] is False and stored["c_bad"]["isError"] is True
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def http_demo(tmp_path: Path) -> Iterator[Callable[[str], int]]:
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start(transport: str) -> int:
+        port = _free_port()
+        env = {**os.environ, "DEMO_TRANSPORT": transport, "DEMO_PORT": str(port)}
+        with (tmp_path / f"{transport}.log").open("wb") as log:
+            started.append(subprocess.Popen([sys.executable, DEMO], env=env, stderr=log, stdout=log))
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            with socket.socket() as sock:
+                if sock.connect_ex(("127.0.0.1", port)) == 0:
+                    return port
+            time.sleep(0.05)
+        raise AssertionError((tmp_path / f"{transport}.log").read_text())
+
+    yield start
+    for process in started:
+        process.kill()
+        process.wait()
+
+
+def test_streamable_http_and_sse_servers_with_headers_from_the_environment(
+    pi_env: PiEnv, http_demo: Callable[[str], int]
+) -> None:
+    http_port, sse_port = http_demo("streamable-http"), http_demo("sse")
+    pi_env.extra_env.update(DEMO_TOKEN="s3cret", BEARER="tok")
+    write_config(
+        pi_env,
+        {
+            "web": {
+                "url": f"http://127.0.0.1:{http_port}/mcp",
+                "headers": {"X-Demo": "${DEMO_TOKEN}"},
+                "bearerTokenEnvVar": "BEARER",
+                "exposure": "direct",
+            },
+            "old": {"type": "sse", "url": f"http://127.0.0.1:{sse_port}/sse", "exposure": "direct"},
+        },
+    )
+    pi_env.server.add(
+        tool_turn(
+            ToolUse("mcp__web__add", {"a": 3, "b": 4}, id="c_add"),
+            ToolUse("mcp__web__header", {"name": "x-demo"}, id="c_hdr"),
+            ToolUse("mcp__web__header", {"name": "authorization"}, id="c_auth"),
+            ToolUse("mcp__old__add", {"a": 1, "b": 1}, id="c_sse"),
+        ),
+        text_turn("over http"),
+    )
+    result = pi_env.run("-p", "http", timeout=60)
+    assert result.returncode == 0, result.stderr
+    seen = tool_messages(pi_env.server.requests[-1].body)
+    assert seen == {"c_add": "7", "c_hdr": "s3cret", "c_auth": "Bearer tok", "c_sse": "2"}
+
+
+def test_pi_mcp_add_list_remove(pi_env: PiEnv) -> None:
+    added = pi_env.run("mcp", "add", "demo", "--exposure", "direct", "--", sys.executable, DEMO, model=None)
+    assert added.returncode == 0, added.stderr
+    web = pi_env.run(
+        "mcp", "add", "web", "--url", "http://127.0.0.1:9/mcp", "--bearer-token-env-var", "TOK", model=None
+    )
+    assert web.returncode == 0, web.stderr
+    data = json.loads((pi_env.agent_dir / "mcp.json").read_text())["mcpServers"]
+    assert data["demo"] == {"command": sys.executable, "args": [DEMO], "exposure": "direct"}
+    assert data["web"]["headers"] == {"Authorization": "Bearer ${TOK}"}
+    listed = pi_env.run("mcp", "list", "--json", model=None, timeout=60)
+    assert listed.returncode == 1  # web cannot connect
+    rows = {row["name"]: row for row in json.loads(listed.stdout)["servers"]}
+    assert rows["demo"]["state"] == "connected"
+    assert {"name": "mcp__demo__add", "exposure": "direct"} in rows["demo"]["tools"]
+    assert rows["web"]["state"] == "failed" and rows["web"]["error"]
+    removed = pi_env.run("mcp", "remove", "web", model=None)
+    assert removed.returncode == 0, removed.stderr
+    assert pi_env.run("mcp", "list", model=None, timeout=60).returncode == 0
+    missing = pi_env.run("mcp", "remove", "web", model=None)
+    assert missing.returncode == 1 and "no server 'web'" in missing.stderr
+    local = pi_env.run("mcp", "add", "-l", "p", "--", "srv", model=None)
+    assert local.returncode == 0 and (pi_env.project / ".pi" / "mcp.json").is_file()

@@ -1,6 +1,7 @@
 """A small MCP server made with the SDK's FastMCP, run over stdio by the MCP tests.
 
-``DEMO_MODE`` changes its behaviour: ``slow`` sleeps before serving, ``mute`` reads requests and
+``DEMO_TRANSPORT`` (``stdio``, ``streamable-http``, ``sse``) and ``DEMO_PORT`` choose how it is
+reached. ``DEMO_MODE`` changes its behaviour: ``slow`` sleeps before serving, ``mute`` reads requests and
 never answers (not even ``initialize``), ``flood`` writes megabytes to stderr first.
 """
 
@@ -23,13 +24,15 @@ if MODE == "flood":
         sys.stderr.write("x" * 200 + "\n")
     sys.stderr.flush()
 
-from mcp.server.fastmcp import FastMCP, Image  # noqa: E402
+from mcp.server.fastmcp import Context, FastMCP, Image  # noqa: E402
 from mcp.types import ToolAnnotations  # noqa: E402
 
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 )
-server = FastMCP("demo", instructions="Arithmetic and test helpers")
+server = FastMCP(
+    "demo", instructions="Arithmetic and test helpers", port=int(os.environ.get("DEMO_PORT", "0"))
+)
 
 
 @server.tool(annotations=ToolAnnotations(readOnlyHint=True, idempotentHint=True))
@@ -72,6 +75,13 @@ for i in range(int(os.environ.get("DEMO_EXTRA", "0"))):
     )
 
 
+@server.tool()
+def header(name: str, ctx: Context) -> str:  # type: ignore[type-arg]
+    """The value of an HTTP request header the client sent (empty over stdio)."""
+    request = ctx.request_context.request
+    return "" if request is None else str(request.headers.get(name, ""))
+
+
 @server.resource("demo://readme", mime_type="text/plain")
 def readme() -> str:
     """The demo readme."""
@@ -79,4 +89,4 @@ def readme() -> str:
 
 
 if __name__ == "__main__":
-    server.run("stdio")
+    server.run(os.environ.get("DEMO_TRANSPORT", "stdio"))  # type: ignore[arg-type]

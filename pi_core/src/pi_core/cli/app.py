@@ -159,6 +159,29 @@ def install_command(specs: tuple[str, ...], python: str | None) -> None:
     install(specs, python)
 
 
+@cli.command(
+    "mcp",
+    context_settings={
+        "ignore_unknown_options": True,
+        "allow_interspersed_args": False,
+        "help_option_names": [],
+    },
+)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def mcp_command(args: tuple[str, ...]) -> None:
+    """Manage MCP servers in mcp.json: add, remove, list (needs the mcp plugin)."""
+    import importlib
+    import sys
+
+    try:
+        module = importlib.import_module("pi_mcp.cli")
+    except ImportError as exc:
+        raise click.ClickException(
+            "pi mcp needs the mcp plugin, which is not installed: pi install pi-coding-agent-mcp"
+        ) from exc
+    sys.exit(module.main(list(args)))
+
+
 @cli.command("remove")
 @click.argument("names", nargs=-1, required=True)
 @_PYTHON_OPTION
