@@ -137,6 +137,13 @@ class InteractiveMode:
         if self._editor is not None and self._editor.app.is_running:
             self._editor.app.invalidate()
 
+    def _warm_up(self) -> None:
+        """The model's SDK is imported in the background while the first prompt is typed."""
+        from pi_core.modes.interactive.warmup import warm_up
+
+        model = self.host.session.model
+        warm_up(model.api if model is not None else None)
+
     def refresh_status(self) -> None:
         """Read the git branch again (in a thread) and redraw the status line."""
 
@@ -146,6 +153,7 @@ class InteractiveMode:
             self.invalidate()
 
         self._status_cache = None
+        self._warm_up()  # a model chosen since: its SDK too
         self.spawn(read())
 
     def set_title(self, text: str) -> None:
@@ -192,6 +200,7 @@ class InteractiveMode:
 
             self.console.print(Text(repl_no_model_notice(self.host.services.model_registry), style="yellow"))
         await self.bind()  # plugins start here (session_start), with the REPL's UI
+        self._warm_up()
         if initial is not None or images or messages:
             self.start_task(self._prompt_sequence(initial, images, messages))
         self._start_editor()

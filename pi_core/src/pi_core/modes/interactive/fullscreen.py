@@ -61,6 +61,11 @@ T = TypeVar("T")
 #: A streaming block longer than this many lines is shown as its plain tail while it grows
 #: (laying out a huge unfinished code block as markdown on every token would lag the keys).
 LIVE_MARKDOWN_LINES = 120
+#: Seconds between two layouts of the block being streamed: tokens arriving faster are drawn
+#: together, and a key pressed meanwhile redraws without laying the block out again.
+LIVE_REFRESH = 0.05
+#: Seconds between two redraws for output (a key redraws at once).
+REDRAW_INTERVAL = 0.03
 #: Rows the mouse wheel scrolls per notch.
 WHEEL_ROWS = 3
 #: Seconds a note such as "Copied 3 lines" stays in the status row.
@@ -110,6 +115,9 @@ class FullscreenMode(InteractiveMode):
         self._flash: tuple[float, str] | None = None
         self._live_key: tuple[Any, ...] | None = None
         self._live_lines: list[Line] = []
+        self._live_at = 0.0
+        self._redraw_timer: asyncio.TimerHandle | None = None
+        self._live_timer: asyncio.TimerHandle | None = None
         self._shown_rows: list[Line] = []
         self._select_from: int | None = None
         self._select_to: int | None = None
@@ -157,7 +165,7 @@ class FullscreenMode(InteractiveMode):
         )
         body = HSplit(
             [
-                Window(_TranscriptControl(self), wrap_lines=False, always_hide_cursor=True),
+                _TranscriptWindow(_TranscriptControl(self)),
                 search_bar,
                 ConditionalContainer(
                     Window(FormattedTextControl(self._above_editor), dont_extend_height=True),
@@ -184,7 +192,7 @@ class FullscreenMode(InteractiveMode):
             full_screen=True,
             mouse_support=True,
             refresh_interval=1.0,
-            min_redraw_interval=0.015,
+            min_redraw_interval=None,  # keys redraw at once; output is paced by invalidate()
             input=self.terminal["input"],
             output=self.terminal["output"],
         )
@@ -300,6 +308,15 @@ class FullscreenMode(InteractiveMode):
         key = (width, pending, live, renderer.hide_thinking)
         if key == self._live_key:
             return self._live_lines
+        now = time.monotonic()
+        if self._live_key is not None and self._live_key[0] == width and now - self._live_at < LIVE_REFRESH:
+            # Laid out a moment ago: draw that (a key press redraws at once) and come back for
+            # the new text when the interval is over.
+            if self._live_timer is None:
+                loop = asyncio.get_running_loop()
+                self._live_timer = loop.call_later(LIVE_REFRESH, self._live_due)
+            return self._live_lines
+        self._live_at = now
         parts: list[Any] = []
         if pending.strip():
             from pi_core.modes.interactive.sanitize import sanitize
@@ -319,6 +336,10 @@ class FullscreenMode(InteractiveMode):
         self._live_lines = self.transcript.render(parts, {}, width) if parts else []
         self._live_key = key
         return self._live_lines
+
+    def _live_due(self) -> None:
+        self._live_timer = None
+        self._redraw_due()
 
     # --- selection ----------------------------------------------------------------------------------
 
@@ -401,6 +422,16 @@ class FullscreenMode(InteractiveMode):
         """The footer is always on screen here; runs leave no copy of it in the transcript."""
 
     def invalidate(self) -> None:
+        """Redraw soon: output (tokens, tool updates, plugin statuses) is drawn at most every
+        ``REDRAW_INTERVAL``, so that a key — which redraws at once — never waits behind it."""
+        app = self._app
+        if app is None or not app.is_running or self._redraw_timer is not None:
+            return
+        loop = asyncio.get_running_loop()
+        self._redraw_timer = loop.call_later(REDRAW_INTERVAL, self._redraw_due)
+
+    def _redraw_due(self) -> None:
+        self._redraw_timer = None
         app = self._app
         if app is not None and app.is_running:
             app.invalidate()
@@ -523,6 +554,56 @@ class FullscreenMode(InteractiveMode):
                 console.print(*block.objects, **block.kwargs)
 
 
+class _TranscriptWindow(Window):
+    """The transcript's window, which copies its last drawing when the rows on screen are the
+    same objects as last time. Building prompt-toolkit's screen costs about half a millisecond per
+    full row; a key pressed while an answer streams then redraws only the editor's rows."""
+
+    def __init__(self, control: _TranscriptControl) -> None:
+        super().__init__(control, wrap_lines=False, always_hide_cursor=True)
+        self._control = control
+        self._saved: tuple[tuple[Any, ...], list[Line], list[dict[int, Any]], Any] | None = None
+
+    def _write_to_screen_at_index(
+        self,
+        screen: Any,
+        mouse_handlers: Any,
+        write_position: Any,
+        parent_style: str,
+        erase_bg: bool,
+    ) -> None:
+        position = write_position
+        if position.height <= 0 or position.width <= 0:
+            return
+        rows = self._control.compute(position.width, position.height)
+        key: tuple[Any, ...] = (position.xpos, position.ypos, position.width, position.height, parent_style)
+        key += self._control.selection_key()
+        saved = self._saved
+        if (
+            saved is not None
+            and saved[0] == key
+            and len(saved[1]) == len(rows)
+            and all(old is new for old, new in zip(saved[1], rows, strict=True))
+        ):
+            self._control._computed = None
+            buffer = screen.data_buffer
+            for offset, row in enumerate(saved[2]):
+                buffer[position.ypos + offset].update(row)
+            mouse_handlers.set_mouse_handler_for_range(
+                x_min=position.xpos,
+                x_max=position.xpos + position.width,
+                y_min=position.ypos,
+                y_max=position.ypos + position.height,
+                handler=saved[3],
+            )
+            screen.visible_windows_to_write_positions[self] = position
+            return
+        super()._write_to_screen_at_index(screen, mouse_handlers, position, parent_style, erase_bg)
+        copied = [dict(screen.data_buffer[position.ypos + offset]) for offset in range(position.height)]
+        handler = mouse_handlers.mouse_handlers[position.ypos][position.xpos]
+        self._saved = (key, rows, copied, handler)
+
+
 def _fit(text: str, width: int) -> str:
     return text if len(text) < width else text[: max(1, width - 2)] + "…"
 
@@ -532,17 +613,33 @@ class _TranscriptControl(UIControl):
 
     def __init__(self, mode: FullscreenMode) -> None:
         self.mode = mode
+        self._computed: tuple[int, int, list[Line]] | None = None
 
     def is_focusable(self) -> bool:
         return False
 
-    def create_content(self, width: int, height: int) -> UIContent:
+    def compute(self, width: int, height: int) -> list[Line]:
+        """The rows on screen now (kept for the ``create_content`` that follows)."""
         mode = self.mode
         mode._view_size = (width, height)
         transcript = mode.transcript
         rows, scroll = transcript.window(width, height, mode.live_lines(width))
         transcript.scroll = scroll
         mode._shown_rows = rows
+        self._computed = (width, height, rows)
+        return rows
+
+    def selection_key(self) -> tuple[int | None, int | None]:
+        return self.mode._select_from, self.mode._select_to
+
+    def create_content(self, width: int, height: int) -> UIContent:
+        mode = self.mode
+        computed, self._computed = self._computed, None
+        if computed is not None and computed[:2] == (width, height):
+            rows = computed[2]
+        else:
+            rows = self.compute(width, height)
+            self._computed = None
 
         def get_line(index: int) -> StyleAndTextTuples:
             row = rows[index]

@@ -1,0 +1,205 @@
+"""Our REPL against pi 1.6.0's TUI in tmux, as a person uses them, runs interleaved.
+
+Each run starts the program in a tmux pane of its own (120x40, a private ``-L`` socket), with a
+throwaway home whose ``models.json`` points at pi_core.testing's loopback server, and reads the
+screen with ``capture-pane`` every few milliseconds:
+
+* ``first-token``: Enter on a prompt until the answer's first word is on screen;
+* ``esc-abort``: Esc while an answer streams until "Operation aborted" is on screen;
+* ``echo``: while an answer streams at ~200 tokens/s, one key until it shows in the editor
+  (median of several keys per run);
+* ``rss-1000``: resident memory of the program once a session of 1,000 messages is resumed and
+  drawn (``--session FILE``), summed over its processes.
+
+Polling the screen costs a few milliseconds per look; the figures include it for both programs.
+
+    uv run python bench/bench_tui.py --runs 5
+    uv run python bench/bench_tui.py --tui-mode regular --rows first-token,esc-abort
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_vs_pi16 import find_pi16, make_session  # noqa: E402
+from pi_core.testing import LoopbackLLMServer, Text, Turn  # noqa: E402
+
+OURS = str(Path(sys.executable).with_name("pi"))
+ROWS = ("first-token", "esc-abort", "echo", "rss-1000")
+
+
+class Pane:
+    def __init__(self, command: str, cwd: Path) -> None:
+        self.socket = f"pi-bench-{uuid.uuid4().hex[:8]}"
+        subprocess.run(
+            ["tmux", "-L", self.socket, "new-session", "-d", "-s", "b", "-x", "120", "-y", "40",
+             "-c", str(cwd), command + "; sleep 60"],
+            check=True,
+        )  # fmt: skip
+
+    def tmux(self, *args: str) -> str:
+        return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True).stdout
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p", "-t", "b")
+
+    def wait(self, check: Callable[[str], bool], timeout: float = 30, poll: float = 0.002) -> float:
+        deadline = time.monotonic() + timeout
+        while True:
+            if check(self.screen()):
+                return time.monotonic()
+            if time.monotonic() > deadline:
+                raise TimeoutError(self.screen())
+            time.sleep(poll)
+
+    def pids(self) -> list[int]:
+        root = int(self.tmux("display-message", "-p", "-t", "b", "#{pane_pid}").strip())
+        found, todo = [], [root]
+        while todo:
+            pid = todo.pop()
+            found.append(pid)
+            children = Path(f"/proc/{pid}/task/{pid}/children")
+            if children.exists():
+                todo.extend(int(child) for child in children.read_text().split())
+        return found
+
+    def rss_mb(self) -> float:
+        total = 0
+        for pid in self.pids():
+            try:
+                status = Path(f"/proc/{pid}/status").read_text()
+            except OSError:
+                continue
+            name = next(line.split()[1] for line in status.splitlines() if line.startswith("Name:"))
+            if name in ("sh", "bash", "sleep", "env", "tmux"):
+                continue
+            total += next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:"))
+        return total / 1024
+
+    def kill(self) -> None:
+        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
+
+
+def ready(screen: str) -> bool:
+    """Both programs draw the model's name in their footer once the editor is up."""
+    return "fake-model" in screen.splitlines()[-1] if screen.strip() else False
+
+
+def start(program: list[str], env: dict[str, str], cwd: Path, *extra: str) -> Pane:
+    exports = " ".join(shlex.quote(f"{k}={v}") for k, v in env.items())
+    argv = " ".join(shlex.quote(part) for part in [*program, "--model", "loop/fake-model", *extra])
+    pane = Pane(f"env {exports} TERM=xterm-256color {argv}", cwd)
+    pane.wait(lambda s: "fake-model" in s, timeout=60, poll=0.05)
+    time.sleep(0.5)  # let start-up settle (plugins, the warm-up import) as a person would
+    return pane
+
+
+def run_row(row: str, program: list[str], env: dict[str, str], cwd: Path, server: LoopbackLLMServer,
+            session: Path) -> float:  # fmt: skip
+    if row == "rss-1000":
+        pane = start(program, env, cwd, "--session", str(session))
+        try:
+            pane.wait(lambda s: "module_996" in s or "Let me read" in s, timeout=120, poll=0.05)
+            time.sleep(2)
+            return pane.rss_mb()
+        finally:
+            pane.kill()
+    words = "alpha " + "tok " * 1200
+    server.add(Turn(blocks=[Text(words, chunks=1200)], delay=0.005))  # ~200 tokens/s
+    pane = start(program, env, cwd)
+    try:
+        pane.tmux("send-keys", "-t", "b", "-l", "hello")
+        sent = time.monotonic()
+        pane.tmux("send-keys", "-t", "b", "Enter")
+        if row == "first-token":
+            return pane.wait(lambda s: "alpha" in s) - sent
+        pane.wait(lambda s: s.count("tok tok") > 3)
+        if row == "esc-abort":
+            sent = time.monotonic()
+            pane.tmux("send-keys", "-t", "b", "Escape")
+            return pane.wait(lambda s: "Operation aborted" in s) - sent
+        delays = []
+        for key in "QWXYZ":
+            sent = time.monotonic()
+            pane.tmux("send-keys", "-t", "b", "-l", key)
+            delays.append(pane.wait(lambda s, k=key: k in s) - sent)
+            time.sleep(0.1)
+        pane.tmux("send-keys", "-t", "b", "Escape")
+        return statistics.median(delays)
+    finally:
+        pane.kill()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--rows", default=",".join(ROWS))
+    parser.add_argument("--pi16", help="launcher of pi 1.6.0 (default: $PI16 or bench/install_pi16.sh)")
+    parser.add_argument("--tui-mode", default="fullscreen", choices=("fullscreen", "regular"))
+    args = parser.parse_args()
+    programs = {"ours": [OURS, "--tui-mode", args.tui_mode], "pi 1.6.0": [find_pi16(args.pi16)]}
+    with LoopbackLLMServer() as server, tempfile.TemporaryDirectory(prefix="pi-tui-bench-") as tmp:
+        root = Path(tmp)
+        agent, home, project = root / "agent", root / "home", root / "project"
+        for folder in (agent, home, project):
+            folder.mkdir()
+        models = {
+            "providers": {
+                "loop": {
+                    "baseUrl": server.base_url("openai-completions"),
+                    "api": "openai-completions",
+                    "apiKey": "sk-loopback",
+                    "models": [{"id": "fake-model", "contextWindow": 2_000_000, "maxTokens": 4096}],
+                }
+            }
+        }
+        (agent / "models.json").write_text(json.dumps(models))
+        env = {
+            "HOME": str(home),
+            "PATH": os.environ.get("PATH", ""),
+            "PI_CODING_AGENT_DIR": str(agent),
+            "PI_OFFLINE": "1",
+            "PI_SKIP_VERSION_CHECK": "1",
+            "PI_TELEMETRY": "0",
+        }
+        session = root / "s1000.jsonl"
+        make_session(session, 1000, str(project))
+        print(f"| row | {' | '.join(programs)} | (medians of {args.runs} interleaved runs; tui {args.tui_mode})")
+        for row in args.rows.split(","):
+            samples: dict[str, list[float]] = {name: [] for name in programs}
+            for _ in range(args.runs):
+                for name, program in programs.items():
+                    if row == "rss-1000":
+                        pristine = session.read_bytes()
+                    try:
+                        samples[name].append(run_row(row, program, env, project, server, session))
+                    except TimeoutError as error:
+                        print(f"  ({name} {row}: timed out; screen:\n{error})", file=sys.stderr)
+                    if row == "rss-1000":
+                        session.write_bytes(pristine)
+            unit = "MB" if row == "rss-1000" else "ms"
+            scale = 1 if row == "rss-1000" else 1000
+            cells = [
+                f"{statistics.median(v) * scale:.0f} {unit} (min {min(v) * scale:.0f}, max {max(v) * scale:.0f})"
+                if v
+                else "-"
+                for v in samples.values()
+            ]
+            print(f"| {row} | {' | '.join(cells)} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
