@@ -34,8 +34,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_vs_pi16 import find_pi16, make_session  # noqa: E402
-from pi_core.testing import LoopbackLLMServer, Text, Turn  # noqa: E402
+from bench_vs_pi16 import find_pi16, make_session
+from pi_core.testing import LoopbackLLMServer, Text, Turn
 
 OURS = str(Path(sys.executable).with_name("pi"))
 ROWS = ("first-token", "esc-abort", "echo", "rss-1000")
@@ -144,7 +144,9 @@ def run_row(row: str, program: list[str], env: dict[str, str], cwd: Path, server
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--rows", default=",".join(ROWS))
     parser.add_argument("--pi16", help="launcher of pi 1.6.0 (default: $PI16 or bench/install_pi16.sh)")
@@ -177,7 +179,9 @@ def main() -> None:
         }
         session = root / "s1000.jsonl"
         make_session(session, 1000, str(project))
-        print(f"| row | {' | '.join(programs)} | (medians of {args.runs} interleaved runs; tui {args.tui_mode})")
+        print(
+            f"| row | {' | '.join(programs)} | (medians of {args.runs} interleaved runs; tui {args.tui_mode})"
+        )
         for row in args.rows.split(","):
             samples: dict[str, list[float]] = {name: [] for name in programs}
             for _ in range(args.runs):
