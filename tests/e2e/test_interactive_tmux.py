@@ -186,7 +186,7 @@ def test_tree_picker_in_tmux(pi_env: PiEnv, pane: Pane) -> None:
         pane.wait_for(lambda screen, n=number: screen.count("loop/fake-model · context") >= n)
     pane.type("/tree")
     pane.keys("Enter")
-    screen = pane.wait_for("(4/4) filter: default")
+    screen = pane.wait_for("(5/5) filter: default")  # the session's system message is the first row
     assert "› assistant: answer two  ← active" in screen
     pane.keys("Up", "Up")
     pane.wait_for("› assistant: answer one")
@@ -194,11 +194,12 @@ def test_tree_picker_in_tmux(pi_env: PiEnv, pane: Pane) -> None:
     pane.wait_for("Summarize the branch you are leaving?")
     pane.keys("Enter")
     pane.wait_for("Moved to a new position in the tree")
-    assert "(2/4)" not in pane.screen()  # the picker erased itself
+    assert "(3/5)" not in pane.screen()  # the picker erased itself
     pane.keys("C-d")
     pane.wait_for("PI-EXITED=0")
     [session] = pi_env.session_files()
-    assert session.read_text().count('"type":"message"') == 4  # moving the leaf writes no entry
+    messages = session.read_text().count('"type":"message"')
+    assert messages == 5, messages  # system, 2 x (user, assistant): moving the leaf writes no entry
 
 
 SLOW_RELOAD_EXTENSION = """
