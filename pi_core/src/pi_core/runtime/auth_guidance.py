@@ -23,12 +23,14 @@ def docs_path() -> Path:
 
 
 def provider_login_help() -> str:
-    docs = docs_path()
+    providers_md = docs_path() / "providers.md"
+    if not providers_md.is_file():  # an installed wheel has no docs/ next to it
+        providers_md = Path("docs/providers.md (in pi for Python's repository)")
     return "\n".join(
         [
             LOGIN_HINT,
             # pi adds a second line for its models.md; here providers.md covers models.json too.
-            f"  {docs / 'providers.md'}",
+            f"  {providers_md}",
         ]
     )
 
