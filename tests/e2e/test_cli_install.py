@@ -70,3 +70,24 @@ def test_refusals_and_failures_are_clear(tmp_path: Path, target: str) -> None:
     assert refused.returncode == 2 and "pi-coding-agent-core is pi itself" in refused.stderr
     missing = pi("install", "--python", target, str(tmp_path / "no-such.whl"))
     assert missing.returncode == 1 and "install failed" in missing.stderr
+
+
+FIRST_PARTY = ["permission-gate", "protected-paths", "git-checkpoint", "plan-mode", "todo", "subagent"]
+
+
+def test_the_first_party_plugins_install_from_their_folders(tmp_path: Path, target: str) -> None:
+    import os
+
+    examples = Path(__file__).resolve().parents[2] / "plugins-example"
+    folders = [str(examples / f"pi-ext-{name}") for name in FIRST_PARTY]
+    done = subprocess.run(
+        [PI, "install", "--python", target, *folders],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "UV_OFFLINE": "1"},  # everything comes from this checkout and uv's cache
+    )
+    assert done.returncode == 0, done.stderr
+    for name in FIRST_PARTY:
+        package = name.replace("-", "_")
+        assert f"  {name} = pi_ext_{package}.plugin  (pi-ext-{name})" in done.stdout

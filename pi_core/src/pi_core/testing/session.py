@@ -204,3 +204,49 @@ class PiSession:
 
     def event_types(self) -> list[str]:
         return [str(getattr(event, "type", "")) for event in self.events]
+
+
+class ScriptedUI:
+    """``ctx.ui`` of a user who picks ``answer`` in every select dialog and says yes to confirms.
+
+    Bind it with ``await pi.host.bind_mode(ui=ScriptedUI("Yes"), mode="tui")``; ``asked`` holds the
+    dialog titles, ``notices`` what was notified, ``statuses`` the status texts by key.
+    """
+
+    def __init__(self, answer: str | None) -> None:
+        self.answer = answer
+        self.asked: list[str] = []
+        self.notices: list[tuple[str, str]] = []
+        self.statuses: dict[str, str | None] = {}
+
+    async def select(self, title: str, options: Sequence[str], **kwargs: Any) -> str | None:
+        self.asked.append(title)
+        return self.answer if self.answer in options else None
+
+    async def confirm(self, title: str, message: str, **kwargs: Any) -> bool:
+        self.asked.append(title)
+        return True
+
+    async def input(self, title: str, placeholder: str | None = None, **kwargs: Any) -> str | None:
+        return None
+
+    async def editor(self, title: str, prefill: str | None = None) -> str | None:
+        return None
+
+    def notify(self, message: str, type: str = "info") -> None:
+        self.notices.append((message, type))
+
+    def set_status(self, key: str, text: str | None) -> None:
+        self.statuses[key] = text
+
+    def set_widget(self, key: str, content: Any, *, placement: str = "aboveEditor") -> None:
+        return None
+
+    def set_title(self, text: str) -> None:
+        return None
+
+    def set_editor_text(self, text: str) -> None:
+        return None
+
+    def get_editor_text(self) -> str:
+        return ""
