@@ -6,8 +6,9 @@ Every row runs the real command line a user types, in a throwaway home whose ``m
 at a loopback server in this process (nothing leaves the machine). Per row, the runs alternate
 between the implementations (ours, pi 1.6.0, pi 1.6.0, ours, ...) so that a load change on a shared
 machine hits both alike; after one unmeasured warm-up run each, the median of ``--runs`` wall times
-(process start → exit) and the largest peak RSS are printed, with the ratio ours / pi 1.6.0
-(below 1 = we are faster).
+(process start → exit), the median CPU time (user + system: less sensitive to the machine's load
+than the wall time) and the largest peak RSS are printed, with the ratio of the wall times
+ours / pi 1.6.0 (below 1 = we are faster).
 
 Rows:
 
@@ -260,6 +261,7 @@ class Sample:
     ok: bool
     note: str = ""
     request_mb: float = 0.0
+    cpu: float = 0.0  # user + system seconds of the process (and its children)
 
 
 @dataclass
@@ -286,12 +288,13 @@ def run_once(argv: list[str], env: dict[str, str], cwd: Path, expect: str | None
         stdout = out.read().decode(errors="replace").strip()
         stderr = err.read().decode(errors="replace").strip()
     peak = usage.ru_maxrss / 1024
+    cpu = usage.ru_utime + usage.ru_stime
     if process.returncode == 0 and (expect is None or stdout.splitlines()[-1:] == [expect]):
-        return Sample(seconds, peak, True)
+        return Sample(seconds, peak, True, cpu=cpu)
     if process.returncode == -9 and seconds >= timeout:
-        return Sample(seconds, peak, False, f"killed after {timeout:.0f} s")
+        return Sample(seconds, peak, False, f"killed after {timeout:.0f} s", cpu=cpu)
     last = (stderr or stdout).splitlines()[-1:] or [""]
-    return Sample(seconds, peak, False, f"exit {process.returncode}: {last[0][:160]}")
+    return Sample(seconds, peak, False, f"exit {process.returncode}: {last[0][:160]}", cpu=cpu)
 
 
 def bench_row(
@@ -328,13 +331,14 @@ def summary(samples: list[Sample]) -> tuple[str, str, float | None]:
         note = samples[0].note if samples else "not run"
         return f"FAILED ({note})", "", None
     median = statistics.median(s.seconds for s in good)
+    cpu = statistics.median(s.cpu for s in good)
     peak = max(s.peak_mb for s in good)
     failed = (
         f" [{len(samples) - len(good)} failed: {next(s.note for s in samples if not s.ok)}]"
         if len(good) < len(samples)
         else ""
     )
-    return f"{median:8.3f} s{failed}", f"{peak:6.0f} MB", median
+    return f"{median:7.3f} s (cpu {cpu:6.2f}){failed}", f"{peak:5.0f} MB", median
 
 
 def print_row(row: Row, names: list[str]) -> None:
@@ -346,10 +350,10 @@ def print_row(row: Row, names: list[str]) -> None:
         medians.append(median)
     ours, theirs = medians
     ratio = f"{ours / theirs:.2f}" if ours is not None and theirs else "-"
-    print(f"| {row.name:22} | {cells[0]:28} | {cells[1]:28} | {ratio:>5} |", flush=True)
+    print(f"| {row.name:12} | {cells[0]:34} | {cells[1]:34} | {ratio:>5} |", flush=True)
     sent = [max((s.request_mb for s in row.samples[impl]), default=0.0) for impl in names]
     if any(size >= 0.1 for size in sent):  # a resume row: show that both sent the whole context
-        print(f"|   request body         | {sent[0]:8.1f} MB{'':17} | {sent[1]:8.1f} MB{'':17} |       |")
+        print(f"|   request    | {sent[0]:7.1f} MB{'':24} | {sent[1]:7.1f} MB{'':24} |       |")
 
 
 def load() -> str:
@@ -420,8 +424,8 @@ def main() -> None:
             env.pop(key, None)
         print(f"ours: {args.ours}\npi 1.6.0: {implementations['pi 1.6.0'][0]}")
         print(f"before: {load()}; medians of {args.runs} interleaved runs after one warm-up each")
-        print(f"| {'row':22} | {names[0]:28} | {names[1]:28} | ratio |")
-        print(f"|{'-' * 24}|{'-' * 30}|{'-' * 30}|{'-' * 7}|")
+        print(f"| {'row':12} | {names[0]:34} | {names[1]:34} | ratio |")
+        print(f"|{'-' * 14}|{'-' * 36}|{'-' * 36}|{'-' * 7}|")
         for name in rows:
             pristine = None
             expect: str | None = "ok"
