@@ -294,7 +294,7 @@ def run_once(argv: list[str], env: dict[str, str], cwd: Path, expect: str | None
     if process.returncode == -9 and seconds >= timeout:
         return Sample(seconds, peak, False, f"killed after {timeout:.0f} s", cpu=cpu)
     last = (stderr or stdout).splitlines()[-1:] or [""]
-    return Sample(seconds, peak, False, f"exit {process.returncode}: {last[0][:160]}", cpu=cpu)
+    return Sample(seconds, peak, False, f"exit {process.returncode}: {last[0][:400]}", cpu=cpu)
 
 
 def bench_row(
@@ -328,8 +328,8 @@ def bench_row(
 def summary(samples: list[Sample]) -> tuple[str, str, float | None]:
     good = [s for s in samples if s.ok]
     if not good:
-        note = samples[0].note if samples else "not run"
-        return f"FAILED ({note})", "", None
+        seconds = statistics.median(s.seconds for s in samples) if samples else 0.0
+        return f"FAILED after {seconds:.3f} s (see below)", "", None
     median = statistics.median(s.seconds for s in good)
     cpu = statistics.median(s.cpu for s in good)
     peak = max(s.peak_mb for s in good)
@@ -351,6 +351,10 @@ def print_row(row: Row, names: list[str]) -> None:
     ours, theirs = medians
     ratio = f"{ours / theirs:.2f}" if ours is not None and theirs else "-"
     print(f"| {row.name:12} | {cells[0]:34} | {cells[1]:34} | {ratio:>5} |", flush=True)
+    for impl in names:
+        notes = sorted({s.note for s in row.samples[impl] if not s.ok})
+        for note in notes:
+            print(f"|   {impl} failed: {note}")
     sent = [max((s.request_mb for s in row.samples[impl]), default=0.0) for impl in names]
     if any(size >= 0.1 for size in sent):  # a resume row: show that both sent the whole context
         print(f"|   request    | {sent[0]:7.1f} MB{'':24} | {sent[1]:7.1f} MB{'':24} |       |")
