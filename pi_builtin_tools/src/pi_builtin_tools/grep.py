@@ -154,20 +154,19 @@ def _search_python(params: GrepParams, search_path: str, limit: int) -> _Search:
     for path in files:
         try:
             with open(path, "rb") as handle:
-                data = handle.read()
+                if b"\x00" in handle.read(8000):
+                    continue  # binary, as ripgrep skips it
+                handle.seek(0)
+                # Line by line: memory stays at one line, whatever the file's size.
+                for number, raw in enumerate(handle, start=1):
+                    line = raw.decode("utf-8", "replace").removesuffix("\n")
+                    if regex.search(line):
+                        search.matches.append(_Match(path, number, line + "\n"))
+                        if len(search.matches) >= limit:
+                            search.limit_reached = True
+                            return search
         except OSError:
             continue
-        if b"\x00" in data[:8000]:
-            continue  # binary, as ripgrep skips it
-        text = data.decode("utf-8", "replace")
-        if not regex.search(text):
-            continue
-        for number, line in enumerate(text.split("\n"), start=1):
-            if regex.search(line):
-                search.matches.append(_Match(path, number, line + "\n"))
-                if len(search.matches) >= limit:
-                    search.limit_reached = True
-                    return search
     return search
 
 
