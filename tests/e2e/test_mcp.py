@@ -308,3 +308,69 @@ def test_pi_mcp_add_list_remove(pi_env: PiEnv) -> None:
     assert missing.returncode == 1 and "no server 'web'" in missing.stderr
     local = pi_env.run("mcp", "add", "-l", "p", "--", "srv", model=None)
     assert local.returncode == 0 and (pi_env.project / ".pi" / "mcp.json").is_file()
+
+
+EXTENSION = """
+import json
+from pathlib import Path
+
+from pi_core import hookimpl
+from pi_mcp.plugin import register_mcp_server
+
+seen = []
+
+
+@hookimpl
+def session_start(event, ctx):
+    register_mcp_server("ext", CONFIG, plugin="ext")
+    ctx.events.on("mcp_servers_change", seen.append)
+
+
+@hookimpl
+def agent_end(event, ctx):
+    Path(OUT).write_text(json.dumps(seen[-1]))
+"""
+
+
+def test_tools_list_changed_and_a_server_a_plugin_registers(pi_env: PiEnv, tmp_path: Path) -> None:
+    out = tmp_path / "seen.json"
+    ext = tmp_path / "ext.py"
+    config = demo(exposure="direct")
+    ext.write_text(f"CONFIG = {config!r}\nOUT = {str(out)!r}\n" + EXTENSION)
+    pi_env.server.add(
+        tool_turn(ToolUse("mcp__ext__grow", {}, id="c_grow")),
+        tool_turn(ToolUse("mcp__ext__grown", {"word": "tall"}, id="c_grown")),
+        text_turn("done"),
+    )
+    result = pi_env.run("-p", "-e", str(ext), "grow", timeout=60)
+    assert result.returncode == 0, result.stderr
+    requests = [r.body for r in pi_env.server.requests]
+    assert "mcp__ext__add" in tool_names(requests[0]) and "mcp__ext__grown" not in tool_names(requests[0])
+    assert "mcp__ext__grown" in tool_names(requests[1])
+    assert tool_messages(requests[2])["c_grown"] == "grown tall"
+    [row] = json.loads(out.read_text())["servers"]
+    assert row["name"] == "ext" and row["source"] == "plugin:ext" and row["state"] == "connected"
+    assert "mcp__ext__grown" in row["tools"]
+
+
+def test_rpc_lists_the_mcp_command_and_mcp_reports_and_reconnects(pi_env: PiEnv) -> None:
+    write_config(pi_env, {"demo": demo(exposure="direct"), "gone": {"command": "/no/such/program-xyz"}})
+    rpc = pi_env.rpc()
+    try:
+        response = rpc.call({"type": "get_commands"})
+        assert response["success"] is True, response
+        mcp = next(c for c in response["data"]["commands"] if c["name"] == "mcp")
+        assert mcp["source"] == "extension"
+        assert rpc.call({"type": "prompt", "message": "/mcp"}, 90)["success"] is True
+        shown = rpc.wait_for(lambda r: r.get("method") == "notify" and "demo:" in r.get("message", ""), 60)
+        assert "demo: connected" in shown["message"] and "mcp__demo__add" in shown["message"]
+        assert "gone: failed" in shown["message"] and "command not found" in shown["message"]
+        reply = rpc.call({"type": "prompt", "message": "/mcp reconnect demo"}, 90)
+        assert reply["success"] is True, (reply, rpc.seen)
+        again = rpc.wait_for(lambda r: r.get("method") == "notify" and "demo:" in r.get("message", ""), 60)
+        assert "demo: connected" in again["message"]
+        assert rpc.call({"type": "prompt", "message": "/mcp reconnect nope"}, 90)["success"] is True
+        bad = rpc.wait_for(lambda r: r.get("method") == "notify" and "nope" in r.get("message", ""), 30)
+        assert bad["message"] == "Unknown MCP server: nope"
+    finally:
+        assert rpc.close() == 0, rpc.stderr

@@ -82,6 +82,18 @@ def header(name: str, ctx: Context) -> str:  # type: ignore[type-arg]
     return "" if request is None else str(request.headers.get(name, ""))
 
 
+@server.tool()
+async def grow(ctx: Context) -> str:  # type: ignore[type-arg]
+    """Add the tool ``grown`` and announce the changed tool list."""
+
+    def grown(word: str) -> str:
+        return f"grown {word}"
+
+    server.add_tool(grown, name="grown", description="A tool that appeared later")
+    await ctx.session.send_tool_list_changed()
+    return "grew"
+
+
 @server.resource("demo://readme", mime_type="text/plain")
 def readme() -> str:
     """The demo readme."""

@@ -258,7 +258,13 @@ class McpServer:
 
     async def call_tool(self, tool: str, arguments: dict[str, Any]) -> Any:
         timeout = timedelta(seconds=self.config.timeout)
-        return await self._call(f"tools/call {tool}", lambda s: s.call_tool(tool, arguments, timeout))
+        result = await self._call(f"tools/call {tool}", lambda s: s.call_tool(tool, arguments, timeout))
+        refresh = self._refresh
+        if refresh is not None and not refresh.done():
+            # The call changed the tool list (tools/list_changed came first): the next request
+            # should already declare the new tools.
+            await asyncio.wait([refresh], timeout=5)
+        return result
 
     async def list_resources(self, cursor: str | None) -> Any:
         return await self._call("resources/list", lambda s: s.list_resources(cursor=cursor))

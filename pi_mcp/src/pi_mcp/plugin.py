@@ -9,8 +9,6 @@ when a server is configured.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -96,12 +94,12 @@ async def _mcp_command(args: str, ctx: Any) -> None:
         if unknown:
             ctx.ui.notify(f"Unknown MCP server: {', '.join(unknown)}", "error")
             return
+        manager.ctx = ctx  # acts for this plugin from here on (the servers' tools are re-registered)
         await manager.reconnect(names)
         ctx.ui.notify(manager.status_text())
         return
     if words:
         ctx.ui.notify(f"Unknown /mcp action {words[0]!r}; use /mcp or /mcp reconnect [server]", "error")
         return
-    with contextlib.suppress(Exception):
-        await asyncio.wait_for(manager.wait_all(), 2)
+    await manager.wait_all(10)  # servers still connecting get a moment (bounded) to settle
     ctx.ui.notify(manager.status_text())
