@@ -12,12 +12,93 @@ from typing import Any
 
 from pi_core.ai.abort import AbortSignal
 
+#: pi's theme colour names with the dark and light palettes (``theme`` setting; ``dark`` is the
+#: default and what an unknown name falls back to).
+THEMES: dict[str, dict[str, str]] = {
+    "dark": {
+        "accent": "#5fafd7",
+        "border": "#4e4e4e",
+        "borderAccent": "#5fafd7",
+        "success": "#87d787",
+        "error": "#ff5f5f",
+        "warning": "#ffd75f",
+        "muted": "#8a8a8a",
+        "dim": "#626262",
+        "text": "#d0d0d0",
+        "thinkingText": "#8a8a8a",
+        "toolTitle": "#d7d7ff",
+        "toolOutput": "#a8a8a8",
+        "userMessageText": "#87d787",
+        "customMessageLabel": "#d787d7",
+        "customMessageBg": "#262626",
+        "toolPendingBg": "#1c1c24",
+        "toolSuccessBg": "#1c241c",
+        "toolErrorBg": "#241c1c",
+    },
+    "light": {
+        "accent": "#005f87",
+        "border": "#bcbcbc",
+        "borderAccent": "#005f87",
+        "success": "#008700",
+        "error": "#d70000",
+        "warning": "#af8700",
+        "muted": "#6c6c6c",
+        "dim": "#8a8a8a",
+        "text": "#1c1c1c",
+        "thinkingText": "#6c6c6c",
+        "toolTitle": "#303090",
+        "toolOutput": "#4e4e4e",
+        "userMessageText": "#005f00",
+        "customMessageLabel": "#870087",
+        "customMessageBg": "#eeeeee",
+        "toolPendingBg": "#eeeef8",
+        "toolSuccessBg": "#eef8ee",
+        "toolErrorBg": "#f8eeee",
+    },
+}
+
+
+class Theme:
+    """``ctx.ui.theme``: pi's named colours as terminal text (``fg``/``bg`` wrap ``text`` in 24-bit
+    colour escapes, which the REPL's status line and widgets keep) and as hex (``color``)."""
+
+    def __init__(self, name: str | None = None) -> None:
+        self.name = name if name in THEMES else "dark"
+        self.colors = dict(THEMES[self.name])
+
+    def color(self, name: str) -> str:
+        """The colour ``name`` as ``#rrggbb`` (the theme's ``text`` colour for an unknown name)."""
+        return self.colors.get(name, self.colors["text"])
+
+    def fg(self, name: str, text: str) -> str:
+        red, green, blue = _rgb(self.color(name))
+        return f"\x1b[38;2;{red};{green};{blue}m{text}\x1b[39m"
+
+    def bg(self, name: str, text: str) -> str:
+        red, green, blue = _rgb(self.color(name))
+        return f"\x1b[48;2;{red};{green};{blue}m{text}\x1b[49m"
+
+    def bold(self, text: str) -> str:
+        return f"\x1b[1m{text}\x1b[22m"
+
+    def italic(self, text: str) -> str:
+        return f"\x1b[3m{text}\x1b[23m"
+
+    def underline(self, text: str) -> str:
+        return f"\x1b[4m{text}\x1b[24m"
+
+
+def _rgb(hex_colour: str) -> tuple[int, int, int]:
+    value = hex_colour.lstrip("#")
+    return int(value[0:2], 16), int(value[2:4], 16), int(value[4:6], 16)
+
 
 class HeadlessUI:
     """``ctx.ui`` without a user: dialogs answer nothing, notifications go to ``on_notify``."""
 
     def __init__(self, on_notify: Callable[[str, str], None] | None = None) -> None:
         self._on_notify = on_notify
+        self.theme = Theme()
 
     async def select(
         self,
@@ -70,3 +151,12 @@ class HeadlessUI:
 
     def get_editor_text(self) -> str:
         return ""
+
+    def set_working_message(self, text: str | None = None) -> None:
+        return None
+
+    def set_working_visible(self, visible: bool) -> None:
+        return None
+
+    def set_hidden_thinking_label(self, text: str | None = None) -> None:
+        return None

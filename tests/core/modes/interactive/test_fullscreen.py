@@ -4,7 +4,6 @@ inline REPL, the transcript as blocks laid out on demand, scrolling, search, Ctr
 from __future__ import annotations
 
 import asyncio
-import json
 import tracemalloc
 from collections.abc import Callable
 from typing import Any
@@ -177,7 +176,10 @@ async def test_plugin_widgets_go_above_or_below_the_editor(
     ui.set_widget("top", ["ABOVE-1", "ABOVE-2"])
     ui.set_widget("bottom", ["BELOW"], placement="belowEditor")
     ui.set_status("plugin", "STATUS-TEXT")
-    assert json.dumps(repl.mode._above_editor()).count("ABOVE") == 2
-    assert "BELOW" in json.dumps(repl.mode._below_editor())
-    assert "STATUS-TEXT" in json.dumps(repl.mode._footer())
+    def text(fragments: Any) -> str:
+        return "".join(fragment[1] for fragment in fragments)
+
+    assert text(repl.mode._above_editor()) == "ABOVE-1\nABOVE-2"
+    assert text(repl.mode._below_editor()) == "BELOW"
+    assert "STATUS-TEXT" in text(repl.mode._footer())
     await repl.quit()

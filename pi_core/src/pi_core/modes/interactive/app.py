@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.formatted_text import ANSI
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import DynamicKeyBindings, KeyBindings
@@ -467,7 +468,7 @@ class InteractiveMode:
             history=history,
             completer=SlashCompleter(self),
             complete_while_typing=True,
-            bottom_toolbar=self._toolbar,
+            bottom_toolbar=self._styled_toolbar,
             erase_when_done=True,
             refresh_interval=1.0,  # the toolbar's elapsed seconds while the agent works
             prompt_continuation=lambda width, line, wrap: "." * (width - 1) + " ",
@@ -484,6 +485,12 @@ class InteractiveMode:
     def _prompt_message(self) -> str:
         return "… " if self.busy else "> "
 
+    def _styled_toolbar(self) -> ANSI | None:
+        """The toolbar as drawn: plugin statuses and widgets keep their colour escapes (all
+        other text in it was sanitised)."""
+        text = self._toolbar()
+        return ANSI(text) if text else None
+
     def _toolbar(self) -> str | None:
         lines = self.ui.toolbar_lines()
         size = self._editor.app.output.get_size() if self._editor is not None else None
@@ -494,8 +501,10 @@ class InteractiveMode:
             lines.append(f"{name} running…")
             lines.extend(f"  {line}" for line in tail)
         if self.busy:
-            elapsed = int(time.monotonic() - self._task_started)
-            lines.append(f"working… {elapsed}s · Enter steers, Alt+Enter queues a follow-up, Esc aborts")
+            if self.ui.working_visible:
+                elapsed = int(time.monotonic() - self._task_started)
+                message = self.ui.working_message or "working…"
+                lines.append(f"{message} {elapsed}s · Enter steers, Alt+Enter queues a follow-up, Esc aborts")
         else:
             lines.append(self._status_line(width))
         return "\n".join(lines) or None

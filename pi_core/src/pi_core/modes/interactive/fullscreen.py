@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition
-from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.formatted_text import ANSI, StyleAndTextTuples, to_formatted_text
 from prompt_toolkit.history import FileHistory, History
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import DynamicKeyBindings, KeyBindings, KeyPressEvent, merge_key_bindings
@@ -271,10 +271,12 @@ class FullscreenMode(InteractiveMode):
 
     def _status_row(self) -> StyleAndTextTuples:
         parts: StyleAndTextTuples = []
-        if self.busy:
+        if self.busy and self.ui.working_visible:
             elapsed = int(time.monotonic() - self._task_started)
             keys = "Esc aborts · Enter steers · Alt+Enter queues"
-            parts.append(("class:working", f"working… {elapsed}s · {keys}"))
+            message = self.ui.working_message or "working…"
+            parts.extend(to_formatted_text(ANSI(message)))
+            parts.append(("class:working", f" {elapsed}s · {keys}"))
         flash = self._flash
         if flash is not None and flash[0] > time.monotonic():
             parts.append(("class:status", ("  " if parts else "") + flash[1]))
@@ -284,20 +286,23 @@ class FullscreenMode(InteractiveMode):
 
     def _above_editor(self) -> StyleAndTextTuples:
         lines = self.ui.widget_lines("aboveEditor")
-        return [("", "\n".join(lines))] if lines else []
+        return to_formatted_text(ANSI("\n".join(lines))) if lines else []
 
     def _below_editor(self) -> StyleAndTextTuples:
         lines = self.ui.widget_lines("belowEditor")
-        return [("", "\n".join(lines))] if lines else []
+        return to_formatted_text(ANSI("\n".join(lines))) if lines else []
 
     def _footer(self) -> StyleAndTextTuples:
         width = self._view_size[0]
         figures = "  ".join(self.footer_text().split(" · "))
-        lines = [_fit(figures, width), _fit(self.place(), width)]
+        rows = f"{_fit(figures, width)}\n{_fit(self.place(), width)}"
+        footer: StyleAndTextTuples = [("class:footer", rows)]
         if self.ui.statuses:
+            # Plugin statuses keep their colours (``ctx.ui.theme.fg``).
             statuses = "  ".join(self.ui.statuses[key] for key in sorted(self.ui.statuses))
-            lines.append(_fit(statuses, width))
-        return [("class:footer", "\n".join(lines))]
+            footer.append(("class:footer", "\n"))
+            footer.extend(to_formatted_text(ANSI(statuses), style="class:footer"))
+        return footer
 
     def live_lines(self, width: int) -> list[Line]:
         """The block being streamed (markdown as it grows) and the running tools' last lines."""
@@ -505,7 +510,6 @@ class FullscreenMode(InteractiveMode):
         output = app.output
         width, height = self._view_size
         rows, _ = self.transcript.window(width, max(1, height - 16), [])
-        from prompt_toolkit.formatted_text import to_formatted_text
         from prompt_toolkit.renderer import print_formatted_text
 
         output.write_raw("\x1b[H\x1b[J")
@@ -526,7 +530,6 @@ class FullscreenMode(InteractiveMode):
         app = self._app
         if app is None:
             return
-        from prompt_toolkit.formatted_text import to_formatted_text
         from prompt_toolkit.renderer import print_formatted_text
 
         for row in self.transcript.lines(block, self._view_size[0]):

@@ -43,6 +43,8 @@ class EventRenderer:
         self._tool_context = tool_context
         #: ``hideThinkingBlock`` (toggled with Ctrl+T): thinking shows as one dim line instead.
         self.hide_thinking = False
+        #: ``ctx.ui.set_hidden_thinking_label``: the line shown for a hidden thinking block.
+        self.hidden_thinking_label: str | None = None
         #: Ctrl+O: tool results are rendered in full from now on (and the last one again).
         self.expand_tools = False
         self.last_tool_result: Any = None
@@ -90,11 +92,15 @@ class EventRenderer:
     def _flush_thinking(self, *, final: bool) -> None:
         if self.hide_thinking:
             if final and self._thinking.take_rest():
-                self.console.print(HIDDEN_THINKING)
+                self.console.print(self._hidden_thinking())
             return
         block = self._thinking.take_rest() if final else self._thinking.take_complete()
         if block:
             self.console.print(Text(block, style="dim italic"))
+
+    def _hidden_thinking(self) -> Text:
+        label = self.hidden_thinking_label
+        return Text(sanitize(label), style="dim italic") if label else HIDDEN_THINKING
 
     def _on_message_start(self, event: Any) -> None:
         message = event.message
@@ -143,7 +149,7 @@ class EventRenderer:
                 for block in message.content:
                     if block.type == "thinking" and block.thinking.strip():
                         shown_thinking = (
-                            HIDDEN_THINKING
+                            self._hidden_thinking()
                             if self.hide_thinking
                             else Text(sanitize(block.thinking.strip()), style="dim italic")
                         )

@@ -40,6 +40,23 @@ def sanitize(text: str) -> str:
     return text
 
 
+_SGR = re.compile(r"\x1b\[[0-9;:]*m")
+
+
+def keep_style(text: str) -> str:
+    """Like :func:`sanitize`, but colour and weight escapes (SGR, ``ESC [ … m``) stay."""
+    if "\x1b" not in text:
+        return sanitize(text)
+    pieces: list[str] = []
+    last = 0
+    for match in _SGR.finditer(text):
+        pieces.append(sanitize(text[last : match.start()]))
+        pieces.append(match.group(0))
+        last = match.end()
+    pieces.append(sanitize(text[last:]))
+    return "".join(pieces)
+
+
 def _overwrite(line: str) -> str:
     if "\r" not in line:
         return line

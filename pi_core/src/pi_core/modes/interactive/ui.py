@@ -13,6 +13,8 @@ from rich.text import Text
 
 from pi_core.ai.abort import AbortSignal
 from pi_core.modes.interactive.dialogs import ask, yes
+from pi_core.modes.interactive.sanitize import keep_style
+from pi_core.runtime.ui import Theme
 
 if TYPE_CHECKING:
     from pi_core.modes.interactive.app import InteractiveMode
@@ -25,11 +27,35 @@ class InteractiveUI:
 
     def __init__(self, mode: InteractiveMode) -> None:
         self._mode = mode
+        self._theme: Theme | None = None
         self.statuses: dict[str, str] = {}
         self.widgets: dict[str, list[str]] = {}
         #: Where each widget goes: ``aboveEditor`` or ``belowEditor`` (the fullscreen mode
         #: honours it; the inline toolbar shows them all under the editor).
         self.placements: dict[str, str] = {}
+        #: ``set_working_message``: shown instead of ``working…`` while the agent works.
+        self.working_message: str | None = None
+        #: ``set_working_visible(False)`` hides the working row.
+        self.working_visible = True
+
+    @property
+    def theme(self) -> Theme:
+        """The ``theme`` setting's palette (``light`` or ``dark``; anything else: dark)."""
+        name = self._mode.host.session.settings.settings.theme
+        if self._theme is None or self._theme.name != (name if name in ("light", "dark") else "dark"):
+            self._theme = Theme(name)
+        return self._theme
+
+    def set_working_message(self, text: str | None = None) -> None:
+        self.working_message = text or None
+        self._mode.invalidate()
+
+    def set_working_visible(self, visible: bool) -> None:
+        self.working_visible = bool(visible)
+        self._mode.invalidate()
+
+    def set_hidden_thinking_label(self, text: str | None = None) -> None:
+        self._mode.renderer.hidden_thinking_label = text or None
 
     async def select(
         self,
@@ -101,10 +127,12 @@ class InteractiveUI:
         self._mode.console.print(Text(message, style=_NOTIFY_STYLES.get(type, "cyan")))
 
     def set_status(self, key: str, text: str | None) -> None:
+        """Status text may be styled with SGR colour escapes (``ctx.ui.theme.fg``); every other
+        control sequence is removed."""
         if text is None:
             self.statuses.pop(key, None)
         else:
-            self.statuses[key] = text
+            self.statuses[key] = keep_style(text).replace("\n", " ")
         self._mode.invalidate()
 
     def set_widget(self, key: str, content: Any, *, placement: str = "aboveEditor") -> None:
@@ -112,7 +140,7 @@ class InteractiveUI:
             self.widgets.pop(key, None)
             self.placements.pop(key, None)
         elif isinstance(content, list) and all(isinstance(line, str) for line in content):
-            self.widgets[key] = list(content)
+            self.widgets[key] = [keep_style(line) for line in content]
             self.placements[key] = placement if placement == "belowEditor" else "aboveEditor"
         self._mode.invalidate()
 

@@ -26,6 +26,7 @@ from pi_core.modes.rpc.ui_protocol import (
     UiRequest,
     UiResponse,
 )
+from pi_core.runtime.ui import Theme
 
 
 def _new_id() -> str:
@@ -39,6 +40,8 @@ class RpcExtensionUI:
         self._send = send
         self._pending: dict[str, asyncio.Future[UiResponse | None]] = {}
         self._closed = False
+        #: The colours exist (plugins may read them); the client draws with its own theme.
+        self.theme = Theme()
 
     def resolve(self, response: UiResponse) -> None:
         """Hand a client's ``extension_ui_response`` to the dialog waiting for it (unknown ids ignored)."""
@@ -142,6 +145,17 @@ class RpcExtensionUI:
 
     def get_editor_text(self) -> str:
         return ""  # the client owns the editor; a synchronous answer is impossible over RPC
+
+    # pi's extension-UI sub-protocol has no requests for these: in RPC mode they do nothing.
+
+    def set_working_message(self, text: str | None = None) -> None:
+        return None
+
+    def set_working_visible(self, visible: bool) -> None:
+        return None
+
+    def set_hidden_thinking_label(self, text: str | None = None) -> None:
+        return None
 
 
 def _value(response: UiResponse | None) -> str | None:
