@@ -176,6 +176,7 @@ async def test_plugin_widgets_go_above_or_below_the_editor(
     ui.set_widget("top", ["ABOVE-1", "ABOVE-2"])
     ui.set_widget("bottom", ["BELOW"], placement="belowEditor")
     ui.set_status("plugin", "STATUS-TEXT")
+
     def text(fragments: Any) -> str:
         return "".join(fragment[1] for fragment in fragments)
 
