@@ -197,11 +197,12 @@ def test_no_server_process_outlives_pi(pi_env: PiEnv) -> None:
     left = []
     for proc in Path("/proc").iterdir():
         if proc.name.isdigit():
-            try:
+            try:  # a process may end while it is looked at
                 cmdline = (proc / "cmdline").read_bytes()
+                ours = str(pi_env.agent_dir).encode() in (proc / "environ").read_bytes()
             except OSError:
                 continue
-            if DEMO.encode() in cmdline and str(pi_env.agent_dir).encode() in (proc / "environ").read_bytes():
+            if DEMO.encode() in cmdline and ours:
                 left.append(proc.name)
     assert left == [], os.popen("ps -ef | grep demo_server").read()
 

@@ -123,6 +123,8 @@ class McpServer:
             self.log.flush()
 
     async def _run(self) -> None:
+        # The SDK is imported in a thread: an import on the event loop would hold up the first prompt.
+        await asyncio.to_thread(_import_sdk, self.config.kind)
         from mcp import ClientSession
 
         try:
@@ -278,6 +280,16 @@ class McpServer:
         from pydantic import AnyUrl
 
         return await self._call("resources/read", lambda s: s.read_resource(AnyUrl(uri)))
+
+
+def _import_sdk(kind: str) -> None:
+    import importlib
+
+    importlib.import_module("mcp")
+    module = {"stdio": "mcp.client.stdio", "http": "mcp.client.streamable_http", "sse": "mcp.client.sse"}[
+        kind
+    ]
+    importlib.import_module(module)
 
 
 def _http_transport(url: str, headers: dict[str, str], timeout: float) -> Any:
