@@ -56,3 +56,25 @@ def test_a_session_resumes_with_the_context_pi16_sends(name: str, tmp_path: Path
         "assistant",
     ]
     assert SessionManager.open(copy).load_issues == []
+
+
+def _shape(path: Path) -> list[tuple[str, list[str], list[str]]]:
+    """Per line: entry type (with the message role), its keys, and its message's keys."""
+    out = []
+    for line in path.read_text().splitlines():
+        entry = json.loads(line)
+        kind = entry["type"]
+        message = entry.get("message") or entry.get("systemMessage") or {}
+        if kind == "message":
+            kind = f"message:{message.get('role')}"
+        out.append((kind, sorted(set(entry) - {"id", "parentId", "timestamp"}), sorted(message)))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_we_write_the_entries_pi16_writes(name: str) -> None:
+    # Same scenario, same loopback answers: our file has pi 1.6.0's entries in pi's order, with
+    # pi's keys on every entry and message (the system message before the first prompt, the
+    # context_edit of a retried reply, the compaction's systemMessage and usage, durationMs, ...).
+    ours, theirs = _shape(FIXTURES / f"ours_{name}.jsonl"), _shape(FIXTURES / f"{name}.jsonl")
+    assert ours == theirs

@@ -105,6 +105,27 @@ class Usage(PiModel):
     cost: Cost = Field(default_factory=Cost)
 
 
+def sum_usage(usages: Sequence[Usage]) -> Usage | None:
+    """The usages added up field by field (pi's ``combineUsage``); ``None`` for none at all."""
+    if not usages:
+        return None
+    total = Usage()
+    for usage in usages:
+        total.input += usage.input
+        total.output += usage.output
+        total.cache_read += usage.cache_read
+        total.cache_write += usage.cache_write
+        total.total_tokens += usage.total_tokens
+        if usage.reasoning is not None:
+            total.reasoning = (total.reasoning or 0) + usage.reasoning
+        total.cost.input += usage.cost.input
+        total.cost.output += usage.cost.output
+        total.cost.cache_read += usage.cost.cache_read
+        total.cost.cache_write += usage.cost.cache_write
+        total.cost.total += usage.cost.total
+    return total
+
+
 StopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
 
 

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from pi_core.ai.abort import AbortController, AbortSignal
-from pi_core.ai.messages import AssistantMessage
+from pi_core.ai.messages import AssistantMessage, Usage, sum_usage
 from pi_core.runtime import auth_guidance
 from pi_core.runtime.events import (
     CompactionEndEvent,
@@ -47,6 +47,9 @@ class SessionCompaction:
         self.is_compacting = False
         #: Overflow recovery was tried for the current user message (reset by a new one).
         self.overflow_attempted = False
+        #: Usage of the summary requests of the compaction under way (pi 1.6.0 records their
+        #: sum as the compaction's ``usage``).
+        self._summary_usages: list[Usage] = []
         self._warned = False
         self._abort: AbortController | None = None
 
@@ -148,9 +151,11 @@ class SessionCompaction:
         strategy, settings = chosen
         self.is_compacting = True
         controller = self._abort = AbortController()
+        self._summary_usages = []
         try:
             return await run_compaction(
                 session=self._s.session_manager,
+                summary_usage=lambda: sum_usage(self._summary_usages),
                 strategy=strategy,
                 settings=settings,
                 complete=self._summary_completion("compaction", reason),
@@ -197,6 +202,7 @@ class SessionCompaction:
             attempt = 0
             while True:
                 response = await self._complete_for_summary(request, signal)
+                self._summary_usages.append(response.usage)
                 retryable = response.stop_reason == "error" and attempt < max_attempts
                 if retryable:
                     window = self._s.model.context_window if self._s.model else 0

@@ -468,6 +468,7 @@ async def _consume(
         elif kind == "message_delta":
             reason = event.delta.stop_reason
             if reason:
+                output.raw_stop_reason = reason  # pi 1.6.0 records the API's own reason
                 mapped = STOP_REASONS.get(reason)
                 if mapped is None:
                     raise StreamFailure(f"Unhandled stop reason: {reason}")

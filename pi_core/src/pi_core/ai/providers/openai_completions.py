@@ -427,6 +427,7 @@ async def _consume(
             output.usage = parse_usage(_Usage(choice_extra["usage"]), model)
         if choice.finish_reason:
             saw_finish = True
+            output.raw_stop_reason = choice.finish_reason  # pi 1.6.0 records the API's own reason
             mapped, error = map_finish_reason(choice.finish_reason)
             output.stop_reason = mapped  # type: ignore[assignment]
             if error:

@@ -409,6 +409,7 @@ async def _consume(
                 )
             calculate_cost(model, output.usage)
             status = result.status
+            output.raw_stop_reason = status or None  # pi 1.6.0 records the API's own reason
             mapped = STATUS_TO_STOP.get(status) if status else "stop"
             if mapped is None:
                 raise StreamFailure(f"Unhandled stop reason: {status}")

@@ -55,6 +55,7 @@ class CompactionSession(Protocol):
         tokens_before: int,
         details: Any = ...,
         from_hook: bool = ...,
+        usage: Any = ...,
         /,
     ) -> str: ...
 
@@ -115,8 +116,11 @@ async def run_compaction(
     hooks: CompactionHooks | None = None,
     ctx: Any = None,
     after_append: AfterAppend | None = None,
+    summary_usage: Callable[[], Any] | None = None,
 ) -> CompactionOutcome:
     """Prepare, ask ``session_before_compact``, summarize, validate, append, fire ``session_compact``.
+
+    ``summary_usage()`` gives the model usage of writing the summary, recorded on the entry.
 
     ``after_append(entry)`` runs right after the entry is written and before ``session_compact``
     fires: the runtime rebuilds the agent's messages there, as pi does.
@@ -197,6 +201,7 @@ async def run_compaction(
         result.tokens_before,
         result.details,
         outcome.from_extension,
+        summary_usage() if summary_usage is not None and not outcome.from_extension else None,
     )
     entry = session.get_entry(entry_id)
     outcome.result = result
