@@ -90,7 +90,7 @@ def test_session_id_and_name(pi_env: PiEnv) -> None:
     lines = [json.loads(line) for line in path.read_text().splitlines()]
     assert [line["type"] for line in lines].count("session_info") == 1  # the name was already set
     assert [line["message"]["role"] for line in lines if line["type"] == "message"] == [
-        "user", "assistant", "user", "assistant",
+        "system", "user", "assistant", "user", "assistant",  # pi 1.6.0 records the prompt first
     ]  # fmt: skip
 
     bad = pi_env.run("-p", "--session-id", "bad/id", "hi")
