@@ -16,7 +16,6 @@ from typing import Any
 from pi_core.agent.tools import AgentTool, AgentToolResult, ToolError
 from pi_core.ai.messages import TextContent
 from pi_core.plugins.context import ToolContext
-from pydantic import BaseModel, Field
 
 from pi_core import hookimpl
 
@@ -24,11 +23,22 @@ DEFAULT_TOOLS = ["read", "grep", "find", "ls"]
 TIMEOUT_S = 600
 
 
-class SubagentParams(BaseModel):
-    task: str = Field(description="The complete task for the subagent; it sees nothing of this conversation")
-    tools: list[str] | None = Field(
-        default=None, description="Tools it may use (default: read, grep, find, ls)"
-    )
+# A JSON schema rather than a pydantic model: building a model class costs start-up time (pi plugins).
+PARAMETERS = {
+    "type": "object",
+    "properties": {
+        "task": {
+            "type": "string",
+            "description": "The complete task; the subagent sees nothing of this chat",
+        },
+        "tools": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "Its tools (default: read-only)",
+        },
+    },
+    "required": ["task"],
+}
 
 
 def pi_command() -> str:
@@ -38,15 +48,18 @@ def pi_command() -> str:
 
 
 async def run_subagent(
-    tool_call_id: str, params: SubagentParams, signal: Any, on_update: Any, ctx: ToolContext
+    tool_call_id: str, params: dict[str, Any], signal: Any, on_update: Any, ctx: ToolContext
 ) -> AgentToolResult:
-    args = ["-p", "--no-session", "--no-extensions", "--tools", ",".join(params.tools or DEFAULT_TOOLS)]
+    tools = list(params.get("tools") or DEFAULT_TOOLS)
+    args = ["-p", "--no-session", "--no-extensions", "--tools", ",".join(tools)]
     model = ctx.model
     if model is not None:
         args += ["--model", f"{model.provider}/{model.id}"]
     if on_update is not None:
         on_update(AgentToolResult(content=[TextContent(text="subagent working…")]))
-    done = await ctx.exec(pi_command(), [*args, params.task], signal=signal, timeout=TIMEOUT_S, cwd=ctx.cwd)
+    done = await ctx.exec(
+        pi_command(), [*args, str(params["task"])], signal=signal, timeout=TIMEOUT_S, cwd=ctx.cwd
+    )
     if done.killed:
         raise ToolError("The subagent was stopped (aborted or out of time)")
     answer = done.stdout.strip()
@@ -54,7 +67,7 @@ async def run_subagent(
         raise ToolError(f"The subagent failed (exit {done.code}): {done.stderr.strip() or answer}")
     return AgentToolResult(
         content=[TextContent(text=answer or "(the subagent gave no answer)")],
-        details={"tools": params.tools or DEFAULT_TOOLS, "exitCode": done.code},
+        details={"tools": tools, "exitCode": done.code},
     )
 
 
@@ -65,7 +78,7 @@ SUBAGENT_TOOL = AgentTool(
         "Give a self-contained task to a separate agent with a fresh context and get its final answer."
         " Use it for research or review that would fill this conversation with detail."
     ),
-    parameters=SubagentParams,
+    parameters=PARAMETERS,
     execute=run_subagent,
     prompt_snippet="subagent: delegate a self-contained task to a fresh agent and get its answer",
 )

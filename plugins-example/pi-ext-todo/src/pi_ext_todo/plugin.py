@@ -7,20 +7,24 @@ from the current branch on every call, and after ``/fork`` or ``/tree`` it is th
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import Any
 
 from pi_core.agent.tools import AgentTool, AgentToolResult, ToolError
 from pi_core.ai.messages import TextContent
 from pi_core.plugins.context import CommandContext, ExtensionContext
-from pydantic import BaseModel, Field
 
 from pi_core import hookimpl
 
-
-class TodoParams(BaseModel):
-    action: Literal["list", "add", "toggle", "clear"]
-    text: str | None = Field(default=None, description="Text of the todo (add)")
-    id: int | None = Field(default=None, description="Id of the todo (toggle)")
+# A JSON schema rather than a pydantic model: building a model class costs start-up time (pi plugins).
+PARAMETERS = {
+    "type": "object",
+    "properties": {
+        "action": {"type": "string", "enum": ["list", "add", "toggle", "clear"]},
+        "text": {"type": "string", "description": "Text of the todo (add)"},
+        "id": {"type": "integer", "description": "Id of the todo (toggle)"},
+    },
+    "required": ["action"],
+}
 
 
 def todos_on_branch(branch: Sequence[Any]) -> list[dict[str, Any]]:
@@ -41,19 +45,20 @@ def render(todos: Sequence[dict[str, Any]]) -> str:
 
 
 async def run_todo(
-    tool_call_id: str, params: TodoParams, signal: Any, on_update: Any, ctx: ExtensionContext
+    tool_call_id: str, params: dict[str, Any], signal: Any, on_update: Any, ctx: ExtensionContext
 ) -> AgentToolResult:
     todos = todos_on_branch(ctx.session_manager.get_branch())
-    if params.action == "add":
-        if not params.text:
+    action, text, number = params["action"], params.get("text"), params.get("id")
+    if action == "add":
+        if not text:
             raise ToolError("add needs a text")
-        todos.append({"id": max((t["id"] for t in todos), default=0) + 1, "text": params.text, "done": False})
-    elif params.action == "toggle":
-        match = next((t for t in todos if t["id"] == params.id), None)
+        todos.append({"id": max((t["id"] for t in todos), default=0) + 1, "text": text, "done": False})
+    elif action == "toggle":
+        match = next((t for t in todos if t["id"] == number), None)
         if match is None:
-            raise ToolError(f"no todo #{params.id}")
+            raise ToolError(f"no todo #{number}")
         match["done"] = not match["done"]
-    elif params.action == "clear":
+    elif action == "clear":
         todos = []
     return AgentToolResult(content=[TextContent(text=render(todos))], details={"todos": todos})
 
@@ -62,7 +67,7 @@ TODO_TOOL = AgentTool(
     name="todo",
     label="Todo",
     description="Keep a todo list for this task: list, add (text), toggle (id) or clear.",
-    parameters=TodoParams,
+    parameters=PARAMETERS,
     execute=run_todo,
     execution_mode="sequential",  # each call builds on the list the previous one left
     prompt_snippet="todo: keep a todo list for multi-step work",
