@@ -9,7 +9,6 @@ kept in the session (a ``plan-mode`` entry), so it survives ``/reload`` and resu
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Callable
 from typing import Any
 
@@ -53,6 +52,8 @@ def switch(ctx: ExtensionContext, enabled: bool) -> None:
 
 def is_safe(command: str) -> bool:
     """Every part of a pipeline/sequence is a read-only command (no redirection into files)."""
+    import shlex  # only when a command is checked: keeps the entry module cheap to import
+
     if re.search(r"(^|[^2&])>|\btee\b|`|\$\(", command):
         return False
     for part in re.split(r"&&|\|\||[|;]", command):
