@@ -24,6 +24,9 @@ async def test_sample_project_extensions_gate_and_prompt(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
+    # The first-party distributions may be installed (uv sync --all-packages); this is about the sample.
+    first_party = "permission-gate,protected-paths,git-checkpoint,plan-mode,todo,subagent"
+    monkeypatch.setenv("PI_DISABLED_PLUGINS", first_party)
     setup = await prepare_plugins_async(PluginControl(trust_project=True), cwd=EXAMPLES / "sample-project")
     assert setup.problems == []
     assert {"pirate", "protected_paths"} <= {n for n, r in setup.pm.records.items() if r.status == "active"}
