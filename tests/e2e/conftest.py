@@ -146,7 +146,7 @@ class PiEnv:
             PI_CODING_AGENT_DIR=str(self.agent_dir),
             PI_OFFLINE="1",
             # Keep the example plugins of this workspace out of the runs.
-            PI_DISABLED_PLUGINS="hello,keep-recent",
+            PI_DISABLED_PLUGINS="hello,keep-recent,permission-gate,protected-paths,git-checkpoint,plan-mode,todo,subagent",
         )
         env.pop("PI_CODING_AGENT_SESSION_DIR", None)
         # The built-in providers stay keyless unless a test says so.

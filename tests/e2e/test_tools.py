@@ -29,6 +29,8 @@ HOOKS = """
 from pi_core import hookimpl
 
 
+
+
 @hookimpl
 def tool_call(event, ctx):
     if event.tool_name == "bash" and event.input["command"].startswith("rm "):
@@ -196,7 +198,10 @@ def test_blocking_the_tools_plugin_leaves_a_working_agent_with_no_tools(pi_env: 
         )
         result = _run_without_tools_plugin(pi_env)
     else:
-        result = _run_without_tools_plugin(pi_env, PI_DISABLED_PLUGINS="tools,hello,keep-recent")
+        disabled = (
+            "tools,hello,keep-recent,permission-gate,protected-paths,git-checkpoint,plan-mode,todo,subagent"
+        )
+        result = _run_without_tools_plugin(pi_env, PI_DISABLED_PLUGINS=disabled)
     assert result.returncode == 0, result.stderr
     assert result.stdout == "no tools needed\n"
     body = pi_env.server.requests[-1].body
@@ -223,7 +228,10 @@ def test_without_pi_builtin_tools_installed_the_agent_still_answers(
     monkeypatch.chdir(project)
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
     monkeypatch.setenv("PI_OFFLINE", "1")
-    monkeypatch.setenv("PI_DISABLED_PLUGINS", "hello,keep-recent")
+    monkeypatch.setenv(
+        "PI_DISABLED_PLUGINS",
+        "hello,keep-recent,permission-gate,protected-paths,git-checkpoint,plan-mode,todo,subagent",
+    )
     models = {
         "providers": {
             "loop": {
