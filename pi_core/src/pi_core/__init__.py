@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pi_core._markers import hookimpl, hookspec
 
-__version__ = "0.1.0"
+__version__ = "1.6.0"
 
 __all__ = ["__version__", "hookimpl", "hookspec"]
 

@@ -80,7 +80,7 @@ def _asks_for_help(args: list[str]) -> bool:
 
 
 @click.group(cls=PiGroup, context_settings={"help_option_names": ["-h", "--help"]})
-# The bare version number, as pi prints it: clients parse it (``pi --version`` → ``0.1.0``).
+# The bare version number, as pi prints it: clients parse it (``pi --version`` → ``1.6.0``).
 @click.version_option(__version__, "-v", "--version", prog_name="pi", message="%(version)s")
 def cli() -> None:
     """pi: a terminal coding agent you extend with Python plugins (help text: ``helpdoc.main_help``)."""

@@ -21,7 +21,7 @@ version = "0.1.0"
 description = "A plugin for pi, the terminal coding agent"
 readme = "README.md"
 requires-python = ">=3.11"
-dependencies = ["pi-coding-agent-core>=0.1,<1"]
+dependencies = ["pi-coding-agent-core>=1.6,<2"]
 
 [project.optional-dependencies]
 test = ["pi-coding-agent-core[testing]>=0.1,<1"]

@@ -350,6 +350,6 @@ async def test_resume_list_renames_and_deletes_sessions(
 async def test_changelog_shows_the_bundled_changelog(repl_factory: Callable[..., Any]) -> None:
     repl = await repl_factory()
     await repl.submit("/changelog")
-    await repl.wait_for("0.1.0")
+    await repl.wait_for("1.6.0 — unreleased")
     assert "re-implementation of the TypeScript pi" in repl.output
     assert await repl.quit() == 0
