@@ -78,9 +78,20 @@ def _assistant_start(line: dict[str, Any]) -> bool:
     return line["type"] == "message_start" and line["message"]["role"] == "assistant"
 
 
+#: The OpenAI finish reason behind each normalised stop reason (errors and aborts have none).
+_RAW_STOP_REASONS = {"stop": "stop", "toolUse": "tool_calls", "length": "length"}
+
+
+def _with_raw_stop_reason(message: dict[str, Any]) -> dict[str, Any]:
+    """1.6.0 records the API's own finish reason beside the normalised one, when the API gave one."""
+    raw = _RAW_STOP_REASONS.get(message.get("stopReason", "")) if message["role"] == "assistant" else None
+    return message if raw is None else {**message, "rawStopReason": raw}
+
+
 def as_pi16(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A pi 0.73.1 stream as pi 1.6.0 writes it (json.md): ``message_update`` is the provider event
-    without ``partial`` plus the message's ``usage`` (``toolcall_start`` names the call), every
+    without ``partial`` plus the message's ``usage`` (``toolcall_start`` names the call), an
+    assistant message carries ``rawStopReason``, every
     ``agent_end`` says ``willRetry`` (an ``auto_retry_start`` follows), and ``agent_settled`` closes
     the prompt."""
     out: list[dict[str, Any]] = []
@@ -95,9 +106,12 @@ def as_pi16(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "usage": line["message"]["usage"],
                 "assistantMessageEvent": update,
             }
+        elif line["type"] in ("message_end", "turn_end"):
+            line = {**line, "message": _with_raw_stop_reason(line["message"])}
         elif line["type"] == "agent_end":
             following = lines[index + 1]["type"] if index + 1 < len(lines) else None
-            line = {**line, "willRetry": following == "auto_retry_start"}
+            messages = [_with_raw_stop_reason(message) for message in line["messages"]]
+            line = {**line, "messages": messages, "willRetry": following == "auto_retry_start"}
         out.append(line)
         if line["type"] == "agent_end" and not line["willRetry"]:
             out.append({"type": "agent_settled", "aborted": False})
