@@ -32,14 +32,18 @@ PLUGINS_EXAMPLE = ROOT / "plugins-example"
 CONFORMANCE = """
 from __future__ import annotations
 
+from pi_core.modes.interactive.ui import InteractiveUI
 from pi_core.modes.rpc.ui import RpcExtensionUI
 from pi_core.plugins.context import CommandContext, ExtensionContext, ExtensionUI
 from pi_core.runtime.extension_context import RuntimeCommandContext, RuntimeContext
 from pi_core.runtime.ui import HeadlessUI
+from pi_core.testing.session import ScriptedUI
 
 
-def ui(headless: HeadlessUI, rpc: RpcExtensionUI) -> list[ExtensionUI]:
-    return [headless, rpc]
+def ui(
+    headless: HeadlessUI, rpc: RpcExtensionUI, interactive: InteractiveUI, scripted: ScriptedUI
+) -> list[ExtensionUI]:
+    return [headless, rpc, interactive, scripted]
 
 
 def contexts(ctx: RuntimeContext, command: RuntimeCommandContext) -> tuple[ExtensionContext, CommandContext]:

@@ -15,12 +15,45 @@ from pi_core.ai.abort import AbortSignal
 from pi_core.ai.messages import ImageContent, TextContent
 
 
+class UITheme(Protocol):
+    """``ctx.ui.theme``: pi's named colours (``accent``, ``success``, ``error``, ``muted``, …)."""
+
+    @property
+    def name(self) -> str:
+        """``dark`` or ``light``."""
+        ...
+
+    def color(self, name: str) -> str:
+        """The colour as ``#rrggbb``."""
+        ...
+
+    def fg(self, name: str, text: str) -> str:
+        """``text`` in the colour, as terminal escapes."""
+        ...
+
+    def bg(self, name: str, text: str) -> str: ...
+
+    def bold(self, text: str) -> str: ...
+
+    def italic(self, text: str) -> str: ...
+
+    def underline(self, text: str) -> str: ...
+
+
 @runtime_checkable
 class ExtensionUI(Protocol):
     """Dialogs and decorations (spec §5.2). Without a UI dialogs resolve to ``None``/``False`` at once.
 
     ``timeout`` (ms) is part of pi's dialog API: the dialog resolves to its empty value when it expires.
     """
+
+    @property
+    def has_ui(self) -> bool:
+        """Whether someone can answer dialogs (``ctx.has_ui`` reads this)."""
+        ...
+
+    @property
+    def theme(self) -> UITheme: ...
 
     async def select(
         self,
@@ -62,6 +95,16 @@ class ExtensionUI(Protocol):
     def set_editor_text(self, text: str) -> None: ...
 
     def get_editor_text(self) -> str: ...
+
+    def set_working_message(self, text: str | None = None) -> None:
+        """Shown instead of ``working…`` while the agent works (``None``: back to the default)."""
+        ...
+
+    def set_working_visible(self, visible: bool) -> None: ...
+
+    def set_hidden_thinking_label(self, text: str | None = None) -> None:
+        """The line shown for a thinking block while thinking is hidden."""
+        ...
 
 
 DeliverAs = Literal["steer", "followUp", "nextTurn"]

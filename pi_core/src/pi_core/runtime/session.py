@@ -287,7 +287,7 @@ class AgentSession:
 
     @property
     def has_ui(self) -> bool:
-        return not isinstance(self._ui, HeadlessUI)
+        return bool(self._ui.has_ui)
 
     # --- state ----------------------------------------------------------------------------------
 

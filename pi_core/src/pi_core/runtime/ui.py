@@ -96,6 +96,9 @@ def _rgb(hex_colour: str) -> tuple[int, int, int]:
 class HeadlessUI:
     """``ctx.ui`` without a user: dialogs answer nothing, notifications go to ``on_notify``."""
 
+    #: Nobody answers dialogs here (``ctx.has_ui`` is false); a subclass that answers sets it true.
+    has_ui = False
+
     def __init__(self, on_notify: Callable[[str, str], None] | None = None) -> None:
         self._on_notify = on_notify
         self.theme = Theme()

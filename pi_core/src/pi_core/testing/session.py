@@ -24,7 +24,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from pi_core.ai.abort import AbortSignal
 from pi_core.plugins.dispatch import HookErrorRecord
+from pi_core.runtime.ui import HeadlessUI
 from pi_core.testing.server import LOOPBACK_API_KEY, LoopbackLLMServer, RecordedRequest
 
 #: The provider and model :class:`PiSession` selects (an OpenAI-compatible server).
@@ -102,7 +104,6 @@ class PiSession:
         from pi_core.plugins.manager import LoadOptions, PluginRecord, load_plugins
         from pi_core.plugins.registry import collect_registrations
         from pi_core.runtime.host import RuntimeHost, RuntimeOptions
-        from pi_core.runtime.ui import HeadlessUI
 
         self.project.mkdir(parents=True, exist_ok=True)
         write_models_json(self.agent_dir, self.server, self._api)
@@ -206,47 +207,44 @@ class PiSession:
         return [str(getattr(event, "type", "")) for event in self.events]
 
 
-class ScriptedUI:
+class ScriptedUI(HeadlessUI):
     """``ctx.ui`` of a user who picks ``answer`` in every select dialog and says yes to confirms.
 
     Bind it with ``await pi.host.bind_mode(ui=ScriptedUI("Yes"), mode="tui")``; ``asked`` holds the
-    dialog titles, ``notices`` what was notified, ``statuses`` the status texts by key.
+    dialog titles, ``notices`` what was notified, ``statuses`` the status texts by key. Every other
+    member (``theme``, widgets, the working row, …) is :class:`~pi_core.runtime.ui.HeadlessUI`'s.
     """
 
+    has_ui = True
+
     def __init__(self, answer: str | None) -> None:
+        super().__init__(on_notify=lambda message, kind: self.notices.append((message, kind)))
         self.answer = answer
         self.asked: list[str] = []
         self.notices: list[tuple[str, str]] = []
         self.statuses: dict[str, str | None] = {}
 
-    async def select(self, title: str, options: Sequence[str], **kwargs: Any) -> str | None:
+    async def select(
+        self,
+        title: str,
+        options: Sequence[str],
+        *,
+        signal: AbortSignal | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - the ExtensionUI protocol's parameter (ms)
+    ) -> str | None:
         self.asked.append(title)
         return self.answer if self.answer in options else None
 
-    async def confirm(self, title: str, message: str, **kwargs: Any) -> bool:
+    async def confirm(
+        self,
+        title: str,
+        message: str,
+        *,
+        signal: AbortSignal | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - the ExtensionUI protocol's parameter (ms)
+    ) -> bool:
         self.asked.append(title)
         return True
 
-    async def input(self, title: str, placeholder: str | None = None, **kwargs: Any) -> str | None:
-        return None
-
-    async def editor(self, title: str, prefill: str | None = None) -> str | None:
-        return None
-
-    def notify(self, message: str, type: str = "info") -> None:
-        self.notices.append((message, type))
-
     def set_status(self, key: str, text: str | None) -> None:
         self.statuses[key] = text
-
-    def set_widget(self, key: str, content: Any, *, placement: str = "aboveEditor") -> None:
-        return None
-
-    def set_title(self, text: str) -> None:
-        return None
-
-    def set_editor_text(self, text: str) -> None:
-        return None
-
-    def get_editor_text(self) -> str:
-        return ""

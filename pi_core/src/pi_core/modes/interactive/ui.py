@@ -25,6 +25,8 @@ _NOTIFY_STYLES = {"info": "cyan", "warning": "yellow", "error": "bold red"}
 class InteractiveUI:
     """The UI plugins get in interactive mode."""
 
+    has_ui = True
+
     def __init__(self, mode: InteractiveMode) -> None:
         self._mode = mode
         self._theme: Theme | None = None

@@ -36,6 +36,9 @@ def _new_id() -> str:
 class RpcExtensionUI:
     """The ``ctx.ui`` plugins get in RPC mode."""
 
+    #: The RPC client answers dialogs.
+    has_ui = True
+
     def __init__(self, send: Callable[[UiRequest], None]) -> None:
         self._send = send
         self._pending: dict[str, asyncio.Future[UiResponse | None]] = {}

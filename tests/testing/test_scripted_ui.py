@@ -1,0 +1,45 @@
+"""``ScriptedUI``: the kit's answering user offers every member of ``ctx.ui`` and counts as a UI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from pi_core import hookimpl
+from pi_core.testing import LoopbackLLMServer, text_turn
+from pi_core.testing.session import PiSession, ScriptedUI
+
+
+async def test_scripted_ui_plugin_uses_theme_and_working_row(
+    pi_llm_server: LoopbackLLMServer, tmp_path: Path
+) -> None:
+    seen: dict[str, Any] = {}
+
+    @hookimpl
+    async def agent_start(ctx: Any) -> None:
+        seen["has_ui"] = ctx.has_ui
+        ctx.ui.set_working_message("thinking hard")
+        ctx.ui.set_working_visible(False)
+        ctx.ui.set_hidden_thinking_label("(thoughts)")
+        ctx.ui.set_status("mood", ctx.ui.theme.fg("success", "ok"))
+        seen["accent"] = ctx.ui.theme.color("accent")
+        seen["answer"] = await ctx.ui.select("Pick", ["a", "b"])
+        ctx.ui.notify("done", "info")
+
+    pi_llm_server.add(text_turn("hi"))
+    async with PiSession(pi_llm_server, tmp_path, plugins=[SimpleNamespace(agent_start=agent_start)]) as pi:
+        ui = ScriptedUI("b")
+        await pi.host.bind_mode(ui=ui, mode="tui")
+        await pi.prompt("go")
+    assert seen == {"has_ui": True, "accent": "#5fafd7", "answer": "b"}
+    assert ui.asked == ["Pick"]
+    assert ui.notices == [("done", "info")]
+    assert ui.statuses["mood"] == "\x1b[38;2;135;215;135mok\x1b[39m"
+
+
+async def test_headless_binding_has_no_ui(pi_llm_server: LoopbackLLMServer, tmp_path: Path) -> None:
+    async with PiSession(pi_llm_server, tmp_path) as pi:
+        assert pi.ctx().has_ui is False
+        await pi.host.bind_mode(ui=ScriptedUI(None), mode="tui")
+        assert pi.ctx().has_ui is True
