@@ -6,9 +6,10 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from pi_core import hookimpl
 from pi_core.testing import LoopbackLLMServer, text_turn
 from pi_core.testing.session import PiSession, ScriptedUI
+
+from pi_core import hookimpl
 
 
 async def test_scripted_ui_plugin_uses_theme_and_working_row(
