@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import pytest
 from pi_core.testing import Text, ToolUse, Turn, text_turn, tool_turn
 
-from tests.e2e.test_interactive_tmux import Pane, start_pane
+from tests.e2e.tmux_pane import Pane, start_pane
 
 if TYPE_CHECKING:
     from conftest import PiEnv
