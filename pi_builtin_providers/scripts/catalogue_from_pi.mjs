@@ -55,9 +55,8 @@ for (const provider of builtinProviders().sort((a, b) => rank(a.id) - rank(b.id)
     entry.reasoning = Boolean(m.reasoning);
     if (m.thinkingLevelMap) entry.thinkingLevelMap = m.thinkingLevelMap;
     entry.input = m.input;
-    // Tiered prices (above N input tokens) are left out: pi for Python prices every token at the base rate.
-    const { tiers, ...cost } = m.cost ?? {};
-    entry.cost = cost;
+    // Prices per million tokens; "tiers" hold the rates for requests above N input tokens.
+    entry.cost = m.cost ?? {};
     entry.contextWindow = m.contextWindow;
     entry.maxTokens = m.maxTokens;
     if (m.headers && Object.keys(m.headers).length) entry.headers = m.headers;

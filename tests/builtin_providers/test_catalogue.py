@@ -137,3 +137,32 @@ def test_docs_table_matches_the_data() -> None:
 
     docs = Path(__file__).resolve().parents[2] / "docs" / "providers.md"
     assert markdown_table() in docs.read_text(encoding="utf-8")
+
+
+def test_tiered_prices_come_from_the_catalogue_and_price_a_long_request() -> None:
+    from pi_core.ai.cost import calculate_cost
+    from pi_core.ai.messages import Usage
+
+    openai = next(d for d in provider_definitions() if d.id == "openai")
+    model = next(m for m in definition_models(openai) if m.id == "gpt-5.4")
+    # pi 1.6.0's catalogue: 2.5/15 per million tokens, 5/22.5 once a request's input passes 272,000.
+    assert (model.cost.input, model.cost.output) == (2.5, 15)
+    assert model.cost.tiers is not None
+    assert [(t.input_tokens_above, t.input, t.output) for t in model.cost.tiers] == [(272000, 5, 22.5)]
+    short = calculate_cost(model, Usage(input=1_000_000, output=1_000_000))
+    assert (short.input, short.output) == (pytest.approx(5.0), pytest.approx(22.5))
+    assert calculate_cost(model, Usage(input=200_000, output=1_000_000)).output == pytest.approx(15)
+
+
+def test_models_json_models_carry_tiered_prices(tmp_path: object) -> None:
+    registry = _registry(
+        tmp_path,
+        '{"providers": {"ollama": {"models": [{"id": "big", "cost": {"input": 1, "output": 2,'
+        ' "tiers": [{"inputTokensAbove": 100, "input": 3, "output": 4}]}}]}}}',
+    )
+    assert registry.error is None
+    model = registry.find("ollama", "big")
+    assert model is not None and model.cost.tiers is not None
+    assert (model.cost.tiers[0].input_tokens_above, model.cost.tiers[0].output) == (100, 4)
+    broken = _registry(tmp_path, '{"providers": {"ollama": {"models": [{"id": "x", "cost": {"tiers": 5}}]}}}')
+    assert broken.error is not None and "providers.ollama.models.0.cost.tiers" in broken.error

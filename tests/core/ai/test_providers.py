@@ -9,7 +9,7 @@ import pytest
 from pi_core.ai.abort import AbortController
 from pi_core.ai.messages import TextContent, ThinkingContent, ToolCall, UserMessage
 from pi_core.ai.overflow import is_context_overflow
-from pi_core.ai.provider import Context, ModelCost, StreamOptions, ToolSpec
+from pi_core.ai.provider import Context, ModelCost, ModelCostTier, StreamOptions, ToolSpec
 from pi_core.ai.stream import complete_simple, stream_simple
 from pi_core.testing import (
     LOOPBACK_API_KEY,
@@ -126,6 +126,27 @@ async def test_provider_usage_and_cost(pi_llm_server: LoopbackLLMServer, api: st
     assert usage.cost.output == pytest.approx(0.0075)
     assert usage.cost.cache_read == pytest.approx(0.00006)
     assert usage.cost.total == pytest.approx(0.003 + 0.0075 + 0.00006)
+
+
+async def test_provider_cost_tier_by_prompt_size(pi_llm_server: LoopbackLLMServer, api: str) -> None:
+    tiers = [
+        ModelCostTier(input_tokens_above=1000, input=6, output=30, cache_read=0.6),
+        ModelCostTier(input_tokens_above=5000, input=12, output=60, cache_read=1.2),
+        ModelCostTier(input_tokens_above=500, input=4, output=20),
+    ]
+    model = pi_llm_server.model(api, cost=ModelCost(input=3, output=15, cache_read=0.3, tiers=tiers))
+    # 900 fresh + 200 cached input tokens pass 1,000 (not 5,000): the whole request at the middle rates.
+    pi_llm_server.add(text_turn("ok", usage=Usage(input=900, output=100, cache_read=200)))
+    _, message = await collect(pi_llm_server, api, ctx(), model=model)
+    cost = message.usage.cost
+    assert (cost.input, cost.output, cost.cache_read) == (
+        pytest.approx(0.0054),
+        pytest.approx(0.003),
+        pytest.approx(0.00012),
+    )
+    pi_llm_server.add(text_turn("ok", usage=Usage(input=400, output=100)))
+    _, message = await collect(pi_llm_server, api, ctx(), model=model)
+    assert message.usage.cost.input == pytest.approx(0.0012)
 
 
 @pytest.mark.parametrize("error", [rate_limited(), server_error(), overloaded()], ids=["429", "500", "529"])

@@ -27,13 +27,24 @@ CacheRetention = Literal["none", "short", "long"]
 # --- models ---------------------------------------------------------------------------------------
 
 
+class ModelCostTier(PiModel):
+    """The rates of a request whose input (with cache reads and writes) exceeds ``input_tokens_above``."""
+
+    input_tokens_above: float
+    input: float = 0.0
+    output: float = 0.0
+    cache_read: float = 0.0
+    cache_write: float = 0.0
+
+
 class ModelCost(PiModel):
-    """USD per million tokens."""
+    """USD per million tokens; ``tiers`` price a whole request by the size of its input."""
 
     input: float = 0.0
     output: float = 0.0
     cache_read: float = 0.0
     cache_write: float = 0.0
+    tiers: list[ModelCostTier] | None = None
 
 
 class Model(PiModel):
@@ -249,7 +260,7 @@ class ProviderModelConfig(PiModel):
     reasoning: bool | None = None
     thinking_level_map: dict[str, str | None] | None = None
     input: list[Literal["text", "image"]] | None = None
-    cost: dict[str, float] | None = None
+    cost: ModelCost | None = None
     context_window: int | None = None
     max_tokens: int | None = None
     headers: dict[str, str] | None = None
