@@ -27,8 +27,14 @@ const REMAP = {
   },
 };
 const BASE_URLS = {
-  // Azure OpenAI's v1 endpoint takes the resource name; AZURE_OPENAI_BASE_URL replaces it whole.
-  azure: { baseUrl: "https://{AZURE_OPENAI_RESOURCE_NAME}.openai.azure.com/openai/v1", baseUrlEnv: "AZURE_OPENAI_BASE_URL" },
+  // Azure OpenAI's v1 endpoint takes the resource name; AZURE_OPENAI_BASE_URL replaces it whole (a
+  // bare resource URL gets the v1 path), and AZURE_OPENAI_DEPLOYMENT_NAME_MAP renames models to deployments.
+  azure: {
+    baseUrl: "https://{AZURE_OPENAI_RESOURCE_NAME}.openai.azure.com/openai/v1",
+    baseUrlEnv: "AZURE_OPENAI_BASE_URL",
+    baseUrlEnvPath: "/openai/v1",
+    modelNameMapEnv: "AZURE_OPENAI_DEPLOYMENT_NAME_MAP",
+  },
 };
 // Providers whose keys are not API keys (OAuth, token exchange, cloud credentials).
 const SKIP = new Set(["amazon-bedrock", "google-vertex", "openai-codex", "github-copilot", "radius", "typesafe"]);
@@ -78,7 +84,8 @@ for (const provider of builtinProviders().sort((a, b) => rank(a.id) - rank(b.id)
     if (m.baseUrl === baseUrl) delete m.baseUrl;
   }
   const def = { id: provider.id, name: provider.name, api, baseUrl };
-  if (BASE_URLS[provider.id]?.baseUrlEnv) def.baseUrlEnv = BASE_URLS[provider.id].baseUrlEnv;
+  const { baseUrl: _, ...urlExtras } = BASE_URLS[provider.id] ?? {};
+  Object.assign(def, urlExtras);
   def.env = provider.id === "anthropic" ? env.filter((n) => n === "ANTHROPIC_OAUTH_TOKEN" || n === "ANTHROPIC_API_KEY") : env.filter((n) => KEY_ENV.test(n));
   const wanted = defaultModelPerProvider[provider.id];
   if (wanted && models.some((m) => m.id === wanted)) def.defaultModel = wanted;

@@ -77,6 +77,13 @@ def test_base_url_placeholders_come_from_the_environment(monkeypatch: pytest.Mon
     assert definition_base_url(azure) == "https://acme.openai.azure.com/openai/v1"
     monkeypatch.setenv("AZURE_OPENAI_BASE_URL", "https://proxy.example/v1")
     assert definition_base_url(azure) == "https://proxy.example/v1"
+    # A resource's root URL (as the Azure portal shows it) gets the v1 API path.
+    roots = ("https://acme.ai.azure.com", "https://acme.ai.azure.com/openai/", " https://acme.ai.azure.com/ ")
+    for given in roots:
+        monkeypatch.setenv("AZURE_OPENAI_BASE_URL", given)
+        assert definition_base_url(azure) == "https://acme.ai.azure.com/openai/v1"
+    monkeypatch.setenv("AZURE_OPENAI_BASE_URL", "https://acme.openai.azure.com/openai/v1/responses")
+    assert definition_base_url(azure) == "https://acme.openai.azure.com/openai/v1"
 
 
 def _registry(tmp_path: object, models_json: str | None = None) -> ModelRegistry:

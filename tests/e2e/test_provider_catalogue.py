@@ -57,3 +57,22 @@ def test_list_models_shows_the_catalogue_of_providers_with_a_key(pi_env: PiEnv) 
     rows = [line.split() for line in result.stdout.splitlines()[1:]]
     assert rows and {row[0] for row in rows} == {"moonshotai", "moonshotai-cn"}
     assert any(row[1].startswith("kimi-") for row in rows)
+
+
+def test_azure_takes_a_bare_resource_url_and_asks_for_the_mapped_deployment(pi_env: PiEnv) -> None:
+    # AZURE_OPENAI_BASE_URL of just the host gets the v1 path; the catalogue id gpt-5.4 is asked
+    # for under the deployment name AZURE_OPENAI_DEPLOYMENT_NAME_MAP gives it.
+    root = pi_env.server.base_url("openai-responses").rsplit("/", 1)[0]
+    pi_env.extra_env.update(
+        AZURE_OPENAI_API_KEY="az-key",
+        AZURE_OPENAI_BASE_URL=f"{root}/openai",
+        AZURE_OPENAI_DEPLOYMENT_NAME_MAP="gpt-4.1=other, gpt-5.4=my-gpt-deployment",
+    )
+    pi_env.server.add(text_turn("hello from azure"))
+    result = pi_env.run("--provider", "azure", "-p", "hi", model="gpt-5.4")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "hello from azure\n"
+    (request,) = pi_env.server.requests
+    assert request.path == "/openai/v1/responses"
+    assert request.body["model"] == "my-gpt-deployment"
+    assert request.headers["authorization"] == "Bearer az-key"

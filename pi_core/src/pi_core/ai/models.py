@@ -18,6 +18,7 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import ValidationError
 
@@ -163,6 +164,7 @@ def _apply_override(model: Model, override: dict[str, Any]) -> Model:
         patch.compat = {**(model.compat or {}), **override["compat"]}
     if "headers" in override:
         patch.headers = {**(model.headers or {}), **override["headers"]}
+    patch.request_id = model.request_id
     return patch
 
 
@@ -207,9 +209,32 @@ def definition_base_url(definition: ProviderDefinition) -> str:
 
     A placeholder whose variable is not set stays in the URL, so the error names what to set.
     """
-    if definition.base_url_env and os.environ.get(definition.base_url_env):
-        return os.environ[definition.base_url_env]
+    if definition.base_url_env and os.environ.get(definition.base_url_env, "").strip():
+        return _with_root_path(os.environ[definition.base_url_env].strip(), definition.base_url_env_path)
     return _PLACEHOLDER.sub(lambda m: os.environ.get(m.group(1)) or m.group(0), definition.base_url)
+
+
+def _with_root_path(url: str, root_path: str | None) -> str:
+    """``url`` without trailing slashes; given just a host (or part of ``root_path``), ``root_path``."""
+    url = url.rstrip("/")
+    if not root_path:
+        return url
+    parts = urlsplit(url)
+    path = parts.path.rstrip("/")
+    if root_path.startswith(f"{path}/") or path == root_path.rstrip("/") + "/responses":
+        return urlunsplit((parts.scheme, parts.netloc, root_path.rstrip("/"), "", ""))
+    return url
+
+
+def model_name_map(definition: ProviderDefinition) -> dict[str, str]:
+    """Model id → the name requests use, from ``model_name_map_env`` (``id=name,id=name``)."""
+    value = os.environ.get(definition.model_name_map_env or "", "") if definition.model_name_map_env else ""
+    names: dict[str, str] = {}
+    for pair in value.split(","):
+        model_id, sep, name = pair.partition("=")
+        if sep and model_id.strip() and name.strip():
+            names[model_id.strip()] = name.strip()
+    return names
 
 
 def definition_models(definition: ProviderDefinition) -> list[Model]:
@@ -225,6 +250,9 @@ def definition_models(definition: ProviderDefinition) -> list[Model]:
         if definition.compat:
             fields["compat"] = {**definition.compat, **(entry.get("compat") or {})}
         models.append(Model.model_validate(fields))
+    names = model_name_map(definition)
+    for model in models:
+        model.request_id = names.get(model.id)
     return models
 
 
@@ -396,6 +424,8 @@ class ModelRegistry:
         for entry in config.models or []:
             base = next((m for m in merged if m.provider == config.id and m.id == entry.id), None)
             custom = _custom_model(config, entry, base, definition)
+            if definition is not None:
+                custom.request_id = model_name_map(definition).get(custom.id)
             merged = [m for m in merged if not (m.provider == config.id and m.id == entry.id)]
             merged.append(custom)
         return merged
@@ -456,7 +486,7 @@ class ModelRegistry:
         if definition is None:
             return None
         config = self._json_configs.get(provider)
-        return Model.model_validate(
+        model = Model.model_validate(
             {
                 "id": model_id,
                 "name": model_id,
@@ -466,6 +496,8 @@ class ModelRegistry:
                 "compat": {**(definition.compat or {}), **((config.compat or {}) if config else {})} or None,
             }
         )
+        model.request_id = model_name_map(definition).get(model_id)
+        return model
 
     def find(self, provider: str, model_id: str) -> Model | None:
         return next((m for m in self._models if m.provider == provider and m.id == model_id), None)

@@ -64,6 +64,9 @@ class Model(PiModel):
     max_tokens: int = 16384
     headers: dict[str, str] | None = None
     compat: dict[str, Any] | None = None
+    #: The name requests carry when the service knows the model by another one (an Azure
+    #: deployment); not part of pi's model JSON, so never written out.
+    request_id: str | None = Field(default=None, exclude=True)
 
     def model_post_init(self, _context: Any) -> None:
         if not self.name:
@@ -294,7 +297,10 @@ class ProviderDefinition(PiModel):
     ``models.json`` patches it (``baseUrl``, ``modelOverrides``, extra ``models``) instead of being
     replaced by it. ``models`` are Model JSON objects whose ``api`` and ``baseUrl`` default to the
     provider's. In ``base_url`` a ``{NAME}`` is replaced by the environment variable ``NAME``;
-    ``base_url_env`` names a variable whose value replaces the whole URL. ``env`` lists the
+    ``base_url_env`` names a variable whose value replaces the whole URL; a URL there that names
+    only the host (no path, or a leading part of ``base_url_env_path``) gets ``base_url_env_path``.
+    ``model_name_map_env`` names a variable of ``id=name`` pairs, comma-separated: a model whose id
+    is listed is requested under that name (Azure deployment names). ``env`` lists the
     variables that hold the API key (the first set one wins); ``api_key`` is a fallback key
     (``!command``, a variable name or a literal), e.g. a dummy one for a local server. ``local``
     marks servers on this machine whose models are whatever they have loaded.
@@ -305,6 +311,8 @@ class ProviderDefinition(PiModel):
     api: str
     base_url: str = ""
     base_url_env: str | None = None
+    base_url_env_path: str | None = None
+    model_name_map_env: str | None = None
     env: list[str] = Field(default_factory=list)
     api_key: str | None = None
     default_model: str | None = None

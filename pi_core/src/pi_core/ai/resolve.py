@@ -201,7 +201,7 @@ def resolve_cli_model(
             default_id = DEFAULT_MODEL_PER_PROVIDER.get(provider)
             base = next((m for m in own if m.id == default_id), own[0])
             return ResolvedModel(
-                base.model_copy(update={"id": pattern, "name": pattern}),
+                base.model_copy(update={"id": pattern, "name": pattern, "request_id": None}),
                 None,
                 f'Model "{pattern}" not found for provider "{provider}". Using custom model id.',
             )

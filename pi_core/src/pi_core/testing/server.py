@@ -72,7 +72,8 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = raw.decode(errors="replace")
         path = self.path.split("?", 1)[0]
-        api = _API_BY_PATH.get(path, "unknown")
+        # Under any prefix, as services that put the API below their own path serve it (Azure's /openai/v1).
+        api = next((api for suffix, api in _API_BY_PATH.items() if path.endswith(suffix)), "unknown")
         state = self.server.state
         with state.lock:
             state.requests.append(

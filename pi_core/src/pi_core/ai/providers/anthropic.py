@@ -244,7 +244,7 @@ def build_params(model: Model, context: Context, options: StreamOptions, oauth: 
             )
             thinking = {"type": "enabled", "budget_tokens": budget or 1024, "display": "summarized"}
     params: dict[str, Any] = {
-        "model": model.id,
+        "model": model.request_id or model.id,
         "messages": convert_messages(context.messages, model, oauth, cache_control),
         "max_tokens": max_tokens or model.max_tokens // 3,
     }

@@ -264,7 +264,7 @@ def build_params(
     effort = None if level in (None, "off") else level
     level_map = model.thinking_level_map or {}
     params: dict[str, Any] = {
-        "model": model.id,
+        "model": model.request_id or model.id,
         "messages": convert_messages(model, context, compat),
         "stream": True,
     }

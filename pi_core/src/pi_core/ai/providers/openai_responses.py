@@ -204,7 +204,7 @@ def convert_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
 def build_params(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
     retention = resolve_cache_retention(options.cache_retention)
     params: dict[str, Any] = {
-        "model": model.id,
+        "model": model.request_id or model.id,
         "input": convert_messages(model, context),
         "stream": True,
         "store": False,
