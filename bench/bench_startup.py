@@ -25,6 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from _bytecode import compile_environment
 from pi_core.testing import LoopbackLLMServer, text_turn
 
 PI = str(Path(sys.executable).with_name("pi"))
@@ -73,12 +74,8 @@ def _one_run(
 
 
 def compile_workspace() -> None:
-    """Write ``__pycache__`` for pi's own packages (git-ignored), like ``pip install`` does."""
-    import compileall
-
-    root = Path(__file__).resolve().parents[1]
-    for package in ("pi_core/src", "pi_builtin_tools/src", "pi_builtin_compaction/src"):
-        compileall.compile_dir(root / package, quiet=1)
+    """Byte-compile what pi imports, as an install does (see bench/_bytecode.py)."""
+    compile_environment()
 
 
 def bench(runs: int, with_ts: bool) -> None:

@@ -46,6 +46,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from _bytecode import compile_environment
 from pi_core.testing import text_turn
 from pi_core.testing.wire import anthropic_stream, completions_stream
 
@@ -376,14 +377,6 @@ def find_pi16(explicit: str | None) -> str:
     return done.stdout.strip().splitlines()[-1]
 
 
-def compile_workspace() -> None:
-    """Byte-compile pi's own packages as an install would (editable installs otherwise compile at start)."""
-    import compileall
-
-    for package in ("pi_core/src", "pi_builtin_tools/src", "pi_builtin_compaction/src"):
-        compileall.compile_dir(ROOT / package, quiet=1)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -402,7 +395,7 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown rows: {', '.join(unknown)} (known: {', '.join(ROWS)})")
 
-    compile_workspace()
+    compile_environment()  # as an install would (see bench/_bytecode.py)
     implementations = {"ours": [args.ours], "pi 1.6.0": [find_pi16(args.pi16)]}
     names = list(implementations)
     project = CACHE / "project"
