@@ -378,8 +378,6 @@ def session_start(event: SessionStartEvent, ctx: ExtensionContext) -> Ret:
 
     :param event: ``reason`` (``startup | reload | new | resume | fork``; import uses ``resume``,
         clone uses ``fork``), ``previous_session_file`` (set for new/resume/fork).
-    :param ctx: the extension context.
-    :returns: ignored.
 
     Errors: a raising handler is reported with plugin and hook, and skipped.
 
@@ -412,7 +410,6 @@ def resources_discover(event: ResourcesDiscoverEvent, ctx: ExtensionContext) -> 
     with the contributing plugin (``ResourcesDiscoverOutcome``); the system prompt is then rebuilt.
 
     :param event: ``cwd``, ``reason`` (``startup | reload``).
-    :param ctx: the extension context.
     :returns: ``ResourcesDiscoverResult(skill_paths=, prompt_paths=, theme_paths=)`` or ``None``.
 
     Errors: a raising handler is reported and contributes nothing.
@@ -459,7 +456,6 @@ def input(event: InputEvent, ctx: ExtensionContext) -> Ret:
 
     :param event: ``text``, ``images``, ``source`` (``interactive | rpc | extension``),
         ``streaming_behavior`` (``steer``/``followUp`` when the input is queued for a busy agent).
-    :param ctx: the extension context.
     :returns: ``InputResult(action="continue" | "transform" | "handled", text=, images=)`` or ``None``.
 
     Errors: a raising handler is reported and treated as ``continue``.
@@ -524,13 +520,7 @@ def before_agent_start(event: BeforeAgentStartEvent, ctx: ExtensionContext) -> R
 def agent_start(event: AgentStartEvent, ctx: ExtensionContext) -> Ret:
     """An agent run begins (one per accepted prompt, automatic retry, or triggered message).
 
-    Combine: NOTIFY — return values are ignored.
-
     :param event: no fields besides ``type``.
-    :param ctx: the extension context.
-    :returns: ignored.
-
-    Errors: a raising handler is reported and skipped.
 
     Example::
 
@@ -556,10 +546,6 @@ def agent_end(event: AgentEndEvent, ctx: ExtensionContext) -> Ret:
     Combine: NOTIFY — return values are ignored; to stop a run use ``ctx.abort()``.
 
     :param event: ``messages`` — every message added during this run.
-    :param ctx: the extension context.
-    :returns: ignored.
-
-    Errors: a raising handler is reported and skipped.
 
     Example::
 
@@ -592,7 +578,6 @@ def agent_before_settle(event: AgentBeforeSettleEvent, ctx: ExtensionContext) ->
     a message. The event fires again after that run: guard your condition.
 
     :param event: ``messages`` of the run, the proposed ``entries`` and ``continue_``.
-    :param ctx: the extension context.
     :returns: ``AgentBeforeSettleResult(entries=, continue_=)`` or ``None``.
 
     Errors: a raising handler is reported and later handlers still run; an invalid proposal is
@@ -633,10 +618,6 @@ def agent_settled(event: AgentSettledEvent, ctx: ExtensionContext) -> Ret:
     Combine: NOTIFY, fire-and-forget — dispatched as a background task; return values are ignored.
 
     :param event: ``aborted`` — the run ended because the user aborted it.
-    :param ctx: the extension context.
-    :returns: ignored.
-
-    Errors: a raising handler is reported and skipped.
 
     Example::
 
@@ -665,10 +646,6 @@ def ui_prompt_start(event: UiPromptStartEvent, ctx: ExtensionContext) -> Ret:
     Combine: NOTIFY, fire-and-forget — not awaited before the dialog shows.
 
     :param event: ``kind`` (``select | confirm | input | editor | custom``), ``title``.
-    :param ctx: the extension context.
-    :returns: ignored.
-
-    Errors: a raising handler is reported and skipped.
 
     Example::
 
@@ -695,10 +672,6 @@ def ui_prompt_end(event: UiPromptEndEvent, ctx: ExtensionContext) -> Ret:
     Combine: NOTIFY, fire-and-forget — not awaited before the dialog closes.
 
     :param event: ``kind`` and ``title`` of the outermost dialog.
-    :param ctx: the extension context.
-    :returns: ignored.
-
-    Errors: a raising handler is reported and skipped.
 
     Example::
 
@@ -722,13 +695,7 @@ def ui_prompt_end(event: UiPromptEndEvent, ctx: ExtensionContext) -> Ret:
 def turn_start(event: TurnStartEvent, ctx: ExtensionContext) -> Ret:
     """A turn (one assistant response plus its tool calls) begins.
 
-    Combine: NOTIFY — return values are ignored.
-
     :param event: ``turn_index`` (0-based within the run), ``timestamp`` (ms since the epoch).
-    :param ctx: the extension context.
-    :returns: ignored.
-
-    Errors: a raising handler is reported and skipped.
 
     Example::
 
@@ -754,14 +721,8 @@ def turn_start(event: TurnStartEvent, ctx: ExtensionContext) -> Ret:
 def turn_end(event: TurnEndEvent, ctx: ExtensionContext) -> Ret:
     """A turn ended.
 
-    Combine: NOTIFY — return values are ignored.
-
     :param event: ``turn_index``, ``message`` (the assistant message), ``tool_results`` (this turn's
         tool-result messages; empty if none or if the response errored).
-    :param ctx: the extension context.
-    :returns: ignored.
-
-    Errors: a raising handler is reported and skipped.
 
     Example::
 
@@ -787,13 +748,7 @@ def turn_end(event: TurnEndEvent, ctx: ExtensionContext) -> Ret:
 def message_start(event: MessageStartEvent, ctx: ExtensionContext) -> Ret:
     """A message (user, assistant, tool result or custom) begins within an agent run.
 
-    Combine: NOTIFY — return values are ignored.
-
     :param event: ``message``.
-    :param ctx: the extension context.
-    :returns: ignored.
-
-    Errors: a raising handler is reported and skipped.
 
     Example::
 
@@ -820,12 +775,8 @@ def message_start(event: MessageStartEvent, ctx: ExtensionContext) -> Ret:
 def message_update(event: MessageUpdateEvent, ctx: ExtensionContext) -> Ret:
     """A streaming delta of the assistant message arrived (fires for every delta: keep it cheap).
 
-    Combine: NOTIFY — return values are ignored.
-
     :param event: ``message`` (snapshot of the partial assistant message), ``assistant_message_event``
         (the raw stream event: text/thinking/toolcall start, delta or end).
-    :param ctx: the extension context.
-    :returns: ignored.
 
     Errors: a raising handler is reported (once per plugin and hook) and skipped.
 
@@ -856,10 +807,7 @@ def message_end(event: MessageEndEvent, ctx: ExtensionContext) -> Ret:
     ``None`` leaves the message unchanged.
 
     :param event: ``message``.
-    :param ctx: the extension context.
     :returns: ``MessageEndResult(message=...)`` or ``None``.
-
-    Errors: a raising handler is reported and skipped.
 
     Example::
 
@@ -894,10 +842,7 @@ def context(event: ContextEvent, ctx: ExtensionContext) -> Ret:
     the final list is sent for this call only (nothing is persisted). ``None`` = unchanged.
 
     :param event: ``messages``.
-    :param ctx: the extension context.
     :returns: ``ContextResult(messages=[...])`` or ``None``.
-
-    Errors: a raising handler is reported and skipped.
 
     Example::
 
@@ -925,8 +870,6 @@ def before_provider_headers(event: BeforeProviderHeadersEvent, ctx: ExtensionCon
     a string adds or overrides a header, ``None`` removes it; later handlers see the edits.
 
     :param event: ``headers`` (mutable).
-    :param ctx: the extension context.
-    :returns: ignored.
 
     Errors: a raising handler is reported and skipped; its edits so far stay.
 
@@ -956,10 +899,7 @@ def before_provider_request(event: BeforeProviderRequestEvent, ctx: ExtensionCon
     bare payload or ``BeforeProviderRequestResult(payload=...)``); the next handler sees it.
 
     :param event: ``payload`` (the provider-specific request body).
-    :param ctx: the extension context.
     :returns: a replacement payload or ``None``.
-
-    Errors: a raising handler is reported and skipped.
 
     Example::
 
@@ -987,10 +927,6 @@ def after_provider_response(event: AfterProviderResponseEvent, ctx: ExtensionCon
     Combine: NOTIFY — return values are ignored; abort with ``ctx.abort()`` if needed.
 
     :param event: ``status`` (HTTP status), ``headers`` (normalised header map; may be empty).
-    :param ctx: the extension context.
-    :returns: ignored.
-
-    Errors: a raising handler is reported and skipped.
 
     Example::
 
@@ -1022,10 +958,6 @@ def tool_execution_start(event: ToolExecutionStartEvent, ctx: ExtensionContext) 
     Combine: NOTIFY — return values are ignored; use ``tool_call`` to block.
 
     :param event: ``tool_call_id``, ``tool_name``, ``args`` (raw arguments from the model).
-    :param ctx: the extension context.
-    :returns: ignored.
-
-    Errors: a raising handler is reported and skipped.
 
     Example::
 
@@ -1055,7 +987,6 @@ def tool_call(event: ToolCallEvent, ctx: ExtensionContext) -> Ret:
 
     :param event: ``tool_call_id``, ``tool_name``, ``input`` (mutable validated arguments),
         ``parent_tool_call_id`` (set when another tool made the call with ``ctx.execute_tool``).
-    :param ctx: the extension context.
     :returns: ``ToolCallResult(block=, reason=, terminate=)`` or ``None``; ``terminate`` with
         ``block`` ends the run after this batch when every call of the batch terminates.
 
@@ -1086,13 +1017,7 @@ def tool_call(event: ToolCallEvent, ctx: ExtensionContext) -> Ret:
 def tool_execution_update(event: ToolExecutionUpdateEvent, ctx: ExtensionContext) -> Ret:
     """A running tool streamed a partial result.
 
-    Combine: NOTIFY — return values are ignored.
-
     :param event: ``tool_call_id``, ``tool_name``, ``args``, ``partial_result`` (``{content, details}``).
-    :param ctx: the extension context.
-    :returns: ignored.
-
-    Errors: a raising handler is reported and skipped.
 
     Example::
 
@@ -1125,8 +1050,6 @@ def tool_result(event: ToolResultEvent, ctx: ExtensionContext) -> Ret:
     :param ctx: the extension context (``ctx.signal`` for abort-aware work).
     :returns: ``ToolResultResult(content=, details=, is_error=, structured_content=)`` or ``None``.
 
-    Errors: a raising handler is reported and skipped.
-
     Example::
 
         from __future__ import annotations
@@ -1155,10 +1078,6 @@ def tool_execution_end(event: ToolExecutionEndEvent, ctx: ExtensionContext) -> R
 
     :param event: ``tool_call_id``, ``tool_name``, ``result`` (``{content, details, terminate}``),
         ``is_error``.
-    :param ctx: the extension context.
-    :returns: ignored.
-
-    Errors: a raising handler is reported and skipped.
 
     Example::
 
@@ -1194,10 +1113,7 @@ def session_before_switch(event: SessionBeforeSwitchEvent, ctx: ExtensionContext
     stops dispatch and the switch is abandoned; otherwise the last result wins.
 
     :param event: ``reason`` (``new | resume``), ``target_session_file`` (absent for ``new``).
-    :param ctx: the extension context.
     :returns: ``SessionBeforeSwitchResult(cancel=)`` or ``None``.
-
-    Errors: a raising handler is reported and skipped.
 
     Example::
 
@@ -1229,10 +1145,7 @@ def session_before_fork(event: SessionBeforeForkEvent, ctx: ExtensionContext) ->
     last result wins. ``skip_conversation_restore`` is accepted and ignored (pi v0.73.1).
 
     :param event: ``entry_id``, ``position`` (``before | at``).
-    :param ctx: the extension context.
     :returns: ``SessionBeforeForkResult(cancel=, skip_conversation_restore=)`` or ``None``.
-
-    Errors: a raising handler is reported and skipped.
 
     Example::
 
@@ -1269,10 +1182,7 @@ def session_before_compact(event: SessionBeforeCompactEvent, ctx: ExtensionConte
     :param event: ``preparation`` (``first_kept_entry_id``, ``messages_to_summarize``,
         ``turn_prefix_messages``, ``is_split_turn``, ``tokens_before``, ``previous_summary``,
         ``file_ops``, ``settings``), ``branch_entries``, ``custom_instructions``, ``signal``.
-    :param ctx: the extension context.
     :returns: ``SessionBeforeCompactResult(cancel=, compaction=CompactionOverride(...))`` or ``None``.
-
-    Errors: a raising handler is reported and skipped.
 
     Example::
 
@@ -1306,13 +1216,7 @@ def session_before_compact(event: SessionBeforeCompactEvent, ctx: ExtensionConte
 def session_compact(event: SessionCompactEvent, ctx: ExtensionContext) -> Ret:
     """A compaction entry was saved and the agent's messages rebuilt.
 
-    Combine: NOTIFY — return values are ignored.
-
     :param event: ``compaction_entry`` (the saved entry), ``from_extension``.
-    :param ctx: the extension context.
-    :returns: ignored.
-
-    Errors: a raising handler is reported and skipped.
 
     Example::
 
@@ -1340,10 +1244,6 @@ def session_compact_failed(event: SessionCompactFailedEvent, ctx: ExtensionConte
 
     :param event: ``reason`` (``manual | threshold | overflow``), ``error_message`` (``None`` when
         aborted), ``aborted``, ``will_retry``, ``from_extension``.
-    :param ctx: the extension context.
-    :returns: ignored.
-
-    Errors: a raising handler is reported and skipped.
 
     Example::
 
@@ -1370,10 +1270,6 @@ def session_info_changed(event: SessionInfoChangedEvent, ctx: ExtensionContext) 
     Combine: NOTIFY, fire-and-forget — return values are ignored.
 
     :param event: ``name`` — the name now, ``None`` when cleared.
-    :param ctx: the extension context.
-    :returns: ignored.
-
-    Errors: a raising handler is reported and skipped.
 
     Example::
 
@@ -1404,10 +1300,7 @@ def session_before_tree(event: SessionBeforeTreeEvent, ctx: ExtensionContext) ->
     :param event: ``preparation`` (``target_id``, ``old_leaf_id``, ``common_ancestor_id``,
         ``entries_to_summarize``, ``user_wants_summary``, ``custom_instructions``,
         ``replace_instructions``, ``label``), ``signal``.
-    :param ctx: the extension context.
     :returns: ``SessionBeforeTreeResult(...)`` or ``None``.
-
-    Errors: a raising handler is reported and skipped.
 
     Example::
 
@@ -1433,10 +1326,6 @@ def session_tree(event: SessionTreeEvent, ctx: ExtensionContext) -> Ret:
     Combine: NOTIFY — return values are ignored. Rebuild branch-dependent state here.
 
     :param event: ``new_leaf_id``, ``old_leaf_id``, ``summary_entry``, ``from_extension``.
-    :param ctx: the extension context.
-    :returns: ignored.
-
-    Errors: a raising handler is reported and skipped.
 
     Example::
 
@@ -1464,9 +1353,6 @@ def session_shutdown(event: SessionShutdownEvent, ctx: ExtensionContext) -> Ret:
 
     :param event: ``reason`` (``quit | reload | new | resume | fork``), ``target_session_file``.
     :param ctx: the extension context (stale after this hook).
-    :returns: ignored.
-
-    Errors: a raising handler is reported and skipped.
 
     Example::
 
@@ -1498,10 +1384,6 @@ def model_select(event: ModelSelectEvent, ctx: ExtensionContext) -> Ret:
     Combine: NOTIFY — return values are ignored; the change cannot be vetoed.
 
     :param event: ``model``, ``previous_model``, ``source`` (``set | cycle | restore``).
-    :param ctx: the extension context.
-    :returns: ignored.
-
-    Errors: a raising handler is reported and skipped.
 
     Example::
 
@@ -1534,10 +1416,7 @@ def thinking_level_select(event: ThinkingLevelSelectEvent, ctx: ExtensionContext
     return values are ignored.
 
     :param event: ``level``, ``previous_level`` (``off | minimal | low | medium | high | xhigh | max``).
-    :param ctx: the extension context.
     :returns: ignored.
-
-    Errors: a raising handler is reported and skipped.
 
     Example::
 
@@ -1571,10 +1450,7 @@ def user_bash(event: UserBashEvent, ctx: ExtensionContext) -> Ret:
     shell backend (e.g. SSH). ``None`` = run locally as usual.
 
     :param event: ``command``, ``exclude_from_context``, ``cwd``.
-    :param ctx: the extension context.
     :returns: ``UserBashResult(operations=, result=BashOutcome(...))`` or ``None``.
-
-    Errors: a raising handler is reported and skipped.
 
     Example::
 
