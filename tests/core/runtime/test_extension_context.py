@@ -63,7 +63,31 @@ async def test_exec_runs_without_a_shell(harness: Harness) -> None:
     result = await ctx.exec("printf", ["%s-%s", "a", "b"])
     assert (result.stdout, result.code, result.killed) == ("a-b", 0, False)
     slow = await ctx.exec("sleep", ["5"], timeout=0.2)
-    assert slow.killed
+    assert (slow.killed, slow.code, slow.truncated) == (True, 143, False)  # SIGTERM, as a shell says
+
+
+async def test_exec_max_buffer_cuts_both_streams_together(harness: Harness) -> None:
+    ctx = RuntimeContext(harness.build())
+    script = "printf 'ab' >&2; sleep 0.2; printf 'cdefgh'; sleep 5"
+    cut = await ctx.exec("sh", ["-c", script], max_buffer=5, timeout=10)
+    assert (cut.stderr, cut.stdout, cut.truncated, cut.killed) == ("ab", "cde", True, True)
+    assert cut.code == 143
+    whole = await ctx.exec("sh", ["-c", "printf 12345"], max_buffer=5)
+    assert (whole.stdout, whole.truncated, whole.code) == ("12345", False, 0)
+    # a cut through a character drops the partial tail (no replacement character)
+    split = await ctx.exec("sh", ["-c", "printf 'a\\303\\251b'; sleep 5"], max_buffer=2)
+    assert (split.stdout, split.truncated) == ("a", True)
+    # a program that finishes at the moment it overflows still never reads as success
+    quick = await ctx.exec("printf", ["123456"], max_buffer=3)
+    assert quick.truncated and quick.code != 0 and quick.stdout == "123"
+    with pytest.raises(ValueError, match="max_buffer must be a whole number"):
+        await ctx.exec("true", max_buffer=-1)
+
+
+async def test_exec_reports_a_signal_death_as_128_plus_the_signal(harness: Harness) -> None:
+    ctx = RuntimeContext(harness.build())
+    died = await ctx.exec("sh", ["-c", "kill -9 $$"])
+    assert (died.code, died.killed) == (137, False)  # not pi's doing
 
 
 async def test_send_user_message_prompts_without_templates(harness: Harness) -> None:

@@ -121,12 +121,18 @@ class ExecResult(Protocol):
 
     @property
     def code(self) -> int:
-        """The exit status; 1 when the program could not start."""
+        """The exit status; 128 + the signal number when a signal ended the program (143: SIGTERM,
+        137: SIGKILL); 1 when it could not start, and never 0 for truncated output."""
         ...
 
     @property
     def killed(self) -> bool:
-        """True when the timeout or the abort signal killed the program's process group."""
+        """True when pi ended the program: timeout, abort signal or output over ``max_buffer``."""
+        ...
+
+    @property
+    def truncated(self) -> bool:
+        """True when stdout and stderr together went over ``max_buffer``; they hold what came first."""
         ...
 
 
@@ -261,10 +267,13 @@ class ExtensionContext(Protocol):
         signal: AbortSignal | None = None,
         timeout: float | None = None,  # noqa: ASYNC109 (seconds; kills the process group)
         cwd: str | None = None,
+        max_buffer: int = 256 * 1024 * 1024,
     ) -> ExecResult:
         """Run a program without a shell; never raises for the program's failure (code 1 on spawn errors).
 
-        ``timeout`` is in seconds; it and ``signal`` kill the program's whole process group.
+        ``timeout`` is in seconds. It, ``signal``, and stdout plus stderr passing ``max_buffer``
+        bytes end the program's whole process group (SIGTERM, then SIGKILL five seconds later).
+        A ``max_buffer`` that is not a whole number of bytes (0 or more) raises ``ValueError``.
         """
         ...
 

@@ -46,6 +46,18 @@ class ExecResult:
     stderr: str
     code: int
     killed: bool
+    truncated: bool = False
+
+
+#: ``ctx.exec``'s default output cap (stdout and stderr together), as pi's.
+EXEC_MAX_BUFFER = 256 * 1024 * 1024
+
+
+def _decode(data: bytes, truncated: bool) -> str:
+    """UTF-8 text; after a cut, a character split by it is dropped rather than shown as a replacement."""
+    import codecs
+
+    return codecs.getincrementaldecoder("utf-8")("replace").decode(data, final=not truncated)
 
 
 PromptKind = Literal["select", "confirm", "input", "editor"]
@@ -307,19 +319,27 @@ class RuntimeContext:
         signal: AbortSignal | None = None,
         timeout: float | None = None,  # noqa: ASYNC109 - seconds, part of the plugin API
         cwd: str | None = None,
+        max_buffer: int = EXEC_MAX_BUFFER,
     ) -> ExecResult:
         """Run a program (no shell) in the session cwd and capture its output."""
         from pi_core.runtime.process import run_program
 
+        if isinstance(max_buffer, bool) or not isinstance(max_buffer, int) or max_buffer < 0:
+            raise ValueError(
+                f"ctx.exec: max_buffer must be a whole number of bytes, 0 or more (got {max_buffer!r})"
+            )
         try:
-            done = await run_program(command, *args, cwd=cwd or self._s.cwd, timeout=timeout, signal=signal)
+            done = await run_program(
+                command, *args, cwd=cwd or self._s.cwd, timeout=timeout, signal=signal, max_buffer=max_buffer
+            )
         except OSError as error:  # could not start: pi reports it as a failed run, never raises
             return ExecResult("", str(error), 1, False)
         return ExecResult(
-            done.stdout.decode("utf-8", "replace"),
-            done.stderr.decode("utf-8", "replace"),
+            _decode(done.stdout, done.truncated),
+            _decode(done.stderr, done.truncated),
             done.code,
             done.killed,
+            done.truncated,
         )
 
     def get_active_tools(self) -> list[str]:
