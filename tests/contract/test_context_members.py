@@ -153,8 +153,16 @@ def _extra_tool() -> AgentTool:
     return AgentTool("extra", "extra", "an extra tool", {"type": "object", "properties": {}}, run)
 
 
+def _prompt_options(ctx: Any, pi: PiSession) -> None:
+    options = ctx.get_system_prompt_options()
+    assert options.cwd == str(pi.project) and options.selected_tools == ctx.get_active_tools()
+    options.selected_tools.append("edited")  # a copy: the session's own options stay
+    assert "edited" not in ctx.get_system_prompt_options().selected_tools
+
+
 COMMAND_CHECKS: dict[str, Check] = {
     "wait_for_idle": _session_control,
+    "get_system_prompt_options": _sync(_prompt_options),
     "navigate_tree": _session_control,
     "new_session": lambda ctx, pi: _expect_result(ctx.new_session()),
     "fork": lambda ctx, pi: _expect_result(ctx.fork(pi.session.session_manager.get_leaf_id())),

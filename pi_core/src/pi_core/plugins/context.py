@@ -13,6 +13,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from pi_core.agent.tools import AgentTool, AgentToolResult
 from pi_core.ai.abort import AbortSignal
 from pi_core.ai.messages import ImageContent, TextContent
+from pi_core.plugins.events import SystemPromptOptions
 
 
 class UITheme(Protocol):
@@ -366,6 +367,12 @@ class CommandContext(ExtensionContext, Protocol):
     """
 
     async def wait_for_idle(self) -> None: ...
+
+    def get_system_prompt_options(self) -> SystemPromptOptions:
+        """What the default prompt is built from now (a copy): the active tools with their snippets
+        and guidelines, SYSTEM.md/APPEND_SYSTEM.md, the context files and skills. Not this run's
+        ``before_agent_start`` changes. It holds the context files' text: keep it to yourself."""
+        ...
 
     async def new_session(
         self,

@@ -233,14 +233,35 @@ class InputResult(Result):
 
 
 class SystemPromptOptions(PiModel):
+    """What pi builds the system prompt from (pi's ``BuildSystemPromptOptions``).
+
+    A copy: editing it in ``before_agent_start`` rebuilds the prompt (and, for ``selected_tools``,
+    the tools sent) for that run; elsewhere editing it changes nothing.
+    """
+
     cwd: str
+    #: SYSTEM.md's text, which replaces the default preamble, tool list and rules.
     custom_prompt: str | None = None
+    #: The whole prompt for the run, exactly (set it in ``before_agent_start``).
+    force_system_prompt: str | None = None
+    #: APPEND_SYSTEM.md's text.
     append_system_prompt: str | None = None
+    #: The active tools, in order.
     selected_tools: list[str] | None = None
+    #: Active tools the request does not declare (none here; kept for pi's shape).
+    hidden_tools: list[str] | None = None
+    #: Each active tool's one-line ``prompt_snippet``.
     tool_snippets: dict[str, str] | None = None
+    #: Each active tool's ``prompt_guidelines``.
+    tool_guidelines: dict[str, list[str]] | None = None
+    #: Further rules after the tools' own.
     prompt_guidelines: list[str] | None = None
+    #: Further sections, name → text (each wrapped in ``<name>`` tags, after ``cwd``).
+    sections: dict[str, str] | None = None
+    #: The loaded context files (AGENTS.md, …): ``{"path", "content"}``. Sensitive: do not log them.
     context_files: list[dict[str, str]] | None = None
-    skills: list[Any] | None = None
+    #: The loaded skills: ``{"name", "description", "filePath", "baseDir", "disableModelInvocation"}``.
+    skills: list[dict[str, Any]] | None = None
 
 
 class BeforeAgentStartEvent(Event):

@@ -491,9 +491,15 @@ def before_agent_start(event: BeforeAgentStartEvent, ctx: ExtensionContext) -> R
     Combine: ACCUMULATE messages + CHAIN ``system_prompt`` — every returned ``message`` is added to the
     prompt in load order (persisted, sent to the model as user role); a non-empty ``system_prompt``
     replaces ``event.system_prompt`` for the next handler and for the run. Empty string = no change.
+    ``system_prompt_options`` is edited in place (later handlers see the edits): when no handler
+    returned a ``system_prompt``, edited options rebuild the prompt for this run — new
+    ``prompt_guidelines`` or ``sections``, fewer or other ``selected_tools`` (the tools sent change
+    too), or ``force_system_prompt`` for exact text. The session records the rebuilt prompt as a
+    system message; the next run starts from the default again.
 
     :param event: ``prompt``, ``images``, ``system_prompt`` (as chained so far; starts from the base
-        prompt every time), ``system_prompt_options`` (cwd, tool snippets, guidelines, context files…).
+        prompt every time), ``system_prompt_options`` (a ``SystemPromptOptions``: cwd, active tools
+        with their snippets and guidelines, SYSTEM.md/APPEND_SYSTEM.md, context files, skills).
     :param ctx: the extension context; ``ctx.get_system_prompt()`` follows the chain.
     :returns: ``BeforeAgentStartResult(message=InjectedMessage(...), system_prompt=)`` or ``None``.
 

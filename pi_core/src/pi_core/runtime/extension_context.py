@@ -21,6 +21,7 @@ from pi_core.ai.messages import CustomMessage, ImageContent, TextContent
 if TYPE_CHECKING:
     from pi_core.agent.loop import NestedRunner
     from pi_core.plugins.context import CommandContext, ExtensionContext, ToolContext
+    from pi_core.plugins.events import SystemPromptOptions
     from pi_core.runtime.session import AgentSession
 
     # The protocols plugin authors annotate with are the contract of these classes: mypy proves it.
@@ -446,6 +447,9 @@ class RuntimeCommandContext(RuntimeContext):
 
     async def wait_for_idle(self) -> None:
         await self._s.wait_for_idle()
+
+    def get_system_prompt_options(self) -> SystemPromptOptions:
+        return self._s.system_prompt_options()
 
     def _host(self) -> Any:
         host = self._s.host

@@ -64,6 +64,8 @@ from pi_core.runtime.resources import (
     expand_prompt_template,
     expand_skill_command,
     render_system_prompt,
+    sections_from_options,
+    system_prompt_options,
 )
 from pi_core.runtime.retry import AutoRetry, RetrySettings, is_retryable_error
 from pi_core.runtime.session_compaction import SessionCompaction
@@ -166,6 +168,8 @@ class AgentSession:
         self._active_tools = [name for name in active_tools if name in services.tools]
         self._base_system_prompt = ""
         self._system_prompt_sections: SystemPromptSections = {}
+        #: This run's sections when a ``before_agent_start`` handler edited the prompt options.
+        self._run_sections: SystemPromptSections | None = None
         #: The message persisted last and its entry id (a failed reply is omitted by id).
         self._last_persisted: tuple[AgentMessage, str] | None = None
         self._retry = AutoRetry(self._emit)
@@ -457,7 +461,8 @@ class AgentSession:
         """
         replayed = current_system_message(self.agent.state.messages)
         sections = diff_system_prompt_sections(
-            (replayed.sections if replayed else None) or {}, self._system_prompt_sections
+            (replayed.sections if replayed else None) or {},
+            self._run_sections if self._run_sections is not None else self._system_prompt_sections,
         )
         previous = {tool.name: tool for tool in (replayed.tools_added if replayed else None) or ()}
         current = [
@@ -531,6 +536,9 @@ class AgentSession:
             accepted("started")
             await self._drive(lambda: self.agent.prompt(messages))
         finally:
+            if self._run_sections is not None:
+                self._run_sections = None
+                self.agent.state.tools = [self.services.tools[n] for n in self._active_tools]
             self.agent.state.system_prompt = self._base_system_prompt
             self._release()
 
@@ -659,16 +667,47 @@ class AgentSession:
     async def _before_agent_start(self, text: str, images: list[ImageContent]) -> list[AgentMessage]:
         if self.hooks is None or not self.hooks.has("before_agent_start"):
             return []
+        options = self.system_prompt_options()
+        before, tools_before = options.model_dump(), list(options.selected_tools or [])
         event = hook_events.BeforeAgentStartEvent(
-            prompt=text, images=images or None, system_prompt=self._base_system_prompt
+            prompt=text,
+            images=images or None,
+            system_prompt=self._base_system_prompt,
+            system_prompt_options=options,
         )
         outcome = await self.hooks.before_agent_start(event, self.extension_context())
+        edited = event.system_prompt_options
         if outcome.system_prompt is not None:
             self.agent.state.system_prompt = outcome.system_prompt
+        elif edited is not None and edited.model_dump() != before:
+            self._run_with_options(edited, tools_edited=edited.selected_tools != tools_before)
         return [
             CustomMessage(custom_type=m.custom_type, content=m.content, display=m.display, details=m.details)
             for m in outcome.messages
         ]
+
+    def system_prompt_options(self) -> hook_events.SystemPromptOptions:
+        """What the default prompt is built from now (a copy; ``ctx.get_system_prompt_options()``)."""
+        tools = [self.services.tools[name] for name in self._active_tools if name in self.services.tools]
+        return system_prompt_options(tools, self.resources)
+
+    def _run_with_options(self, options: hook_events.SystemPromptOptions, *, tools_edited: bool) -> None:
+        """This run's prompt (and, when ``selected_tools`` was edited, its tools) from options a
+        ``before_agent_start`` handler edited; the system message records the change, and the next
+        run goes back to the default (pi's per-run prompt options)."""
+        if options.force_system_prompt:
+            self.agent.state.system_prompt = options.force_system_prompt
+            return
+        try:
+            sections = sections_from_options(options, self.resources)
+        except ValueError as error:
+            self._emit_error("pi", "before_agent_start", f"system_prompt_options: {error}")
+            return
+        if tools_edited:
+            tools = self.services.tools
+            self.agent.state.tools = [tools[name] for name in options.selected_tools or [] if name in tools]
+        self._run_sections = sections
+        self.agent.state.system_prompt = render_system_prompt(sections)
 
     def _validate_model(self) -> None:
         model = self.model

@@ -51,6 +51,8 @@ from pi_core.runtime.resources.system_prompt import (
     diff_system_prompt_sections,
     docs_block,
     render_system_prompt,
+    sections_from_options,
+    system_prompt_options,
 )
 
 __all__ = [
@@ -96,5 +98,7 @@ __all__ = [
     "parse_frontmatter",
     "process_file_arguments",
     "render_system_prompt",
+    "sections_from_options",
     "substitute_args",
+    "system_prompt_options",
 ]

@@ -39,6 +39,7 @@ from pathlib import Path
 
 from pi_core.agent.tools import AgentTool
 from pi_core.ai.messages import SystemMessage, system_message_text
+from pi_core.plugins.events import SystemPromptOptions
 from pi_core.runtime.resources.context_files import ContextFile
 from pi_core.runtime.resources.loader import Resources
 from pi_core.runtime.resources.skills import Skill, format_skills_for_prompt
@@ -302,3 +303,68 @@ def build_system_prompt(
     return render_system_prompt(
         build_system_prompt_sections(tools, resources, docs=docs, extra_sections=extra_sections)
     )
+
+
+def system_prompt_options(tools: Sequence[AgentTool], resources: Resources) -> SystemPromptOptions:
+    """What the prompt for the active ``tools`` is built from, as the plugin-facing model (a copy)."""
+    snippets: dict[str, str] = {}
+    guidelines: dict[str, list[str]] = {}
+    for tool in tools:
+        snippet = normalize_prompt_snippet(tool.prompt_snippet)
+        if snippet:
+            snippets[tool.name] = snippet
+        if rules := normalize_prompt_guidelines(tool.prompt_guidelines):
+            guidelines[tool.name] = rules
+    return SystemPromptOptions(
+        cwd=resources.cwd,
+        custom_prompt=resources.system_prompt,
+        append_system_prompt=resources.append_text,
+        selected_tools=[tool.name for tool in tools],
+        hidden_tools=[],
+        tool_snippets=snippets,
+        tool_guidelines=guidelines,
+        prompt_guidelines=[],
+        sections={},
+        context_files=[{"path": f.path, "content": f.content} for f in resources.context_files],
+        skills=[
+            {
+                "name": skill.name,
+                "description": skill.description,
+                "filePath": skill.file_path,
+                "baseDir": skill.base_dir,
+                "disableModelInvocation": skill.disable_model_invocation,
+            }
+            for skill in resources.skills
+        ],
+    )
+
+
+def sections_from_options(
+    options: SystemPromptOptions, resources: Resources, *, docs: DocsPaths | None = None
+) -> SystemPromptSections:
+    """The prompt's sections built from (possibly edited) ``options``: the tools they select with
+    their snippets and guidelines, then the further rules, and the further sections. Skills are
+    the loaded ones whose names ``options.skills`` still lists. ``ValueError`` for a section name
+    that is not allowed."""
+    selected = list(options.selected_tools or [])
+    snippets = options.tool_snippets or {}
+    per_tool = options.tool_guidelines or {}
+    guidelines = [rule for name in selected for rule in per_tool.get(name, [])]
+    guidelines += normalize_prompt_guidelines(options.prompt_guidelines)
+    kept = {str(skill.get("name")) for skill in options.skills or []}
+    parts = SystemPromptParts(
+        cwd=options.cwd,
+        tool_names=selected,
+        tool_snippets={name: snippets[name] for name in selected if name in snippets},
+        prompt_guidelines=normalize_prompt_guidelines(guidelines),
+        custom_prompt=options.custom_prompt,
+        append_system_prompt=options.append_system_prompt,
+        context_files=[
+            ContextFile(path=str(f.get("path", "")), content=str(f.get("content", "")))
+            for f in options.context_files or []
+        ],
+        skills=[skill for skill in resources.skills if skill.name in kept],
+        docs=docs,
+        extra_sections=dict(options.sections or {}),
+    )
+    return assemble_system_prompt_sections(parts)
