@@ -24,6 +24,7 @@ from pi_core.ai.auth import ENV_API_KEYS
 from pi_core.testing import LoopbackLLMServer
 
 from pi_builtin_providers import provider_definitions
+from tests.e2e.example_plugins import disabled_plugins
 
 PI = str(Path(sys.executable).with_name("pi"))
 
@@ -146,7 +147,7 @@ class PiEnv:
             PI_CODING_AGENT_DIR=str(self.agent_dir),
             PI_OFFLINE="1",
             # Keep the example plugins of this workspace out of the runs.
-            PI_DISABLED_PLUGINS="hello,keep-recent,permission-gate,protected-paths,git-checkpoint,plan-mode,todo,subagent",
+            PI_DISABLED_PLUGINS=disabled_plugins(),
         )
         env.pop("PI_CODING_AGENT_SESSION_DIR", None)
         # The built-in providers stay keyless unless a test says so.

@@ -13,7 +13,7 @@ from pi_core.plugins.manager import LoadOptions, load_plugins
 from pi_core.plugins.registry import collect_registrations
 from pi_core.testing.plugins import fake_distribution
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "plugins-example"
+from tests.e2e.example_plugins import EXAMPLES, disabled_plugins
 
 
 class NoUI:
@@ -24,9 +24,8 @@ async def test_sample_project_extensions_gate_and_prompt(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
-    # The first-party distributions may be installed (uv sync --all-packages); this is about the sample.
-    first_party = "permission-gate,protected-paths,git-checkpoint,plan-mode,todo,subagent"
-    monkeypatch.setenv("PI_DISABLED_PLUGINS", first_party)
+    # The example distributions may be installed (uv sync --all-packages); this is about the sample.
+    monkeypatch.setenv("PI_DISABLED_PLUGINS", disabled_plugins())
     setup = await prepare_plugins_async(PluginControl(trust_project=True), cwd=EXAMPLES / "sample-project")
     assert setup.problems == []
     assert {"pirate", "protected_paths"} <= {n for n, r in setup.pm.records.items() if r.status == "active"}

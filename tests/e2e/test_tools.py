@@ -20,6 +20,8 @@ from pi_core.cli.app import cli
 from pi_core.plugins import manager
 from pi_core.testing import LoopbackLLMServer, ToolUse, text_turn, tool_turn
 
+from tests.e2e.example_plugins import disabled_plugins
+
 if TYPE_CHECKING:
     from conftest import PiEnv
 
@@ -198,10 +200,7 @@ def test_blocking_the_tools_plugin_leaves_a_working_agent_with_no_tools(pi_env: 
         )
         result = _run_without_tools_plugin(pi_env)
     else:
-        disabled = (
-            "tools,hello,keep-recent,permission-gate,protected-paths,git-checkpoint,plan-mode,todo,subagent"
-        )
-        result = _run_without_tools_plugin(pi_env, PI_DISABLED_PLUGINS=disabled)
+        result = _run_without_tools_plugin(pi_env, PI_DISABLED_PLUGINS=disabled_plugins("tools"))
     assert result.returncode == 0, result.stderr
     assert result.stdout == "no tools needed\n"
     body = pi_env.server.requests[-1].body
@@ -228,10 +227,7 @@ def test_without_pi_builtin_tools_installed_the_agent_still_answers(
     monkeypatch.chdir(project)
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
     monkeypatch.setenv("PI_OFFLINE", "1")
-    monkeypatch.setenv(
-        "PI_DISABLED_PLUGINS",
-        "hello,keep-recent,permission-gate,protected-paths,git-checkpoint,plan-mode,todo,subagent",
-    )
+    monkeypatch.setenv("PI_DISABLED_PLUGINS", disabled_plugins())
     models = {
         "providers": {
             "loop": {
