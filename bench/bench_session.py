@@ -26,107 +26,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from session_files import write_session
+
 TS_ROOT = Path("/work/scratch/tspi/node_modules/@mariozechner/pi-coding-agent")
 
 
 def make_file(path: Path, count: int, compacted: bool) -> None:
-    from pi_core.session.jsonl import dumps
-
-    usage = {
-        "input": 1200,
-        "output": 80,
-        "cacheRead": 0,
-        "cacheWrite": 0,
-        "totalTokens": 1280,
-        "cost": {"input": 0.0036, "output": 0.0012, "cacheRead": 0, "cacheWrite": 0, "total": 0.0048},
-    }
-    out = path.open("w")
-    lines = [
-        dumps(
-            {
-                "type": "session",
-                "version": 3,
-                "id": "bench",
-                "timestamp": "2025-01-01T00:00:00.000Z",
-                "cwd": "/bench",
-            }
-        )
-    ]
-    out.write(lines[0] + "\n")
-    parent = None
-    for i in range(count):
-        kind = i % 3
-        ts = 1735689600000 + i
-        if kind == 0:
-            message = {
-                "role": "user",
-                "content": [
-                    {"type": "text", "text": f"Please look at module_{i}.py and fix the failing test."}
-                ],
-                "timestamp": ts,
-            }
-        elif kind == 1:
-            message = {
-                "role": "assistant",
-                "content": [
-                    {"type": "text", "text": "Let me read the file first."},
-                    {
-                        "type": "toolCall",
-                        "id": f"call_{i}",
-                        "name": "read",
-                        "arguments": {"path": f"src/module_{i}.py"},
-                    },
-                ],
-                "api": "anthropic-messages",
-                "provider": "anthropic",
-                "model": "claude-sonnet-4-5",
-                "usage": usage,
-                "stopReason": "toolUse",
-                "timestamp": ts,
-            }
-        else:
-            message = {
-                "role": "toolResult",
-                "toolCallId": f"call_{i - 1}",
-                "toolName": "read",
-                "content": [{"type": "text", "text": "def f(x):\n    return x * 2\n" * 8}],
-                "isError": False,
-                "timestamp": ts,
-            }
-        entry_id = f"{i:08x}"
-        out.write(
-            dumps(
-                {
-                    "type": "message",
-                    "id": entry_id,
-                    "parentId": parent,
-                    "timestamp": "2025-01-01T00:00:00.000Z",
-                    "message": message,
-                }
-            )
-            + "\n"
-        )
-        parent = entry_id
-        if compacted and i == count - 50:
-            comp_id = "c0mpact0"
-            out.write(
-                dumps(
-                    {
-                        "type": "compaction",
-                        "id": comp_id,
-                        "parentId": parent,
-                        "timestamp": "2025-01-01T00:00:00.000Z",
-                        "summary": "## Goal\nBench summary.",
-                        "firstKeptEntryId": f"{i - 20:08x}",
-                        "tokensBefore": 150000,
-                        "details": {"readFiles": [], "modifiedFiles": []},
-                        "fromHook": False,
-                    }
-                )
-                + "\n"
-            )
-            parent = comp_id
-    out.close()
+    write_session(path, count, compacted=compacted)
 
 
 def measure_open(path: str) -> None:

@@ -49,6 +49,7 @@ from typing import Any
 from _bytecode import compile_environment
 from pi_core.testing import text_turn
 from pi_core.testing.wire import anthropic_stream, completions_stream
+from session_files import write_session
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
@@ -154,68 +155,16 @@ def _models_json(url: str) -> dict[str, Any]:
 
 
 def make_session(path: Path, count: int, cwd: str) -> None:
-    """A v3 session of ``count`` message entries in one chain: user, assistant+read call, result."""
-    usage = {
-        "input": 1200,
-        "output": 80,
-        "cacheRead": 0,
-        "cacheWrite": 0,
-        "totalTokens": 1280,
-        "cost": {"input": 0.0036, "output": 0.0012, "cacheRead": 0, "cacheWrite": 0, "total": 0.0048},
-    }
-    dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-    stamp = "2025-01-01T00:00:00.000Z"
-    partial = path.with_suffix(".partial")
-    with partial.open("w", encoding="utf-8") as out:
-        header = {"type": "session", "version": 3, "id": f"bench-{count}", "timestamp": stamp, "cwd": cwd}
-        out.write(dumps(header) + "\n")
-        parent = None
-        for i in range(count):
-            kind = i % 3
-            ts = 1735689600000 + i
-            message: dict[str, Any]
-            if kind == 0:
-                text = f"Please look at module_{i}.py and fix the failing test."
-                message = {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": ts}
-            elif kind == 1:
-                message = {
-                    "role": "assistant",
-                    "content": [
-                        {"type": "text", "text": "Let me read the file first."},
-                        {
-                            "type": "toolCall",
-                            "id": f"call_{i}",
-                            "name": "read",
-                            "arguments": {"path": f"src/module_{i}.py"},
-                        },
-                    ],
-                    "api": "openai-completions",
-                    "provider": "loop",
-                    "model": "fake-model",
-                    "usage": usage,
-                    "stopReason": "toolUse",
-                    "timestamp": ts,
-                }
-            else:
-                message = {
-                    "role": "toolResult",
-                    "toolCallId": f"call_{i - 1}",
-                    "toolName": "read",
-                    "content": [{"type": "text", "text": "def f(x):\n    return x * 2\n" * 8}],
-                    "isError": False,
-                    "timestamp": ts,
-                }
-            entry_id = f"{i:08x}"
-            entry = {
-                "type": "message",
-                "id": entry_id,
-                "parentId": parent,
-                "timestamp": stamp,
-                "message": message,
-            }
-            out.write(dumps(entry) + "\n")
-            parent = entry_id
-    partial.replace(path)
+    """A linear v3 session of ``count`` entries (bench/session_files.py) answered by loop/fake-model."""
+    write_session(
+        path,
+        count,
+        cwd=cwd,
+        session_id=f"bench-{count}",
+        api="openai-completions",
+        provider="loop",
+        model="fake-model",
+    )
 
 
 def session_file(count: int, project: Path) -> Path:
