@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 from pi_core.modes.rpc.commands import (
     COMMAND_TYPES,
+    BareCommand,
     BashCommand,
     GetEntriesCommand,
     PromptCommand,
@@ -39,6 +40,13 @@ def test_parse_command_reads_camel_case_fields() -> None:
     assert command.images is not None and command.images[0].mime_type == "image/png"
     model = parse_command({"type": "set_model", "provider": "p", "modelId": "m"})
     assert isinstance(model, SetModelCommand) and model.model_id == "m" and model.id is None
+
+
+@pytest.mark.parametrize("command_type", ["abort", "get_state", "clone", "get_tree", "clear_queue"])
+def test_commands_without_fields_parse_to_the_bare_model_keeping_their_type(command_type: str) -> None:
+    command = parse_command({"id": "7", "type": command_type})
+    assert isinstance(command, BareCommand) and command.type == command_type and command.id == "7"
+    assert unknown_fields({"type": command_type, "id": "7", "extra": 1}) == ["extra"]
 
 
 def test_parse_command_rejects_unknown_type_with_pi_message() -> None:

@@ -9,7 +9,7 @@ or a value of the wrong JSON type raises pydantic's ``ValidationError`` (validat
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import Field, TypeAdapter
 
@@ -43,17 +43,9 @@ class FollowUpCommand(_Command):
     images: list[ImageContent] | None = None
 
 
-class AbortCommand(_Command):
-    type: Literal["abort"] = "abort"
-
-
 class NewSessionCommand(_Command):
     type: Literal["new_session"] = "new_session"
     parent_session: str | None = None
-
-
-class GetStateCommand(_Command):
-    type: Literal["get_state"] = "get_state"
 
 
 class SetModelCommand(_Command):
@@ -62,21 +54,9 @@ class SetModelCommand(_Command):
     model_id: str
 
 
-class CycleModelCommand(_Command):
-    type: Literal["cycle_model"] = "cycle_model"
-
-
-class GetAvailableModelsCommand(_Command):
-    type: Literal["get_available_models"] = "get_available_models"
-
-
 class SetThinkingLevelCommand(_Command):
     type: Literal["set_thinking_level"] = "set_thinking_level"
     level: ThinkingLevelName
-
-
-class CycleThinkingLevelCommand(_Command):
-    type: Literal["cycle_thinking_level"] = "cycle_thinking_level"
 
 
 class SetSteeringModeCommand(_Command):
@@ -104,23 +84,11 @@ class SetAutoRetryCommand(_Command):
     enabled: bool
 
 
-class AbortRetryCommand(_Command):
-    type: Literal["abort_retry"] = "abort_retry"
-
-
 class BashCommand(_Command):
     type: Literal["bash"] = "bash"
     command: str
     #: Keep the output in the session file but out of the model's context.
     exclude_from_context: bool = False
-
-
-class AbortBashCommand(_Command):
-    type: Literal["abort_bash"] = "abort_bash"
-
-
-class GetSessionStatsCommand(_Command):
-    type: Literal["get_session_stats"] = "get_session_stats"
 
 
 class ExportHtmlCommand(_Command):
@@ -138,37 +106,36 @@ class ForkCommand(_Command):
     entry_id: str
 
 
-class CloneCommand(_Command):
-    type: Literal["clone"] = "clone"
-
-
-class GetForkMessagesCommand(_Command):
-    type: Literal["get_fork_messages"] = "get_fork_messages"
-
-
-class GetLastAssistantTextCommand(_Command):
-    type: Literal["get_last_assistant_text"] = "get_last_assistant_text"
-
-
 class SetSessionNameCommand(_Command):
     type: Literal["set_session_name"] = "set_session_name"
     name: str
 
 
-class GetMessagesCommand(_Command):
-    type: Literal["get_messages"] = "get_messages"
+#: The commands that carry nothing but their ``type`` (and ``id``): one model serves them all.
+BareCommandType = Literal[
+    "abort",
+    "abort_bash",
+    "abort_retry",
+    "clear_queue",
+    "clone",
+    "cycle_model",
+    "cycle_thinking_level",
+    "get_available_models",
+    "get_available_thinking_levels",
+    "get_commands",
+    "get_fork_messages",
+    "get_last_assistant_text",
+    "get_messages",
+    "get_session_stats",
+    "get_state",
+    "get_tree",
+]
 
 
-class GetCommandsCommand(_Command):
-    type: Literal["get_commands"] = "get_commands"
+class BareCommand(_Command):
+    """Any command of :data:`BareCommandType`; its ``type`` says which."""
 
-
-class ClearQueueCommand(_Command):
-    type: Literal["clear_queue"] = "clear_queue"
-
-
-class GetAvailableThinkingLevelsCommand(_Command):
-    type: Literal["get_available_thinking_levels"] = "get_available_thinking_levels"
+    type: BareCommandType
 
 
 class GetEntriesCommand(_Command):
@@ -177,53 +144,37 @@ class GetEntriesCommand(_Command):
     since: str | None = None
 
 
-class GetTreeCommand(_Command):
-    type: Literal["get_tree"] = "get_tree"
-
-
 RpcCommand = Annotated[
     PromptCommand
     | SteerCommand
     | FollowUpCommand
-    | AbortCommand
     | NewSessionCommand
-    | GetStateCommand
     | SetModelCommand
-    | CycleModelCommand
-    | GetAvailableModelsCommand
     | SetThinkingLevelCommand
-    | CycleThinkingLevelCommand
     | SetSteeringModeCommand
     | SetFollowUpModeCommand
     | CompactCommand
     | SetAutoCompactionCommand
     | SetAutoRetryCommand
-    | AbortRetryCommand
     | BashCommand
-    | AbortBashCommand
-    | GetSessionStatsCommand
     | ExportHtmlCommand
     | SwitchSessionCommand
     | ForkCommand
-    | CloneCommand
-    | GetForkMessagesCommand
-    | GetLastAssistantTextCommand
     | SetSessionNameCommand
-    | GetMessagesCommand
-    | GetCommandsCommand
-    | ClearQueueCommand
-    | GetAvailableThinkingLevelsCommand
     | GetEntriesCommand
-    | GetTreeCommand,
+    | BareCommand,
     Field(discriminator="type"),
 ]
 
 _ADAPTER: TypeAdapter[RpcCommand] = TypeAdapter(RpcCommand)
 
-COMMAND_TYPES: frozenset[str] = frozenset(
-    cls.model_fields["type"].default
+#: Every command model and the ``type`` values it stands for.
+_BY_TYPE: dict[str, type[_Command]] = {
+    command_type: cls
     for cls in _Command.__subclasses__()  # every concrete command derives from _Command directly
-)
+    for command_type in get_args(cls.model_fields["type"].annotation)
+}
+COMMAND_TYPES: frozenset[str] = frozenset(_BY_TYPE)
 
 
 class UnknownCommandError(ValueError):
@@ -233,11 +184,6 @@ class UnknownCommandError(ValueError):
         super().__init__(f"Unknown command: {command_type if command_type is not None else 'undefined'}")
         #: ``None`` when the object has no string ``type`` at all.
         self.command_type = command_type
-
-
-_BY_TYPE: dict[str, type[_Command]] = {
-    cls.model_fields["type"].default: cls for cls in _Command.__subclasses__()
-}
 
 
 def parse_command(raw: dict[str, Any]) -> RpcCommand:

@@ -156,16 +156,16 @@ class RpcMode:
             case c.FollowUpCommand():
                 disposition = await session.follow_up(command.message, command.images, source="rpc")
                 return success_response(rid, "follow_up", {"disposition": disposition})
-            case c.ClearQueueCommand():
+            case c.BareCommand(type="clear_queue"):
                 steering, follow_up = session.clear_queue()
                 return success_response(rid, "clear_queue", {"steering": steering, "followUp": follow_up})
-            case c.AbortCommand():
+            case c.BareCommand(type="abort"):
                 await session.abort()
                 return success_response(rid, "abort")
             case c.NewSessionCommand():
                 cancelled = await self.host.new_session(parent_session=command.parent_session)
                 return success_response(rid, "new_session", {"cancelled": cancelled})
-            case c.GetStateCommand():
+            case c.BareCommand(type="get_state"):
                 return success_response(rid, "get_state", self._state())
             case c.SetModelCommand():
                 model = await session.find_available_model(command.provider, command.model_id)
@@ -175,24 +175,24 @@ class RpcMode:
                     )
                 await session.set_model(model)
                 return success_response(rid, "set_model", model)
-            case c.CycleModelCommand():
+            case c.BareCommand(type="cycle_model"):
                 cycled = await session.cycle_model()
                 if cycled is None:
                     return success_response(rid, "cycle_model", None)
                 model, level, scoped = cycled
                 data = CycleModelResult(model=model, thinking_level=level, is_scoped=scoped)
                 return success_response(rid, "cycle_model", data)
-            case c.GetAvailableModelsCommand():
+            case c.BareCommand(type="get_available_models"):
                 models = await session.get_available_models()
                 return success_response(rid, "get_available_models", {"models": models})
             case c.SetThinkingLevelCommand():
                 session.set_thinking_level(command.level)
                 return success_response(rid, "set_thinking_level")
-            case c.GetAvailableThinkingLevelsCommand():
+            case c.BareCommand(type="get_available_thinking_levels"):
                 model = session.model
                 levels = supported_thinking_levels(model) if model is not None else ["off"]
                 return success_response(rid, "get_available_thinking_levels", {"levels": levels})
-            case c.CycleThinkingLevelCommand():
+            case c.BareCommand(type="cycle_thinking_level"):
                 cycled_level = session.cycle_thinking_level()
                 return success_response(
                     rid, "cycle_thinking_level", None if cycled_level is None else {"level": cycled_level}
@@ -211,7 +211,7 @@ class RpcMode:
             case c.SetAutoRetryCommand():
                 session.set_auto_retry_enabled(command.enabled)
                 return success_response(rid, "set_auto_retry")
-            case c.AbortRetryCommand():
+            case c.BareCommand(type="abort_retry"):
                 session.abort_retry()
                 return success_response(rid, "abort_retry")
             case c.BashCommand():
@@ -228,10 +228,10 @@ class RpcMode:
                     full_output_path=outcome.full_output_path,
                 )
                 return success_response(rid, "bash", result)
-            case c.AbortBashCommand():
+            case c.BareCommand(type="abort_bash"):
                 session.abort_bash()
                 return success_response(rid, "abort_bash")
-            case c.GetSessionStatsCommand():
+            case c.BareCommand(type="get_session_stats"):
                 return success_response(rid, "get_session_stats", session.get_session_stats())
             case c.ExportHtmlCommand():
                 path = await session.export_to_html(command.output_path)
@@ -242,16 +242,16 @@ class RpcMode:
             case c.ForkCommand():
                 cancelled, text = await self.host.fork(command.entry_id)
                 return success_response(rid, "fork", {"text": text, "cancelled": cancelled})
-            case c.CloneCommand():
+            case c.BareCommand(type="clone"):
                 leaf = session.session_manager.get_leaf_id()
                 if not leaf:
                     return error_response(rid, "clone", "Cannot clone session: no current entry selected")
                 cancelled, _ = await self.host.fork(leaf, position="at")
                 return success_response(rid, "clone", {"cancelled": cancelled})
-            case c.GetForkMessagesCommand():
+            case c.BareCommand(type="get_fork_messages"):
                 messages = [{"entryId": e, "text": t} for e, t in session.get_user_messages_for_forking()]
                 return success_response(rid, "get_fork_messages", {"messages": messages})
-            case c.GetLastAssistantTextCommand():
+            case c.BareCommand(type="get_last_assistant_text"):
                 return success_response(
                     rid, "get_last_assistant_text", {"text": session.get_last_assistant_text()}
                 )
@@ -261,9 +261,9 @@ class RpcMode:
                     return error_response(rid, "set_session_name", "Session name cannot be empty")
                 session.set_session_name(name)
                 return success_response(rid, "set_session_name")
-            case c.GetMessagesCommand():
+            case c.BareCommand(type="get_messages"):
                 return success_response(rid, "get_messages", {"messages": list(session.messages)})
-            case c.GetCommandsCommand():
+            case c.BareCommand(type="get_commands"):
                 return success_response(rid, "get_commands", {"commands": session.get_commands()})
             case c.GetEntriesCommand():
                 manager = session.session_manager
@@ -274,7 +274,7 @@ class RpcMode:
                 return success_response(
                     rid, "get_entries", {"entries": entries, "leafId": manager.get_leaf_id()}
                 )
-            case c.GetTreeCommand():
+            case c.BareCommand(type="get_tree"):
                 manager = session.session_manager
                 return tree_response_line(rid, manager.get_tree(), manager.get_leaf_id())
         raise AssertionError(f"unhandled command {command.type}")  # parse_command only yields the above
