@@ -107,6 +107,31 @@ class ExtensionUI(Protocol):
         """The line shown for a thinking block while thinking is hidden."""
         ...
 
+    async def custom(self, factory: Callable[..., Any], *, overlay: bool = False) -> Any:
+        """Show ``factory(tui, theme, done)``'s component (a prompt-toolkit container, or an
+        object with ``render(width) -> list[str]`` and ``handle_input(data)``) in place of the
+        editor until it calls ``done(value)``; that value. ``None`` without a terminal UI."""
+        ...
+
+    def set_header(self, factory: Callable[..., Any] | None) -> None:
+        """Rows from ``factory(tui, theme)``'s ``render(width)`` replace the start-up header."""
+        ...
+
+    def set_footer(self, factory: Callable[..., Any] | None) -> None:
+        """Rows from ``factory(tui, theme, footer_data)``'s ``render(width)`` replace the footer."""
+        ...
+
+    def on_terminal_input(self, handler: Callable[[str], Any]) -> Callable[[], None]:
+        """``handler(data)`` sees each key's raw bytes first (``{"consume": True}`` swallows it,
+        ``{"data": text}`` replaces it); returns the function that removes it."""
+        ...
+
+    def paste_to_editor(self, text: str) -> None: ...
+
+    def add_autocomplete_provider(self, factory: Callable[[Any], Any]) -> None:
+        """``factory(current)`` wraps the editor's prompt-toolkit ``Completer`` with the plugin's."""
+        ...
+
 
 DeliverAs = Literal["steer", "followUp", "nextTurn"]
 

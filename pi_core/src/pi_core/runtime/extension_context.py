@@ -75,7 +75,7 @@ class PromptSpans:
         return getattr(self._ui, name)
 
     async def _span(
-        self, kind: Literal["select", "confirm", "input", "editor"], title: str, call: Any
+        self, kind: Literal["select", "confirm", "input", "editor", "custom"], title: str | None, call: Any
     ) -> Any:
         from pi_core.plugins.events import UiPromptEndEvent, UiPromptStartEvent
 
@@ -107,6 +107,9 @@ class PromptSpans:
         return cast(
             "str | None", await self._span("editor", title, self._ui.editor(title, prefill, **kwargs))
         )
+
+    async def custom(self, factory: Any, **kwargs: Any) -> Any:
+        return await self._span("custom", None, self._ui.custom(factory, **kwargs))
 
 
 class Delivery:

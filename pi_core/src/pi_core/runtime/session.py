@@ -652,16 +652,21 @@ class AgentSession:
         command = self._find_command(name)
         if command is None:
             return False
+        from pi_core.plugins.dispatch import CURRENT_HANDLER
         from pi_core.runtime.extension_context import RuntimeCommandContext
 
+        acting = (command.plugin, f"command /{name}")
+        token = CURRENT_HANDLER.set(acting)  # what the command does (ctx.ui.custom) is its plugin's
         try:
-            ctx = RuntimeCommandContext(self, acting=(command.plugin, f"command /{name}"))
+            ctx = RuntimeCommandContext(self, acting=acting)
             outcome = command.handler(args, ctx)
             if asyncio.iscoroutine(outcome) or isinstance(outcome, Awaitable):
                 await outcome
         except Exception as error:  # a broken command is reported, the session stays intact
             logger.debug("command /%s failed", name, exc_info=True)
             self._emit_error(command.plugin, f"command /{name}", _error_text(error))
+        finally:
+            CURRENT_HANDLER.reset(token)
         return True
 
     async def _before_agent_start(self, text: str, images: list[ImageContent]) -> list[AgentMessage]:

@@ -155,6 +155,24 @@ class HeadlessUI:
     def get_editor_text(self) -> str:
         return ""
 
+    async def custom(self, factory: Callable[..., Any], *, overlay: bool = False) -> Any:
+        return None
+
+    def set_header(self, factory: Callable[..., Any] | None) -> None:
+        return None
+
+    def set_footer(self, factory: Callable[..., Any] | None) -> None:
+        return None
+
+    def on_terminal_input(self, handler: Callable[[str], Any]) -> Callable[[], None]:
+        return _nothing
+
+    def paste_to_editor(self, text: str) -> None:
+        return None
+
+    def add_autocomplete_provider(self, factory: Callable[[Any], Any]) -> None:
+        return None
+
     def set_working_message(self, text: str | None = None) -> None:
         return None
 
@@ -163,3 +181,7 @@ class HeadlessUI:
 
     def set_hidden_thinking_label(self, text: str | None = None) -> None:
         return None
+
+
+def _nothing() -> None:
+    """What ``on_terminal_input`` returns where no terminal input reaches plugins."""

@@ -17,10 +17,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.completion import Completer, DynamicCompleter
 from prompt_toolkit.formatted_text import ANSI
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 from prompt_toolkit.input import Input
-from prompt_toolkit.key_binding import DynamicKeyBindings, KeyBindings
+from prompt_toolkit.key_binding import DynamicKeyBindings, KeyBindings, KeyPress
+from prompt_toolkit.keys import Keys
 from prompt_toolkit.output import Output
 from prompt_toolkit.patch_stdout import patch_stdout
 from rich.console import Console
@@ -28,7 +30,7 @@ from rich.text import Text
 
 from pi_core.modes.interactive.bindings import build_key_bindings
 from pi_core.modes.interactive.commands import BuiltinCommands
-from pi_core.modes.interactive.completion import SlashCompleter
+from pi_core.modes.interactive.completion import GuardedCompleter, SlashCompleter
 from pi_core.modes.interactive.keymap import default_keymap, load_keymap
 from pi_core.modes.interactive.picker import Picker, PickerKeys, pick
 from pi_core.modes.interactive.render import EventRenderer
@@ -101,6 +103,9 @@ class InteractiveMode:
         self._status_cache: tuple[int, float, str] | None = None
         #: The git branch of the working directory, read in a thread after each job.
         self.git_branch: str | None = None
+        self._completer: Completer | None = None
+        #: While plugins start (inline mode): what they print waits until the header is out.
+        self._startup_capture = False
 
     # --- binding to the session ---------------------------------------------------------------
 
@@ -193,14 +198,7 @@ class InteractiveMode:
     async def _run(self, initial: str | None, images: list[Any], messages: list[str]) -> int:
         self.host.on_session_replaced(self.bind)
         self.renderer.hide_thinking = self.host.session.settings.settings.hide_thinking_block
-        self._print_header()
-        if self.host.session.messages:
-            self.renderer.replay(self.host.session.messages)  # --continue / --session
-        if self.host.session.model is None:
-            from pi_core.runtime.auth_guidance import repl_no_model_notice
-
-            self.console.print(Text(repl_no_model_notice(self.host.services.model_registry), style="yellow"))
-        await self.bind()  # plugins start here (session_start), with the REPL's UI
+        await self._start_plugins()
         self._warm_up()
         if initial is not None or images or messages:
             self.start_task(self._prompt_sequence(initial, images, messages))
@@ -216,6 +214,113 @@ class InteractiveMode:
                 self._check_shutdown()
         await self._shutdown()
         return 0
+
+    async def _start_plugins(self) -> None:
+        """Plugins start (``session_start``) with the REPL's UI; the header and the resumed
+        conversation come out first. Output cannot be redrawn here, so what plugins print while
+        starting is held back until the header — which a plugin may replace (``set_header``) —
+        is printed; a dialog they open releases it early."""
+        self._startup_capture = True
+        self.console.begin_capture()
+        try:
+            await self.bind()
+        finally:
+            self._release_startup_output()
+
+    def _release_startup_output(self) -> None:
+        if not self._startup_capture:
+            return
+        self._startup_capture = False
+        held = self.console.end_capture()
+        self._print_opening()
+        if held:
+            self.console.file.write(held)
+            self.console.file.flush()
+
+    def _print_opening(self) -> None:
+        """The header, the conversation of a resumed session, and a note when there is no model."""
+        self._print_header()
+        if self.host.session.messages:
+            self.renderer.replay(self.host.session.messages)  # --continue / --session
+        if self.host.session.model is None:
+            from pi_core.runtime.auth_guidance import repl_no_model_notice
+
+            self.console.print(Text(repl_no_model_notice(self.host.services.model_registry), style="yellow"))
+
+    # --- plugin components ---------------------------------------------------------------------
+
+    def terminal_size(self) -> tuple[int, int]:
+        """The terminal's columns and rows."""
+        editor = self._editor
+        if editor is not None:
+            size = editor.app.output.get_size()
+            return size.columns, size.rows
+        return self.console.size.width, self.console.size.height
+
+    def header_changed(self) -> None:
+        """A plugin replaced the header: shown from the next time it is printed (start-up holds
+        its output back until plugins have started, so ``session_start`` is in time)."""
+
+    @property
+    def completer(self) -> Completer:
+        """The editor's completer: the built-in one wrapped by each plugin's provider in turn."""
+        if self._completer is None:
+            completer: Completer = SlashCompleter(self)
+            for factory, plugin in self.ui.autocomplete:
+                try:
+                    completer = GuardedCompleter(factory(completer), completer, plugin, self)
+                except Exception as error:
+                    self.host.session.report_plugin_error(plugin, "ui.add_autocomplete_provider", error)
+            self._completer = completer
+        return self._completer
+
+    def completer_changed(self) -> None:
+        self._completer = None
+
+    def _editor_app(self) -> Any:
+        editor = self._editor
+        return editor.app if editor is not None else None
+
+    def paste_to_editor(self, text: str) -> None:
+        """``text`` into the editor as a bracketed paste (the editor's paste handling applies)."""
+        app = self._editor_app()
+        if app is None or not app.is_running:
+            self._restore_text += text
+            return
+        from pi_core.modes.interactive.custom import TappedKeyProcessor
+
+        processor = app.key_processor
+        press = KeyPress(Keys.BracketedPaste, text)
+        if isinstance(processor, TappedKeyProcessor):
+            processor.feed_untapped(press)  # a paste from a plugin is not terminal input
+        else:
+            processor.feed(press)
+        processor.process_keys()
+
+    def terminal_input(self, data: str) -> str | None:
+        """Run the plugins' ``on_terminal_input`` handlers over one key's bytes: ``None`` when one
+        consumed it, else the data (as the last handler left it)."""
+        for entry in list(self.ui.input_handlers):
+            handler, plugin = entry
+            try:
+                answer = handler(data)
+            except Exception as error:
+                if entry in self.ui.input_handlers:
+                    self.ui.input_handlers.remove(entry)
+                self.host.session.report_plugin_error(plugin, "ui.on_terminal_input", error)
+                continue
+            if isinstance(answer, dict):
+                if answer.get("consume"):
+                    return None
+                if isinstance(answer.get("data"), str):
+                    data = answer["data"]
+        return data
+
+    def _tap_input(self, app: Any) -> None:
+        """Route the application's key presses through :meth:`terminal_input` first."""
+        from pi_core.modes.interactive.custom import TappedKeyProcessor
+
+        app.key_processor = TappedKeyProcessor(app.key_processor, self)
 
     async def _read(self) -> str | None:
         """The next submitted text; ``None`` to quit (Ctrl+D, double Ctrl+C, /quit)."""
@@ -378,6 +483,7 @@ class InteractiveMode:
 
     async def dialog(self, run: Callable[[], Awaitable[T]]) -> T:
         """Take the terminal from the editor for ``run`` (a plugin dialog), then give it back."""
+        self._release_startup_output()  # a plugin asks while starting: the question must show
         self._dialogs += 1
         self._no_dialog.clear()
         try:
@@ -466,7 +572,7 @@ class InteractiveMode:
             multiline=True,
             key_bindings=DynamicKeyBindings(lambda: self._key_bindings),
             history=history,
-            completer=SlashCompleter(self),
+            completer=DynamicCompleter(lambda: self.completer),
             complete_while_typing=True,
             bottom_toolbar=self._styled_toolbar,
             erase_when_done=True,
@@ -480,6 +586,7 @@ class InteractiveMode:
         # bytes of one key in one write, so a few milliseconds are enough for both.
         session.app.ttimeoutlen = ESCAPE_WAIT
         session.app.timeoutlen = ESCAPE_WAIT
+        self._tap_input(session.app)
         return session
 
     def _prompt_message(self) -> str:
@@ -506,7 +613,8 @@ class InteractiveMode:
                 message = self.ui.working_message or "working…"
                 lines.append(f"{message} {elapsed}s · Enter steers, Alt+Enter queues a follow-up, Esc aborts")
         else:
-            lines.append(self._status_line(width))
+            custom = self.ui.component_rows("footer", width)
+            lines.extend(custom if custom is not None else [self._status_line(width)])
         return "\n".join(lines) or None
 
     def _status_line(self, width: int) -> str:
@@ -563,15 +671,26 @@ class InteractiveMode:
         session = self.host.session
         if session.settings.settings.quiet_startup and not self.verbose:
             return
-        model = session.model
-        where = f"{model.provider}/{model.id}" if model else "no model"
-        self.console.print(
-            Text(f"pi · {where} · {session.cwd}\n", style="bold")
-            + Text("/help for commands · Esc aborts · Ctrl+D quits", style="dim")
-        )
+        for part in self.header_parts(self.console.size.width):
+            self.console.print(part)
         loaded = self._loaded_summary()
         if loaded:
             self.console.print(Text(loaded, style="dim"), soft_wrap=True)
+
+    def header_parts(self, width: int) -> list[Text]:
+        """The header's rows: a plugin's (``set_header``) or pi's model, directory and keys, each
+        cut to the terminal's width rather than wrapped."""
+        custom = self.ui.component_rows("header", width)
+        if custom is not None:
+            return [Text.from_ansi(row, no_wrap=True, overflow="ellipsis") for row in custom]
+        session = self.host.session
+        model = session.model
+        where = f"{model.provider}/{model.id}" if model else "no model"
+        keys = "/help for commands · Esc aborts · Ctrl+D quits"
+        return [
+            Text(f"pi · {where} · {session.cwd}", style="bold", no_wrap=True, overflow="ellipsis"),
+            Text(keys, style="dim", no_wrap=True, overflow="ellipsis"),
+        ]
 
     def _loaded_summary(self) -> str:
         resources = self.host.session.resources

@@ -185,7 +185,11 @@ def _command_key(mode: InteractiveMode, command: str) -> KeyHandler:
 
 def _shortcut_handler(mode: InteractiveMode, spec: ShortcutSpec) -> Callable[[KeyPressEvent], None]:
     async def call() -> None:
-        ctx = mode.host.session.extension_context(acting=(spec.plugin, f"shortcut {spec.key}"))
+        from pi_core.plugins.dispatch import CURRENT_HANDLER
+
+        acting = (spec.plugin, f"shortcut {spec.key}")
+        CURRENT_HANDLER.set(acting)  # this task's own context: ctx.ui calls are the plugin's
+        ctx = mode.host.session.extension_context(acting=acting)
         result = spec.handler(ctx)
         if asyncio.iscoroutine(result):
             await result

@@ -114,3 +114,27 @@ def _path_completions(cwd: str, typed: str, limit: int = 100) -> Iterable[Comple
         shown += 1
         if shown >= limit:
             return
+
+
+class GuardedCompleter(Completer):
+    """A plugin's completer (``ctx.ui.add_autocomplete_provider``): when it raises, the error is
+    reported as the plugin's and the completer it wrapped answers from then on."""
+
+    def __init__(self, inner: Completer, fallback: Completer, plugin: str, mode: InteractiveMode) -> None:
+        self.inner = inner
+        self.fallback = fallback
+        self.plugin = plugin
+        self.mode = mode
+        self.failed = False
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
+        if self.failed:
+            yield from self.fallback.get_completions(document, complete_event)
+            return
+        try:
+            found = list(self.inner.get_completions(document, complete_event))
+        except Exception as error:
+            self.failed = True
+            self.mode.host.session.report_plugin_error(self.plugin, "ui.add_autocomplete_provider", error)
+            found = list(self.fallback.get_completions(document, complete_event))
+        yield from found

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.completion import DynamicCompleter
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import ANSI, StyleAndTextTuples, to_formatted_text
 from prompt_toolkit.history import FileHistory, History
@@ -50,7 +51,6 @@ from rich.markdown import Markdown
 from rich.text import Text
 
 from pi_core.modes.interactive.app import ESCAPE_WAIT, InteractiveMode, _default_history
-from pi_core.modes.interactive.completion import SlashCompleter
 from pi_core.modes.interactive.transcript import Block, Line, Transcript, TranscriptConsole
 
 if TYPE_CHECKING:
@@ -133,12 +133,37 @@ class FullscreenMode(InteractiveMode):
         self._buffer = Buffer(
             multiline=True,
             history=history,
-            completer=SlashCompleter(self),
+            completer=DynamicCompleter(lambda: self.completer),
             complete_while_typing=True,
             accept_handler=self._accept,
         )
         self._search = Buffer(multiline=False, accept_handler=self._search_next)
         self._app = self._build_app()
+        self._tap_input(self._app)
+
+    async def _start_plugins(self) -> None:
+        """The header is redrawn when a plugin replaces it, so plugins can start after it."""
+        self._print_opening()
+        await self.bind()
+
+    def _print_header(self) -> None:
+        session = self.host.session
+        if session.settings.settings.quiet_startup and not self.verbose:
+            return
+        self.console.print(_HeaderView(self))
+
+    def header_changed(self) -> None:
+        self.transcript.relayout()
+
+    def terminal_size(self) -> tuple[int, int]:
+        app = self._app
+        if app is not None:
+            size = app.output.get_size()
+            return size.columns, size.rows
+        return self._view_size
+
+    def _editor_app(self) -> Any:
+        return self._app
 
     def _accept(self, buffer: Buffer) -> bool:
         self._submitted.append(buffer.text)
@@ -294,6 +319,9 @@ class FullscreenMode(InteractiveMode):
 
     def _footer(self) -> StyleAndTextTuples:
         width = self._view_size[0]
+        custom = self.ui.component_rows("footer", width)
+        if custom is not None:
+            return to_formatted_text(ANSI("\n".join(custom)), style="class:footer")
         figures = "  ".join(self.footer_text().split(" · "))
         rows = f"{_fit(figures, width)}\n{_fit(self.place(), width)}"
         footer: StyleAndTextTuples = [("class:footer", rows)]
@@ -555,6 +583,20 @@ class FullscreenMode(InteractiveMode):
         for block in self.transcript.blocks:
             with contextlib.suppress(Exception):
                 console.print(*block.objects, **block.kwargs)
+
+
+class _HeaderView:
+    """The header as a transcript block that asks the mode for its rows each time it is laid
+    out, so a plugin's ``set_header`` (usually in ``session_start``) replaces it in place."""
+
+    def __init__(self, mode: FullscreenMode) -> None:
+        self.mode = mode
+
+    def __rich_console__(self, console: Any, options: Any) -> Any:
+        yield from self.mode.header_parts(options.max_width)
+        loaded = self.mode._loaded_summary()
+        if loaded:
+            yield Text(loaded, style="dim")
 
 
 class _TranscriptWindow(Window):

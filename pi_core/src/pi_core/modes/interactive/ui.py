@@ -2,11 +2,12 @@
 
 Statuses (``set_status``) and string-list widgets (``set_widget``) are shown in the toolbar under
 the editor; other widget content (renderables, factories) has no place in this REPL and is ignored.
+Plugin components (``custom``, ``set_header``, ``set_footer``) are described in :mod:`.custom`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -14,6 +15,7 @@ from rich.text import Text
 from pi_core.ai.abort import AbortSignal
 from pi_core.modes.interactive.dialogs import ask, yes
 from pi_core.modes.interactive.sanitize import keep_style
+from pi_core.plugins.dispatch import CURRENT_HANDLER
 from pi_core.runtime.ui import Theme
 
 if TYPE_CHECKING:
@@ -39,6 +41,13 @@ class InteractiveUI:
         self.working_message: str | None = None
         #: ``set_working_visible(False)`` hides the working row.
         self.working_visible = True
+        #: ``set_header`` / ``set_footer``: (component, plugin) replacing the built-in rows.
+        self.header: tuple[Any, str] | None = None
+        self.footer: tuple[Any, str] | None = None
+        #: ``on_terminal_input`` handlers with the plugin that added each.
+        self.input_handlers: list[tuple[Callable[[str], Any], str]] = []
+        #: ``add_autocomplete_provider`` factories, in the order added.
+        self.autocomplete: list[tuple[Callable[[Any], Any], str]] = []
 
     @property
     def theme(self) -> Theme:
@@ -125,6 +134,91 @@ class InteractiveUI:
 
         return await self._mode.dialog(run)
 
+    async def custom(self, factory: Callable[..., Any], *, overlay: bool = False) -> Any:
+        """Show the plugin's component in place of the editor until it calls ``done(value)``.
+
+        ``factory(tui, theme, done)`` returns a prompt-toolkit container or an object with
+        ``render(width)`` (and ``handle_input(data)``); ``overlay`` is accepted for pi's API and
+        draws the same way. A component that raises is reported as the plugin's; ``None`` then.
+        """
+        from pi_core.modes.interactive.custom import run_custom
+
+        plugin = _plugin_of(factory)
+        mode = self._mode
+
+        async def run() -> Any:
+            try:
+                return await run_custom(factory, self.theme, size=mode.terminal_size, **mode.terminal)
+            except Exception as error:
+                mode.host.session.report_plugin_error(plugin, "ui.custom", error)
+                return None
+
+        return await mode.dialog(run)
+
+    def set_header(self, factory: Callable[..., Any] | None) -> None:
+        """``factory(tui, theme)`` makes the rows shown instead of pi's start-up header (``None``:
+        the built-in one again)."""
+        self.header = self._make(factory, "ui.set_header") if factory is not None else None
+        self._mode.header_changed()
+
+    def set_footer(self, factory: Callable[..., Any] | None) -> None:
+        """``factory(tui, theme, footer_data)`` makes the rows shown instead of the built-in footer
+        (``footer_data.git_branch``, ``footer_data.statuses``); ``None`` restores it."""
+        self.footer = self._make(factory, "ui.set_footer", FooterData(self)) if factory is not None else None
+        self._mode.invalidate()
+
+    def _make(self, factory: Callable[..., Any], where: str, *extra: Any) -> tuple[Any, str] | None:
+        from pi_core.modes.interactive.custom import TerminalSize
+
+        plugin = _plugin_of(factory)
+        try:
+            return factory(TerminalSize(self._mode.terminal_size), self.theme, *extra), plugin
+        except Exception as error:
+            self._mode.host.session.report_plugin_error(plugin, where, error)
+            return None
+
+    def component_rows(self, which: str, width: int) -> list[str] | None:
+        """The rows of the custom header or footer at ``width``; ``None`` without one (or once it
+        raised: it is reported and dropped, the built-in rows come back)."""
+        from pi_core.modes.interactive.custom import rows_of
+
+        held = self.header if which == "header" else self.footer
+        if held is None:
+            return None
+        component, plugin = held
+        try:
+            return rows_of(component, width)
+        except Exception as error:
+            if which == "header":
+                self.header = None
+            else:
+                self.footer = None
+            self._mode.host.session.report_plugin_error(plugin, f"ui.set_{which}", error)
+            return None
+
+    def on_terminal_input(self, handler: Callable[[str], Any]) -> Callable[[], None]:
+        """Call ``handler(data)`` with each key's raw bytes before the editor sees it; a result
+        ``{"consume": True}`` swallows the key, ``{"data": text}`` replaces it. Returns the
+        function that removes the handler."""
+        entry = (handler, _plugin_of(handler))
+        self.input_handlers.append(entry)
+
+        def unsubscribe() -> None:
+            if entry in self.input_handlers:
+                self.input_handlers.remove(entry)
+
+        return unsubscribe
+
+    def paste_to_editor(self, text: str) -> None:
+        """Insert ``text`` into the editor as if pasted (at the cursor, not submitted)."""
+        self._mode.paste_to_editor(text)
+
+    def add_autocomplete_provider(self, factory: Callable[[Any], Any]) -> None:
+        """``factory(current)`` gets the editor's completer (a prompt-toolkit ``Completer``) and
+        returns the one to use instead, usually delegating to ``current``."""
+        self.autocomplete.append((factory, _plugin_of(factory)))
+        self._mode.completer_changed()
+
     def notify(self, message: str, type: str = "info") -> None:
         self._mode.console.print(Text(message, style=_NOTIFY_STYLES.get(type, "cyan")))
 
@@ -156,10 +250,17 @@ class InteractiveUI:
         return self._mode.get_editor_text()
 
     def clear_plugin_state(self) -> None:
-        """Forget statuses and widgets (their plugin instances were replaced)."""
+        """Forget statuses, widgets and components (their plugin instances were replaced)."""
         self.statuses.clear()
         self.widgets.clear()
         self.placements.clear()
+        self.input_handlers.clear()
+        changed = self.header is not None or bool(self.autocomplete)
+        self.header = self.footer = None
+        self.autocomplete.clear()
+        if changed:
+            self._mode.header_changed()
+            self._mode.completer_changed()
         self._mode.invalidate()
 
     def widget_lines(self, placement: str) -> list[str]:
@@ -176,3 +277,28 @@ class InteractiveUI:
         if self.statuses:
             lines.append("  ".join(self.statuses[key] for key in sorted(self.statuses)))
         return lines
+
+
+class FooterData:
+    """What a custom footer's factory gets besides the theme: data it cannot read from ``ctx``."""
+
+    def __init__(self, ui: InteractiveUI) -> None:
+        self._ui = ui
+
+    @property
+    def git_branch(self) -> str | None:
+        return self._ui._mode.git_branch
+
+    @property
+    def statuses(self) -> dict[str, str]:
+        """The plugins' ``set_status`` texts by key."""
+        return dict(self._ui.statuses)
+
+
+def _plugin_of(thing: Any) -> str:
+    """The plugin to blame for ``thing``: the handler running now, else the module it comes from."""
+    current = CURRENT_HANDLER.get()
+    if current is not None:
+        return current[0]
+    module = getattr(thing, "__module__", None) or getattr(type(thing), "__module__", None)
+    return str(module or "extension")

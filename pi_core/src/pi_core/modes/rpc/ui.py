@@ -149,7 +149,27 @@ class RpcExtensionUI:
     def get_editor_text(self) -> str:
         return ""  # the client owns the editor; a synchronous answer is impossible over RPC
 
-    # pi's extension-UI sub-protocol has no requests for these: in RPC mode they do nothing.
+    def paste_to_editor(self, text: str) -> None:
+        """No terminal paste handling over RPC: the text goes to the client as ``set_editor_text``."""
+        self.set_editor_text(text)
+
+    # pi's extension-UI sub-protocol has no requests for these: in RPC mode they do nothing
+    # (``custom`` answers ``None``, ``on_terminal_input`` returns an unsubscribe that does nothing).
+
+    async def custom(self, factory: Callable[..., Any], *, overlay: bool = False) -> Any:
+        return None
+
+    def set_header(self, factory: Callable[..., Any] | None) -> None:
+        return None
+
+    def set_footer(self, factory: Callable[..., Any] | None) -> None:
+        return None
+
+    def on_terminal_input(self, handler: Callable[[str], Any]) -> Callable[[], None]:
+        return _nothing
+
+    def add_autocomplete_provider(self, factory: Callable[[Any], Any]) -> None:
+        return None
 
     def set_working_message(self, text: str | None = None) -> None:
         return None
@@ -171,3 +191,7 @@ def _value(response: UiResponse | None) -> str | None:
 def _ms(timeout: float | None) -> int | None:
     """Dialog timeouts are milliseconds on the wire, as in pi."""
     return int(timeout) if timeout else None
+
+
+def _nothing() -> None:
+    """The unsubscribe ``on_terminal_input`` returns over RPC (no terminal input reaches plugins)."""

@@ -1,0 +1,249 @@
+"""Plugin components on the terminal: ``ctx.ui.custom``, custom header and footer rows.
+
+A component is either a prompt-toolkit container (anything ``to_container`` accepts, with its
+own key bindings) or an object in pi's shape: ``render(width) -> list[str]`` (rows that may carry
+SGR colour escapes) and, for ``custom``, ``handle_input(data)`` called with each key's raw bytes.
+``custom`` shows it in place of the editor until the plugin calls ``done(value)``.
+
+A component that raises while it is drawn (or in ``handle_input``) closes with ``None``; the
+caller reports the error as the plugin's. Everything else it prints is sanitised like any other
+plugin text: colours stay, other control sequences go.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.formatted_text import ANSI, StyleAndTextTuples, to_formatted_text
+from prompt_toolkit.input import Input
+from prompt_toolkit.input.vt100_parser import Vt100Parser
+from prompt_toolkit.key_binding import KeyBindings, KeyPress, KeyPressEvent
+from prompt_toolkit.key_binding.key_processor import KeyProcessor
+from prompt_toolkit.keys import Keys
+from prompt_toolkit.layout import Layout, UIContent, UIControl, Window
+from prompt_toolkit.layout.containers import Container, to_container
+from prompt_toolkit.output import Output
+
+from pi_core.modes.interactive.sanitize import keep_style
+
+_NOTHING = object()
+
+
+class TerminalSize:
+    """What a component factory gets as ``tui``: the terminal's size and a way to ask for a redraw."""
+
+    def __init__(self, size: Callable[[], tuple[int, int]]) -> None:
+        self._size = size
+        self._app: Application[Any] | None = None
+
+    @property
+    def columns(self) -> int:
+        return self._size()[0]
+
+    @property
+    def rows(self) -> int:
+        return self._size()[1]
+
+    def invalidate(self) -> None:
+        """Draw the component again (after its state changed outside a key press)."""
+        if self._app is not None and self._app.is_running:
+            self._app.invalidate()
+
+
+def rows_of(component: Any, width: int) -> list[str]:
+    """A pi-shaped component's rows at ``width``, each sanitised and cut to the width."""
+    rendered = component.render(width)
+    if isinstance(rendered, str):
+        rendered = rendered.split("\n")
+    return [keep_style(str(row)).replace("\n", " ") for row in rendered]
+
+
+class _RowsControl(UIControl):
+    """Draws a pi-shaped component: its ``render(width)`` rows, colours kept."""
+
+    def __init__(self, component: Any, failed: Callable[[BaseException], None]) -> None:
+        self.component = component
+        self._failed = failed
+        self._laid_out: tuple[int, list[StyleAndTextTuples]] | None = None
+
+    def is_focusable(self) -> bool:
+        return True
+
+    def _lines(self, width: int) -> list[StyleAndTextTuples]:
+        try:
+            return [to_formatted_text(ANSI(row)) for row in rows_of(self.component, width)]
+        except Exception as error:
+            self._failed(error)
+            return []
+
+    def preferred_height(
+        self, width: int, max_available_height: int, wrap_lines: bool, get_line_prefix: Any
+    ) -> int | None:
+        self._laid_out = (width, self._lines(width))
+        return len(self._laid_out[1])
+
+    def create_content(self, width: int, height: int | None) -> UIContent:
+        laid_out, self._laid_out = self._laid_out, None
+        lines = laid_out[1] if laid_out is not None and laid_out[0] == width else self._lines(width)
+        return UIContent(get_line=lambda index: lines[index], line_count=len(lines), show_cursor=False)
+
+
+class _Guarded(Container):
+    """A plugin's container whose drawing errors close the component instead of the application."""
+
+    def __init__(self, inner: Container, failed: Callable[[BaseException], None]) -> None:
+        self.inner = inner
+        self._failed = failed
+
+    def reset(self) -> None:
+        self.inner.reset()
+
+    def preferred_width(self, max_available_width: int) -> Any:
+        try:
+            return self.inner.preferred_width(max_available_width)
+        except Exception as error:
+            self._failed(error)
+            from prompt_toolkit.layout.dimension import Dimension
+
+            return Dimension.exact(0)
+
+    def preferred_height(self, width: int, max_available_height: int) -> Any:
+        try:
+            return self.inner.preferred_height(width, max_available_height)
+        except Exception as error:
+            self._failed(error)
+            from prompt_toolkit.layout.dimension import Dimension
+
+            return Dimension.exact(0)
+
+    def write_to_screen(self, *args: Any, **kwargs: Any) -> None:
+        try:
+            self.inner.write_to_screen(*args, **kwargs)
+        except Exception as error:
+            self._failed(error)
+
+    def is_modal(self) -> bool:
+        return self.inner.is_modal()
+
+    def get_key_bindings(self) -> Any:
+        return self.inner.get_key_bindings()
+
+    def get_children(self) -> list[Container]:
+        return [self.inner]
+
+
+async def run_custom(
+    factory: Callable[..., Any],
+    theme: Any,
+    *,
+    size: Callable[[], tuple[int, int]],
+    input: Input | None,
+    output: Output | None,
+) -> Any:
+    """Show the component ``factory(tui, theme, done)`` makes until ``done(value)``; its value.
+
+    Raises what the factory or the component raised (the caller reports it as the plugin's).
+    """
+    result: list[Any] = [_NOTHING]
+    failure: list[BaseException] = []
+    tui = TerminalSize(size)
+    app: Application[Any] | None = None
+
+    def done(value: Any = None) -> None:
+        if result[0] is _NOTHING:
+            result[0] = value
+        if app is not None and app.is_running and app.future is not None and not app.future.done():
+            app.exit()
+
+    def failed(error: BaseException) -> None:
+        if not failure:
+            failure.append(error)
+        done(None)
+
+    made = factory(tui, theme, done)
+    if inspect.isawaitable(made):
+        made = await made
+    if result[0] is not _NOTHING:  # done() while being made
+        return result[0]
+    keys = KeyBindings()
+    if hasattr(made, "render") and not hasattr(made, "__pt_container__"):
+        control = _RowsControl(made, failed)
+        content: Container = Window(control, dont_extend_height=True, wrap_lines=False)
+        handle_input = getattr(made, "handle_input", None)
+        if callable(handle_input):
+
+            @keys.add(Keys.Any, eager=True)
+            @keys.add(Keys.BracketedPaste, eager=True)
+            def _forward(event: KeyPressEvent) -> None:
+                for press in event.key_sequence:
+                    try:
+                        handle_input(press.data)
+                    except Exception as error:
+                        failed(error)
+                        return
+                    if result[0] is not _NOTHING:
+                        return
+
+            for key in ("escape", "enter", "tab", "backspace", "up", "down", "left", "right"):
+                keys.add(key, eager=True)(_forward)
+            for letter in "abcdefghijklmnopqrstuvwxyz":
+                keys.add(f"c-{letter}", eager=True)(_forward)
+    else:
+        content = _Guarded(to_container(made), failed)
+    app = Application(
+        layout=Layout(content),
+        key_bindings=keys,
+        full_screen=False,
+        erase_when_done=True,
+        input=input,
+        output=output,
+    )
+    tui._app = app
+    if result[0] is _NOTHING:
+        try:
+            await app.run_async(set_exception_handler=False, handle_sigint=False)
+        finally:
+            dispose = getattr(made, "dispose", None)
+            if callable(dispose):
+                dispose()
+    if failure:
+        raise failure[0]
+    value = result[0]
+    return None if value is _NOTHING else value
+
+
+class TappedKeyProcessor(KeyProcessor):
+    """An application's key processor whose key presses pass the plugins' ``on_terminal_input``
+    handlers first (a handler may swallow a key or replace its bytes)."""
+
+    def __init__(self, original: KeyProcessor, mode: Any) -> None:
+        super().__init__(original._bindings)
+        self._mode = mode
+
+    def feed(self, key_press: KeyPress, first: bool = False) -> None:
+        self.feed_multiple([key_press], first)
+
+    def feed_multiple(self, key_presses: list[KeyPress], first: bool = False) -> None:
+        if self._mode.ui.input_handlers:
+            key_presses = [kept for press in key_presses for kept in self._tap(press)]
+        super().feed_multiple(key_presses, first)
+
+    def feed_untapped(self, key_press: KeyPress) -> None:
+        super().feed_multiple([key_press])
+
+    def _tap(self, press: KeyPress) -> list[KeyPress]:
+        if press.key == Keys.CPRResponse:
+            return [press]
+        data = self._mode.terminal_input(press.data)
+        if data is None:
+            return []
+        if data == press.data:
+            return [press]
+        parsed: list[KeyPress] = []
+        parser = Vt100Parser(parsed.append)
+        parser.feed(data)
+        parser.flush()
+        return parsed
