@@ -91,3 +91,19 @@ def test_the_first_party_plugins_install_from_their_folders(tmp_path: Path, targ
     for name in FIRST_PARTY:
         package = name.replace("-", "_")
         assert f"  {name} = pi_ext_{package}.plugin  (pi-ext-{name})" in done.stdout
+
+
+def test_an_environment_without_pip_and_no_uv_on_the_path_is_refused_with_what_to_do(
+    tmp_path: Path, target: str
+) -> None:
+    # uv makes environments without pip (uv venv, uv tool install, pipx's uv backend).
+    import os
+
+    path = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if not (Path(p) / "uv").exists())
+    done = subprocess.run(
+        [PI, "install", "--python", target, str(build_wheel(tmp_path))],
+        capture_output=True, text=True, timeout=60, check=False, env={**os.environ, "PATH": path},
+    )  # fmt: skip
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert f"uv is not on the PATH and {target} has no pip" in done.stderr
+    assert "pipx inject pi-coding-agent-py NAME" in done.stderr

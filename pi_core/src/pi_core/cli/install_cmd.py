@@ -28,10 +28,22 @@ _PROBE = (
 
 
 def installer(python: str, action: str) -> list[str]:
-    """The command that installs (``install``) or uninstalls (``uninstall``) into ``python``'s environment."""
+    """The command that installs (``install``) or uninstalls (``uninstall``) into ``python``'s environment.
+
+    ``uv pip`` when uv is on the PATH, else the environment's own pip. An environment made by uv
+    (``uv tool install``, pipx's uv backend) has no pip: without uv on the PATH that is refused with
+    what to do instead.
+    """
     uv = shutil.which("uv")
     if uv is not None:
         return [uv, "pip", action, "--python", python]
+    probe = subprocess.run([python, "-c", "import pip"], capture_output=True, check=False)
+    if probe.returncode != 0:
+        raise click.ClickException(
+            f"cannot {action} here: uv is not on the PATH and {python} has no pip. Put uv on the "
+            "PATH (pip install uv), or use the tool's own installer: "
+            "uv tool install --with NAME pi-coding-agent-py / pipx inject pi-coding-agent-py NAME"
+        )
     return [python, "-m", "pip", action, *(["-y"] if action == "uninstall" else [])]
 
 
