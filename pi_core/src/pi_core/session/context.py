@@ -112,15 +112,22 @@ def context_from_path(
         load_message = partial(_message_of_entry, load)
     context = SessionContext()
     compaction_at = -1
-    for position, meta in enumerate(path):
+    # The last thinking level, model and compaction on the path win: walk back from the leaf
+    # until all three are found (typically a few entries, not the whole path).
+    thinking_found = model_found = False
+    for position in range(len(path) - 1, -1, -1):
+        meta = path[position]
         kind = meta.type
         if kind == "thinking_level_change":
-            context.thinking_level = meta.key or "off"
+            if not thinking_found:
+                context.thinking_level, thinking_found = meta.key or "off", True
         elif kind == "model_change" or (kind == "message" and meta.key == "assistant"):
-            provider, model_id = meta.extra
-            context.model = ModelRef(provider=provider, model_id=model_id)
-        elif kind == "compaction":
+            if not model_found:
+                context.model, model_found = _model_of(meta, load_message), True
+        elif kind == "compaction" and compaction_at < 0:
             compaction_at = position
+        if thinking_found and model_found and compaction_at >= 0:
+            break
 
     if compaction_at < 0:
         selected: Sequence[EntryMeta] = path
@@ -137,9 +144,11 @@ def context_from_path(
                 timestamp=iso_to_ms(compaction.timestamp),
             )
         )
+        # Ids on a path are unique: searching back from the compaction finds pi's first match,
+        # after the few kept entries instead of the whole path before them.
+        first_kept = compaction.first_kept_entry_id
         kept_from = next(
-            (i for i, meta in enumerate(path[:compaction_at]) if meta.id == compaction.first_kept_entry_id),
-            compaction_at,
+            (i for i in range(compaction_at - 1, -1, -1) if path[i].id == first_kept), compaction_at
         )
         kept = [
             meta
@@ -174,6 +183,16 @@ def context_from_path(
             own = apply_context_edit(own, entry)
         messages.extend(own)
     return context
+
+
+def _model_of(meta: EntryMeta, load_message: Callable[[EntryMeta], AgentMessage]) -> ModelRef:
+    extra = meta.extra
+    if extra is None:  # an assistant message whose line was only scanned: read it now
+        message = load_message(meta)
+        assert isinstance(message, AssistantMessage)
+        extra = meta.extra = (message.provider, message.model)
+    provider, model_id = extra
+    return ModelRef(provider=provider, model_id=model_id)
 
 
 _EDITABLE_ROLES = frozenset({"user", "assistant", "toolResult", "custom"})

@@ -33,7 +33,8 @@ class EntryMeta:
     #: Per-type scalar: message → role; thinking_level_change → level; compaction →
     #: firstKeptEntryId; label and context_edit → targetId; session_info → name.
     key: str | None = None
-    #: model_change → (provider, modelId); assistant message → (provider, model); label → label text.
+    #: model_change → (provider, modelId); assistant message → (provider, model), ``None`` until
+    #: its line is parsed when the file was only scanned there; label → label text.
     extra: Any = None
     #: The entry's JSON text (as read or as written); ``None`` when ``entry`` is given instead.
     line: str | None = None
@@ -46,6 +47,9 @@ class EntryMeta:
     #: ``line`` holds only pi's five message entry keys, so ``entry`` can be built around
     #: ``message`` (``lines.wrap_message``) instead of from ``line``.
     plain: bool = False
+    #: Where the line is in the file when its text is not kept (``line`` is ``None``): byte
+    #: offset << 32 | byte length; 0 otherwise. See ``reader.LineSource``.
+    span: int = 0
 
 
 def _str_or_none(value: Any) -> str | None:

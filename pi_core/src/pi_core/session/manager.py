@@ -50,7 +50,7 @@ from pi_core.session.paths import (
     new_session_id,
     session_file_name,
 )
-from pi_core.session.reader import LoadIssue, SessionFileError, read_session_file
+from pi_core.session.reader import LineSource, LoadIssue, SessionFileError, context_start, read_session_file
 from pi_core.session.storage import SessionWriter
 
 logger = logging.getLogger("pi.session")
@@ -97,6 +97,9 @@ class SessionManager:
         self._header: dict[str, Any] = {}
         self._header_line = ""
         self._metas: list[EntryMeta] = []
+        #: Where entries read from the file without keeping their text get it (``_text``).
+        self._source: LineSource | None = None
+        self._encoding_reported: set[int] = set()
         self._prepared = False
         self._by_id: dict[str, EntryMeta] = {}
         #: The last branch handed out: its leaf's record and its entries (see ``get_branch``).
@@ -206,8 +209,10 @@ class SessionManager:
         """Load ``session_file`` (or start a new session that will be written there)."""
         path = Path(os.path.abspath(session_file))
         self._close_writer()
-        _check_size(path)
-        loaded = read_session_file(path, prepare_messages=True) if path.exists() else None
+        self._drop_source()
+        start = context_start(path)
+        _check_size(path, start)
+        loaded = read_session_file(path, prepare_messages=True, prepare_from=start) if path.exists() else None
         if loaded is None:
             # Missing or empty file: a new session whose lines will go into exactly this path.
             self.new_session()
@@ -216,6 +221,7 @@ class SessionManager:
             return
         self._session_file = path
         self._writer = SessionWriter(path, fsync=self._fsync) if self._persist else None
+        self._source = loaded.source
         self._header = loaded.header
         self._header_line = loaded.header_line
         self._session_id = loaded.header["id"]
@@ -232,14 +238,14 @@ class SessionManager:
                 while pending is not None and pending[0] <= position:
                     lines.append(pending[1])
                     pending = next(passthrough, None)
-                assert meta.line is not None
-                lines.append(meta.line)
+                lines.append(self._text(meta))
             lines.extend(raw for _, raw in ([pending] if pending else []) + list(passthrough))
             self._writer.rewrite(lines)
 
     def new_session(self, id: str | None = None, parent_session: str | None = None) -> str | None:
         """Replace the session with an empty one (header only); returns its file path."""
         self._close_writer()
+        self._drop_source()
         self._session_id = id or new_session_id()
         timestamp = iso_now()
         header = SessionHeader(
@@ -297,6 +303,39 @@ class SessionManager:
     def _close_writer(self) -> None:
         if self._writer is not None:
             self._writer.close()
+        if self._source is not None:
+            self._source.close()  # reopened by the next read
+
+    def _drop_source(self) -> None:
+        if self._source is not None:
+            self._source.close()
+            self._source = None
+        self._encoding_reported = set()
+
+    def _text(self, meta: EntryMeta) -> str:
+        """The JSON line of a record: kept in memory, or read back from the file."""
+        line = meta.line
+        if line is not None:
+            return line
+        assert self._source is not None and meta.span, f"entry {meta.id} has no line"
+        raw = self._source.read(meta.span)
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError as exc:  # the scan did not decode it: as the reader would
+            if meta.line_no not in self._encoding_reported:
+                self._encoding_reported.add(meta.line_no)
+                self._report(
+                    meta.line_no,
+                    "encoding",
+                    f"not valid UTF-8 (byte {exc.start + 1}); read with U+FFFD in place of the bad bytes",
+                )
+            return raw.decode("utf-8", "replace")
+
+    def _report(self, line: int, kind: str, message: str) -> None:
+        """A problem of the file found after it was opened: kept in ``load_issues`` and logged."""
+        issue = LoadIssue(str(self._session_file or ""), line, kind, message)
+        self.load_issues.append(issue)
+        logger.warning("%s", issue if line else f"{kind}: {message}")
 
     # --- plain accessors ---------------------------------------------------------------------
 
@@ -347,7 +386,7 @@ class SessionManager:
         if self._on_disk >= total:
             return
         lines = [self._header_line] if self._on_disk == 0 else []
-        lines.extend(meta.line for meta in self._metas[max(self._on_disk - 1, 0) :] if meta.line is not None)
+        lines.extend(self._text(meta) for meta in self._metas[max(self._on_disk - 1, 0) :])
         try:
             self._writer.append(lines)
         except OSError as error:
@@ -476,17 +515,16 @@ class SessionManager:
         entry = meta.entry
         if entry is not None:
             return entry
-        assert meta.line is not None
         try:
             if meta.type == "message":
                 message = meta.message
                 if message is not None and meta.plain:
                     entry = wrap_message(meta.id, meta.parent_id, meta.timestamp, message)
                 else:
-                    entry = message_entry_from_line(meta.line, meta.key)
+                    entry = message_entry_from_line(self._text(meta), meta.key)
                 meta.message = None  # the entry holds it now
             else:
-                entry = parse_entry(meta.line, meta.type)
+                entry = parse_entry(self._text(meta), meta.type)
         except ValidationError as exc:
             entry = self._set_aside(meta, exc)
         meta.entry = entry
@@ -502,9 +540,8 @@ class SessionManager:
         message = meta.message
         if message is not None:  # validated while the file was read, or by an earlier context
             return message
-        assert meta.line is not None
         try:
-            message, meta.plain = plain_message_from_line(meta.line, meta.key)
+            message, meta.plain = plain_message_from_line(self._text(meta), meta.key)
         except ValidationError as exc:
             meta.entry = self._set_aside(meta, exc)
             raise _Invalidated from None
@@ -523,11 +560,19 @@ class SessionManager:
         kept in the tree as an :class:`UnknownEntry` of type ``invalid``, which no context
         includes. Its children stay attached; the file is not changed."""
         problem = exc.errors()[0] if exc.errors() else None
-        detail = f"{'.'.join(map(str, problem['loc']))}: {problem['msg']}" if problem else str(exc)
-        message = f"invalid {meta.type or 'entry'} entry ({detail}); left out of the context"
-        issue = LoadIssue(str(self._session_file or ""), meta.line_no, "invalid-entry", message)
-        self.load_issues.append(issue)
-        logger.warning("%s", issue if meta.line_no else f"entry {meta.id}: {message}")
+        kind = "invalid-entry"
+        if problem is not None and problem["type"] == "json_invalid":
+            # A line only scanned when the file was opened (see reader._SCANNED_LINE)
+            kind = "garbled"
+            message = f"line is not valid JSON ({problem['msg']}); kept as is, left out of the context"
+        else:
+            detail = f"{'.'.join(map(str, problem['loc']))}: {problem['msg']}" if problem else str(exc)
+            message = f"invalid {meta.type or 'entry'} entry ({detail}); left out of the context"
+        if meta.line_no:
+            self._report(meta.line_no, kind, message)
+        else:
+            self.load_issues.append(LoadIssue(str(self._session_file or ""), 0, kind, message))
+            logger.warning("%s", f"entry {meta.id}: {message}")
         meta.type = INVALID_ENTRY
         meta.message = None
         return UnknownEntry(
@@ -577,9 +622,9 @@ class SessionManager:
                     item = meta.entry.message  # type: ignore[union-attr]
                 elif meta.message is not None:
                     item = meta.message
-                elif meta.line is not None:
+                elif meta.line is not None or meta.span:
                     try:
-                        item = plain_message_from_line(meta.line, role)[0]
+                        item = plain_message_from_line(self._text(meta), role)[0]
                     except ValidationError:
                         item = None  # reported when a context reaches it; not counted here
             elif kind in ("usage", "compaction", "branch_summary"):
@@ -594,10 +639,13 @@ class SessionManager:
         by_id = self._by_id
         current = by_id.get(from_id) if from_id is not None else None
         limit = len(by_id)  # a parent cycle (damaged file) cannot make the walk endless
-        while current is not None and len(path) <= limit:
-            path.append(current)
+        append, get = path.append, by_id.get
+        steps = 0
+        while current is not None and steps <= limit:
+            append(current)
+            steps += 1
             parent = current.parent_id
-            current = by_id.get(parent) if parent is not None else None
+            current = get(parent) if parent is not None else None
         if len(path) > limit:  # parent cycle: keep each entry once, stop where it closes
             unique: dict[str, EntryMeta] = {}
             for meta in path:
@@ -694,7 +742,9 @@ class SessionManager:
         if self._prepared:
             self._prepared = False
             kept = [meta.message for meta in keep]
-            for meta in self._metas:
+            for meta in reversed(self._metas):
+                if meta.span:  # only scanned from here back: nothing was prepared there
+                    break
                 meta.message = None
             for meta, message in zip(keep, kept, strict=True):
                 meta.message = message
@@ -735,6 +785,9 @@ class SessionManager:
         path = [meta for meta in self._path_metas(leaf_id) if meta.type != "label"]
         if not path and leaf_id not in self._by_id:
             raise KeyError(f"Entry {leaf_id} not found")
+        for meta in path:  # the new file gets these lines; the old file's reader goes
+            if meta.line is None:
+                meta.line, meta.span = self._text(meta), 0
         previous_file = self.get_session_file()
         on_path = {meta.id for meta in path}
         labels = [(target, text, self._label_times.get(target)) for target, text in self._labels.items()]
@@ -761,12 +814,12 @@ class SessionManager:
         return self.get_session_file()
 
 
-#: Largest session file opened by default, in MB; ``PI_SESSION_MAX_MB`` changes it.
+#: Largest part of a session file read in full by default, in MB; ``PI_SESSION_MAX_MB`` changes it.
 DEFAULT_MAX_SESSION_MB = 200
 
 
 def max_session_bytes() -> int:
-    """The size above which a session file is refused (see :func:`_check_size`)."""
+    """The size above which a session is refused (see :func:`_check_size`)."""
     raw = os.environ.get("PI_SESSION_MAX_MB", "")
     try:
         megabytes = float(raw) if raw.strip() else DEFAULT_MAX_SESSION_MB
@@ -775,23 +828,31 @@ def max_session_bytes() -> int:
     return int(megabytes * 1024 * 1024)
 
 
-def _check_size(path: Path) -> None:
-    """Refuse, with what to do instead, a file too large to open in reasonable time and memory.
+def _check_size(path: Path, start: int = 0) -> None:
+    """Refuse, with what to do instead, a session too large to open in reasonable time and memory.
 
-    Opening costs about 6 times the file's size in memory, and resuming such a session sends
-    every message since its last compaction: a 1M-entry file (~440 MB) would take minutes and
-    several GB before the model even answers.
+    What counts is the part of the file read in full: from byte ``start`` (the latest compaction,
+    see ``reader.context_start``; 0 without one) to the end. Lines before it are only scanned
+    (~350 bytes of memory per entry), so a long compacted session opens quickly. The part read
+    in full costs about 6 times its size in memory, and resuming sends all of it to the model: a
+    1M-entry file that was never compacted (~440 MB) would take minutes and several GB before
+    the model even answered.
     """
     try:
         size = path.stat().st_size
     except OSError:
         return
     limit = max_session_bytes()
-    if size <= limit:
+    if size - start <= limit:
         return
-    megabytes, limit_mb = size / (1024 * 1024), limit / (1024 * 1024)
+    megabytes, limit_mb = (size - start) / (1024 * 1024), limit / (1024 * 1024)
+    what = (
+        f"this session file is {megabytes:.0f} MB"
+        if start == 0
+        else f"the part of this session file since its latest compaction is {megabytes:.0f} MB"
+    )
     raise SessionFileError(
-        f"{path}: this session file is {megabytes:.0f} MB, more than pi opens ({limit_mb:.0f} MB: "
+        f"{path}: {what}, more than pi opens ({limit_mb:.0f} MB: "
         f"opening it would take about {megabytes * 6 / 1024:.1f} GB of memory). Start a new session, "
         f"or open it anyway with PI_SESSION_MAX_MB={int(megabytes) + 1} in the environment"
     )

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import mmap
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -72,6 +73,17 @@ class SessionFileError(PiError, ValueError):
     """A file that cannot be used as a session; the message names the file and line."""
 
 
+#: The start of a message entry line as pi writes it: type, id, parentId, timestamp, role. Lines
+#: before the latest compaction that start so (and end with ``}``) are only scanned: their
+#: record comes from these fields and their text stays in the file (see :class:`LineSource`).
+_SCANNED_LINE = re.compile(
+    rb'\{"type":"message","id":"([\x21\x23-\x5b\x5d-\x7e]+)",'
+    rb'"parentId":(?:null|"([\x21\x23-\x5b\x5d-\x7e]+)"),'
+    rb'"timestamp":"([\x21\x23-\x5b\x5d-\x7e]*)","message":\{"role":"([A-Za-z]+)"'
+).match
+#: Message roles as read by the scan -> one shared string each.
+_ROLES: dict[bytes, str] = {}
+
 #: A damaged line's own id and parent, when they can still be read from its text.
 _ID_IN_TEXT = re.compile(r'"id":"((?:[^"\\]|\\.)*)"')
 _PARENT_IN_TEXT = re.compile(r'"parentId":(?:null|"((?:[^"\\]|\\.)*)")')
@@ -100,6 +112,27 @@ class LoadIssue:
         return f"{self.path}:{self.line}: {self.message}"
 
 
+class LineSource:
+    """The lines of a session file whose text was not kept when it was opened, read back by
+    their byte span (``EntryMeta.span``) when an entry is first needed. The file is only ever
+    appended to, so a span stays valid; the handle opens on the first read."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd: int | None = None
+
+    def read(self, span: int) -> bytes:
+        """The line at ``span``, stripped of its line break."""
+        if self._fd is None:
+            self._fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        return os.pread(self._fd, span & 0xFFFFFFFF, span >> 32).strip()
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
 @dataclass(slots=True)
 class LoadedFile:
     header: dict[str, Any]
@@ -110,6 +143,8 @@ class LoadedFile:
     passthrough: list[tuple[int, str | bytes]] = field(default_factory=list)
     migrated: bool = False
     ends_with_newline: bool = True
+    #: Where the entries with a ``span`` (and no ``line``) read their text from.
+    source: LineSource | None = None
 
     @property
     def version(self) -> int:
@@ -226,6 +261,16 @@ def _is_header(obj: Any) -> bool:
     return isinstance(obj, dict) and obj.get("type") == "session" and isinstance(obj.get("id"), str)
 
 
+def context_start(path: Path) -> int:
+    """Byte offset of the last line of ``path`` that mentions a compaction (0: none, or the file
+    cannot be read): where the part of the file that a context needs in full begins."""
+    try:
+        with path.open("rb") as handle:
+            return _prepare_start(handle)
+    except OSError:
+        return 0
+
+
 def _prepare_start(handle: BinaryIO) -> int:
     """Byte offset of the last line that mentions a compaction (0: none).
 
@@ -267,19 +312,25 @@ def _bridge(
     return False, None
 
 
-def read_session_file(path: Path, *, prepare_messages: bool = False) -> LoadedFile | None:
+def read_session_file(
+    path: Path, *, prepare_messages: bool = False, prepare_from: int | None = None
+) -> LoadedFile | None:
     """Parse ``path`` (see :func:`_read`) with the cyclic collector paused."""
     with gc_paused():
-        return _read(path, prepare_messages)
+        return _read(path, prepare_messages, prepare_from)
 
 
-def _read(path: Path, prepare_messages: bool = False) -> LoadedFile | None:
+def _read(path: Path, prepare_messages: bool = False, prepare_from: int | None = None) -> LoadedFile | None:
     """Parse ``path``. ``None`` for an empty (or whitespace-only) file; raises
     :class:`SessionFileError` when the first JSON object is not a session header.
 
     ``prepare_messages``: also validate the message models a context will need (the message
-    lines after the latest compaction, see :func:`_prepare_start`) and leave them in
-    ``EntryMeta.message``; for callers that build a context next.
+    lines after the latest compaction, see :func:`_prepare_start`; ``prepare_from`` gives that
+    offset when the caller has it already) and leave them in ``EntryMeta.message``; for callers
+    that build a context next. Message lines before that offset are then only scanned
+    (:data:`_SCANNED_LINE`): their JSON is checked when the entry is first needed (a line that
+    does not parse is then set aside as invalid and reported, see ``SessionManager``), and their
+    text is not kept but read back from the file (:class:`LineSource`).
 
     The file is streamed line by line, so only the kept line texts and the small per-entry
     records stay in memory, never the whole file content in several copies.
@@ -320,12 +371,46 @@ def _read(path: Path, prepare_messages: bool = False) -> LoadedFile | None:
         if links is not None:
             skipped_links.setdefault(links[0], links[1])
 
+    scan_before = 0  # lines starting before this offset may be scanned instead of parsed
+    scanned = False
     with path.open("rb") as handle:
-        prepare_from = _prepare_start(handle) if prepare_messages else 1 << 62
+        if not prepare_messages:
+            prepare_from = 1 << 62
+        elif prepare_from is None:
+            prepare_from = _prepare_start(handle)
         offset = 0
         for number, raw in enumerate(handle, start=1):
             start = offset
             offset += len(raw)
+            if start < scan_before:
+                # Before the latest compaction: a message line as pi writes it, whose id is new
+                # and whose parent is known, is only scanned (its JSON is checked when needed).
+                found = _SCANNED_LINE(raw)
+                if found is not None and raw[-2:] == b"}\n" and not damaged and len(raw) < 1 << 32:
+                    id_bytes, parent_bytes, stamp, role_bytes = found.groups()
+                    entry_id = id_bytes.decode()
+                    parent_at = seen_at.get(parent_bytes.decode()) if parent_bytes is not None else -1
+                    if parent_at is not None and entry_id not in seen_at:
+                        role = _ROLES.get(role_bytes) or _ROLES.setdefault(role_bytes, role_bytes.decode())
+                        seen_at[entry_id] = len(entries)
+                        entries.append(
+                            EntryMeta(
+                                "message",
+                                entry_id,
+                                entries[parent_at].id if parent_at >= 0 else None,
+                                stamp.decode(),
+                                role,
+                                None,
+                                None,
+                                None,
+                                number,
+                                None,
+                                False,
+                                start << 32 | len(raw),
+                            )
+                        )
+                        scanned = True
+                        continue
             ends_with_newline = raw[-1:] == b"\n"
             stripped = raw.strip()
             if number == 1 and stripped.startswith(_BOM):
@@ -386,6 +471,8 @@ def _read(path: Path, prepare_messages: bool = False) -> LoadedFile | None:
                     if not legacy:
                         parse = _entry_fields  # from here on only the record's fields are needed
                         preparing = True
+                        if prepare_messages and header_version(obj) == CURRENT_SESSION_VERSION:
+                            scan_before = prepare_from
                     if header_version(obj) > CURRENT_SESSION_VERSION:
                         report(
                             number,
@@ -494,4 +581,5 @@ def _read(path: Path, prepare_messages: bool = False) -> LoadedFile | None:
         passthrough=passthrough,
         migrated=migrated,
         ends_with_newline=ends_with_newline,
+        source=LineSource(path) if scanned else None,
     )
