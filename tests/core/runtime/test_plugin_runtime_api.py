@@ -184,3 +184,45 @@ async def test_nested_tool_calls_go_through_validation_and_hooks(
         assert lines[3] == "True:Tool nope not found"
         nested = [e for e in pi.events if getattr(e, "parent_tool_call_id", None) == parent]
         assert {e.type for e in nested} == {"tool_execution_start", "tool_execution_end"}
+        # the session keeps a bounded record of the nested calls on the caller's result (pi 1.6.0)
+        entry = next(e for e in pi.entries if e["type"] == "message" and e["message"]["role"] == "toolResult")
+        record = entry["message"]["nestedCalls"]
+        assert record["complete"] is True
+        assert [(c["id"], c["name"], c["status"]) for c in record["calls"]] == [
+            (f"{parent}/1", "echo", "ok"),
+            (f"{parent}/2", "echo", "error"),
+            (f"{parent}/3", "echo", "error"),
+            (f"{parent}/4", "nope", "error"),
+        ]
+        assert record["calls"][0]["arguments"] == {"text": "one"} and "error" not in record["calls"][0]
+        assert record["calls"][1]["error"] == "not this one" and "result" not in record["calls"][1]
+        assert all(isinstance(c["durationMs"], int) for c in record["calls"])
+        ends = [e for e in pi.events if getattr(e, "type", "") == "tool_execution_end"]
+        top = next(e for e in ends if e.tool_call_id == parent)
+        assert isinstance(top.duration_ms, int) and isinstance(entry["message"]["durationMs"], int)
+        blocked = next(e for e in ends if e.tool_call_id == f"{parent}/2")
+        assert blocked.duration_ms is None  # it never ran
+
+
+async def test_nested_call_record_is_bounded(pi_llm_server: LoopbackLLMServer, tmp_path: Path) -> None:
+    class Flood:
+        @hookimpl
+        def register_tools(self, register: Any) -> None:
+            async def flood(call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any) -> str:
+                await ctx.execute_tool("echo", {"text": "x" * 9000})  # over 8 KiB: arguments left out
+                for _ in range(260):
+                    await ctx.execute_tool("echo", {"text": "y"})
+                return "done"
+
+            register(echo_tool())
+            register(AgentTool("flood", "flood", "many calls", parameters=SCHEMA, execute=flood))
+
+    pi_llm_server.add(tool_turn(ToolUse("flood", {"text": "go"})), text_turn("ok"))
+    async with PiSession(pi_llm_server, tmp_path, plugins=[Flood()]) as pi:
+        await pi.prompt("go")
+        entry = next(e for e in pi.entries if e["type"] == "message" and e["message"]["role"] == "toolResult")
+    record = entry["message"]["nestedCalls"]
+    assert record["complete"] is False and len(record["calls"]) == 256
+    first = record["calls"][0]
+    assert "arguments" not in first and first["argumentsBytes"] == len('{"text":""}') + 9000
+    assert record["calls"][1]["arguments"] == {"text": "y"}

@@ -86,6 +86,8 @@ class ToolExecutionEndEvent(PiModel):
     result: AgentToolResult
     is_error: bool = False
     parent_tool_call_id: str | None = None
+    #: How long ``execute`` ran, in ms (``None``: the tool never ran — unknown, invalid, blocked).
+    duration_ms: int | None = None
 
 
 AgentEvent = (

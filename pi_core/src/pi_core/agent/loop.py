@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import itertools
+import json
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -40,6 +41,8 @@ from pi_core.ai.messages import (
     AgentMessage,
     AssistantMessage,
     LlmMessage,
+    NestedCall,
+    NestedCalls,
     TextContent,
     ToolCall,
     ToolResultMessage,
@@ -456,6 +459,8 @@ class _Finalized:
     is_error: bool
     #: How long the tool ran (``None``: it never ran).
     duration_ms: int | None = None
+    #: The calls the tool made through ``ctx.execute_tool`` (``None``: none).
+    nested: NestedCalls | None = None
 
 
 def _error_result(message: str) -> AgentToolResult:
@@ -587,12 +592,63 @@ async def _prepare(
         return _Finalized(call, _error_result(_exception_text(error)), True)
 
 
+#: Bounds of the nested-call record on a tool result (pi 1.6.0's): calls kept, argument bytes
+#: per call and per result, characters of an error.
+NESTED_MAX_CALLS = 256
+NESTED_MAX_ARGUMENT_BYTES = 8 * 1024
+NESTED_MAX_ARGUMENT_BYTES_TOTAL = 32 * 1024
+NESTED_MAX_ERROR_CHARS = 500
+
+
+class NestedCallRecorder:
+    """The calls made under one model-issued tool call (at any depth), bounded as pi bounds them."""
+
+    def __init__(self) -> None:
+        self.calls: list[NestedCall] = []
+        self.complete = True
+        self._argument_bytes = 0
+
+    def start(self, call: ToolCall) -> tuple[NestedCall, float] | None:
+        if len(self.calls) >= NESTED_MAX_CALLS:
+            self.complete = False
+            return None
+        record = NestedCall(id=call.id, name=call.name)
+        size = len(json.dumps(call.arguments, separators=(",", ":"), ensure_ascii=False).encode())
+        if size > NESTED_MAX_ARGUMENT_BYTES or self._argument_bytes + size > NESTED_MAX_ARGUMENT_BYTES_TOTAL:
+            record.arguments_bytes = size
+            self.complete = False
+        else:
+            record.arguments = call.arguments
+            self._argument_bytes += size
+        self.calls.append(record)
+        return record, time.monotonic()
+
+    def finish(self, started: tuple[NestedCall, float] | None, done: _Finalized) -> None:
+        if started is None:
+            return
+        record, at = started
+        record.status = "error" if done.is_error else "ok"
+        record.duration_ms = round((time.monotonic() - at) * 1000)
+        if done.is_error:
+            text = "\n".join(b.text for b in done.result.content if isinstance(b, TextContent))
+            record.error = text[:NESTED_MAX_ERROR_CHARS] or None
+
+    def snapshot(self) -> NestedCalls | None:
+        if not self.calls and self.complete:
+            return None
+        calls = [call.model_copy() for call in self.calls]
+        return NestedCalls(
+            calls=calls, complete=self.complete and all(c.status != "unfinished" for c in calls)
+        )
+
+
 def _nested_runner(
     current: AgentContext,
     assistant: AssistantMessage,
     parent: ToolCall,
     config: AgentLoopConfig,
     emit: Emit,
+    recorder: NestedCallRecorder,
 ) -> NestedRunner:
     """What ``ctx.execute_tool`` of the tool running ``parent`` calls: ids ``<parent id>/<n>``."""
     count = itertools.count(1)
@@ -614,13 +670,23 @@ def _nested_runner(
             tool_call_id=call.id, tool_name=name, args=call.arguments, parent_tool_call_id=parent.id
         )
         await emit(start)
+        record = recorder.start(call)
         prepared = await _prepare(current, assistant, call, by_name, config, signal, parent.id)
         if isinstance(prepared, _Finalized):
             done = prepared
         else:
             done = await _run_prepared(
-                current, assistant, prepared, config, signal, emit, parent=parent.id, also_update=on_update
+                current,
+                assistant,
+                prepared,
+                config,
+                signal,
+                emit,
+                parent=parent.id,
+                also_update=on_update,
+                recorder=recorder,
             )
+        recorder.finish(record, done)
         await _emit_end(done, emit, parent.id)
         return done.result, done.is_error
 
@@ -637,6 +703,7 @@ async def _run_prepared(
     *,
     parent: str | None = None,
     also_update: Callable[[AgentToolResult], None] | None = None,
+    recorder: NestedCallRecorder | None = None,
 ) -> _Finalized:
     call = prepared.call
     updates: list[asyncio.Task[None]] = []
@@ -654,8 +721,13 @@ async def _run_prepared(
         if also_update is not None:
             also_update(partial)
 
+    # A model-issued call records the calls made under it, at any depth, on its own result.
+    own_record = recorder is None and config.make_tool_context is not None
+    if recorder is None:
+        recorder = NestedCallRecorder()
     if config.make_tool_context is not None:
-        tool_ctx = config.make_tool_context(call, _nested_runner(current, assistant, call, config, emit))
+        runner = _nested_runner(current, assistant, call, config, emit, recorder)
+        tool_ctx = config.make_tool_context(call, runner)
     else:
         tool_ctx = config.tool_context
     started = time.monotonic()
@@ -690,7 +762,8 @@ async def _run_prepared(
                     is_error = patch.is_error
         except Exception as error:
             result, is_error = _error_result(_exception_text(error)), True
-    return _Finalized(call, result, is_error, int((time.monotonic() - started) * 1000))
+    nested = recorder.snapshot() if own_record else None
+    return _Finalized(call, result, is_error, int((time.monotonic() - started) * 1000), nested)
 
 
 def _as_tool_result(name: str, value: Any) -> AgentToolResult:
@@ -718,6 +791,7 @@ async def _emit_end(done: _Finalized, emit: Emit, parent: str | None = None) -> 
             result=done.result,
             is_error=done.is_error,
             parent_tool_call_id=parent,
+            duration_ms=done.duration_ms,
         )
     )
 
@@ -730,4 +804,5 @@ def _result_message(done: _Finalized) -> ToolResultMessage:
         details=done.result.details,
         is_error=done.is_error,
         duration_ms=done.duration_ms,
+        nested_calls=done.nested,
     )

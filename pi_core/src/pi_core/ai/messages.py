@@ -158,6 +158,28 @@ class AssistantMessage(PiModel):
     thinking_level: str | None = None
 
 
+class NestedCall(PiModel):
+    """One call a tool made through ``ctx.execute_tool`` (pi 1.6.0's record; never its result)."""
+
+    id: str
+    name: str
+    status: Literal["ok", "error", "unfinished"] = "unfinished"
+    #: The arguments, unless they were too large to keep (then ``arguments_bytes`` says how large).
+    arguments: Any = None
+    arguments_bytes: int | None = None
+    duration_ms: int | None = None
+    #: The start of the error text of a failed call.
+    error: str | None = None
+
+
+class NestedCalls(PiModel):
+    """``nestedCalls`` of a tool result: the calls its tool made, bounded; ``complete`` is false
+    when anything was left out (too many calls, arguments too large, a call that never finished)."""
+
+    calls: list[NestedCall] = Field(default_factory=list)
+    complete: bool = True
+
+
 class ToolResultMessage(PiModel):
     role: Literal["toolResult"] = "toolResult"
     tool_call_id: str
@@ -167,6 +189,8 @@ class ToolResultMessage(PiModel):
     is_error: bool = False
     #: pi 1.6.0: how long the tool ran, in milliseconds.
     duration_ms: int | None = None
+    #: pi 1.6.0: the calls the tool made through ``ctx.execute_tool``, if any.
+    nested_calls: NestedCalls | None = None
     timestamp: int = Field(default_factory=now_ms)
 
 

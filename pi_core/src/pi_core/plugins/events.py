@@ -491,6 +491,7 @@ class ToolExecutionEndEvent(Event):
     result: Any = None
     is_error: bool = False
     parent_tool_call_id: str | None = None
+    duration_ms: int | None = None
 
 
 # --- model ----------------------------------------------------------------------------------------

@@ -1083,7 +1083,8 @@ def tool_execution_end(event: ToolExecutionEndEvent, ctx: ExtensionContext) -> R
     Combine: NOTIFY — return values are ignored; the result is already final.
 
     :param event: ``tool_call_id``, ``tool_name``, ``result`` (``{content, details, terminate}``),
-        ``is_error``.
+        ``is_error``, ``duration_ms`` (how long ``execute`` ran; ``None`` when the tool never ran:
+        unknown, invalid arguments or blocked), ``parent_tool_call_id`` for a nested call.
 
     Example::
 

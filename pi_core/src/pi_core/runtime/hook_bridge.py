@@ -166,6 +166,7 @@ class HookBridge:
                     result=event.result,
                     is_error=event.is_error,
                     parent_tool_call_id=event.parent_tool_call_id,
+                    duration_ms=event.duration_ms,
                 )
                 await hooks.tool_execution_end(end, ctx)
         return None
