@@ -92,3 +92,31 @@ async def test_forced_prompt_and_a_bad_section_name(pi_llm_server: LoopbackLLMSe
     assert _system(pi.requests[0].body) == "You are terse."
     assert _system(pi.requests[1].body) == default_prompt  # the bad edit is dropped…
     assert any("Invalid system prompt section name" in n for n in notices)  # …and reported
+
+
+async def test_send_user_message_expands_prompt_templates_when_asked(
+    pi_llm_server: LoopbackLLMServer, tmp_path: Path
+) -> None:
+    prompts = tmp_path / "project" / ".pi" / "prompts"
+    prompts.mkdir(parents=True)
+    (prompts / "review.md").write_text("Review $1 carefully.\n")
+    ran: list[str] = []
+
+    class Sender:
+        @hookimpl
+        def register_commands(self, register: Any) -> None:
+            async def mark(args: str, ctx: Any) -> None:
+                ran.append(args)
+
+            register("mark", mark)
+
+    pi_llm_server.add(text_turn("one"), text_turn("two"))
+    async with PiSession(pi_llm_server, tmp_path, plugins=[Sender()]) as pi:
+        ctx = pi.ctx()
+        await ctx.send_user_message("/mark now", expand_prompt_templates=True)
+        assert ran == ["now"] and not pi.requests  # the command ran; nothing went to the model
+        await ctx.send_user_message("/review main.py", expand_prompt_templates=True)
+        await ctx.send_user_message("/review main.py")
+        sent = [r.body["messages"][-1]["content"] for r in pi.requests]
+    assert "Review main.py carefully." in str(sent[0])
+    assert "/review main.py" in str(sent[1])  # without the option: plain text, as pi

@@ -268,10 +268,13 @@ class ExtensionContext(Protocol):
         content: str | Sequence[TextContent | ImageContent],
         *,
         deliver_as: Literal["steer", "followUp"] | None = None,
+        expand_prompt_templates: bool = False,
     ) -> Awaitable[None]:
         """Send a real user message through the prompt pipeline (``input`` source ``extension``).
 
-        Handed over when called, like :meth:`send_message`; awaiting waits for the run.
+        Handed over when called, like :meth:`send_message`; awaiting waits for the run. With
+        ``expand_prompt_templates=True`` a ``/command`` runs and skills and prompt templates
+        expand, as if the user typed it (not for a message queued with ``deliver_as``).
         """
         ...
 

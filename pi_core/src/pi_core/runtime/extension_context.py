@@ -296,10 +296,13 @@ class RuntimeContext:
         content: str | Sequence[TextContent | ImageContent],
         *,
         deliver_as: Literal["steer", "followUp"] | None = None,
+        expand_prompt_templates: bool = False,
     ) -> Delivery:
         """A user message through the prompt pipeline; delivered even if not awaited."""
         session = self._s
-        work = session.send_user_message(content, deliver_as=deliver_as)
+        work = session.send_user_message(
+            content, deliver_as=deliver_as, expand_prompt_templates=expand_prompt_templates
+        )
         return Delivery(work, session, "send_user_message", self._origin())
 
     def append_entry(self, custom_type: str, data: Any = None) -> str:

@@ -1140,19 +1140,25 @@ class AgentSession:
         content: str | Sequence[TextContent | ImageContent],
         *,
         deliver_as: Literal["steer", "followUp"] | None = None,
+        expand_prompt_templates: bool = False,
     ) -> None:
-        """A plugin sends a user message: a prompt without command or template handling."""
+        """A plugin sends a user message: a prompt, by default without command or template handling.
+
+        With ``expand_prompt_templates`` a ``/command`` runs, and skills and prompt templates
+        expand, as if typed; a message queued behind a run (``deliver_as``) is always plain text.
+        """
         if isinstance(content, str):
             text, images = content, []
         else:
             text = "".join(b.text for b in content if isinstance(b, TextContent))
             images = [b for b in content if isinstance(b, ImageContent)]
+        queued = self.is_streaming and deliver_as is not None
         await self.prompt(
             text,
             images=images,
             streaming_behavior=deliver_as,
             source="extension",
-            expand_prompt_templates=False,
+            expand_prompt_templates=expand_prompt_templates and not queued,
         )
 
     def append_custom_entry(self, custom_type: str, data: Any = None) -> str:
