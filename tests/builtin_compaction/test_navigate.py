@@ -8,6 +8,7 @@ import pytest
 from pi_builtin_compaction.prompts import BRANCH_SUMMARY_PREAMBLE
 from pi_builtin_compaction.strategy import DefaultCompactionStrategy
 from pi_core.ai.abort import AbortController
+from pi_core.ai.messages import Usage
 from pi_core.runtime.compaction import CompactionError, navigate_tree
 from pi_core.session.convert import BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX, convert_to_llm
 from pi_core.session.manager import SessionManager
@@ -63,8 +64,11 @@ async def test_summary_when_leaving_the_unittest_branch(session: Any, scripted: 
         session_tree=lambda event: events.append(event),
     )
     scripted.say("## Goal\nunittest")
+    usage = Usage(input=40, output=8, total_tokens=48)
 
-    result = await navigate(sm, ids["R2"], scripted, summarize=True, hooks=harness.hooks)
+    result = await navigate(
+        sm, ids["R2"], scripted, summarize=True, hooks=harness.hooks, summary_usage=lambda: usage
+    )
 
     before, after = events
     prep = before.preparation
@@ -74,7 +78,9 @@ async def test_summary_when_leaving_the_unittest_branch(session: Any, scripted: 
 
     entry = result.summary_entry
     assert entry.type == "branch_summary"
-    assert entry.parent_id == ids["R2"] and entry.from_id == ids["R2"]
+    # pi 1.6.0: fromId is the leaf that was left; usage is what the summary cost
+    assert entry.parent_id == ids["R2"] and entry.from_id == ids["A4"]
+    assert entry.to_json_dict()["usage"] == usage.to_json_dict()
     assert entry.summary == (
         BRANCH_SUMMARY_PREAMBLE
         + "## Goal\nunittest\n\n<modified-files>\ntests/test_cli.py\n</modified-files>"
@@ -106,7 +112,7 @@ async def test_selecting_a_user_message_summarizes_at_its_parent(session: Any, s
     result = await navigate(sm, ids["U2"], scripted, summarize=True, label="pytest try")
     assert result.editor_text.startswith("Now write pytest tests")
     entry = result.summary_entry
-    assert entry.parent_id == ids["A2"] and entry.from_id == ids["A2"]
+    assert entry.parent_id == ids["A2"] and entry.from_id == ids["A4"]
     leaf = sm.get_leaf_entry()
     assert leaf is not None and leaf.type == "label" and leaf.target_id == entry.id  # type: ignore[union-attr]
     assert len(sm.get_children(ids["A2"])) == 3
@@ -129,12 +135,12 @@ async def test_hook_can_cancel_or_supply_the_summary(session: Any, scripted: Any
     assert result.cancelled and snapshot(sm) == state
 
     harness = PluginHarness()
-    harness.add(
-        "mine", session_before_tree=lambda event: {"summary": {"summary": "FROM HOOK", "details": {"k": 1}}}
-    )
+    supplied = {"summary": "FROM HOOK", "details": {"k": 1}, "usage": {"input": 3}}
+    harness.add("mine", session_before_tree=lambda event: {"summary": supplied})
     result = await navigate(sm, ids["R2"], scripted, summarize=True, hooks=harness.hooks)
     assert scripted.requests == []
     assert (result.summary_entry.summary, result.summary_entry.from_hook) == ("FROM HOOK", True)
+    assert result.summary_entry.usage == {"input": 3}  # a plugin's summary cost is recorded too
     assert result.from_extension is True
 
 

@@ -32,10 +32,9 @@ TS_CLI = Path("/work/scratch/tspi/node_modules/@mariozechner/pi-coding-agent/dis
 #:   ``message_update`` line shows of the content (text so far, tool arguments parsed so far)
 #:   depends on timing: those contents are compared as opaque values. ``message_start`` is a
 #:   snapshot in both (content ``[]``, zero usage) and compared as such.
-#: - the captures are pi 0.73.1's; what pi 1.6.0 added to messages (and we write too) is not
-#:   in them: the system message pair before the prompt, the reply's ``durationMs`` and
-#:   ``thinkingLevel``, a tool result's ``durationMs``.
-IGNORED = ("partialArgs", "streamIndex", "durationMs", "thinkingLevel")
+#: - the captures are pi 0.73.1's; what pi 1.6.0 added is put in by :func:`as_pi16`, except
+#:   the system message pair before the prompt and the reply's ``thinkingLevel``.
+IGNORED = ("partialArgs", "streamIndex", "thinkingLevel")
 OPAQUE = ("arguments",)
 
 
@@ -83,9 +82,20 @@ _RAW_STOP_REASONS = {"stop": "stop", "toolUse": "tool_calls", "length": "length"
 
 
 def _with_raw_stop_reason(message: dict[str, Any]) -> dict[str, Any]:
-    """1.6.0 records the API's own finish reason beside the normalised one, when the API gave one."""
-    raw = _RAW_STOP_REASONS.get(message.get("stopReason", "")) if message["role"] == "assistant" else None
-    return message if raw is None else {**message, "rawStopReason": raw}
+    """A finished message as 1.6.0 writes it: a reply has ``durationMs`` and, when the API
+    answered, its own finish reason beside the normalised one and the usage with ``reasoning``
+    (0: the server reports none) and ``cost.totalFromProvider``; a tool result has ``durationMs``."""
+    if message["role"] == "toolResult":
+        return {**message, "durationMs": 0}
+    if message["role"] != "assistant":
+        return message
+    message = {**message, "durationMs": 0}
+    raw = _RAW_STOP_REASONS.get(message.get("stopReason", ""))
+    if raw is None:
+        return message
+    usage = message["usage"]
+    usage = {**usage, "reasoning": 0, "cost": {**usage["cost"], "totalFromProvider": False}}
+    return {**message, "rawStopReason": raw, "usage": usage}
 
 
 def as_pi16(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -108,6 +118,15 @@ def as_pi16(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
             }
         elif line["type"] in ("message_end", "turn_end"):
             line = {**line, "message": _with_raw_stop_reason(line["message"])}
+            if line["type"] == "turn_end":
+                line["toolResults"] = [_with_raw_stop_reason(result) for result in line["toolResults"]]
+        elif _assistant_start(line) and line["message"]["stopReason"] == "stop":
+            # the stream opened; an answer that failed before it starts as the finished message
+            line = {**line, "message": {**line["message"], "stopReason": "pending"}}
+        elif line["type"] == "message_start" and line["message"]["role"] in ("assistant", "toolResult"):
+            line = {**line, "message": _with_raw_stop_reason(line["message"])}
+        elif line["type"] == "tool_execution_end":
+            line = {**line, "durationMs": 0}
         elif line["type"] == "agent_end":
             following = lines[index + 1]["type"] if index + 1 < len(lines) else None
             messages = [_with_raw_stop_reason(message) for message in line["messages"]]
@@ -128,6 +147,7 @@ def assert_same_shape(ours: list[dict[str, Any]], theirs: list[dict[str, Any]]) 
         if _assistant_start(reference):  # the message as the stream opened, in both
             assert mine["message"]["content"] == reference["message"]["content"] == []
             assert mine["message"]["usage"] == reference["message"]["usage"]
+            assert mine["message"]["stopReason"] == reference["message"]["stopReason"]
         assert mine_paths == reference_paths, (reference["type"], mine_paths ^ reference_paths)
 
 

@@ -149,6 +149,26 @@ async def test_provider_cost_tier_by_prompt_size(pi_llm_server: LoopbackLLMServe
     assert message.usage.cost.input == pytest.approx(0.0012)
 
 
+@pytest.mark.parametrize("reported", [None, 120])
+async def test_provider_usage_reasoning(
+    pi_llm_server: LoopbackLLMServer, api: str, reported: int | None
+) -> None:
+    """pi 1.6.0's ``usage.reasoning``: the OpenAI APIs always write it (0 when the service is
+    silent), Anthropic only when the API reports thinking tokens; Anthropic adds ``cacheWrite1h``."""
+    pi_llm_server.add(text_turn("ok", usage=Usage(input=100, output=400, reasoning=reported)))
+    _, message = await collect(pi_llm_server, api, ctx())
+    written = message.usage.to_json_dict()
+    if api == "anthropic-messages":
+        assert written.get("reasoning") == reported
+        assert written["cacheWrite1h"] == 0
+    else:
+        assert written["reasoning"] == (reported or 0)
+        assert "cacheWrite1h" not in written
+        assert list(written)[:5] == ["input", "output", "cacheRead", "cacheWrite", "reasoning"]
+    assert written["output"] == 400
+    assert written["cost"]["totalFromProvider"] is False
+
+
 @pytest.mark.parametrize("error", [rate_limited(), server_error(), overloaded()], ids=["429", "500", "529"])
 async def test_provider_http_error_is_readable(
     pi_llm_server: LoopbackLLMServer, api: str, error: HttpError

@@ -82,3 +82,21 @@ def test_transform_copies_only_what_changes() -> None:
     assert [a is b for a, b in zip(out, messages, strict=True)] == [True, True, True, False]
     assert [b.type for b in out[3].content] == ["text", "text"]  # another model's thinking as text
     assert isinstance(other.content[1], ThinkingContent)
+
+
+def test_usage_one_hour_cache_writes_cost_double_input() -> None:
+    """pi 1.6.0 prices one-hour cache writes at twice the input price, the rest at the cache-write
+    price; summing usages keeps ``cacheWrite1h`` and ``reasoning`` when any part has them."""
+    from pi_core.ai.cost import calculate_cost
+    from pi_core.ai.messages import sum_usage
+    from pi_core.ai.provider import ModelCost
+
+    model = Model(id="m", api="anthropic-messages", provider="p", cost=ModelCost(input=3, cache_write=3.75))
+    usage = Usage(cache_write=1000, cache_write_1h=400)
+    calculate_cost(model, usage)
+    assert usage.cost.cache_write == (3.75 * 600 + 3 * 2 * 400) / 1_000_000
+    assert usage.to_json_dict()["cacheWrite1h"] == 400
+    total = sum_usage([usage, Usage(reasoning=7), Usage()])
+    assert total is not None
+    assert (total.cache_write_1h, total.reasoning, total.cache_write) == (400, 7, 1000)
+    assert sum_usage([Usage(), Usage()]).to_json_dict().keys().isdisjoint({"cacheWrite1h", "reasoning"})  # type: ignore[union-attr]

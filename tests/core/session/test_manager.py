@@ -5,6 +5,7 @@ import os
 from pathlib import Path
 
 import pytest
+from pi_core.ai.messages import Usage
 from pi_core.session.entries import LabelEntry, MessageEntry
 from pi_core.session.manager import SessionManager
 from pi_core.session.paths import encode_cwd
@@ -88,12 +89,16 @@ def test_label_clear_and_unknown_target(tmp_path: Path) -> None:
 def test_branch_with_summary_and_reset_leaf() -> None:
     sm = SessionManager.in_memory("/x")
     u = sm.append_message(user("q"))
-    sm.append_message(assistant("r"))
-    s = sm.branch_with_summary(u, "went elsewhere", details={"readFiles": []})
+    left = sm.append_message(assistant("r"))
+    s = sm.branch_with_summary(u, "went elsewhere", details={"readFiles": []}, usage=Usage(input=7))
     entry = sm.get_entry(s)
-    assert entry is not None and entry.parent_id == u and entry.from_id == u  # type: ignore[union-attr]
+    # pi 1.6.0: fromId names the leaf that was left, the entry records what the summary cost
+    assert entry is not None and entry.parent_id == u and entry.from_id == left  # type: ignore[union-attr]
+    assert entry.to_json_dict()["usage"]["input"] == 7
     root = sm.branch_with_summary(None, "from root")
-    assert sm.get_entry(root).from_id == "root"  # type: ignore[union-attr]
+    assert sm.get_entry(root).from_id == s  # type: ignore[union-attr]
+    sm.reset_leaf()
+    assert sm.get_entry(sm.branch_with_summary(None, "nothing left")).from_id == "root"  # type: ignore[union-attr]
     sm.reset_leaf()
     assert sm.build_session_context().messages == []
     new_root = sm.append_message(user("fresh"))

@@ -85,9 +85,9 @@ class ToolExecutionEndEvent(PiModel):
     tool_name: str
     result: AgentToolResult
     is_error: bool = False
-    parent_tool_call_id: str | None = None
     #: How long ``execute`` ran, in ms (``None``: the tool never ran — unknown, invalid, blocked).
     duration_ms: int | None = None
+    parent_tool_call_id: str | None = None
 
 
 AgentEvent = (

@@ -790,8 +790,8 @@ async def _emit_end(done: _Finalized, emit: Emit, parent: str | None = None) -> 
             tool_name=done.call.name,
             result=done.result,
             is_error=done.is_error,
-            parent_tool_call_id=parent,
             duration_ms=done.duration_ms,
+            parent_tool_call_id=parent,
         )
     )
 

@@ -28,6 +28,11 @@ def calculate_cost(model: Model, usage: Usage) -> Cost:
     cost.input = rates.input / 1_000_000 * usage.input
     cost.output = rates.output / 1_000_000 * usage.output
     cost.cache_read = rates.cache_read / 1_000_000 * usage.cache_read
-    cost.cache_write = rates.cache_write / 1_000_000 * usage.cache_write
+    # One-hour cache writes cost twice the input price (Anthropic); the rest the cache-write price.
+    long_write = usage.cache_write_1h or 0
+    cost.cache_write = (
+        rates.cache_write * (usage.cache_write - long_write) + rates.input * 2 * long_write
+    ) / 1_000_000
     cost.total = cost.input + cost.output + cost.cache_read + cost.cache_write
+    cost.total_from_provider = False
     return cost

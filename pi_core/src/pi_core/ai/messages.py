@@ -99,6 +99,8 @@ class Usage(PiModel):
     output: int = 0
     cache_read: int = 0
     cache_write: int = 0
+    #: pi 1.6.0: the part of ``cache_write`` written with one-hour retention (Anthropic only).
+    cache_write_1h: int | None = Field(default=None, alias="cacheWrite1h")
     #: pi 1.6.0: reasoning tokens (part of ``output``), when the provider reports them.
     reasoning: int | None = None
     total_tokens: int = 0
@@ -116,6 +118,8 @@ def sum_usage(usages: Sequence[Usage]) -> Usage | None:
         total.cache_read += usage.cache_read
         total.cache_write += usage.cache_write
         total.total_tokens += usage.total_tokens
+        if usage.cache_write_1h is not None:
+            total.cache_write_1h = (total.cache_write_1h or 0) + usage.cache_write_1h
         if usage.reasoning is not None:
             total.reasoning = (total.reasoning or 0) + usage.reasoning
         total.cost.input += usage.cost.input
@@ -126,7 +130,8 @@ def sum_usage(usages: Sequence[Usage]) -> Usage | None:
     return total
 
 
-StopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
+#: ``pending``: a reply still streaming (pi 1.6.0's ``message_start``); a finished one never has it.
+StopReason = Literal["stop", "length", "toolUse", "error", "aborted", "pending"]
 
 
 # --- LLM messages ---------------------------------------------------------------------------------

@@ -133,6 +133,8 @@ class CompactionOverride(PiModel):
     first_kept_entry_id: str
     tokens_before: int
     details: Any = None
+    #: What producing the summary cost, recorded on the entry (pi 1.6.0).
+    usage: Any = None
 
 
 class SessionBeforeCompactResult(Result):
@@ -169,6 +171,8 @@ class TreeSummary(PiModel):
 
     summary: str
     details: Any = None
+    #: What producing the summary cost, recorded on the entry (pi 1.6.0).
+    usage: Any = None
 
 
 class SessionBeforeTreeResult(Result):
@@ -490,8 +494,9 @@ class ToolExecutionEndEvent(Event):
     tool_name: str
     result: Any = None
     is_error: bool = False
-    parent_tool_call_id: str | None = None
+    #: pi 1.6.0: how long the tool ran, in milliseconds (absent when it never ran).
     duration_ms: int | None = None
+    parent_tool_call_id: str | None = None
 
 
 # --- model ----------------------------------------------------------------------------------------

@@ -165,8 +165,8 @@ class HookBridge:
                     tool_name=event.tool_name,
                     result=event.result,
                     is_error=event.is_error,
-                    parent_tool_call_id=event.parent_tool_call_id,
                     duration_ms=event.duration_ms,
+                    parent_tool_call_id=event.parent_tool_call_id,
                 )
                 await hooks.tool_execution_end(end, ctx)
         return None

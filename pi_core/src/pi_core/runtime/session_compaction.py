@@ -301,6 +301,7 @@ class SessionCompaction:
         if registry is not None and registry.names():
             summarizer = registry.branch_summarizer(compaction_settings_from(self._s.settings.merged()))
         controller = self._abort = AbortController()
+        self._summary_usages = []
         try:
             return await navigate_tree(
                 session=self._s.session_manager,
@@ -317,6 +318,7 @@ class SessionCompaction:
                 hooks=self._s.hooks,
                 ctx=self._s.extension_context(),
                 after_move=self.reload_messages,
+                summary_usage=lambda: sum_usage(self._summary_usages),
             )
         finally:
             self._abort = None

@@ -74,7 +74,7 @@ class CompactionEntry(_EntryBase):
 
 class BranchSummaryEntry(_EntryBase):
     type: Literal["branch_summary"] = "branch_summary"
-    #: The branch point (= ``parent_id``), or ``"root"`` for a summary attached at the root.
+    #: The leaf that was left (pi 1.6.0; 0.73.1 wrote the branch point), or ``"root"``.
     from_id: str
     summary: str
     details: Any = None

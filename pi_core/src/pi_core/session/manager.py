@@ -762,17 +762,28 @@ class SessionManager:
         self._leaf_id = None
 
     def branch_with_summary(
-        self, branch_from_id: str | None, summary: str, details: Any = None, from_hook: bool | None = None
+        self,
+        branch_from_id: str | None,
+        summary: str,
+        details: Any = None,
+        from_hook: bool | None = None,
+        usage: Usage | None = None,
     ) -> str:
-        """Move the leaf to ``branch_from_id`` (``None``: the root) and attach a branch summary there."""
+        """Move the leaf to ``branch_from_id`` (``None``: the root) and attach a branch summary there.
+
+        As in pi 1.6.0, ``fromId`` is the leaf being left (``"root"`` when there was none), and
+        ``usage`` is what writing the summary cost (counted in the session totals).
+        """
         if branch_from_id is not None and branch_from_id not in self._by_id:
             raise KeyError(f"Entry {branch_from_id} not found")
+        left = self._leaf_id
         self._leaf_id = branch_from_id
         base = self._base()
         entry = BranchSummaryEntry(
-            from_id=branch_from_id if branch_from_id is not None else "root",
+            from_id=left if left is not None else "root",
             summary=summary,
             details=details,
+            usage=usage,
             from_hook=from_hook,
             **base,
         )

@@ -63,6 +63,8 @@ class Usage:
     output: int = 5
     cache_read: int = 0
     cache_write: int = 0
+    #: Reasoning tokens (part of ``output``) the API reports; ``None`` leaves the field out.
+    reasoning: int | None = None
 
 
 @dataclass

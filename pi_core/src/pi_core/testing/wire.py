@@ -104,7 +104,14 @@ def anthropic_stream(turn: Turn, model: str, seq: int) -> Iterator[bytes]:
         {
             "type": "message_delta",
             "delta": {"stop_reason": stop, "stop_sequence": None},
-            "usage": {"output_tokens": usage.output},
+            "usage": {
+                "output_tokens": usage.output,
+                **(
+                    {"output_tokens_details": {"thinking_tokens": usage.reasoning}}
+                    if usage.reasoning is not None
+                    else {}
+                ),
+            },
         },
         "message_delta",
     )
@@ -180,6 +187,11 @@ def completions_stream(turn: Turn, model: str, seq: int, include_usage: bool) ->
                     "completion_tokens": usage.output,
                     "total_tokens": prompt + usage.output,
                     "prompt_tokens_details": {"cached_tokens": usage.cache_read},
+                    **(
+                        {"completion_tokens_details": {"reasoning_tokens": usage.reasoning}}
+                        if usage.reasoning is not None
+                        else {}
+                    ),
                 },
             }
         )
@@ -361,7 +373,7 @@ def responses_stream(turn: Turn, model: str, seq: int) -> Iterator[bytes]:
                 "input_tokens": total_input,
                 "input_tokens_details": {"cached_tokens": usage.cache_read},
                 "output_tokens": usage.output,
-                "output_tokens_details": {"reasoning_tokens": 0},
+                "output_tokens_details": {"reasoning_tokens": usage.reasoning or 0},
                 "total_tokens": total_input + usage.output,
             },
         ),

@@ -98,7 +98,13 @@ async def test_hook_supplied_compaction_is_written_with_from_hook(
     harness.add(
         "mine",
         session_before_compact=lambda event: {
-            "compaction": {"summary": "HOOK", "firstKeptEntryId": first_id, "tokensBefore": 7, "details": [1]}
+            "compaction": {
+                "summary": "HOOK",
+                "firstKeptEntryId": first_id,
+                "tokensBefore": 7,
+                "details": [1],
+                "usage": {"input": 5, "output": 2},
+            }
         },
     )
     seen: list[bool] = []
@@ -113,6 +119,7 @@ async def test_hook_supplied_compaction_is_written_with_from_hook(
         True,
     )
     assert outcome.entry.details == [1]
+    assert outcome.entry.usage == {"input": 5, "output": 2}  # pi 1.6.0 records what the plugin's summary cost
     assert outcome.from_extension is True and seen == [True]
 
 

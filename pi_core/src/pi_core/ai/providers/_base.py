@@ -29,7 +29,9 @@ class StreamFailure(Exception):
 
 
 def new_output(model: Model) -> AssistantMessage:
-    return AssistantMessage(api=model.api, provider=model.provider, model=model.id)
+    """The reply a provider fills while it streams: ``stopReason`` is ``pending`` until the API
+    says why it stopped (pi 1.6.0's ``message_start`` shows it so)."""
+    return AssistantMessage(api=model.api, provider=model.provider, model=model.id, stop_reason="pending")
 
 
 def resolve_cache_retention(value: str | None) -> str:
@@ -161,6 +163,8 @@ class ProviderStream:
                 raise StreamFailure(ABORTED_MESSAGE)
             if output.stop_reason in ("error", "aborted"):
                 raise StreamFailure(output.error_message or "Provider returned an error stop reason")
+            if output.stop_reason == "pending":
+                raise StreamFailure(f"{output.api} stream ended without a stop reason")
             self._final = output
             yield DoneEvent(reason=output.stop_reason, message=output)
         except asyncio.CancelledError:

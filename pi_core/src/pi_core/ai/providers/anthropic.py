@@ -426,6 +426,8 @@ async def _consume(
             usage.output = start_usage.output_tokens or 0
             usage.cache_read = start_usage.cache_read_input_tokens or 0
             usage.cache_write = start_usage.cache_creation_input_tokens or 0
+            creation = getattr(start_usage, "cache_creation", None)
+            usage.cache_write_1h = (getattr(creation, "ephemeral_1h_input_tokens", 0) if creation else 0) or 0
             finish_usage(model, usage)
         elif kind == "content_block_start":
             cb = event.content_block
@@ -484,6 +486,14 @@ async def _consume(
                 usage.cache_read = delta_usage.cache_read_input_tokens
             if getattr(delta_usage, "cache_creation_input_tokens", None) is not None:
                 usage.cache_write = delta_usage.cache_creation_input_tokens
+            creation = getattr(delta_usage, "cache_creation", None)
+            long_write = _item(creation, "ephemeral_1h_input_tokens")
+            if long_write is not None:
+                usage.cache_write_1h = long_write
+            # Thinking tokens are reported as a share of output_tokens (pi 1.6.0 records them).
+            thinking = _item(getattr(delta_usage, "output_tokens_details", None), "thinking_tokens")
+            if thinking is not None:
+                usage.reasoning = thinking
             finish_usage(model, usage)
         elif kind == "message_stop":
             saw_stop = True
@@ -491,3 +501,12 @@ async def _consume(
         raise StreamFailure("Anthropic stream ended before message_stop (connection closed mid-response)")
     if not saw_start:
         raise StreamFailure("Anthropic stream ended without any message")
+
+
+def _item(obj: Any, name: str) -> Any:
+    """A field of an SDK object or of the plain dict an unknown field arrives as; ``None`` if absent."""
+    if obj is None:
+        return None
+    if isinstance(obj, dict):
+        return obj.get(name)
+    return getattr(obj, name, None)

@@ -313,24 +313,50 @@ def build_params(
 
 
 def parse_usage(raw: Any, model: Model) -> Usage:
-    prompt = getattr(raw, "prompt_tokens", 0) or 0
-    details = getattr(raw, "prompt_tokens_details", None)
-    cached = (
-        (getattr(details, "cached_tokens", None) if details else None)
-        or getattr(raw, "prompt_cache_hit_tokens", 0)
-        or 0
+    """pi 1.6.0's reading of a Chat Completions usage object.
+
+    Cached (read) tokens are looked for where each service puts them (OpenAI/OpenRouter in
+    ``prompt_tokens_details``, DeepSeek as ``prompt_cache_hit_tokens``, Kimi at the top level);
+    ``cache_write_tokens`` is a separate count, not part of them. ``reasoning`` is the reasoning
+    share of ``completion_tokens`` (0 when the service does not say).
+    """
+    prompt = _field(raw, "prompt_tokens") or 0
+    details = _field(raw, "prompt_tokens_details")
+    cache_read = _first_set(
+        _field(details, "cached_tokens"),
+        _field(raw, "prompt_cache_hit_tokens"),
+        _field(raw, "cached_tokens"),
     )
-    cache_write = (getattr(details, "cache_write_tokens", 0) if details else 0) or 0
-    cache_read = max(0, cached - cache_write) if cache_write > 0 else cached
-    completion = getattr(raw, "completion_tokens", 0) or 0
+    cache_write = _field(details, "cache_write_tokens") or 0
+    completion = _field(raw, "completion_tokens") or 0
+    completion_details = _field(raw, "completion_tokens_details")
+    reasoning = _field(completion_details, "reasoning_tokens") or _field(raw, "reasoning_tokens") or 0
     usage = Usage(
         input=max(0, prompt - cache_read - cache_write),
         output=completion,
         cache_read=cache_read,
         cache_write=cache_write,
+        reasoning=reasoning,
     )
     finish_usage(model, usage)
     return usage
+
+
+def _field(obj: Any, name: str) -> Any:
+    """``obj.name`` of an SDK object or a plain dict (extra fields arrive as dicts); ``None`` if absent."""
+    if obj is None:
+        return None
+    if isinstance(obj, dict):
+        return obj.get(name)
+    return getattr(obj, name, None)
+
+
+def _first_set(*values: Any) -> int:
+    """The first value that is not ``None`` (JavaScript's ``??`` chain), else 0."""
+    for value in values:
+        if value is not None:
+            return int(value)
+    return 0
 
 
 class _Usage:

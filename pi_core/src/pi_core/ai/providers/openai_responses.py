@@ -400,11 +400,15 @@ async def _consume(
             if usage is not None:
                 details = _get(usage, "input_tokens_details")
                 cached = (_get(details, "cached_tokens") if details else 0) or 0
+                written = (_get(details, "cache_write_tokens") if details else 0) or 0
+                out_details = _get(usage, "output_tokens_details")
+                # input_tokens holds the cached and the cache-written tokens: both come off.
                 output.usage = Usage(
-                    input=(usage.input_tokens or 0) - cached,
+                    input=max(0, (usage.input_tokens or 0) - cached - written),
                     output=usage.output_tokens or 0,
                     cache_read=cached,
-                    cache_write=0,
+                    cache_write=written,
+                    reasoning=(_get(out_details, "reasoning_tokens") if out_details else 0) or 0,
                     total_tokens=usage.total_tokens or 0,
                 )
             calculate_cost(model, output.usage)

@@ -35,7 +35,13 @@ class TreeSession(Protocol):
     def reset_leaf(self) -> None: ...
 
     def branch_with_summary(
-        self, entry_id: str | None, summary: str, details: Any = ..., from_hook: bool = ..., /
+        self,
+        entry_id: str | None,
+        summary: str,
+        details: Any = ...,
+        from_hook: bool = ...,
+        usage: Any = ...,
+        /,
     ) -> str: ...
 
     def append_label_change(self, target_id: str, label: str | None = ..., /) -> str: ...
@@ -105,6 +111,7 @@ async def navigate_tree(
     hooks: CompactionHooks | None = None,
     ctx: Any = None,
     after_move: AfterMove | None = None,
+    summary_usage: Callable[[], Any] | None = None,
 ) -> TreeNavigation:
     """pi's ``navigateTree``. Raises ``CompactionError`` for an unknown target, a summary that is
     wanted but impossible (no model/summarizer) or failed; nothing is written in those cases.
@@ -151,9 +158,11 @@ async def navigate_tree(
 
     summary_text: str | None = None
     details: Any = None
+    usage: Any = None
     from_extension = False
     if hook_summary is not None:
         summary_text, details, from_extension = hook_summary.summary, hook_summary.details, True
+        usage = hook_summary.usage
     elif summarize and collected.entries:
         if summarizer is None:
             raise CompactionError(
@@ -176,6 +185,7 @@ async def navigate_tree(
             return TreeNavigation(cancelled=True, aborted=True)
         summary_text = produced.summary
         details = produced.details if produced.details is not None else {"readFiles": [], "modifiedFiles": []}
+        usage = summary_usage() if summary_usage is not None else None
 
     navigation = TreeNavigation()
     new_leaf_id: str | None
@@ -189,7 +199,7 @@ async def navigate_tree(
         new_leaf_id = target_id
 
     if summary_text:
-        summary_id = session.branch_with_summary(new_leaf_id, summary_text, details, from_extension)
+        summary_id = session.branch_with_summary(new_leaf_id, summary_text, details, from_extension, usage)
         navigation.summary_entry = session.get_entry(summary_id)
         navigation.from_extension = from_extension
         if label:

@@ -147,6 +147,7 @@ async def run_compaction(
         return outcome
 
     result: CompactionResult | None = None
+    supplied_usage: Any = None
     if hooks is not None:
         event = SessionBeforeCompactEvent(
             preparation=preparation,
@@ -168,6 +169,7 @@ async def run_compaction(
                 details=supplied.details,
             )
             outcome.from_extension = True
+            supplied_usage = supplied.usage
 
     if result is None:
         try:
@@ -201,7 +203,7 @@ async def run_compaction(
         result.tokens_before,
         result.details,
         outcome.from_extension,
-        summary_usage() if summary_usage is not None and not outcome.from_extension else None,
+        supplied_usage if outcome.from_extension else summary_usage() if summary_usage is not None else None,
     )
     entry = session.get_entry(entry_id)
     outcome.result = result
