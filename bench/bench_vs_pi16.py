@@ -14,11 +14,17 @@ Rows:
 
 * ``openai``, ``anthropic`` — ``pi -p --model <loopback model> hi`` in each dialect;
 * ``version`` — ``pi --version``;
-* ``resume10k``, ``resume100k``, ``resume1m`` — ``pi --session FILE -p --model <model> hi`` on a
-  linear session (no compaction: every entry goes to the request) of that many entries, ~460 bytes
-  each. The files are generated once into the cache folder; each run starts from the pristine file
-  (the entries a run appends are cut off again). ``resume1m`` (~460 MB) is not in the default rows:
-  its goal is under 10 s within 1 GB, or a clear refusal — a failed run prints its last stderr line.
+* ``resume10k``, ``resume100k``, ``resume1m-linear`` — ``pi --session FILE -p --model <model> hi``
+  on a linear session (no compaction: every entry goes to the request) of that many entries, ~460
+  bytes each;
+* ``resume1m`` — the same on a 1M-entry session (437 MB) with a compaction 50 entries before its
+  end (bench/session_files.py's ``compacted`` shape): how a session that long looks, since its
+  uncompacted context (~150M tokens) fits no model. Its goal is under 10 s within 1 GB;
+  ``resume1m-linear`` is expected to be refused (clearly, and fast) rather than resumed.
+
+The files are generated once into the cache folder; each run starts from the pristine file (the
+entries a run appends are cut off again). The 1M rows are not in the default rows and run without
+a warm-up; a failed or refused run prints its message.
 
 pi 1.6.0 comes from ``--pi16 LAUNCHER``, else ``$PI16``, else ``bench/install_pi16.sh`` (which
 reuses ``$PI16_DIR`` or installs from npm into ``${PI16_CACHE:-~/.cache/pi-bench/pi16}``).
@@ -56,9 +62,15 @@ ROOT = BENCH.parent
 OURS = str(Path(sys.executable).with_name("pi"))
 CACHE = Path(os.environ.get("PI_BENCH_CACHE") or Path.home() / ".cache" / "pi-bench")
 MODELS = {"openai-completions": "loop/fake-model", "anthropic-messages": "loopa/fake-claude"}
-ROWS = ("openai", "anthropic", "version", "resume10k", "resume100k", "resume1m")
+ROWS = ("openai", "anthropic", "version", "resume10k", "resume100k", "resume1m", "resume1m-linear")
 DEFAULT_ROWS = ("openai", "anthropic", "version", "resume10k", "resume100k")
-SIZES = {"resume10k": 10_000, "resume100k": 100_000, "resume1m": 1_000_000}
+#: row -> (entries, with a compaction near the end)
+SIZES = {
+    "resume10k": (10_000, False),
+    "resume100k": (100_000, False),
+    "resume1m": (1_000_000, True),
+    "resume1m-linear": (1_000_000, False),
+}
 SESSION_FORMAT = 1  # bump when the generated files change, so cached ones are rebuilt
 
 
@@ -154,12 +166,13 @@ def _models_json(url: str) -> dict[str, Any]:
 # --- sessions -------------------------------------------------------------------------------------
 
 
-def make_session(path: Path, count: int, cwd: str) -> None:
-    """A linear v3 session of ``count`` entries (bench/session_files.py) answered by loop/fake-model."""
+def make_session(path: Path, count: int, cwd: str, compacted: bool = False) -> None:
+    """A v3 session of ``count`` entries (bench/session_files.py) answered by loop/fake-model."""
     write_session(
         path,
         count,
         cwd=cwd,
+        compacted=compacted,
         session_id=f"bench-{count}",
         api="openai-completions",
         provider="loop",
@@ -167,13 +180,14 @@ def make_session(path: Path, count: int, cwd: str) -> None:
     )
 
 
-def session_file(count: int, project: Path) -> Path:
+def session_file(count: int, project: Path, compacted: bool = False) -> Path:
     folder = CACHE / "sessions"
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"linear-{count}-v{SESSION_FORMAT}.jsonl"
+    shape = "compacted" if compacted else "linear"
+    path = folder / f"{shape}-{count}-v{SESSION_FORMAT}.jsonl"
     if not path.exists():
         print(f"(generating {path} ...)", flush=True)
-        make_session(path, count, str(project))
+        make_session(path, count, str(project), compacted)
     return path
 
 
@@ -382,7 +396,8 @@ def main() -> None:
                 api = "openai-completions" if name == "openai" else "anthropic-messages"
                 argv = ["-p", "--model", MODELS[api], "hi"]
             else:
-                pristine = Pristine(session_file(SIZES[name], project), root)
+                count, compacted = SIZES[name]
+                pristine = Pristine(session_file(count, project, compacted), root)
                 argv = ["--session", str(pristine.path), "-p", "--model", MODELS[args.resume_api], "hi"]
             row = bench_row(
                 name,
@@ -394,7 +409,7 @@ def main() -> None:
                 args.runs,
                 args.timeout,
                 pristine,
-                warm_up=name != "resume1m",
+                warm_up=not name.startswith("resume1m"),
                 server=server,
             )
             print_row(row, names)

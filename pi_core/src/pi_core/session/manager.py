@@ -626,7 +626,8 @@ class SessionManager:
                     try:
                         item = plain_message_from_line(self._text(meta), role)[0]
                     except ValidationError:
-                        item = None  # reported when a context reaches it; not counted here
+                        item = None  # not counted; set aside and reported, as a context would
+                        self._load(meta)
             elif kind in ("usage", "compaction", "branch_summary"):
                 try:
                     item = self._load(meta)

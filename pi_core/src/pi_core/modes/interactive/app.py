@@ -98,6 +98,8 @@ class InteractiveMode:
         self._dialogs = 0
         self._restore_text = ""
         self._aborting: asyncio.Task[None] | None = None
+        #: The session's ``load_issues`` list last shown, and how many of it were shown.
+        self._issues_seen: tuple[object, int] = (None, 0)
         self._dialog_lock = asyncio.Lock()
         self._side_tasks: set[asyncio.Task[None]] = set()
         self._status_cache: tuple[int, float, str] | None = None
@@ -115,6 +117,17 @@ class InteractiveMode:
         self._unsubscribe = self.host.session.subscribe(self.renderer)
         self._adopt_plugins()
         await self.host.bind_mode(ui=self.ui, on_error=self._report_error, mode="tui")
+
+    def show_load_issues(self) -> None:
+        """Print the problems of the session file not shown yet, one line each: those found when
+        it was opened, and those found later, when an entry that was only scanned then is first
+        read (the context of a prompt, ``/tree``, ``/session``)."""
+        issues = self.host.session.session_manager.load_issues
+        seen, count = self._issues_seen
+        start = count if seen is issues else 0
+        for issue in issues[start:]:
+            self.console.print(Text(str(issue), style="yellow"), soft_wrap=True)
+        self._issues_seen = (issues, len(issues))
 
     def _report_error(self, error: ExtensionErrorEvent) -> None:
         self.renderer(error)
@@ -199,6 +212,7 @@ class InteractiveMode:
         self.host.on_session_replaced(self.bind)
         self.renderer.hide_thinking = self.host.session.settings.settings.hide_thinking_block
         await self._start_plugins()
+        self.show_load_issues()
         self._warm_up()
         if initial is not None or images or messages:
             self.start_task(self._prompt_sequence(initial, images, messages))
@@ -353,6 +367,12 @@ class InteractiveMode:
         await self.host.dispose()
 
     async def handle_input(self, raw: str) -> None:
+        try:
+            await self._handle_input(raw)
+        finally:
+            self.show_load_issues()
+
+    async def _handle_input(self, raw: str) -> None:
         text = raw.strip()
         follow_up, self.follow_up_next = self.follow_up_next, False
         if not text:
@@ -425,6 +445,7 @@ class InteractiveMode:
                 if footer:
                     self._print_footer()
             finally:
+                self.show_load_issues()
                 self._check_shutdown()
                 self.refresh_status()
             if self._held and not self._quit:
