@@ -209,6 +209,17 @@ def test_help_anywhere_in_a_run_command_line_is_pis_help(env: Env) -> None:
     assert text.startswith("pi - ") and "--plan-file VALUE" in text
 
 
+def test_help_reads_the_provider_heads_as_the_whole_file_has_them() -> None:
+    import json
+    from importlib import resources
+
+    from pi_core.cli.helpdoc import provider_heads
+
+    whole = json.loads(resources.files("pi_builtin_providers").joinpath("providers.json").read_text())
+    expected = [{k: v for k, v in p.items() if k != "models"} for p in whole["providers"]]
+    assert provider_heads() == expected
+
+
 def test_trust_file_name_matches_the_plugin_layer() -> None:
     assert flag_cache.TRUST_FILE == TRUST_FILE
 
@@ -222,9 +233,25 @@ def test_help_names_the_tools_the_key_variables_and_shows_examples(env: Env) -> 
     text = env.help()
     tools = " ".join(section(text, "Tools (pi-coding-agent-tools)"))
     assert all(name in tools for name in BUILTIN_TOOL_NAMES)
-    environment = "\n".join(section(text, "Environment"))
-    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "PI_CODING_AGENT_DIR"):
-        assert name in environment
+    keys = "\n".join(
+        section(text, "Environment: API keys (the first provider with one gives the default model)")
+    )
+    settings = "\n".join(section(text, "Environment: provider settings"))
+    own = "\n".join(section(text, "Environment: pi"))
+    # Every key variable and base-URL variable of every provider definition is listed.
+    from pi_core.ai.models import _PLACEHOLDER
+
+    from pi_builtin_providers import provider_definitions
+
+    for definition in provider_definitions():
+        for name in definition.env:
+            assert name in keys, name
+        for name in [*_PLACEHOLDER.findall(definition.base_url), definition.base_url_env]:
+            assert name is None or name in settings, name
+        # (click wraps at hyphens: compare without the white space)
+        assert definition.local == (definition.id in "".join(keys.split("local servers:")[-1].split()))
+    assert "AZURE_OPENAI_DEPLOYMENT_NAME_MAP" in settings
+    assert "PI_CODING_AGENT_DIR" in own and "(default: ~/.pi/agent)" in " ".join(own.split())
     examples = section(text, "Examples")
     assert "  pi" in examples and any(line.startswith("  pi --provider ollama") for line in examples)
     assert "default: google" not in text  # the first provider with a key is the default

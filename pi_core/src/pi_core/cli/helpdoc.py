@@ -7,9 +7,13 @@ The option rows come from the ``run`` command's own parameters (pi's flag table 
 
 from __future__ import annotations
 
+import json
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
 
 import click
 
@@ -70,7 +74,12 @@ def main_help(
                 f"{', '.join(DEFAULT_TOOLS)} are on by default; {', '.join(OTHER_TOOLS)} with --tools "
                 "(e.g. --tools read,grep,find,ls); plugins add their own."
             )
-    with formatter.section("Environment"):
+    keys, settings = provider_environment()
+    with formatter.section("Environment: API keys (the first provider with one gives the default model)"):
+        formatter.write_dl(keys)
+    with formatter.section("Environment: provider settings"):
+        formatter.write_dl(settings)
+    with formatter.section("Environment: pi"):
         formatter.write_dl(ENVIRONMENT)
     with formatter.section("Examples"):
         for comment, command in EXAMPLES:
@@ -85,20 +94,91 @@ DEFAULT_TOOLS = ("read", "bash", "edit", "write")
 OTHER_TOOLS = ("grep", "find", "ls")
 
 ENVIRONMENT: tuple[tuple[str, str], ...] = (
-    ("ANTHROPIC_API_KEY", "Anthropic key (ANTHROPIC_OAUTH_TOKEN is read first)"),
-    ("OPENAI_API_KEY", "OpenAI key"),
-    ("GEMINI_API_KEY", "Google Gemini key"),
-    ("OPENROUTER_API_KEY", "OpenRouter key"),
-    ("GROQ_API_KEY, …", "one variable per provider (XAI_API_KEY, DEEPSEEK_API_KEY, …): /login and "
-     "docs/providers.md list them all"),
     ("PI_CODING_AGENT_DIR", "config directory with auth.json, models.json, settings.json, sessions/ "
      "(default: ~/.pi/agent)"),
-    ("PI_CODING_AGENT_SESSION_DIR", "where sessions are stored (--session-dir wins)"),
-    ("PI_DISABLED_PLUGINS", "comma-separated plugin names not to load"),
-    ("PI_OFFLINE", "1: no network at start-up (same as --offline)"),
-    ("PI_CACHE_RETENTION", "long: longer prompt caching where the provider has it"),
-    ("PI_TRACE_HOOKS", "1: one line per hook call (same as --trace-hooks)"),
+    ("PI_CODING_AGENT_SESSION_DIR", "where sessions are stored (default: ~/.pi/agent/sessions; "
+     "--session-dir wins, the sessionDir setting comes after)"),
+    ("PI_DISABLED_PLUGINS", "comma-separated plugin names not to load, e.g. mcp,todo (default: none)"),
+    ("PI_OFFLINE", "1: no network at start-up, same as --offline (default: off)"),
+    ("PI_CACHE_RETENTION", "long: longer prompt caching where the provider has it (default: short)"),
+    ("PI_TRACE_HOOKS", "1: one line per hook call, same as --trace-hooks (default: off)"),
+    ("PI_STRICT_PLUGINS", "1: a plugin's error in a hook fails the run instead of being reported "
+     "(default: off)"),
+    ("PI_SESSION_MAX_MB", "session files larger than this are refused (default: 200)"),
+    ("PI_SHARE_VIEWER_URL", "where /share links point (default: https://pi.dev/session/)"),
+    ("PI_HARDWARE_CURSOR", "1: show the terminal's cursor (default: off; setting showHardwareCursor wins)"),
+    ("PI_CLEAR_ON_SHRINK", "1: clear rows the REPL no longer uses (default: off; setting "
+     "terminal.clearOnShrink wins)"),
+    ("PI_BUILTIN_TOOLS_NO_RG", "1: grep and find use their Python code, not rg/fd (default: off)"),
 )  # fmt: skip
+
+#: What the core alone knows (its catalogue has Anthropic and OpenAI models), without the providers plugin.
+CORE_PROVIDERS: tuple[dict[str, Any], ...] = (
+    {"id": "anthropic", "name": "Anthropic", "env": ["ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"]},
+    {"id": "openai", "name": "OpenAI", "env": ["OPENAI_API_KEY"]},
+)
+_PLACEHOLDER = re.compile(r"\{([A-Z][A-Z0-9_]*)\}")
+
+
+def provider_heads() -> list[dict[str, Any]]:
+    """The providers plugin's definitions without their models, or the core's two without it.
+
+    Read from its data file, found without importing the package (that would load pydantic):
+    ``providers.json`` has one definition head per line, ``{"id": …, "models": [``, so the heads
+    are parsed without the half megabyte of models (a test checks them against the whole parse).
+    """
+    import importlib.util
+
+    spec = importlib.util.find_spec("pi_builtin_providers")
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    for location in locations:
+        data = Path(location) / "providers.json"
+        if not data.is_file():
+            continue
+        heads: list[dict[str, Any]] = []
+        with data.open(encoding="utf-8") as lines:
+            for line in lines:
+                if line.startswith('{"id":'):
+                    head, _, _ = line.partition(', "models": [')
+                    heads.append(json.loads(head + "}"))
+        return heads
+    return [dict(head) for head in CORE_PROVIDERS]
+
+
+def provider_environment() -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """The rows of the two provider sections of ``--help``, made from the provider definitions.
+
+    API keys: one row per set of variables, naming every provider that reads it (in the order a
+    first run looks for a key), then the local servers, which need none. Settings: the variables
+    a base URL is made from (``{NAME}``, ``baseUrlEnv``) and ``modelNameMapEnv``.
+    """
+    keys: dict[str, list[str]] = {}
+    local: list[str] = []
+    settings: dict[str, tuple[str, list[str]]] = {}
+    for head in provider_heads():
+        name = str(head.get("name") or head["id"])
+        if head.get("local"):
+            local.append(f"{head['id']} {urlsplit(str(head.get('baseUrl', ''))).netloc}")
+            continue
+        keys.setdefault(", ".join(head.get("env") or []) or "(none)", []).append(name)
+        url = str(head.get("baseUrl", ""))
+        for variable in _PLACEHOLDER.findall(url):
+            shown = url.replace(f"{{{variable}}}", "NAME")
+            host = urlsplit(_PLACEHOLDER.sub("…", shown)).netloc
+            text = f"goes into the base URL ({host}{'' if 'NAME' in host else '/…'})"
+            settings.setdefault(variable, (text, []))[1].append(name)
+        if head.get("baseUrlEnv"):
+            example = "e.g. https://NAME.ai.azure.com" if head["id"] == "azure" else "e.g. https://host/v1"
+            settings.setdefault(head["baseUrlEnv"], (f"the whole base URL, {example}", []))[1].append(name)
+        if head.get("modelNameMapEnv"):
+            text = "model ids requested under other names (deployments), e.g. gpt-5.4=my-gpt,o3=my-o3"
+            settings.setdefault(head["modelNameMapEnv"], (text, []))[1].append(name)
+    key_rows = [(variables, ", ".join(names)) for variables, names in keys.items()]
+    if local:
+        key_rows.append(("(none needed)", "local servers: " + ", ".join(local)))
+    setting_rows = [(variable, f"{', '.join(names)}: {text}") for variable, (text, names) in settings.items()]
+    return key_rows, setting_rows
+
 
 EXAMPLES: tuple[tuple[str, str], ...] = (
     ("Open the REPL in this project (/login there saves a key)", "pi"),
@@ -106,6 +186,9 @@ EXAMPLES: tuple[tuple[str, str], ...] = (
     ("Print one answer and exit; a key from the environment", 'GROQ_API_KEY=... pi -p "Summarise README.md"'),
     ("Pick a model (provider/id, with a thinking level)", 'pi --model anthropic/claude-sonnet-4-5:high'),
     ("A local server: any model it has loaded", "pi --provider ollama --model qwen3:8b"),
+    ("Azure OpenAI: a resource and a deployment named other than the model",
+     "AZURE_OPENAI_API_KEY=... AZURE_OPENAI_RESOURCE_NAME=my-resource \\\n"
+     "  AZURE_OPENAI_DEPLOYMENT_NAME_MAP=gpt-5.4=my-gpt pi --model azure/gpt-5.4"),
     ("Models you have keys for, searched", "pi --list-models sonnet"),
     ("Read-only: no edits, no shell", 'pi --tools read,grep,find,ls -p "Review src/"'),
     ("Continue the last session of this directory", 'pi --continue "And the tests?"'),
