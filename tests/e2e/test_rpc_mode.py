@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pi_core.runtime.host import NOT_SAVED
 from pi_core.testing import Text, ToolUse, Turn, text_turn, tool_turn
 
 if TYPE_CHECKING:
@@ -34,6 +35,10 @@ def test_rpc_session_commands(pi_env: PiEnv) -> None:
         assert state["model"]["id"] == "fake-model" and state["isStreaming"] is False
         assert state["thinkingLevel"] == "off" and state["steeringMode"] == "one-at-a-time"
         assert state["messageCount"] == 0 and "sessionFile" in state
+        # pi 1.6.0: a session that is to be saved cannot be cloned before its file exists
+        refused = rpc.call({"type": "clone"})
+        assert refused["success"] is False and refused["error"] == NOT_SAVED
+        assert _ok(rpc.call({"type": "get_state"}), "get_state")["sessionFile"] == state["sessionFile"]
 
         events = _prompt(rpc, "write notes")
         kinds = [e["type"] for e in events]
@@ -89,6 +94,16 @@ def test_rpc_session_commands(pi_env: PiEnv) -> None:
         assert rpc.close() == 0
     header = json.loads(Path(first_file).read_text().splitlines()[0])
     assert header["type"] == "session"
+
+
+def test_rpc_clone_of_an_in_memory_session(pi_env: PiEnv) -> None:
+    # --no-session: nothing is ever saved, and pi 1.6.0 clones the session in memory
+    rpc = pi_env.rpc("--no-session")
+    try:
+        assert _ok(rpc.call({"type": "clone"}), "clone") == {"cancelled": False}
+        assert "sessionFile" not in _ok(rpc.call({"type": "get_state"}), "get_state")
+    finally:
+        assert rpc.close() == 0
 
 
 def test_rpc_model_thinking_queue_and_settings_commands(pi_env: PiEnv) -> None:

@@ -59,3 +59,27 @@ def test_export_file_defaults_to_pi_name_and_rejects_missing(
     assert (tmp_path / "pi-session-s1.html").exists()
     with pytest.raises(FileNotFoundError, match=r"File not found: nope\.jsonl"):
         export_file_to_html("nope.jsonl")
+
+
+def test_export_renders_the_recorded_prompt_and_its_updates(tmp_path: Path) -> None:
+    """pi 1.6.0 sessions record the prompt as system messages: the first shows the prompt and its
+    tools, a later one what it changed; one that changes nothing shows no empty box."""
+    from pi_core.runtime.export_html import render_session_html
+
+    tool = {"name": "read", "description": "Read a file", "parameters": {"type": "object"}}
+    entries = [
+        _entry("s1", None, {"role": "system", "content": "", "timestamp": 1, "toolsAdded": [tool],
+                            "sections": {"preamble": "You help with <code>.", "cwd": "cwd: /p"}}),
+        _entry("u1", "s1", {"role": "user", "content": "hi", "timestamp": 2}),
+        _entry("s2", "u1", {"role": "system", "content": "", "timestamp": 3, "sections": {"cwd": None},
+                            "toolsAdded": [{**tool, "name": "bash"}], "toolsRemoved": [{"name": "read"}]}),
+        _entry("s3", "s2", {"role": "system", "content": "", "timestamp": 4}),
+    ]  # fmt: skip
+    page = render_session_html(HEADER, entries, system_prompt="LIVE PROMPT").split("<script")[0]
+    assert "LIVE PROMPT" not in page  # the recorded prompt is shown, not today's
+    assert page.count('class="entry system"') == 2
+    assert "You help with &lt;code&gt;." in page and "cwd: /p" in page and "tools: read" in page
+    assert "system prompt update: -cwd, tools +bash -read" in page
+    assert "tools added: bash" in page and "tools removed: read" in page
+    # a file without recorded prompts still shows the live one
+    assert "LIVE PROMPT" in render_session_html(HEADER, ENTRIES, system_prompt="LIVE PROMPT")

@@ -28,6 +28,7 @@ h1{font-size:18px;margin:0 0 4px}
 .toolResult.error{border-left-color:#b4534b}
 .bashExecution{border-left:3px solid #c7a13b}
 .custom,.summary{border-left:3px solid #6b7bd6}
+.system{border-left:3px solid #8a8f98}
 .role{color:#9aa0a6;font-size:12px;text-transform:uppercase;margin-bottom:4px}
 pre{white-space:pre-wrap;word-break:break-word;margin:4px 0}
 .thinking{color:#9aa0a6;font-style:italic}
@@ -132,8 +133,51 @@ def _message_html(message: dict[str, Any]) -> str:
     return f'<div class="entry {html.escape(css)}"><div class="role">{html.escape(label)}</div>{body}</div>'
 
 
-def _entry_html(entry: dict[str, Any]) -> str:
+def _is_system(entry: dict[str, Any]) -> bool:
+    message = entry.get("message")
+    return entry.get("type") == "message" and isinstance(message, dict) and message.get("role") == "system"
+
+
+def _tool_names(tools: Any) -> list[str]:
+    return (
+        [str(tool.get("name")) for tool in tools if isinstance(tool, dict)] if isinstance(tools, list) else []
+    )
+
+
+def _system_html(message: dict[str, Any], leading: bool) -> str:
+    """A recorded prompt (pi 1.6.0's ``role: "system"`` message): the first one of the branch as
+    the prompt and its tools, a later one as what it changes (sections set or dropped, tools
+    added and removed) with the new section text. Nothing for a message that changes nothing."""
+    content = message.get("content")
+    text = _blocks(content) if content else ""
+    raw_sections = message.get("sections")
+    sections: dict[str, Any] = raw_sections if isinstance(raw_sections, dict) else {}
+    shown = "\n\n".join(str(value) for value in sections.values() if isinstance(value, str) and value)
+    added, removed = _tool_names(message.get("toolsAdded")), _tool_names(message.get("toolsRemoved"))
+    if leading:
+        label = "system prompt"
+    else:
+        changes = ["instructions"] if content else []
+        changes += [name if value is not None else f"-{name}" for name, value in sections.items()]
+        tools = [f"+{name}" for name in added] + [f"-{name}" for name in removed]
+        if tools:
+            changes.append("tools " + " ".join(tools))
+        label = "system prompt update" + (f": {', '.join(changes)}" if changes else "")
+    body = text + (f"<details><summary>prompt</summary>{_pre(shown)}</details>" if shown else "")
+    if added:
+        title = "tools" if leading else "tools added"
+        body += f'<div class="meta">{title}: {html.escape(", ".join(added))}</div>'
+    if removed:
+        body += f'<div class="meta">tools removed: {html.escape(", ".join(removed))}</div>'
+    if not body:
+        return ""
+    return f'<div class="entry system"><div class="role">{html.escape(label)}</div>{body}</div>'
+
+
+def _entry_html(entry: dict[str, Any], leading_system: bool = False) -> str:
     kind = entry.get("type")
+    if _is_system(entry):
+        return _system_html(entry["message"], leading_system)
     if kind == "message" and isinstance(entry.get("message"), dict):
         return _message_html(entry["message"])
     if kind == "custom_message":
@@ -172,13 +216,15 @@ def render_session_html(
         f'<div class="meta">{html.escape(str(header.get("timestamp", "")))} · '
         f"{html.escape(str(header.get('cwd', '')))}</div></header>",
     ]
-    if system_prompt:
-        parts.append(f"<details><summary>System prompt</summary>{_pre(system_prompt)}</details>")
-    tool_list = list(tools or [])
-    if tool_list:
-        names = ", ".join(str(tool.get("name")) for tool in tool_list)
-        parts.append(f'<div class="meta">tools: {html.escape(names)}</div>')
-    parts.extend(_entry_html(entry) for entry in branch)
+    first_system = next((entry for entry in branch if _is_system(entry)), None)
+    if first_system is None:  # a session without recorded prompts (pi 0.73.1): the live one
+        if system_prompt:
+            parts.append(f"<details><summary>System prompt</summary>{_pre(system_prompt)}</details>")
+        tool_list = list(tools or [])
+        if tool_list:
+            names = ", ".join(str(tool.get("name")) for tool in tool_list)
+            parts.append(f'<div class="meta">tools: {html.escape(names)}</div>')
+    parts.extend(_entry_html(entry, entry is first_system) for entry in branch)
     data = {"header": header, "entries": list(entries), "leafId": leaf_id, "systemPrompt": system_prompt}
     # "</" inside a script element would end it early; JSON allows escaping the slash.
     embedded = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")

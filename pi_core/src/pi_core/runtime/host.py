@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
@@ -38,6 +39,9 @@ from pi_core.runtime.startup import (
     register_plugin_providers,
     scoped_models,
 )
+
+#: pi 1.6.0's refusal to fork or clone a session whose file is not written yet.
+NOT_SAVED = "This session has not been saved yet. Send a message before cloning or forking it."
 
 __all__ = [
     "Diagnostic",
@@ -469,6 +473,11 @@ class RuntimeHost:
                 forked = SessionManager.in_memory(self.services.cwd)
             forked.new_session(parent_session=manager.get_session_file())
         else:
+            file = manager.get_session_file()
+            if manager.is_persisted() and (file is None or not await asyncio.to_thread(os.path.exists, file)):
+                # pi 1.6.0: a session that is to be saved but has no file yet (no reply so far)
+                # is not copied from memory; an in-memory session (--no-session) is.
+                raise ValueError(NOT_SAVED)
             # Switches this manager in place to a new file holding the path to ``leaf``.
             await asyncio.to_thread(manager.create_branched_session, leaf)
             forked = manager
