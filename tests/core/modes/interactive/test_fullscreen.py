@@ -184,3 +184,38 @@ async def test_plugin_widgets_go_above_or_below_the_editor(
     assert text(repl.mode._below_editor()) == "BELOW"
     assert "STATUS-TEXT" in text(repl.mode._footer())
     await repl.quit()
+
+
+async def test_a_mouse_drag_selects_characters_and_copies_them(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    pi_llm_server.add(text_turn("first row of the answer\n\nsecond row ends here"))
+    repl = await repl_factory(fullscreen=True)
+    mode = repl.mode
+    assert isinstance(mode, FullscreenMode)
+    await repl.submit("select me")
+    await repl.wait_for("second row ends here")
+    await repl.idle()
+
+    def shown() -> list[str]:
+        return [row.rstrip() for row in mode.transcript.plain_rows(mode._shown_rows)]
+
+    await repl.until(lambda: "second row ends here" in shown())
+    rows = shown()
+    top = rows.index("first row of the answer")
+    bottom = rows.index("second row ends here")
+    expected = "\n".join(["row of the answer", *rows[top + 1 : bottom], "second row"])
+    assert mode.selection_text((top, 6), (bottom, 9)) == expected
+    assert mode.selection_text((bottom, 9), (top, 6)) == expected
+    # the same drag with the mouse (SGR reports are 1-based): the cells between are reversed
+    repl.send(f"\x1b[<0;7;{top + 1}M\x1b[<32;10;{bottom + 1}M")
+    await repl.until(lambda: mode._select_to == (bottom, 9))
+    assert mode.selected_span(top) == (6, None) and mode.selected_span(bottom) == (0, 10)
+    assert mode.selected_span(bottom + 1) is None
+    repl.send(f"\x1b[<0;10;{bottom + 1}m")
+    await repl.until(lambda: mode._flash is not None)
+    assert mode._select_from is None
+    assert mode._flash is not None and (
+        f"{len(expected)} character(s)" in mode._flash[1] or "No clipboard" in mode._flash[1]
+    )
+    assert await repl.quit() == 0

@@ -8,7 +8,7 @@ markdown while it grows. Commands, dialogs, the picker and the keys are the inli
 blocks through :class:`~pi_core.modes.interactive.transcript.TranscriptConsole`, so Ctrl+O
 redraws every tool result expanded or collapsed in place. A dialog takes the screen for as long
 as it asks (the last rows of the transcript stay above it), then the application comes back.
-Ctrl+F searches the transcript; dragging with the mouse selects rows and copies them.
+Ctrl+F searches the transcript; dragging with the mouse selects characters and copies them.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.completion import DynamicCompleter
+from prompt_toolkit.data_structures import Point
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import ANSI, StyleAndTextTuples, to_formatted_text
 from prompt_toolkit.history import FileHistory, History
@@ -44,9 +45,11 @@ from prompt_toolkit.layout import (
 from prompt_toolkit.layout.controls import BufferControl
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.menus import CompletionsMenu
+from prompt_toolkit.layout.screen import Char
 from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
 from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
+from prompt_toolkit.utils import get_cwidth
 from rich.markdown import Markdown
 from rich.text import Text
 
@@ -105,6 +108,7 @@ class FullscreenMode(InteractiveMode):
         )
         self._own_terminal = input is None and output is None
         self.transcript.on_change = self.invalidate
+        self.renderer.on_live_change = self._live_changed
         self._app: Application[str] | None = None
         self._app_task: asyncio.Task[str] | None = None
         self._submitted: deque[str] = deque()
@@ -116,11 +120,14 @@ class FullscreenMode(InteractiveMode):
         self._live_key: tuple[Any, ...] | None = None
         self._live_lines: list[Line] = []
         self._live_at = 0.0
+        #: The interval is over: the next redraw lays the streaming block out again.
+        self._live_ready = False
         self._redraw_timer: asyncio.TimerHandle | None = None
         self._live_timer: asyncio.TimerHandle | None = None
         self._shown_rows: list[Line] = []
-        self._select_from: int | None = None
-        self._select_to: int | None = None
+        #: A mouse drag over the transcript: (row on screen, column) where it began and is now.
+        self._select_from: tuple[int, int] | None = None
+        self._select_to: tuple[int, int] | None = None
 
     # --- editor and application -------------------------------------------------------------------
 
@@ -342,13 +349,15 @@ class FullscreenMode(InteractiveMode):
         if key == self._live_key:
             return self._live_lines
         now = time.monotonic()
-        if self._live_key is not None and self._live_key[0] == width and now - self._live_at < LIVE_REFRESH:
-            # Laid out a moment ago: draw that (a key press redraws at once) and come back for
-            # the new text when the interval is over.
+        ended = not pending.strip() and not live
+        if self._live_key is not None and self._live_key[0] == width and not self._live_ready and not ended:
+            # New text is laid out only when the interval since the last layout is over, in the
+            # redraw its timer asks for: a key pressed meanwhile redraws with what is there.
             if self._live_timer is None:
-                loop = asyncio.get_running_loop()
-                self._live_timer = loop.call_later(LIVE_REFRESH, self._live_due)
+                wait = max(0.0, LIVE_REFRESH - (now - self._live_at))
+                self._live_timer = asyncio.get_running_loop().call_later(wait, self._live_due)
             return self._live_lines
+        self._live_ready = False
         self._live_at = now
         parts: list[Any] = []
         if pending.strip():
@@ -370,43 +379,62 @@ class FullscreenMode(InteractiveMode):
         self._live_key = key
         return self._live_lines
 
+    def _live_changed(self) -> None:
+        """The streaming block or a running tool's output grew: drawn when the layout interval is
+        over (one redraw per interval; redrawing for each token would show nothing new)."""
+        if self._live_timer is None:
+            wait = max(0.0, LIVE_REFRESH - (time.monotonic() - self._live_at))
+            self._live_timer = asyncio.get_running_loop().call_later(wait, self._live_due)
+
     def _live_due(self) -> None:
         self._live_timer = None
+        self._live_ready = True
         self._redraw_due()
 
     # --- selection ----------------------------------------------------------------------------------
 
-    def select(self, row: int, *, start: bool) -> None:
+    def select(self, row: int, column: int, *, start: bool) -> None:
         if start or self._select_from is None:
-            self._select_from = row
-        self._select_to = row
+            self._select_from = (row, column)
+        self._select_to = (row, column)
         self.invalidate()
 
-    def finish_selection(self, row: int) -> None:
+    def finish_selection(self, row: int, column: int) -> None:
+        """The drag ended at (``row``, ``column``): the characters between its ends are copied."""
         start, self._select_from = self._select_from, None
         self._select_to = None
-        if start is None or start == row:
+        if start is None or start == (row, column):
             self.invalidate()
             return
-        low, high = sorted((start, row))
-        rows = self.transcript.plain_rows(self._shown_rows[low : high + 1])
-        text = "\n".join(line.rstrip() for line in rows).strip("\n")
+        text = self.selection_text(start, (row, column))
         if text:
-            self.spawn(self._copy(text, high - low + 1))
+            self.spawn(self._copy(text, abs(row - start[0]) + 1))
         self.invalidate()
 
-    def selected(self, row: int) -> bool:
+    def selection_text(self, start: tuple[int, int], end: tuple[int, int]) -> str:
+        """The characters on screen from ``start`` to ``end`` (row, column; both included)."""
+        (low_row, low_col), (high_row, high_col) = sorted((start, end))
+        rows = self.transcript.plain_rows(self._shown_rows[low_row : high_row + 1])
+        if rows:
+            rows[-1] = _columns(rows[-1], 0, high_col + 1)
+            rows[0] = _columns(rows[0], low_col, None)
+        return "\n".join(line.rstrip() for line in rows).strip("\n")
+
+    def selected_span(self, row: int) -> tuple[int, int | None] | None:
+        """The columns of ``row`` inside the selection being dragged (end ``None``: to the end)."""
         if self._select_from is None or self._select_to is None:
-            return False
-        low, high = sorted((self._select_from, self._select_to))
-        return low <= row <= high
+            return None
+        (low_row, low_col), (high_row, high_col) = sorted((self._select_from, self._select_to))
+        if not low_row <= row <= high_row:
+            return None
+        return (low_col if row == low_row else 0, high_col + 1 if row == high_row else None)
 
     async def _copy(self, text: str, rows: int) -> None:
         from pi_core.modes.interactive.clipboard import copy_to_clipboard
 
         terminal = sys.__stdout__ if self._own_terminal else None
         if await copy_to_clipboard(text, terminal):
-            self.flash(f"Copied {rows} line(s)")
+            self.flash(f"Copied {len(text)} character(s) from {rows} line(s)")
         else:
             self.flash("No clipboard here (xclip, xsel, wl-copy or a terminal with OSC 52)")
 
@@ -600,14 +628,18 @@ class _HeaderView:
 
 
 class _TranscriptWindow(Window):
-    """The transcript's window, which copies its last drawing when the rows on screen are the
-    same objects as last time. Building prompt-toolkit's screen costs about half a millisecond per
-    full row; a key pressed while an answer streams then redraws only the editor's rows."""
+    """The transcript's window, which writes its rows onto prompt-toolkit's screen itself.
+
+    prompt-toolkit's own window costs about half a millisecond per full row; while an answer
+    streams every row moves up as the block grows, so a redraw rebuilt them all. Here each row
+    (a list of fragments the transcript keeps) is turned into screen cells once and the cells are
+    reused for as long as the same row object is shown, wherever it moves.
+    """
 
     def __init__(self, control: _TranscriptControl) -> None:
         super().__init__(control, wrap_lines=False, always_hide_cursor=True)
         self._control = control
-        self._saved: tuple[tuple[Any, ...], list[Line], list[dict[int, Any]], Any] | None = None
+        self._cells: dict[int, tuple[Line, tuple[Any, ...], dict[int, Char]]] = {}
 
     def _write_to_screen_at_index(
         self,
@@ -620,33 +652,85 @@ class _TranscriptWindow(Window):
         position = write_position
         if position.height <= 0 or position.width <= 0:
             return
-        rows = self._control.compute(position.width, position.height)
-        key: tuple[Any, ...] = (position.xpos, position.ypos, position.width, position.height, parent_style)
-        key += self._control.selection_key()
-        saved = self._saved
-        if (
-            saved is not None
-            and saved[0] == key
-            and len(saved[1]) == len(rows)
-            and all(old is new for old, new in zip(saved[1], rows, strict=True))
-        ):
-            self._control._computed = None
-            buffer = screen.data_buffer
-            for offset, row in enumerate(saved[2]):
-                buffer[position.ypos + offset].update(row)
-            mouse_handlers.set_mouse_handler_for_range(
-                x_min=position.xpos,
-                x_max=position.xpos + position.width,
-                y_min=position.ypos,
-                y_max=position.ypos + position.height,
-                handler=saved[3],
-            )
-            screen.visible_windows_to_write_positions[self] = position
-            return
-        super()._write_to_screen_at_index(screen, mouse_handlers, position, parent_style, erase_bg)
-        copied = [dict(screen.data_buffer[position.ypos + offset]) for offset in range(position.height)]
-        handler = mouse_handlers.mouse_handlers[position.ypos][position.xpos]
-        self._saved = (key, rows, copied, handler)
+        control = self._control
+        rows = control.compute(position.width, position.height)
+        control._computed = None
+        mode = control.mode
+        buffer = screen.data_buffer
+        cached = self._cells
+        kept: dict[int, tuple[Line, tuple[Any, ...], dict[int, Char]]] = {}
+        for offset, row in enumerate(rows):
+            key = (mode.selected_span(offset), parent_style, position.xpos, position.width)
+            hit = cached.get(id(row))
+            if hit is not None and hit[0] is row and hit[1] == key:
+                cells = hit[2]
+            else:
+                cells = _row_cells(row, key[0], parent_style, position.xpos, position.width)
+            kept[id(row)] = (row, key, cells)
+            buffer[position.ypos + offset].update(cells)
+        self._cells = kept
+        left, top = position.xpos, position.ypos
+
+        def handler(event: MouseEvent) -> Any:
+            inside = Point(x=event.position.x - left, y=event.position.y - top)
+            return control.mouse_handler(MouseEvent(inside, event.event_type, event.button, event.modifiers))
+
+        mouse_handlers.set_mouse_handler_for_range(
+            x_min=left, x_max=left + position.width, y_min=top, y_max=top + position.height, handler=handler
+        )
+        screen.visible_windows_to_write_positions[self] = position
+
+
+_CHARS: dict[tuple[str, str], Char] = {}
+
+
+def _char(text: str, style: str) -> Char:
+    char = _CHARS.get((text, style))
+    if char is None:
+        if len(_CHARS) > 50_000:
+            _CHARS.clear()
+        char = _CHARS[text, style] = Char(text, style)
+    return char
+
+
+def _row_cells(
+    row: Line, span: tuple[int, int | None] | None, parent_style: str, left: int, width: int
+) -> dict[int, Char]:
+    """One transcript row as screen cells (x → character), the selected columns reversed."""
+    cells: dict[int, Char] = {}
+    x = 0
+    previous: int | None = None
+    for fragment in row:
+        style = fragment[0]
+        if "[ZeroWidthEscape]" in style:
+            continue
+        style = f"{parent_style} {style}" if parent_style else style
+        for letter in fragment[1]:
+            selected = span is not None and span[0] <= x and (span[1] is None or x < span[1])
+            char = _char(letter, f"{style} reverse" if selected else style)
+            if char.width == 0:
+                if previous is not None:  # a combining mark joins the character before it
+                    before = cells[previous]
+                    cells[previous] = _char(before.char + letter, before.style)
+                continue
+            if x + char.width > width:
+                return cells
+            cells[left + x] = char
+            previous = left + x
+            x += char.width
+    return cells
+
+
+def _columns(text: str, start: int, end: int | None) -> str:
+    """The part of a screen row between two columns (wide characters take two)."""
+    out: list[str] = []
+    column = 0
+    for letter in text:
+        cells = max(0, get_cwidth(letter))
+        if column >= start and (end is None or column < end):
+            out.append(letter)
+        column += cells
+    return "".join(out)
 
 
 def _fit(text: str, width: int) -> str:
@@ -674,11 +758,7 @@ class _TranscriptControl(UIControl):
         self._computed = (width, height, rows)
         return rows
 
-    def selection_key(self) -> tuple[int | None, int | None]:
-        return self.mode._select_from, self.mode._select_to
-
     def create_content(self, width: int, height: int) -> UIContent:
-        mode = self.mode
         computed, self._computed = self._computed, None
         if computed is not None and computed[:2] == (width, height):
             rows = computed[2]
@@ -687,27 +767,24 @@ class _TranscriptControl(UIControl):
             self._computed = None
 
         def get_line(index: int) -> StyleAndTextTuples:
-            row = rows[index]
-            if mode.selected(index):
-                return [(f"{fragment[0]} reverse", fragment[1]) for fragment in row]
-            return row
+            return rows[index]
 
         return UIContent(get_line=get_line, line_count=len(rows), show_cursor=False)
 
     def mouse_handler(self, mouse_event: MouseEvent) -> Any:
         mode = self.mode
         kind = mouse_event.event_type
-        row = mouse_event.position.y
+        row, column = mouse_event.position.y, mouse_event.position.x
         if kind == MouseEventType.SCROLL_UP:
             mode.scroll(WHEEL_ROWS)
         elif kind == MouseEventType.SCROLL_DOWN:
             mode.scroll(-WHEEL_ROWS)
         elif kind == MouseEventType.MOUSE_DOWN and mouse_event.button == MouseButton.LEFT:
-            mode.select(row, start=True)
+            mode.select(row, column, start=True)
         elif kind == MouseEventType.MOUSE_MOVE and mouse_event.button == MouseButton.LEFT:
-            mode.select(row, start=False)
+            mode.select(row, column, start=False)
         elif kind == MouseEventType.MOUSE_UP:
-            mode.finish_selection(row)
+            mode.finish_selection(row, column)
         else:
             return NotImplemented
         return None
