@@ -136,11 +136,15 @@ def prefetch_sdk(args: Sequence[str]) -> threading.Thread | None:
     if module is None and pattern is None:
         return None
 
+    from pi_core.ai.sdk_import import import_client_modules, install
+
+    install()  # in this thread, before the other one imports (see install)
+
     def load() -> None:
         try:
             name = module or (sdk_for_model_pattern(pattern) if pattern else None)
             if name is not None:
-                __import__(name)
+                import_client_modules(name)
         except Exception:  # the provider reports a missing or broken SDK itself, at request time
             return
 

@@ -20,6 +20,7 @@ from pi_core.ai.provider import (
     StartEvent,
     StreamOptions,
 )
+from pi_core.ai.sdk_import import sdk_object
 
 ABORTED_MESSAGE = "Request was aborted"
 
@@ -336,7 +337,7 @@ def request_options(options: StreamOptions) -> dict[str, Any]:
 
 def open_openai_client(model: Model, options: StreamOptions, headers: dict[str, str]) -> Any:
     """The ``AsyncOpenAI`` client both OpenAI APIs use (the SDK is imported only when a request is made)."""
-    from openai import AsyncOpenAI
+    AsyncOpenAI = sdk_object("openai._client", "AsyncOpenAI")
 
     return AsyncOpenAI(
         api_key=options.api_key or "",

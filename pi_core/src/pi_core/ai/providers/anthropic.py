@@ -50,6 +50,7 @@ from pi_core.ai.providers._base import (
     sdk_post,
     stream_sdk_request,
 )
+from pi_core.ai.sdk_import import sdk_object
 from pi_core.ai.thinking import adjust_max_tokens_for_thinking, default_max_tokens
 from pi_core.ai.transform import transform_messages
 
@@ -342,9 +343,9 @@ def anthropic_client_class() -> type:
     """
     global _client_class
     if _client_class is None:
-        from anthropic import AsyncAnthropic
+        base = sdk_object("anthropic._client", "AsyncAnthropic")
 
-        class PiAnthropic(AsyncAnthropic):
+        class PiAnthropic(base):  # type: ignore[misc,valid-type]
             @property
             def auth_headers(self) -> dict[str, str]:
                 if self.auth_token is not None:
@@ -356,7 +357,7 @@ def anthropic_client_class() -> type:
 
 
 async def _send(client: Any, body: dict[str, Any], request: dict[str, Any]) -> Any:
-    from anthropic import AsyncStream
+    AsyncStream = sdk_object("anthropic._streaming", "AsyncStream")
     from anthropic.types import Message, RawMessageStreamEvent
 
     return await sdk_post(

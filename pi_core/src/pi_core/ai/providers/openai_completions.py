@@ -52,6 +52,7 @@ from pi_core.ai.providers._base import (
     sdk_post,
     stream_sdk_request,
 )
+from pi_core.ai.sdk_import import sdk_object
 from pi_core.ai.thinking import clamp_thinking_level, default_max_tokens
 from pi_core.ai.transform import transform_messages
 
@@ -403,7 +404,7 @@ def _run(
 
 
 async def _send(client: Any, body: dict[str, Any], request: dict[str, Any]) -> Any:
-    from openai import AsyncStream
+    AsyncStream = sdk_object("openai._streaming", "AsyncStream")
     from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
     return await sdk_post(

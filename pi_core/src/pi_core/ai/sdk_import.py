@@ -1,0 +1,322 @@
+"""Import the provider SDKs' client machinery without importing the rest of each SDK.
+
+``import anthropic`` executes about 3,000 modules and builds about 1,500 pydantic models (every
+type of every API the SDK covers: batches, files, skills, agents, organisations ...), ``import
+openai`` about 500; a pi request needs the async client, its SSE stream and a few types. The
+cost is in two kinds of package ``__init__`` the SDKs' code generator writes:
+
+* *re-export packages* (``anthropic.types``, ``openai.types.chat``, ...) whose ``__init__.py`` only
+  re-exports names from their submodules (``from .message import Message as Message``). Loaded
+  through :class:`_LazyExports`, such a package binds each name on first access instead (module
+  ``__getattr__``, PEP 562): ``from anthropic.types import Message`` imports ``message.py`` and
+  what it needs, not the ~1,000 siblings. ``__all__``, ``dir()`` and star imports see every name.
+* the SDK's *top package* (``anthropic``, ``openai``), whose ``__init__`` also imports the cloud
+  variants, helpers and tools and runs set-up code. Loaded through :class:`_DeferredInit`, it
+  runs that ``__init__`` the first time an attribute that is not a submodule is looked up
+  (``anthropic.AsyncAnthropic``, ``from openai import BaseModel``), so ``import
+  anthropic._client`` pays only for the client. Code that uses ``anthropic.X`` gets exactly what an
+  eager import gives, a moment later.
+
+Only the SDK's *types* packages (``types`` in the dotted name) are made lazy, and only when their
+``__init__.py`` is nothing but docstrings, ``from __future__`` lines, relative ``from .x import
+a [as b]`` lines and an ``__all__`` list; everything else keeps the normal loader. (Type modules
+only define models. A re-export package elsewhere can mean more by its imports:
+``openai._vendor.httpx_aiohttp`` fails to import without ``aiohttp``, and the SDK picks its
+aiohttp client class by that failure.) The hook acts on :data:`ROOTS` only, and not at all once a root
+is imported or when ``PI_EAGER_SDK_IMPORT=1`` is set. See docs/providers.md ("Start-up cost of the
+SDKs") for the figures.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.machinery
+import os
+import sys
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    import importlib.abc
+
+#: The SDK packages the hook acts on.
+ROOTS = frozenset({"anthropic", "openai"})
+
+_installed = False
+_install_lock = threading.Lock()
+
+
+def install() -> None:
+    """Put the hook in front of ``sys.meta_path`` (once; no-op with ``PI_EAGER_SDK_IMPORT=1``).
+
+    Call it from the main thread before another thread imports an SDK: this module (and with it
+    ``importlib``, which plain start-up does not import) must not be imported by two threads at
+    once — the import system's deadlock avoidance can then hand one of them a half-initialised
+    ``importlib`` that loads a second, broken copy of its path finder from source.
+    """
+    global _installed
+    if _installed or os.environ.get("PI_EAGER_SDK_IMPORT") == "1":
+        return
+    with _install_lock:
+        if not _installed:
+            sys.meta_path.insert(0, _Finder())
+            _installed = True
+
+
+def sdk_object(module: str, name: str) -> Any:
+    """``from <module> import <name>`` with the hook installed, e.g. ``anthropic._client``'s
+    ``AsyncAnthropic``. Should an SDK release move the name, it is taken from the SDK's top
+    package (the whole SDK then loads, as with no hook)."""
+    install()
+    try:
+        return getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError):
+        return getattr(importlib.import_module(module.partition(".")[0]), name)
+
+
+def import_client_modules(sdk: str) -> None:
+    """Import what a request through ``sdk`` needs (the hook installed first): the prefetch."""
+    install()
+    for name in _CLIENT_MODULES.get(sdk, ()):
+        try:
+            importlib.import_module(name)
+        except ImportError:  # moved in another SDK release: the request finds its own way
+            continue
+
+
+#: The modules a request imports, per SDK (the types its stream is parsed into included).
+_CLIENT_MODULES = {
+    "anthropic": (
+        "anthropic._client",
+        "anthropic._streaming",
+        "anthropic.types.message",
+        "anthropic.types.raw_message_stream_event",
+    ),
+    "openai": (
+        "openai._client",
+        "openai._streaming",
+        "openai.types.chat.chat_completion",
+        "openai.types.chat.chat_completion_chunk",
+    ),
+}
+
+
+# --- what an __init__.py does --------------------------------------------------------------------
+
+#: name -> (relative module as written, e.g. ``.message`` or ``.``, attribute)
+_Plan = dict[str, tuple[str, str]]
+
+
+@dataclass
+class _Exports:
+    """What a pure re-export ``__init__`` binds."""
+
+    names: _Plan
+    #: its ``__all__``, when it declares one
+    declared: list[str] | None
+    #: ``from __future__`` features (each binds its name, e.g. ``annotations``)
+    features: list[str]
+    #: submodules its imports bind as attributes (``from .x.y import z`` binds ``x``)
+    bound_submodules: set[str]
+
+    def public(self) -> list[str]:
+        """What ``from package import *`` takes when the package declares no ``__all__``."""
+        names = {*self.names, *self.features, *self.bound_submodules}
+        return sorted(n for n in names if not n.startswith("_"))
+
+
+def _plan(source: str) -> _Exports | None:
+    """What a pure re-export ``__init__`` binds, or None if it does anything else."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    found = _Exports({}, None, [], set())
+    for node in tree.body:
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue  # docstring
+        if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+            found.features += [alias.asname or alias.name for alias in node.names]
+            continue
+        if isinstance(node, ast.ImportFrom) and node.level >= 1 and all(a.name != "*" for a in node.names):
+            where = "." * node.level + (node.module or "")
+            if node.level == 1 and node.module:
+                found.bound_submodules.add(node.module.split(".")[0])
+            for alias in node.names:
+                found.names[alias.asname or alias.name] = (where, alias.name)
+            continue
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id == "__all__"
+        ):
+            try:
+                value = ast.literal_eval(node.value)
+            except ValueError:
+                return None
+            if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+                return None
+            found.declared = list(value)
+            continue
+        return None
+    return found
+
+
+def _submodule_names(locations: Sequence[str]) -> set[str]:
+    names: set[str] = set()
+    for folder in locations:
+        try:
+            entries = os.listdir(folder)
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.endswith(".py"):
+                names.add(entry[:-3])
+            elif "." not in entry and os.path.isdir(os.path.join(folder, entry)):
+                names.add(entry)  # a package, or a namespace package (anthropic._decoders)
+    names.discard("__init__")
+    return names
+
+
+def _resolve(package: str, where: str, attribute: str) -> Any:
+    """What ``from <where> import <attribute>`` inside ``package`` binds."""
+    if where == ".":  # ``from . import x``: the package's own submodule (never its lazy lookup)
+        own = sys.modules[package].__dict__
+        return own[attribute] if attribute in own else importlib.import_module(f"{package}.{attribute}")
+    source = importlib.import_module(where, package)
+    try:
+        return getattr(source, attribute)
+    except AttributeError:
+        return importlib.import_module(f"{source.__name__}.{attribute}")
+
+
+# --- loaders -------------------------------------------------------------------------------------
+
+
+class _LazyExports:
+    """A re-export package whose names are bound on first access."""
+
+    def __init__(self, exports: _Exports, submodules: set[str]) -> None:
+        self.exports = exports
+        self.submodules = submodules
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
+        return None
+
+    def exec_module(self, module: ModuleType) -> None:
+        import __future__
+
+        package = module.__name__
+        exports = self.exports
+        plan = exports.names
+        submodules = self.submodules
+
+        def __getattr__(name: str) -> Any:
+            target = plan.get(name)
+            if target is not None:
+                value = _resolve(package, *target)
+            elif name in submodules:
+                value = importlib.import_module(f"{package}.{name}")
+            else:
+                raise AttributeError(f"module {package!r} has no attribute {name!r}")
+            setattr(module, name, value)
+            return value
+
+        def __dir__() -> list[str]:
+            return sorted({*module.__dict__, *plan, *exports.bound_submodules})
+
+        module.__getattr__ = __getattr__  # type: ignore[method-assign]
+        module.__dir__ = __dir__  # type: ignore[method-assign]
+        for feature in exports.features:
+            setattr(module, feature, getattr(__future__, feature))
+        module.__all__ = exports.declared if exports.declared is not None else exports.public()  # type: ignore[attr-defined]
+        # A name that is also a submodule's would be overwritten by that submodule once it is
+        # imported (the import system sets it on the package); the eager __init__ bound the name
+        # last, so bind those now.
+        for name in plan.keys() & submodules:
+            if plan[name] != (".", name):
+                setattr(module, name, _resolve(package, *plan[name]))
+
+
+class _DeferredInit:
+    """An SDK's top package whose ``__init__`` runs on the first non-submodule attribute lookup."""
+
+    def __init__(self, real: importlib.machinery.SourceFileLoader, submodules: set[str]) -> None:
+        self.real = real
+        self.submodules = submodules
+        self.lock = threading.RLock()
+        self.done = False
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
+        return None
+
+    def exec_module(self, module: ModuleType) -> None:
+        package = module.__name__
+
+        def complete() -> None:
+            with self.lock:
+                if not self.done:
+                    self.done = True
+                    for hook, ours in (("__getattr__", __getattr__), ("__dir__", __dir__)):
+                        if module.__dict__.get(hook) is ours:
+                            del module.__dict__[hook]
+                    self.real.exec_module(module)
+
+        def __getattr__(name: str) -> Any:
+            if name in self.submodules and not self.done:
+                return importlib.import_module(f"{package}.{name}")
+            complete()
+            try:
+                return module.__dict__[name]
+            except KeyError:
+                own = module.__dict__.get("__getattr__")
+                if own is not None and own is not __getattr__:
+                    return own(name)
+                raise AttributeError(f"module {package!r} has no attribute {name!r}") from None
+
+        def __dir__() -> list[str]:
+            complete()
+            own = module.__dict__.get("__dir__")
+            return list(own()) if own is not None and own is not __dir__ else sorted(module.__dict__)
+
+        module.__getattr__ = __getattr__  # type: ignore[method-assign]
+        module.__dir__ = __dir__  # type: ignore[method-assign]
+
+
+class _Finder:
+    """The meta-path finder: the normal spec, with one of the two loaders above where it applies."""
+
+    def __init__(self, roots: frozenset[str] = ROOTS) -> None:
+        self.roots = roots
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname.partition(".")[0] not in self.roots:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if (
+            spec is None
+            or not spec.submodule_search_locations
+            or not isinstance(spec.loader, importlib.machinery.SourceFileLoader)
+            or not (spec.origin or "").endswith("__init__.py")
+        ):
+            return spec
+        try:
+            with open(spec.origin or "", encoding="utf-8") as file:
+                source = file.read()
+        except OSError:
+            return spec
+        submodules = _submodule_names(spec.submodule_search_locations)
+        found = _plan(source) if "types" in fullname.split(".")[1:] else None
+        if found is not None:
+            spec.loader = cast("importlib.abc.Loader", _LazyExports(found, submodules))
+        elif fullname in self.roots:
+            spec.loader = cast("importlib.abc.Loader", _DeferredInit(spec.loader, submodules))
+        return spec

@@ -1,0 +1,190 @@
+"""pi_core.ai.sdk_import: the SDKs' client modules without the rest, and the same names either way.
+
+Each check runs in a fresh interpreter: the SDKs may already be imported in the test process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+
+def run(script: str, *, eager: bool = False, path: Path | None = None) -> object:
+    env = dict(os.environ)
+    env.pop("PI_EAGER_SDK_IMPORT", None)
+    if eager:
+        env["PI_EAGER_SDK_IMPORT"] = "1"
+    if path is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(path), env.get("PYTHONPATH", "")])
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+@pytest.mark.parametrize(
+    ("sdk", "client", "unused"),
+    [
+        ("anthropic", "AsyncAnthropic", "anthropic.resources"),  # the API resources (beta, files, ...)
+        ("openai", "AsyncOpenAI", "openai.types.responses.response"),  # the Responses API types
+    ],
+)
+def test_client_modules_load_without_the_sdk_types(sdk: str, client: str, unused: str) -> None:
+    script = f"""
+        import json, sys
+        from pi_core.ai.sdk_import import import_client_modules, sdk_object
+        import_client_modules({sdk!r})
+        cls = sdk_object("{sdk}._client", {client!r})
+        loaded = [m for m in sys.modules if m == {sdk!r} or m.startswith("{sdk}.")]
+        print(json.dumps({{
+            "count": len(loaded),
+            "unused": {unused!r} in sys.modules,
+            "name": cls.__name__,
+        }}))
+    """
+    lazy = run(script)
+    eager = run(script, eager=True)
+    assert isinstance(lazy, dict) and isinstance(eager, dict)
+    assert lazy["name"] == eager["name"] == client
+    assert eager["unused"] and not lazy["unused"]
+    assert lazy["count"] * 2 < eager["count"], (lazy, eager)
+
+
+PACKAGES = ("anthropic", "anthropic.types", "openai", "openai.types.chat")
+
+
+def test_every_name_is_there_as_an_eager_import_has_it() -> None:
+    """The top packages after their deferred __init__, and re-export packages: same public names,
+    each the object its submodule defines. (Submodules are left out: which of them an eager
+    import happens to bind depends on what the other submodules import.)"""
+    script = f"""
+        import importlib, json, types
+        from pi_core.ai.sdk_import import install
+        install()
+        found = {{}}
+        for package in {PACKAGES!r}:
+            module = importlib.import_module(package)
+            values = {{n: getattr(module, n) for n in dir(module) if not n.startswith("_")}}
+            values = {{n: v for n, v in values.items() if not isinstance(v, types.ModuleType)}}
+            star = {{}}
+            exec(f"from {{package}} import *", star)
+            found[package] = {{
+                "names": sorted(values),
+                "star": sorted(
+                    n for n, v in star.items()
+                    if not n.startswith("__") and not isinstance(v, types.ModuleType)
+                ),
+                "owners": {{n: str(getattr(v, "__qualname__", type(v).__name__)) for n, v in values.items()}},
+            }}
+        print(json.dumps(found))
+    """
+    lazy = run(script)
+    eager = run(script, eager=True)
+    assert isinstance(lazy, dict) and isinstance(eager, dict)
+    for package in PACKAGES:
+        assert lazy[package]["star"] == eager[package]["star"], package
+        assert set(eager[package]["names"]) <= set(lazy[package]["names"]), package
+        owners = lazy[package]["owners"]
+        assert {n: owners[n] for n in eager[package]["names"]} == eager[package]["owners"], package
+
+
+def make_package(root: Path) -> None:
+    """A small SDK-shaped package: an impure top, a pure re-export package with a name that is
+    also a submodule's, ``from . import x`` and an ``__all__``."""
+    top = root / "fakesdk"
+    (top / "types").mkdir(parents=True)
+    (top / "__init__.py").write_text(
+        "import os as _os\nfrom . import types\nfrom ._client import Client\n"
+        "INIT_RAN = True\nHEAVY = types.Thing\n"
+    )
+    (top / "_client.py").write_text("class Client:\n    pass\n")
+    (top / "types" / "__init__.py").write_text(
+        '"""Re-exports."""\nfrom __future__ import annotations\n'
+        "from .thing import Thing as Thing\n"
+        "from .shadow import Shadow as shadow\n"
+        "from . import extra\n"
+        "__all__ = ['Thing', 'shadow', 'extra']\n"
+    )
+    (top / "types" / "thing.py").write_text("class Thing:\n    pass\n")
+    (top / "types" / "shadow.py").write_text("class Shadow:\n    pass\n")
+    (top / "types" / "extra.py").write_text("VALUE = 42\n")
+
+
+def test_lazy_and_deferred_loading_of_a_package(tmp_path: Path) -> None:
+    make_package(tmp_path)
+    script = """
+        import importlib, json, sys
+        from pi_core.ai.sdk_import import _Finder
+        sys.meta_path.insert(0, _Finder(frozenset({"fakesdk"})))
+        client = importlib.import_module("fakesdk._client")
+        top = sys.modules["fakesdk"]
+        before = {"init": "INIT_RAN" in vars(top), "types": "fakesdk.types" in sys.modules}
+        types = importlib.import_module("fakesdk.types")
+        thing_loaded_early = "fakesdk.types.thing" in sys.modules
+        # the submodule named like an exported name does not replace the exported class
+        importlib.import_module("fakesdk.types.shadow")
+        shadow = types.shadow
+        extra = types.extra.VALUE
+        ran = top.INIT_RAN  # first attribute that is not a submodule: the real __init__ runs
+        print(json.dumps({
+            **before,
+            "thing_loaded_early": thing_loaded_early,
+            "shadow_is_class": isinstance(shadow, type),
+            "extra": extra,
+            "ran": ran,
+            "heavy": top.HEAVY is types.Thing,
+            "client": top.Client is client.Client,
+            "all": types.__all__,
+            "missing": hasattr(types, "Nothing"),
+        }))
+    """
+    result = run(script, path=tmp_path)
+    assert result == {
+        "init": False,
+        "types": False,
+        "thing_loaded_early": False,
+        "shadow_is_class": True,
+        "extra": 42,
+        "ran": True,
+        "heavy": True,
+        "client": True,
+        "all": ["Thing", "shadow", "extra"],
+        "missing": False,
+    }
+
+
+def test_a_package_doing_more_than_re_exports_loads_normally(tmp_path: Path) -> None:
+    make_package(tmp_path)
+    (tmp_path / "fakesdk" / "types" / "__init__.py").write_text(
+        "from .thing import Thing as Thing\nREGISTRY = {'thing': Thing}\n"
+    )
+    script = """
+        import importlib, json, sys
+        from pi_core.ai.sdk_import import _Finder
+        sys.meta_path.insert(0, _Finder(frozenset({"fakesdk"})))
+        types = importlib.import_module("fakesdk.types")
+        print(json.dumps({"loaded": "fakesdk.types.thing" in sys.modules, "registry": list(types.REGISTRY)}))
+    """
+    assert run(script, path=tmp_path) == {"loaded": True, "registry": ["thing"]}
+
+
+def test_no_hook_when_asked_for_eager_imports() -> None:
+    script = """
+        import json, sys
+        from pi_core.ai.sdk_import import install
+        install()
+        print(json.dumps(any(type(f).__module__ == "pi_core.ai.sdk_import" for f in sys.meta_path)))
+    """
+    assert run(script) is True
+    assert run(script, eager=True) is False
