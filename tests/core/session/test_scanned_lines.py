@@ -185,3 +185,26 @@ def test_only_the_part_since_the_latest_compaction_counts_against_the_size_limit
     text = str(refused.value)
     assert text.startswith(f"{path}: the part of this session file since its latest compaction is 0 MB")
     assert "PI_SESSION_MAX_MB=1 in the environment" in text and "\n" not in text
+
+
+def test_branch_queries_build_only_what_they_return(tmp_path: Path) -> None:
+    lines = session_lines()
+    custom = {
+        "type": "custom",
+        "id": "x0",
+        "parentId": "e0041",
+        "timestamp": "2025-01-01T00:00:03.000Z",
+        "customType": "plan-mode",
+        "data": {"enabled": True},
+    }
+    lines.append(json.dumps(custom, separators=(",", ":")))
+    sm = SessionManager.open(write(tmp_path, lines))
+    (entry,) = sm.get_branch(types=("custom",))
+    assert entry.id == "x0" and entry.type == "custom"
+    assert sm.get_branch("e0041", types=("custom",)) == []
+    tail = sm.get_branch_since_compaction()
+    assert [e.id for e in tail] == ["c0", "e0040", "e0041", "x0"]
+    unbuilt = [meta for meta in sm._metas if meta.span and meta.entry is None]
+    assert len(unbuilt) == 40  # the queries above built none of the scanned entries
+    assert [e.id for e in sm.get_branch()][-len(tail) :] == [e.id for e in tail]
+    assert not [meta for meta in sm._metas if meta.span and meta.entry is None]  # this one did

@@ -332,7 +332,10 @@ class SessionCompaction:
         model = self._s.model
         if model is None or model.context_window <= 0:
             return None
-        tokens = context_usage_tokens(self._s.session_manager.get_branch(), self._s.messages)
+        manager = self._s.session_manager
+        tail = getattr(manager, "get_branch_since_compaction", None)  # the figure reads only that
+        branch = tail() if tail is not None else manager.get_branch()
+        tokens = context_usage_tokens(branch, self._s.messages)
         percent = None if tokens is None else tokens / model.context_window * 100
         return ContextUsage(tokens=tokens, context_window=model.context_window, percent=percent)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -104,6 +104,8 @@ class SessionManager:
         self._by_id: dict[str, EntryMeta] = {}
         #: The last branch handed out: its leaf's record and its entries (see ``get_branch``).
         self._branch_cache: tuple[EntryMeta, list[SessionEntry]] | None = None
+        #: The last path ``_path_metas`` walked: its last record and the records (root first).
+        self._path_cache: tuple[EntryMeta, list[EntryMeta]] | None = None
         self._labels: dict[str, str] = {}
         self._label_times: dict[str, str] = {}
         self._leaf_id: str | None = None
@@ -269,6 +271,7 @@ class SessionManager:
     def _set_entries(self, metas: list[EntryMeta]) -> None:
         self._prepared = False  # whether some metas may still carry a message prepared at open
         self._branch_cache = None
+        self._path_cache = None
         self._metas = metas
         self._by_id = {meta.id: meta for meta in metas}
         self._labels = {}
@@ -636,33 +639,62 @@ class SessionManager:
             yield kind, role if kind == "message" else None, item
 
     def _path_metas(self, from_id: str | None) -> list[EntryMeta]:
-        path: list[EntryMeta] = []
+        """The records from the root down to ``from_id`` (a new list).
+
+        A run asks for the path of the leaf several times (context, compaction check, "context
+        used", plugins), and on a 1M-entry branch each walk costs about a second: the last path
+        is remembered, and a walk that reaches its end (the leaf it was for, typically a few
+        appends ago) stops there and continues it.
+        """
         by_id = self._by_id
         current = by_id.get(from_id) if from_id is not None else None
+        if current is None:
+            return []
+        cached = self._path_cache
+        end = cached[0] if cached is not None else None
+        newer: list[EntryMeta] = []
         limit = len(by_id)  # a parent cycle (damaged file) cannot make the walk endless
-        append, get = path.append, by_id.get
+        append, get = newer.append, by_id.get
         steps = 0
-        while current is not None and steps <= limit:
+        while current is not None and current is not end and steps <= limit:
             append(current)
             steps += 1
             parent = current.parent_id
             current = get(parent) if parent is not None else None
-        if len(path) > limit:  # parent cycle: keep each entry once, stop where it closes
+        newer.reverse()
+        if current is not None and current is end and cached is not None:
+            path = cached[1] + newer
+        elif steps > limit:  # parent cycle: keep each entry once, stop where it closes
             unique: dict[str, EntryMeta] = {}
-            for meta in path:
+            for meta in reversed(newer):
                 unique.setdefault(meta.id, meta)
             path = list(unique.values())
-        path.reverse()
-        return path
+            path.reverse()
+            return path  # not remembered
+        else:
+            path = newer
+        self._path_cache = (path[-1], path)
+        return list(path)
 
-    def get_branch(self, from_id: str | None = None) -> list[SessionEntry]:
-        """Entries from the root down to ``from_id`` (default: the leaf).
+    def get_branch(
+        self, from_id: str | None = None, *, types: Collection[str] | None = None
+    ) -> list[SessionEntry]:
+        """Entries from the root down to ``from_id`` (default: the leaf); with ``types``, only
+        the entries of those types (e.g. ``("custom",)`` for a plugin's state): chosen from the
+        records, so no other entry is built — on a long session the difference between reading
+        a few lines and parsing the whole branch.
 
         Called after every agent run, so it is cheap when repeated: entry models are kept on
         their records (``_load``) and the last branch is remembered, so a later call walks only
         from its leaf up to where the remembered branch ended (typically the entries appended
         since). The returned list is the caller's own; the entries in it are shared.
         """
+        if types is not None:
+            wanted = frozenset(types)
+            path = self._path_metas(from_id if from_id is not None else self._leaf_id)
+            chosen = [meta for meta in path if meta.type in wanted]
+            with gc_paused():
+                return [entry for entry in map(self._load, chosen) if entry.type in wanted]
         target = from_id if from_id is not None else self._leaf_id
         by_id = self._by_id
         current = by_id.get(target) if target is not None else None
@@ -699,6 +731,18 @@ class SessionManager:
                 entry = self._load(meta)
                 return entry if isinstance(entry, CompactionEntry) else None
         return None
+
+    def get_branch_since_compaction(self, from_id: str | None = None) -> list[SessionEntry]:
+        """The entries of the branch to ``from_id`` (default: the leaf) from its latest compaction
+        on (that compaction first), or the whole branch when it has none: what the "context
+        used" figure reads, without building every entry of a long compacted branch."""
+        path = self._path_metas(from_id if from_id is not None else self._leaf_id)
+        for position in range(len(path) - 1, -1, -1):
+            if path[position].type == "compaction":
+                path = path[position:]
+                break
+        with gc_paused():
+            return [self._load(meta) for meta in path]
 
     def get_tree(self) -> list[SessionTreeNode]:
         """Root nodes (parentless, self-parented or orphaned entries); children oldest first."""

@@ -32,7 +32,7 @@ INSTRUCTIONS = (
 
 def state(ctx: ExtensionContext) -> dict[str, Any]:
     """The last ``plan-mode`` entry on this branch: ``{enabled, tools}``."""
-    for entry in reversed(ctx.session_manager.get_branch()):
+    for entry in reversed(ctx.session_manager.get_branch(types=("custom",))):
         if entry.type == "custom" and entry.custom_type == ENTRY and isinstance(entry.data, dict):
             return dict(entry.data)
     return {"enabled": False, "tools": None}
