@@ -88,6 +88,7 @@ def test_combination_rules_match_spec_table() -> None:
     for name, combine in expected.items():
         assert EVENT_HOOKS[name].combine is combine
     assert EVENT_HOOKS["agent_before_settle"].combine is Combine.BOUNDARY
+    assert EVENT_HOOKS["turn_end"].combine is Combine.BOUNDARY
     for name in ("thinking_level_select", "agent_settled", "ui_prompt_start", "ui_prompt_end"):
         assert EVENT_HOOKS[name].fire_and_forget
 

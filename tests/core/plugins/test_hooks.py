@@ -180,11 +180,26 @@ async def test_hook_turn_start(h: PluginHarness) -> None:
 
 
 async def test_hook_turn_end(h: PluginHarness) -> None:
+    """BOUNDARY: each handler sees the proposal so far; a field it returns replaces that field."""
     result = ToolResultMessage(tool_call_id="c", tool_name="bash")
-    seen = await notify_both(
-        h, "turn_end", ev.TurnEndEvent(turn_index=0, message=assistant(), tool_results=[result])
-    )
-    assert seen[1][1].tool_results[0].tool_call_id == "c"
+    note = ev.SettleEntry(type="custom", custom_type="note", data=1)
+    seen: list[tuple[list[str | None], bool]] = []
+
+    def first(event: ev.TurnEndEvent) -> dict[str, Any]:
+        seen.append(([e.custom_type for e in event.entries], event.continue_))
+        return {"entries": [note], "continue": True}
+
+    async def second(event: ev.TurnEndEvent) -> ev.TurnEndResult:
+        seen.append(([e.custom_type for e in event.entries], event.continue_))
+        assert event.tool_results[0].tool_call_id == "c"
+        return ev.TurnEndResult(continue_=False)  # entries left out: kept
+
+    h.add("first", turn_end=first)
+    h.add("second", turn_end=second)
+    event = ev.TurnEndEvent(turn_index=0, message=assistant(), tool_results=[result])
+    outcome = await h.hooks.turn_end(event, h.ctx)
+    assert seen == [([], False), (["note"], True)]
+    assert outcome.entries == [note] and outcome.continue_ is False
 
 
 async def test_hook_message_start(h: PluginHarness) -> None:

@@ -128,6 +128,17 @@ class ShouldStopContext:
     new_messages: list[AgentMessage]
 
 
+@dataclass
+class AfterTurn:
+    """What an ``after_turn`` callback decided at the end of a turn (pi 1.6.0's actionable
+    ``turn_end``): the transcript to go on with (``None``: unchanged), the messages it added
+    (announced with ``message_start``/``message_end``), and whether one more request must follow."""
+
+    transcript: list[AgentMessage] | None = None
+    added: list[AgentMessage] = field(default_factory=list)
+    continue_: bool = False
+
+
 def _default_stream_fn(model: Model, context: Context, options: StreamOptions) -> AssistantMessageStream:
     from pi_core.ai.stream import stream_simple
 
@@ -167,6 +178,8 @@ class AgentLoopConfig:
     before_tool_call: Callable[[BeforeToolCallContext, AbortSignal | None], Any] | None = None
     after_tool_call: Callable[[AfterToolCallContext, AbortSignal | None], Any] | None = None
     should_stop_after_turn: Callable[[ShouldStopContext], Any] | None = None
+    #: Called after each ``turn_end``; may change the transcript and ask for one more request.
+    after_turn: Callable[[ShouldStopContext], Awaitable[AfterTurn | None]] | None = None
     on_payload: OnPayload | None = None
     on_response: OnResponse | None = None
     #: Passed to every tool's ``execute`` as ``ctx`` (the runtime's tool context, e.g. with ``cwd``).
@@ -299,6 +312,23 @@ async def _poll(source: MessageSource | None) -> list[AgentMessage]:
     return list(await _maybe(source()) or [])
 
 
+async def _after_turn(config: AgentLoopConfig, turn: ShouldStopContext, emit: Emit) -> bool:
+    """Apply what ``after_turn`` decided; True when it asked for one more request."""
+    if config.after_turn is None:
+        return False
+    decision = await config.after_turn(turn)
+    if decision is None:
+        return False
+    for message in decision.added:
+        await _emit_complete_message(message, emit)
+        turn.new_messages.append(message)
+    if decision.transcript is not None:
+        turn.context.messages[:] = decision.transcript
+    else:
+        turn.context.messages.extend(decision.added)
+    return decision.continue_
+
+
 async def _run_loop(
     current: AgentContext,
     new_messages: list[AgentMessage],
@@ -310,7 +340,8 @@ async def _run_loop(
     pending = await _poll(config.get_steering_messages)
     while True:
         has_more_tool_calls = True
-        while has_more_tool_calls or pending:
+        requested = False
+        while has_more_tool_calls or pending or requested:
             if not first_turn:
                 await emit(TurnStartEvent())
             first_turn = False
@@ -324,8 +355,9 @@ async def _run_loop(
             new_messages.append(message)
             if message.stop_reason in ("error", "aborted"):
                 await emit(TurnEndEvent.model_construct(message=message, tool_results=[]))
+                await _after_turn(config, ShouldStopContext(message, [], current, new_messages), emit)
                 await emit(AgentEndEvent.model_construct(messages=new_messages))
-                return
+                return  # an error or an abort ends the run, whatever turn_end asked for
 
             calls = [block for block in message.content if isinstance(block, ToolCall)]
             results: list[ToolResultMessage] = []
@@ -342,6 +374,8 @@ async def _run_loop(
                 current.messages.extend(results)
                 new_messages.extend(results)
             await emit(TurnEndEvent.model_construct(message=message, tool_results=results))
+            turn = ShouldStopContext(message, results, current, new_messages)
+            requested = await _after_turn(config, turn, emit)
             if config.should_stop_after_turn is not None and await _maybe(
                 config.should_stop_after_turn(ShouldStopContext(message, results, current, new_messages))
             ):

@@ -74,6 +74,7 @@ from pi_core.plugins.events import (
     ToolResultEvent,
     ToolResultResult,
     TurnEndEvent,
+    TurnEndResult,
     TurnStartEvent,
     UiPromptEndEvent,
     UiPromptStartEvent,
@@ -471,10 +472,15 @@ async def _boundary(d: Dispatcher, handlers: list[_Handler], info: HookInfo, eve
         result = await d._run(handler, info, event, ctx)
         if result is None or isinstance(result, _Fail):
             continue
+        changed = False
         for field in type(result).model_fields:
             value = getattr(result, field)
             if value is not None:
                 setattr(event, field, value)
+                changed = True
+        rebuild = getattr(event, "_rebuild", None)
+        if changed and rebuild is not None:
+            rebuild(event)  # the next handler sees the context this proposal gives
     return (
         info.result_type(**{f: getattr(event, f) for f in info.result_type.model_fields})
         if info.result_type
@@ -484,6 +490,7 @@ async def _boundary(d: Dispatcher, handlers: list[_Handler], info: HookInfo, eve
 
 _SPECIAL: dict[str, _Special] = {
     "agent_before_settle": _boundary,
+    "turn_end": _boundary,
     "message_end": _message_end,
     "context": _context,
     "before_provider_request": _before_provider_request,
@@ -579,8 +586,9 @@ class Hooks:
     async def turn_start(self, event: TurnStartEvent, ctx: ExtensionContext) -> None:
         await self.dispatcher.dispatch("turn_start", event, ctx)
 
-    async def turn_end(self, event: TurnEndEvent, ctx: ExtensionContext) -> None:
-        await self.dispatcher.dispatch("turn_end", event, ctx)
+    async def turn_end(self, event: TurnEndEvent, ctx: ExtensionContext) -> TurnEndResult:
+        """The final proposal (``entries``, ``continue_``) after every handler."""
+        return cast(TurnEndResult, await self.dispatcher.dispatch("turn_end", event, ctx))
 
     async def message_start(self, event: MessageStartEvent, ctx: ExtensionContext) -> None:
         await self.dispatcher.dispatch("message_start", event, ctx)

@@ -12,9 +12,10 @@ They are typed loosely here (``Any`` or a permissive model) so this module stays
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, PrivateAttr, model_validator
 
 from pi_core._model import PiModel
 from pi_core.ai.abort import AbortSignal
@@ -310,17 +311,30 @@ class AgentEndEvent(Event):
 
 
 class SettleEntry(PiModel):
-    """An entry an ``agent_before_settle`` handler proposes: ``custom`` (plugin state, ``data``) or
-    ``custom_message`` (a message the model sees as the user's: ``content``, ``display``, ``details``)."""
+    """An entry a ``turn_end`` or ``agent_before_settle`` handler proposes: ``custom`` (plugin
+    state: ``custom_type``, ``data``), ``custom_message`` (a message the model reads as the user's:
+    ``custom_type``, ``content``, ``display``, ``details``) or ``context_edit`` (from the next
+    request on, leave out — ``replacement`` ``None`` — or replace the content of the message of
+    entry ``target_id``; the session file keeps the original)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    type: Literal["custom", "custom_message"]
-    custom_type: str
+    type: Literal["custom", "custom_message", "context_edit"]
+    custom_type: str | None = None
     data: Any = None
     content: str | list[ToolResultContentBlock] | None = None
     display: bool = True
     details: Any = None
+    target_id: str | None = None
+    replacement: str | list[ToolResultContentBlock] | None = None
+
+    @model_validator(mode="after")
+    def _complete(self) -> SettleEntry:
+        if self.type == "context_edit" and not self.target_id:
+            raise ValueError("a context_edit entry needs target_id")
+        if self.type != "context_edit" and not self.custom_type:
+            raise ValueError(f"a {self.type} entry needs custom_type")
+        return self
 
 
 class AgentBeforeSettleEvent(Event):
@@ -371,6 +385,26 @@ class TurnEndEvent(Event):
     turn_index: int
     message: AgentMessage
     tool_results: list[AgentMessage] = Field(default_factory=list)
+    #: The session entry of ``message`` and those of ``tool_results`` (targets for ``context_edit``).
+    message_entry_id: str | None = None
+    tool_result_entry_ids: list[str] = Field(default_factory=list)
+    #: ``completed``, or ``error``/``aborted`` (then the run ends whatever ``continue_`` says).
+    outcome: Literal["completed", "error", "aborted"] = "completed"
+    #: The entries proposed so far by earlier handlers (replace it by returning ``entries``).
+    entries: list[SettleEntry] = Field(default_factory=list)
+    #: The continuation proposed so far.
+    continue_: bool = Field(default=False, alias="continue")
+    #: The messages the next request would carry with the proposal so far applied.
+    context: list[AgentMessage] = Field(default_factory=list)
+    #: Rebuilds ``context`` after a handler changed the proposal (set by the runtime).
+    _rebuild: Callable[[TurnEndEvent], None] | None = PrivateAttr(default=None)
+
+
+class TurnEndResult(Result):
+    """Either field replaces the proposal; a field left out keeps it."""
+
+    entries: list[SettleEntry] | None = None
+    continue_: bool | None = Field(default=None, alias="continue")
 
 
 class MessageStartEvent(Event):

@@ -86,6 +86,7 @@ from pi_core.plugins.events import (
     ToolResultEvent,
     ToolResultResult,
     TurnEndEvent,
+    TurnEndResult,
     TurnStartEvent,
     UiPromptEndEvent,
     UiPromptStartEvent,
@@ -723,12 +724,28 @@ def turn_start(event: TurnStartEvent, ctx: ExtensionContext) -> Ret:
 
 
 @hookspec
-@event_hook(Combine.NOTIFY, TurnEndEvent)
+@event_hook(Combine.BOUNDARY, TurnEndEvent, TurnEndResult)
 def turn_end(event: TurnEndEvent, ctx: ExtensionContext) -> Ret:
-    """A turn ended.
+    """A turn ended: its assistant message and tool results are in the session file.
 
-    :param event: ``turn_index``, ``message`` (the assistant message), ``tool_results`` (this turn's
-        tool-result messages; empty if none or if the response errored).
+    Combine: BOUNDARY — handlers run in load order; each sees the proposal so far in
+    ``event.entries`` and ``event.continue_`` (and ``event.context``, the next request's messages
+    with that proposal applied) and may return ``entries`` or ``continue`` to replace that field.
+    After the last handler the entries are appended in order: ``custom`` (plugin state),
+    ``custom_message`` (a message the model reads as the user's; no ``input`` hook, command or
+    template runs for it) and ``context_edit`` (leave out or replace the message of an entry, e.g.
+    ``event.message_entry_id``, from the next request on). ``continue`` makes sure one more request
+    follows: tool results, steering or a follow-up already do that; otherwise pi sends the context
+    as it is. An ``error`` or ``aborted`` outcome ends the run anyway. The event fires after that
+    request's turn too: guard your condition, or it loops.
+
+    :param event: ``turn_index``, ``message`` (the assistant message), ``tool_results``,
+        ``message_entry_id``, ``tool_result_entry_ids``, ``outcome``
+        (``completed | error | aborted``), the proposed ``entries`` and ``continue_``, ``context``.
+    :returns: ``TurnEndResult(entries=, continue_=)`` or ``None``.
+
+    Errors: a raising handler is reported and later handlers still run; a proposal that does not
+    fit (a ``context_edit`` of an entry not on the branch, …) is reported and nothing of it applied.
 
     Example::
 
@@ -736,16 +753,24 @@ def turn_end(event: TurnEndEvent, ctx: ExtensionContext) -> Ret:
 
         from pi_core import hookimpl
         from pi_core.plugins.context import ExtensionContext
-        from pi_core.plugins.events import TurnEndEvent
+        from pi_core.plugins.events import SettleEntry, TurnEndEvent, TurnEndResult
 
 
         @hookimpl
-        def turn_end(event: TurnEndEvent, ctx: ExtensionContext) -> None:
+        def turn_end(event: TurnEndEvent, ctx: ExtensionContext) -> TurnEndResult | None:
             usage = ctx.get_context_usage()
             if usage is not None and (usage.tokens or 0) > 100_000:
                 ctx.compact()
+            text = str(event.message.content)
+            if event.outcome != "completed" or event.tool_results or "TODO" not in text:
+                return None
+            if any(getattr(e, "custom_type", None) == "no-todo" for e in ctx.session_manager.get_branch()):
+                return None  # asked once already
+            retry = SettleEntry(type="custom_message", custom_type="no-todo", content="Finish the TODOs.")
+            return TurnEndResult(entries=[*event.entries, retry], continue_=True)
 
     .. versionadded:: 0.1
+    .. versionchanged:: 0.2 actionable (entries, continue), as in pi 1.6.0.
     """
 
 

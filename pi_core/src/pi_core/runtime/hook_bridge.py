@@ -33,6 +33,10 @@ class HookBridge:
         self.hooks = hooks
         self._context = context
         self.turn_index = 0
+        #: Fills in what only the session knows about a turn (entry ids, outcome, context rebuild).
+        self.describe_turn: Callable[[hook_events.TurnEndEvent], None] | None = None
+        #: The final ``turn_end`` proposal of the last turn, until the session takes it.
+        self.turn_proposal: hook_events.TurnEndResult | None = None
 
     async def before_tool_call(
         self, call: BeforeToolCallContext, signal: AbortSignal | None
@@ -130,7 +134,9 @@ class HookBridge:
                     turn_index=self.turn_index, message=event.message, tool_results=list(event.tool_results)
                 )
                 self.turn_index += 1
-                await hooks.turn_end(turn, ctx)
+                if self.describe_turn is not None:
+                    self.describe_turn(turn)
+                self.turn_proposal = await hooks.turn_end(turn, ctx)
             case agent_events.MessageStartEvent():
                 await hooks.message_start(hook_events.MessageStartEvent(message=event.message), ctx)
             case agent_events.MessageUpdateEvent():
