@@ -123,6 +123,9 @@ def sample_event(hook: str, pi: PiSession) -> Any:
         "after_provider_response": lambda: ev.AfterProviderResponseEvent(
             status=200, headers={"x-ratelimit-remaining": "7"}
         ),
+        "provider_stream_event": lambda: ev.ProviderStreamEvent(
+            provider="openai", api="openai-completions", model="m", data={"id": "chunk-1"}
+        ),
         "tool_execution_start": lambda: ev.ToolExecutionStartEvent(tool_call_id="1", tool_name="bash"),
         "tool_call": lambda: ev.ToolCallEvent(
             tool_call_id="1", tool_name="bash", input={"command": "sudo ls", "path": ".env"}

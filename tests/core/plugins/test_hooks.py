@@ -250,6 +250,12 @@ async def test_hook_before_provider_request(h: PluginHarness) -> None:
     assert result is not None and result.payload == {"m": 1, "max_tokens": 10}
 
 
+async def test_hook_provider_stream_event(h: PluginHarness) -> None:
+    event = ev.ProviderStreamEvent(provider="p", api="anthropic-messages", model="m", data={"type": "ping"})
+    seen = await notify_both(h, "provider_stream_event", event)
+    assert [who for who, _ in seen] == ["sync", "async"] and seen[0][1].data == {"type": "ping"}
+
+
 async def test_hook_after_provider_response(h: PluginHarness) -> None:
     event = ev.AfterProviderResponseEvent(status=429, headers={"retry-after": "3"})
     seen = await notify_both(h, "after_provider_response", event)

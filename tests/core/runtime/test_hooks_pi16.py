@@ -191,3 +191,30 @@ async def test_ctx_reports_mode_settings_and_trust(pi_llm_server: LoopbackLLMSer
         assert settings["compaction"]["enabled"] is True
         settings["compaction"]["enabled"] = False  # a copy
         assert ctx.get_settings()["compaction"]["enabled"] is True
+
+
+@pytest.mark.parametrize("api", ["openai-completions", "anthropic-messages", "openai-responses"])
+async def test_provider_stream_event_sees_each_sdk_event_before_mapping(
+    api: str, pi_llm_server: LoopbackLLMServer, tmp_path: Path
+) -> None:
+    seen: list[ev.ProviderStreamEvent] = []
+    updates: list[int] = []
+
+    class Watcher:
+        @hookimpl
+        def provider_stream_event(self, event: ev.ProviderStreamEvent) -> None:
+            seen.append(event)
+
+        @hookimpl
+        def message_update(self) -> None:
+            updates.append(len(seen))
+
+    pi_llm_server.add(text_turn("hello there"))
+    async with PiSession(pi_llm_server, tmp_path, plugins=[Watcher()], api=api) as pi:
+        await pi.prompt("hi")
+    assert seen and {(e.provider, e.api, e.model) for e in seen} == {
+        (pi.session.model.provider, api, pi.session.model.id)
+    }
+    assert all(isinstance(e.data, dict) for e in seen)
+    assert updates and updates[0] >= 1  # the raw event arrives before the update it becomes
+    assert len(seen) >= len(updates)  # every update comes from at least one SDK event

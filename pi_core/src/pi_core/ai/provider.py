@@ -102,6 +102,8 @@ class ProviderResponseInfo(PiModel):
 
 OnPayload = Callable[[dict[str, Any], Model], Awaitable[dict[str, Any] | None]]
 OnResponse = Callable[[ProviderResponseInfo, Model], Awaitable[None]]
+#: Hears each event the provider's SDK parsed from the stream, before pi maps it (read-only).
+OnStreamEvent = Callable[[Any, Model], Awaitable[None]]
 
 
 @dataclass
@@ -122,6 +124,7 @@ class StreamOptions:
     session_id: str | None = None
     on_payload: OnPayload | None = None
     on_response: OnResponse | None = None
+    on_stream_event: OnStreamEvent | None = None
     headers: dict[str, str] | None = None
     timeout_ms: int | None = None
     max_retries: int | None = None

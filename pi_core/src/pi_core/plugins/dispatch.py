@@ -48,6 +48,7 @@ from pi_core.plugins.events import (
     MessageStartEvent,
     MessageUpdateEvent,
     ModelSelectEvent,
+    ProviderStreamEvent,
     ResourcesDiscoverEvent,
     ResourcesDiscoverOutcome,
     ResourcesDiscoverResult,
@@ -612,6 +613,9 @@ class Hooks:
 
     async def after_provider_response(self, event: AfterProviderResponseEvent, ctx: ExtensionContext) -> None:
         await self.dispatcher.dispatch("after_provider_response", event, ctx)
+
+    async def provider_stream_event(self, event: ProviderStreamEvent, ctx: ExtensionContext) -> None:
+        await self.dispatcher.dispatch("provider_stream_event", event, ctx)
 
     async def tool_execution_start(self, event: ToolExecutionStartEvent, ctx: ExtensionContext) -> None:
         await self.dispatcher.dispatch("tool_execution_start", event, ctx)

@@ -462,6 +462,16 @@ class AfterProviderResponseEvent(Event):
     headers: dict[str, str] = Field(default_factory=dict)
 
 
+class ProviderStreamEvent(Event):
+    type: Literal["provider_stream_event"] = "provider_stream_event"
+    #: The model's provider, wire API and id.
+    provider: str
+    api: str
+    model: str
+    #: The event as the provider's SDK parsed it (a dict of its fields); read it, never change it.
+    data: Any = None
+
+
 # --- tools ----------------------------------------------------------------------------------------
 
 

@@ -29,8 +29,8 @@ Lifecycle of one prompt::
              ─ user_bash (REPL ``!cmd``)
 
 Of pi 1.6.0's 41 events, ``mcp_servers_change`` comes with the MCP plugin; ``project_trust``,
-``context_with_system``, ``provider_stream_event`` and ``cache_warming_decision`` have no
-counterpart here yet (docs/porting.md says why).
+``context_with_system`` and ``cache_warming_decision`` have no counterpart here (docs/porting.md
+says why).
 """
 
 from __future__ import annotations
@@ -61,6 +61,7 @@ from pi_core.plugins.events import (
     MessageStartEvent,
     MessageUpdateEvent,
     ModelSelectEvent,
+    ProviderStreamEvent,
     ResourcesDiscoverEvent,
     ResourcesDiscoverResult,
     SessionBeforeCompactEvent,
@@ -761,7 +762,7 @@ def turn_end(event: TurnEndEvent, ctx: ExtensionContext) -> Ret:
             usage = ctx.get_context_usage()
             if usage is not None and (usage.tokens or 0) > 100_000:
                 ctx.compact()
-            text = str(event.message.content)
+            text = str(getattr(event.message, "content", ""))
             if event.outcome != "completed" or event.tool_results or "TODO" not in text:
                 return None
             if any(getattr(e, "custom_type", None) == "no-todo" for e in ctx.session_manager.get_branch()):
@@ -973,6 +974,39 @@ def after_provider_response(event: AfterProviderResponseEvent, ctx: ExtensionCon
             ctx.ui.set_status("rate", event.headers.get("x-ratelimit-remaining"))
 
     .. versionadded:: 0.1
+    """
+
+
+@hookspec
+@event_hook(Combine.NOTIFY, ProviderStreamEvent)
+def provider_stream_event(event: ProviderStreamEvent, ctx: ExtensionContext) -> Ret:
+    """One event of the provider's response stream, as its SDK parsed it, before pi maps it to
+    ``message_update``. Nothing of it is persisted.
+
+    Handlers are awaited in stream order, so a slow one slows the stream. Only pi's own
+    providers (Anthropic, OpenAI completions and responses, and the services that speak them)
+    report these; a provider a plugin registers does not.
+
+    :param event: ``provider``, ``api``, ``model`` and ``data`` (the SDK event's fields as a dict).
+
+    Example::
+
+        from __future__ import annotations
+
+        import json
+        import logging
+
+        from pi_core import hookimpl
+        from pi_core.plugins.events import ProviderStreamEvent
+
+        log = logging.getLogger("raw-stream")
+
+
+        @hookimpl
+        def provider_stream_event(event: ProviderStreamEvent) -> None:
+            log.debug("%s: %s", event.model, json.dumps(event.data, default=str))
+
+    .. versionadded:: 0.2
     """
 
 

@@ -108,6 +108,16 @@ class HookBridge:
         event = hook_events.AfterProviderResponseEvent(status=response.status, headers=response.headers)
         await self.hooks.after_provider_response(event, self._context())
 
+    async def on_stream_event(self, data: Any, model: Model) -> None:
+        dump = getattr(data, "model_dump", None)
+        event = hook_events.ProviderStreamEvent(
+            provider=model.provider,
+            api=str(model.api),
+            model=model.id,
+            data=dump(mode="json", exclude_unset=True) if callable(dump) else data,
+        )
+        await self.hooks.provider_stream_event(event, self._context())
+
     async def agent_event(self, event: agent_events.AgentEvent) -> AgentMessage | None:
         """Dispatch the plugin hook for ``event``; returns a replacement message from ``message_end``."""
         hooks, kind = self.hooks, event.type

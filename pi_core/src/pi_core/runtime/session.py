@@ -759,6 +759,9 @@ class AgentSession:
 
         if self._request_headers:
             options = replace(options, headers={**self._request_headers, **(options.headers or {})})
+        bridge = self._bridge
+        if bridge is not None and bridge.hooks.has("provider_stream_event"):
+            options = replace(options, on_stream_event=bridge.on_stream_event)
         return stream_simple(model, context, options)
 
     # --- running and what happens after a run ---------------------------------------------------

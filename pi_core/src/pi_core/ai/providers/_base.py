@@ -229,14 +229,34 @@ async def stream_sdk_request(
                 ProviderResponseInfo(status=http.status_code, headers=dict(http.headers)), model
             )
         yield StartEvent(partial=output)
+        source = response if options.on_stream_event is None else _Observed(response, options, model)
         try:
-            async for event in consume(response):
+            async for event in consume(source):
                 yield event
         finally:
             # Close the SDK stream explicitly: a failure inside our mapping must not leave it open.
             await response.close()
     finally:
         await client.close()
+
+
+class _Observed:
+    """The SDK stream, with each parsed event shown to ``on_stream_event`` before it is mapped."""
+
+    def __init__(self, response: Any, options: StreamOptions, model: Model) -> None:
+        self._response = response
+        self._observe = options.on_stream_event
+        self._model = model
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._response, name)
+
+    async def __aiter__(self) -> AsyncIterator[Any]:
+        observe = self._observe
+        async for item in self._response:
+            if observe is not None:
+                await observe(item, self._model)
+            yield item
 
 
 async def sdk_post(
