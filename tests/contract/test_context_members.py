@@ -165,10 +165,18 @@ COMMAND_CHECKS: dict[str, Check] = {
     "get_system_prompt_options": _sync(_prompt_options),
     "navigate_tree": _session_control,
     "new_session": lambda ctx, pi: _expect_result(ctx.new_session()),
-    "fork": lambda ctx, pi: _expect_result(ctx.fork(pi.session.session_manager.get_leaf_id())),
+    "fork": lambda ctx, pi: _fork(ctx, pi),
     "switch_session": lambda ctx, pi: _expect_result(ctx.switch_session(pi.session.session_file)),
     "reload": lambda ctx, pi: ctx.reload(),
 }
+
+
+async def _fork(ctx: Any, pi: PiSession) -> None:
+    if not pi.session.session_file or not Path(pi.session.session_file).exists():
+        pi.server.add(text_turn("saved"))  # a session with no file yet cannot be forked (pi 1.6.0)
+        await pi.prompt("write the file")
+        ctx = RuntimeCommandContext(pi.session)
+    await _expect_result(ctx.fork(pi.session.session_manager.get_leaf_id()))
 
 
 async def _expect_result(outcome: Awaitable[Any]) -> None:
