@@ -129,6 +129,9 @@ def plugin_parts(setup: PluginSetup, *, reloadable: bool = True) -> PluginParts:
         flag_values=dict(setup.flag_values),
         shortcuts=dict(registrations.shortcuts),
         message_renderers={kind: r.item for kind, r in registrations.message_renderers.items()},
+        entry_renderers={kind: r.item for kind, r in registrations.entry_renderers.items()},
+        tool_renderers=[r.item for r in registrations.tool_renderers],
+        markdown_transformers=list(registrations.markdown_transformers),
         reload=_plugin_reloader(setup) if reloadable else None,
     )
 

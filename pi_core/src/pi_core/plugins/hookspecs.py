@@ -1,4 +1,4 @@
-"""The hook specifications of pi: 36 lifecycle events (pi v1.6.0's that apply) and 7 registration hooks.
+"""The hook specifications of pi: 37 lifecycle events (pi v1.6.0's that apply) and 10 registration hooks.
 
 Hook names are pi's event names. Every event hook takes ``(event, ctx)``: ``event`` is the pydantic
 model from :mod:`pi_core.plugins.events` whose ``type`` equals the hook name, and ``ctx`` is the
@@ -327,6 +327,124 @@ def register_message_renderers(register: Callable[..., None]) -> None:
             register("todo-list", render_todos)
 
     .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def register_entry_renderers(register: Callable[..., None]) -> None:
+    """Register REPL renderers for ``custom`` entries (``ctx.append_entry``) of a ``custom_type``.
+
+    Such entries never reach the model; with a renderer they show in the transcript.
+    Called once per plugin when plugins load.
+
+    Combine: the first plugin in load order registering a ``custom_type`` wins.
+
+    :param register: ``register(custom_type: str, render)``; ``render(entry, options, theme)``
+        gets the ``CustomEntry`` (its ``data``), ``options.expanded`` and ``ctx.ui.theme``'s
+        palette, and returns a rich renderable (or text) or ``None`` to show nothing.
+    :returns: nothing.
+
+    Errors: an exception here is a load error of the plugin.
+
+    Example::
+
+        from __future__ import annotations
+
+        from collections.abc import Callable
+        from typing import Any
+
+        from pi_core import hookimpl
+
+
+        def status_card(entry: Any, options: Any, theme: Any) -> str:
+            data = entry.data or {}
+            return theme.bold(f"{data.get('title')}: {data.get('count')}")
+
+
+        @hookimpl
+        def register_entry_renderers(register: Callable[..., None]) -> None:
+            register("status-card", status_card)
+
+    .. versionadded:: 0.2
+    """
+
+
+@hookspec
+def register_tool_renderers(register: Callable[..., None]) -> None:
+    """Register a resolver that chooses how calls of any tool are drawn in the REPL, also of
+    tools not registered (yet), such as MCP tools of a resumed session.
+
+    Combine: resolvers run in load order; ``resolve(tool_name, next)`` returns a renderer or
+    ``None``, and ``next()`` is what the later resolvers, then the tool's own ``render_call`` /
+    ``render_result``, would use — ``next() or mine`` only fills gaps.
+
+    :param register: ``register(resolve)``; the renderer it returns has ``render_call(args,
+        theme)`` and/or ``render_result(result, options, theme)``, as ``AgentTool`` does.
+    :returns: nothing.
+
+    Errors: an exception here is a load error of the plugin.
+
+    Example::
+
+        from __future__ import annotations
+
+        from collections.abc import Callable
+        from types import SimpleNamespace
+        from typing import Any
+
+        from pi_core import hookimpl
+
+
+        def mcp_titles(tool_name: str, next: Callable[[], Any]) -> Any:
+            if not tool_name.startswith("mcp__"):
+                return next()
+            return next() or SimpleNamespace(render_call=lambda args, theme: theme.fg("toolTitle", tool_name))
+
+
+        @hookimpl
+        def register_tool_renderers(register: Callable[..., None]) -> None:
+            register(mcp_titles)
+
+    .. versionadded:: 0.2
+    """
+
+
+@hookspec
+def register_markdown_transformers(register: Callable[..., None]) -> None:
+    """Register a transformer of Markdown the REPL is about to render (display only: the session
+    and the model keep the original).
+
+    Combine: CHAIN in load order — each transformer gets the previous one's text; one per plugin
+    (registering again replaces it). One that raises is reported and skipped.
+
+    :param register: ``register(transform, message_types=None)``; ``transform(markdown, context)``
+        returns text; ``context`` is a ``MarkdownContext`` (``message_type``, ``is_streaming``,
+        ``available_width``, ``message_id``, ``timestamp``). ``message_types`` picks the surfaces
+        (``user``, ``assistant``, ``assistant-thinking`` — the default — ``custom``, ``summary``,
+        ``changelog``). Keep it quick: it runs on every streamed update.
+    :returns: nothing.
+
+    Errors: an exception here is a load error of the plugin.
+
+    Example::
+
+        from __future__ import annotations
+
+        from collections.abc import Callable
+
+        from pi_core import hookimpl
+        from pi_core.plugins.renderers import MarkdownContext
+
+
+        def arrows(markdown: str, context: MarkdownContext) -> str:
+            return markdown if context.is_streaming else markdown.replace("-->", "→")
+
+
+        @hookimpl
+        def register_markdown_transformers(register: Callable[..., None]) -> None:
+            register(arrows, message_types=["assistant", "custom"])
+
+    .. versionadded:: 0.2
     """
 
 
@@ -1544,5 +1662,8 @@ REGISTRATION_HOOKS: tuple[str, ...] = (
     "register_flags",
     "register_shortcuts",
     "register_message_renderers",
+    "register_entry_renderers",
+    "register_tool_renderers",
+    "register_markdown_transformers",
     "register_compaction_strategies",
 )

@@ -10,11 +10,12 @@ extension); commands sharing a name get ``name:1``, ``name:2``; shortcuts: the l
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from pi_core.errors import PluginLoadError
+from pi_core.plugins.renderers import DEFAULT_SURFACES, KNOWN_SURFACES, MarkdownTransformer
 
 if TYPE_CHECKING:
     from pi_core.plugins.manager import PiPluginManager
@@ -64,6 +65,10 @@ class Registrations:
     flags: dict[str, FlagSpec] = field(default_factory=dict)
     shortcuts: dict[str, ShortcutSpec] = field(default_factory=dict)
     message_renderers: dict[str, Registered[Callable[..., Any]]] = field(default_factory=dict)
+    entry_renderers: dict[str, Registered[Callable[..., Any]]] = field(default_factory=dict)
+    #: Tool-renderer resolvers and Markdown transformers, in load order (pi_core.plugins.renderers).
+    tool_renderers: list[Registered[Callable[..., Any]]] = field(default_factory=list)
+    markdown_transformers: list[MarkdownTransformer] = field(default_factory=list)
     compaction_strategies: dict[str, Registered[Any]] = field(default_factory=dict)
     #: Conflicts and broken registration hooks; a run refuses to start with any of them.
     errors: list[PluginLoadError] = field(default_factory=list)
@@ -176,6 +181,37 @@ class _Collector:
                 self.out.message_renderers.setdefault(custom_type, Registered(plugin, render))
 
             return register_renderer
+        if hook == "register_entry_renderers":
+
+            def register_entry_renderer(custom_type: str, render: Callable[..., Any]) -> None:
+                if not callable(render):
+                    raise TypeError(f"entry renderer for {custom_type!r} is not callable")
+                self.out.entry_renderers.setdefault(custom_type, Registered(plugin, render))
+
+            return register_entry_renderer
+        if hook == "register_tool_renderers":
+
+            def register_tool_renderer(resolve: Callable[..., Any]) -> None:
+                if not callable(resolve):
+                    raise TypeError("a tool renderer resolver must be callable: resolve(tool_name, next)")
+                self.out.tool_renderers.append(Registered(plugin, resolve))
+
+            return register_tool_renderer
+        if hook == "register_markdown_transformers":
+
+            def register_markdown_transformer(
+                transform: Callable[..., Any], message_types: Sequence[str] | None = None
+            ) -> None:
+                if not callable(transform):
+                    raise TypeError("a Markdown transformer must be callable: transform(markdown, context)")
+                surfaces = frozenset(message_types) if message_types else DEFAULT_SURFACES
+                unknown = sorted(surfaces - KNOWN_SURFACES)
+                if unknown:
+                    raise ValueError(f"unknown Markdown message types {unknown}; known: {sorted(KNOWN_SURFACES)}")
+                kept = [t for t in self.out.markdown_transformers if t.plugin != plugin]  # one per plugin
+                self.out.markdown_transformers[:] = [*kept, MarkdownTransformer(plugin, transform, surfaces)]
+
+            return register_markdown_transformer
         if hook == "register_compaction_strategies":
 
             def register_strategy(name: str, strategy: Any) -> None:
