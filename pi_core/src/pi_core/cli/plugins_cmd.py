@@ -6,6 +6,9 @@ Works with every third-party plugin broken: failures are listed with their error
 from __future__ import annotations
 
 import json
+import shutil
+import textwrap
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -76,12 +79,7 @@ def list_plugins(*, show_all: bool, as_json: bool, options: dict[str, Any]) -> N
     if not rows:
         click.echo("No plugins loaded." + ("" if show_all else " (pi plugins --all also lists built-ins)"))
         return
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(title="pi plugins")
-    for column in ("name", "source", "from", "status", "hooks"):
-        table.add_column(column, overflow="fold")
+    cells = []
     for row in rows:
         where = (
             f"{row['distribution']}=={row['version']}"
@@ -89,5 +87,20 @@ def list_plugins(*, show_all: bool, as_json: bool, options: dict[str, Any]) -> N
             else row["path"] or row["origin"]
         )
         status = row["status"] + (f": {row['error']}" if row["error"] else "")
-        table.add_row(row["name"], row["source"], where or "", status, ", ".join(row["hooks"]))
-    Console().print(table)
+        cells.append([row["name"], row["source"], where or "", status, ", ".join(row["hooks"])])
+    click.echo(plain_table(("name", "source", "from", "status", "hooks"), cells, shutil.get_terminal_size().columns))
+
+
+def plain_table(header: Sequence[str], rows: Sequence[Sequence[str]], width: int) -> str:
+    """Columns padded to their widest cell; the last one wraps at ``width``, continued lines
+    indented under it. Plain text: listing plugins need not load a rendering library."""
+    widths = [max(len(line[i]) for line in [header, *rows]) for i in range(len(header) - 1)]
+    indent = sum(widths) + 2 * len(widths)
+    room = max(width - indent, 20)
+    out: list[str] = []
+    for line in [header, ["-" * w for w in widths] + ["-" * min(room, 5)], *rows]:
+        head = "".join(cell.ljust(w + 2) for cell, w in zip(line, widths, strict=False))
+        tail = textwrap.wrap(line[-1], room, break_on_hyphens=False) or [""]
+        out.append((head + tail[0]).rstrip())
+        out.extend(" " * indent + more for more in tail[1:])
+    return "\n".join(out)
