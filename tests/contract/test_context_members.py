@@ -172,10 +172,8 @@ COMMAND_CHECKS: dict[str, Check] = {
 
 
 async def _fork(ctx: Any, pi: PiSession) -> None:
-    if not pi.session.session_file or not Path(pi.session.session_file).exists():
-        pi.server.add(text_turn("saved"))  # a session with no file yet cannot be forked (pi 1.6.0)
-        await pi.prompt("write the file")
-        ctx = RuntimeCommandContext(pi.session)
+    pi.server.add(text_turn("saved"))  # the new session has no file yet, and such cannot be forked
+    await pi.prompt("write the file")
     await _expect_result(ctx.fork(pi.session.session_manager.get_leaf_id()))
 
 

@@ -88,7 +88,9 @@ def list_plugins(*, show_all: bool, as_json: bool, options: dict[str, Any]) -> N
         )
         status = row["status"] + (f": {row['error']}" if row["error"] else "")
         cells.append([row["name"], row["source"], where or "", status, ", ".join(row["hooks"])])
-    click.echo(plain_table(("name", "source", "from", "status", "hooks"), cells, shutil.get_terminal_size().columns))
+    click.echo(
+        plain_table(("name", "source", "from", "status", "hooks"), cells, shutil.get_terminal_size().columns)
+    )
 
 
 def plain_table(header: Sequence[str], rows: Sequence[Sequence[str]], width: int) -> str:

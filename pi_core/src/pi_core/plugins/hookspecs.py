@@ -358,7 +358,7 @@ def register_entry_renderers(register: Callable[..., None]) -> None:
 
         def status_card(entry: Any, options: Any, theme: Any) -> str:
             data = entry.data or {}
-            return theme.bold(f"{data.get('title')}: {data.get('count')}")
+            return str(theme.bold(f"{data.get('title')}: {data.get('count')}"))
 
 
         @hookimpl

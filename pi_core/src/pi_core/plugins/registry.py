@@ -207,7 +207,9 @@ class _Collector:
                 surfaces = frozenset(message_types) if message_types else DEFAULT_SURFACES
                 unknown = sorted(surfaces - KNOWN_SURFACES)
                 if unknown:
-                    raise ValueError(f"unknown Markdown message types {unknown}; known: {sorted(KNOWN_SURFACES)}")
+                    raise ValueError(
+                        f"unknown Markdown message types {unknown}; known: {sorted(KNOWN_SURFACES)}"
+                    )
                 kept = [t for t in self.out.markdown_transformers if t.plugin != plugin]  # one per plugin
                 self.out.markdown_transformers[:] = [*kept, MarkdownTransformer(plugin, transform, surfaces)]
 
