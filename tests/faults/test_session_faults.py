@@ -1,8 +1,14 @@
-"""Fault injection on session files: kills during appends and migration, every torn and garbled
-offset of a small session, bad UTF-8 and byte order marks, a full disk (a real tmpfs).
+"""Fault injection on session files: kills during appends and migration, torn and garbled bytes
+at every structural position of a small session, bad UTF-8 and byte order marks, a full disk
+(a real tmpfs).
 
 Run alone with ``uv run pytest -m faults``. The kill tests use a fixed seed per run of the
 suite (printed on failure through the parametrisation) so a failure can be repeated.
+
+The torn and garbled tests visit a fixed sample of the file's byte offsets (:func:`sampled_offsets`:
+every line boundary, and the start, second byte, middle and last byte of every JSON token of the
+header and of the first entry of each shape): 382 of the 1,852 offsets. Set
+``PI_FAULT_ALL_OFFSETS=1`` to visit every offset instead.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ import contextlib
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -64,6 +71,51 @@ DATA = ("\n".join(LINES) + "\n").encode()
 STARTS = [sum(len(line) + 1 for line in LINES[:i]) for i in range(len(LINES))]
 
 
+#: One JSON token of a line: a string (escapes included), a number, a literal or a punctuation mark.
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null|[{}\[\]:,]')
+#: The lines sampled token by token: the header, the first user entry, the first assistant entry
+#: (the other entries repeat these shapes with other numbers).
+_FIRST_OF_EACH_SHAPE = (0, 1, 2)
+
+
+def sampled_offsets() -> list[int]:
+    """The byte offsets the torn and garbled tests visit, deterministic and in order.
+
+    For every line: its first two bytes, its last byte and its newline (so every line boundary,
+    an empty and a one-byte line, a line missing only its newline). For the header and the first
+    entry of each shape, also the first, second, middle and last byte of each JSON token: inside
+    every key, every kind of value (string, number, ``null``, nested object and array) and at
+    every colon, comma and bracket. With ``PI_FAULT_ALL_OFFSETS=1``: every offset.
+    """
+    if os.environ.get("PI_FAULT_ALL_OFFSETS") == "1":
+        return list(range(len(DATA)))
+    chosen: set[int] = set()
+    for index, (line, start) in enumerate(zip(LINES, STARTS, strict=True)):
+        end = start + len(line)  # the offset of its newline
+        chosen.update((start, start + 1, end - 1, end))
+        if index in _FIRST_OF_EACH_SHAPE:
+            for token in _TOKEN.finditer(line):
+                first, last = token.start(), token.end() - 1
+                inside = (first, first + 1, (first + last + 1) // 2, last)
+                chosen.update(start + o for o in inside if o <= last)
+    return sorted(o for o in chosen if o < len(DATA))
+
+
+OFFSETS = sampled_offsets()
+
+
+def test_the_sample_reaches_every_line_and_token_kind() -> None:
+    """The sample is what its docstring says: each line's edges, each token of the sampled lines."""
+    for line, start in zip(LINES, STARTS, strict=True):
+        assert {start, start + 1, start + len(line) - 1, start + len(line)} <= set(OFFSETS)
+    for index in _FIRST_OF_EACH_SHAPE:
+        tokens = list(_TOKEN.finditer(LINES[index]))
+        assert "".join(t.group() for t in tokens) == LINES[index]  # the tokens tile the line
+        assert {STARTS[index] + t.start() for t in tokens} <= set(OFFSETS)
+    kinds = {t.group()[0] for i in _FIRST_OF_EACH_SHAPE for t in _TOKEN.finditer(LINES[i])}
+    assert {'"', "n", "1", "{", "}", "[", "]", ":", ","} <= kinds  # string, null, number, punctuation
+
+
 def _line_of(offset: int) -> int:
     """0-based line index holding byte ``offset`` (a newline belongs to the line it ends)."""
     return max(i for i, start in enumerate(STARTS) if start <= offset)
@@ -81,8 +133,8 @@ def _open(path: Path) -> tuple[SessionManager | None, str | None]:
     return manager, None
 
 
-@pytest.mark.parametrize("cut", range(len(DATA)))
-def test_torn_at_every_offset(tmp_path: Path, cut: int) -> None:
+@pytest.mark.parametrize("cut", OFFSETS)
+def test_torn_at_every_structural_offset(tmp_path: Path, cut: int) -> None:
     path = tmp_path / "s.jsonl"
     path.write_bytes(DATA[:cut])
     manager, error = _open(path)
@@ -103,10 +155,10 @@ def test_torn_at_every_offset(tmp_path: Path, cut: int) -> None:
 
 
 @pytest.mark.parametrize("garbage", [b"\x00", b"\xff"], ids=["nul", "bad-utf8"])
-def test_garbled_byte_at_every_offset(tmp_path: Path, garbage: bytes) -> None:
+def test_garbled_byte_at_every_structural_offset(tmp_path: Path, garbage: bytes) -> None:
     """One damaged byte anywhere: refused in one line only if it breaks the header, otherwise
     every message on an undamaged line stays in the context (a bad line never cuts it)."""
-    for offset in range(len(DATA)):
+    for offset in OFFSETS:
         path = tmp_path / f"g{offset}.jsonl"
         data = DATA[:offset] + garbage + DATA[offset + 1 :]
         path.write_bytes(data)
@@ -192,7 +244,12 @@ def test_kill_during_appends_loses_no_committed_entry(tmp_path: Path, seed: int,
     # The lazy first write waits for an assistant message: only ids after it must be on disk.
     assert set(committed[1:]) <= ids, f"seed {seed}"
     assert [issue.kind for issue in manager.load_issues] in ([], ["truncated"]), f"seed {seed}"
-    manager.append_message(UserMessage(content="after the kill"))  # and the file goes on
+    # And the file goes on. An assistant message too: when the kill came before the first one,
+    # nothing was on disk yet, and a session is first written with its first assistant message.
+    manager.append_message(UserMessage(content="after the kill"))
+    manager.append_message(
+        AssistantMessage(content=[TextContent(text="ok")], api="a", provider="p", model="m")
+    )
     again, error = _open(path)
     assert again is not None and again.get_entries()[-1].id == manager.get_leaf_id()
 
