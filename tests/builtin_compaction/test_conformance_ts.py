@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -21,15 +20,20 @@ from pi_core.session.convert import convert_to_llm
 from pi_core.session.entries import to_wire
 from pi_core.session.jsonl import dumps
 
-PI_PACKAGE = Path("/work/scratch/tspi/node_modules/@mariozechner/pi-coding-agent")
+from tests.fixtures.real_pi import PI073_MISSING, RealPi, pi073
+
+PI = pi073()
 SCRIPT = Path(__file__).parent / "ts" / "prepare_compaction.mjs"
+
+
+def _pi() -> RealPi:
+    assert PI is not None
+    return PI
+
 
 pytestmark = [
     pytest.mark.conformance,
-    pytest.mark.skipif(
-        shutil.which("node") is None or not (PI_PACKAGE / "dist").is_dir(),
-        reason="node or TS pi not installed",
-    ),
+    pytest.mark.skipif(PI is None, reason=PI073_MISSING),
 ]
 
 
@@ -48,7 +52,7 @@ def write_session(path: Path, entries: list[Any]) -> None:
 def run_ts(session_file: Path, queries: list[tuple[Any, Any]]) -> list[Any]:
     """One node process answers every (keepRecentTokens, leaf) query on the file."""
     done = subprocess.run(
-        ["node", str(SCRIPT), str(PI_PACKAGE), str(session_file), json.dumps(queries)],
+        [_pi().node, str(SCRIPT), str(_pi().package), str(session_file), json.dumps(queries)],
         capture_output=True,
         text=True,
         timeout=60,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -14,18 +13,16 @@ import pytest
 from pi_builtin_tools.binaries import find_rg
 from pi_core.agent.tools import ToolError
 
+from tests.fixtures.real_pi import PI073_MISSING, pi073
+
 pytestmark = pytest.mark.conformance
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "bench" / "ts_tools.mjs"
-PACKAGE = Path(
-    os.environ.get(
-        "PI_TS_PACKAGE", "/work/scratch/tspi/node_modules/@mariozechner/pi-coding-agent/dist/index.js"
-    )
-)
-
-if shutil.which("node") is None or not PACKAGE.exists():
-    pytest.skip("node or the TypeScript pi package is missing", allow_module_level=True)
+PI = pi073()
+if PI is None:
+    pytest.skip(PI073_MISSING, allow_module_level=True)
+PACKAGE = PI.package / "dist" / "index.js"
 
 RunTool = Any
 
@@ -36,10 +33,11 @@ def run_ts_batch(calls: list[dict[str, Any]], home: Path) -> list[dict[str, Any]
     if rg:
         env["PATH"] = os.path.dirname(rg) + os.pathsep + env.get("PATH", "")
     env["PI_OFFLINE"] = "1"
+    env["PI_TS_PACKAGE"] = str(PACKAGE)
     env["HOME"] = str(home)
     env["PI_CODING_AGENT_DIR"] = str(home / "agent")
     out = subprocess.run(
-        ["node", str(SCRIPT), "batch"],
+        [PI.node, str(SCRIPT), "batch"],
         input=json.dumps(calls),
         capture_output=True,
         text=True,

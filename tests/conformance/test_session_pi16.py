@@ -1,6 +1,7 @@
 """Live side-by-side with the real pi 1.6.0: a session written by one resumes in the other with the
 same context (the conversation of the next request), for every scenario of
-tests/fixtures/pi16/make_fixtures.py. Skipped when pi 1.6.0 is not installed (``PI16_CLI``).
+tests/fixtures/pi16/make_fixtures.py. Skipped unless ``PI16_DIR`` points at an install of pi 1.6.0
+(tests/fixtures/real_pi.py).
 
 The committed fixtures of those scenarios are checked without pi in tests/e2e/test_session_pi16.py.
 """
@@ -19,14 +20,14 @@ from pi_core.testing.script import text_turn
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pi16"
 sys.path.insert(0, str(FIXTURES))
 
-from harness import Home, conversation, find_pi16, our_pi  # noqa: E402
+from harness import PI16_MISSING, Home, conversation, find_pi16, our_pi  # noqa: E402
 from make_fixtures import PI_ONLY, SCENARIOS  # noqa: E402
 
 PI16 = find_pi16()
 pytestmark = [
     pytest.mark.conformance,
     pytest.mark.slow,
-    pytest.mark.skipif(PI16 is None, reason="pi 1.6.0 is not installed"),
+    pytest.mark.skipif(PI16 is None, reason=PI16_MISSING),
 ]
 
 

@@ -1,7 +1,7 @@
 """Files written by this SessionManager are accepted by the real TypeScript pi.
 
 Runs ``pi --mode rpc --session FILE`` in a throwaway HOME against a loopback OpenAI-compatible
-server; skipped when node or the npm package is missing (set ``PI_TS_CLI`` to pi's dist/cli.js).
+server; skipped unless ``PI073_DIR`` points at an install of pi 0.73.1 (tests/fixtures/real_pi.py).
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "sessions"
 sys.path.insert(0, str(FIXTURES))
 
 from loopback_openai import LoopbackServer  # noqa: E402
-from ts_pi import PiRpc, find_pi_cli, prepare_home  # noqa: E402
+from ts_pi import PI073_MISSING, PiRpc, find_pi_cli, prepare_home  # noqa: E402
 
 pytestmark = [
     pytest.mark.conformance,
-    pytest.mark.skipif(find_pi_cli() is None, reason="node or the TypeScript pi is not installed"),
+    pytest.mark.skipif(find_pi_cli() is None, reason=PI073_MISSING),
 ]
 
 

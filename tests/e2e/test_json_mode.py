@@ -3,8 +3,9 @@
 Compared by shape: the sequence of event types (runs of ``message_update`` collapsed, since the
 number of deltas depends on how the server chunks) and, line by line, the set of key paths.
 The reference is a capture of pi 0.73.1 (tests/fixtures/ts_pi) with the stream changes of pi 1.6.0
-applied (:func:`as_pi16`), and, when node and the npm package are present, a live run of the
-TypeScript pi against the same loopback server.
+applied (:func:`as_pi16`), and live runs of the real pi against the same loopback server: pi 0.73.1
+(``PI073_DIR``, its lines through :func:`as_pi16`) and pi 1.6.0 (``PI16_DIR``, as they are); each
+skips without its variable (tests/fixtures/real_pi.py).
 """
 
 from __future__ import annotations
@@ -19,11 +20,12 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from pi_core.testing import HttpError, ToolUse, text_turn, tool_turn
 
+from tests.fixtures.real_pi import PI073_MISSING, PI16_MISSING, pi073, pi16
+
 if TYPE_CHECKING:
     from conftest import PiEnv
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "ts_pi"
-TS_CLI = Path("/work/scratch/tspi/node_modules/@mariozechner/pi-coding-agent/dist/cli.js")
 
 #: Where pi's output differs from ours on purpose (or because of JavaScript object sharing):
 #: - pi leaks its stream parser's private ``partialArgs``/``streamIndex`` into tool-call blocks
@@ -140,7 +142,7 @@ def as_pi16(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def assert_same_shape(ours: list[dict[str, Any]], theirs: list[dict[str, Any]]) -> None:
     system = [line["type"] for line in ours if (line.get("message") or {}).get("role") == "system"]
     assert system == ["message_start", "message_end"]  # pi 1.6.0: the prompt, recorded once
-    ours, theirs = _collapse(_without_system_messages(ours)), _collapse(theirs)
+    ours, theirs = _collapse(_without_system_messages(ours)), _collapse(_without_system_messages(theirs))
     assert [line["type"] for line in ours] == [line["type"] for line in theirs]
     for mine, reference in zip(ours, theirs, strict=True):
         mine_paths, reference_paths = _paths(mine), _paths(reference)
@@ -197,10 +199,23 @@ def test_json_mode_header_is_written_without_a_session_file(pi_env: PiEnv) -> No
 
 
 @pytest.mark.conformance
-def test_json_mode_matches_live_typescript_pi(pi_env: PiEnv, tmp_path: Path) -> None:
-    node = shutil.which("node")
-    if node is None or not TS_CLI.exists():
-        pytest.skip("node or the TypeScript pi is not installed")
+@pytest.mark.parametrize(
+    "version",
+    [
+        "0.73.1",
+        pytest.param(
+            "1.6.0",
+            marks=pytest.mark.xfail(
+                reason="pi 1.6.0's usage also carries cost.totalFromProvider and reasoning; ours not yet",
+                strict=True,
+            ),
+        ),
+    ],
+)
+def test_json_mode_matches_live_typescript_pi(pi_env: PiEnv, tmp_path: Path, version: str) -> None:
+    real = pi073() if version == "0.73.1" else pi16()
+    if real is None:
+        pytest.skip(PI073_MISSING if version == "0.73.1" else PI16_MISSING)
     home = tmp_path / "ts-home"
     agent = home / "agent"
     agent.mkdir(parents=True)
@@ -211,11 +226,12 @@ def test_json_mode_matches_live_typescript_pi(pi_env: PiEnv, tmp_path: Path) -> 
     _write_tool_script(pi_env)
     env = dict(os.environ, HOME=str(home), PI_CODING_AGENT_DIR=str(agent), PI_OFFLINE="1")
     ts = subprocess.run(
-        [node, str(TS_CLI), "--mode", "json", "--model", "loop/fake-model", "Write hello.txt"],
+        [*real.argv(), "--mode", "json", "--model", "loop/fake-model", "Write hello.txt"],
         cwd=project, env=env, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert ts.returncode == 0, ts.stderr
     _write_tool_script(pi_env)
     ours = pi_env.run("--mode", "json", "Write hello.txt")
     assert ours.returncode == 0, ours.stderr
-    assert_same_shape(_lines(ours.stdout), as_pi16(_lines(ts.stdout)))
+    theirs = _lines(ts.stdout)
+    assert_same_shape(_lines(ours.stdout), as_pi16(theirs) if version == "0.73.1" else theirs)

