@@ -149,6 +149,8 @@ def test_multi_line_confirm_shows_every_line(pi_env: PiEnv) -> None:
         pane.keys("Enter")
         pane.wait_for("GATE-ANSWER yes")
         _editor_ready(pane)
+        # the dialog's screen is not left behind in tmux's scrollback
+        assert pane.tmux("display-message", "-p", "-t", "pi", "#{history_size}").strip() == "0"
     finally:
         pane.kill()
 

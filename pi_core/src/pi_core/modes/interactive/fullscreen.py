@@ -568,7 +568,7 @@ class FullscreenMode(InteractiveMode):
         rows, _ = self.transcript.window(width, max(1, height - 16), [])
         from prompt_toolkit.renderer import print_formatted_text
 
-        output.write_raw("\x1b[H\x1b[J")
+        output.write_raw(_erase(self.terminal_size()[1]))
         for row in rows:
             print_formatted_text(output, to_formatted_text([*row, ("", "\n")]), _STYLE)
         output.write_raw("\n")
@@ -578,7 +578,7 @@ class FullscreenMode(InteractiveMode):
         """Home and clear: the application draws from where the cursor is, and entering the
         alternate screen again (still in it) does not move it."""
         if self._app is not None and self._own_terminal:
-            self._app.output.write_raw("\x1b[H\x1b[J")
+            self._app.output.write_raw(_erase(self.terminal_size()[1]))
             self._app.output.flush()
 
     def _echo(self, block: Block) -> None:
@@ -731,6 +731,13 @@ def _columns(text: str, start: int, end: int | None) -> str:
             out.append(letter)
         column += cells
     return "".join(out)
+
+
+def _erase(rows: int) -> str:
+    """Blank the screen row by row and home the cursor. Clearing it whole (ED) makes tmux, with
+    its default ``scroll-on-clear``, push what was there into the scrollback: each dialog would
+    leave a copy of the transcript behind."""
+    return "\x1b[H" + "\x1b[2K\x1b[B" * rows + "\x1b[H"
 
 
 def _fit(text: str, width: int) -> str:
