@@ -61,7 +61,7 @@ def test_client_modules_load_without_the_sdk_types(sdk: str, client: str, unused
     assert lazy["count"] * 2 < eager["count"], (lazy, eager)
 
 
-PACKAGES = ("anthropic", "anthropic.types", "openai", "openai.types.chat")
+PACKAGES = ("anthropic", "anthropic.types", "openai", "openai.types.chat", "openai.lib")
 
 
 def test_every_name_is_there_as_an_eager_import_has_it() -> None:

@@ -17,14 +17,14 @@ cost is in two kinds of package ``__init__`` the SDKs' code generator writes:
   anthropic._client`` pays only for the client. Code that uses ``anthropic.X`` gets exactly what an
   eager import gives, a moment later.
 
-Only the SDK's *types* packages (``types`` in the dotted name) are made lazy, and only when their
-``__init__.py`` is nothing but docstrings, ``from __future__`` lines, relative ``from .x import
-a [as b]`` lines and an ``__all__`` list; everything else keeps the normal loader. (Type modules
-only define models. A re-export package elsewhere can mean more by its imports:
-``openai._vendor.httpx_aiohttp`` fails to import without ``aiohttp``, and the SDK picks its
-aiohttp client class by that failure.) The hook acts on :data:`ROOTS` only, and not at all once a root
-is imported or when ``PI_EAGER_SDK_IMPORT=1`` is set. See docs/providers.md ("Start-up cost of the
-SDKs") for the figures.
+Only the SDK's *types* packages (``types`` in the dotted name) and :data:`_LAZY_HELPERS` are made
+lazy, and only when their ``__init__.py`` is nothing but docstrings, ``from __future__`` lines,
+relative ``from .x import a [as b]`` lines and an ``__all__`` list; everything else keeps the
+normal loader. (Type modules only define models. A re-export package elsewhere can mean more by
+its imports: ``openai._vendor.httpx_aiohttp`` fails to import without ``aiohttp``, and the SDK
+picks its aiohttp client class by that failure.) The hook acts on :data:`ROOTS` only, and not at
+all once a root is imported or when ``PI_EAGER_SDK_IMPORT=1`` is set. docs/providers.md ("How a
+built-in provider streams") has the figures.
 """
 
 from __future__ import annotations
@@ -289,6 +289,15 @@ class _DeferredInit:
         module.__dir__ = __dir__  # type: ignore[method-assign]
 
 
+#: Re-export packages outside ``types`` whose submodules need nothing optional: the helpers
+#: ``openai._client`` pulls in (structured-output parsing and pydantic tool schemas).
+_LAZY_HELPERS = frozenset({"openai.lib"})
+
+
+def _may_be_lazy(fullname: str) -> bool:
+    return "types" in fullname.split(".")[1:] or fullname in _LAZY_HELPERS
+
+
 class _Finder:
     """The meta-path finder: the normal spec, with one of the two loaders above where it applies."""
 
@@ -314,7 +323,7 @@ class _Finder:
         except OSError:
             return spec
         submodules = _submodule_names(spec.submodule_search_locations)
-        found = _plan(source) if "types" in fullname.split(".")[1:] else None
+        found = _plan(source) if _may_be_lazy(fullname) else None
         if found is not None:
             spec.loader = cast("importlib.abc.Loader", _LazyExports(found, submodules))
         elif fullname in self.roots:
