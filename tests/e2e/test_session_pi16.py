@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -78,3 +79,42 @@ def test_we_write_the_entries_pi16_writes(name: str) -> None:
     # context_edit of a retried reply, the compaction's systemMessage and usage, durationMs, ...).
     ours, theirs = _shape(FIXTURES / f"ours_{name}.jsonl"), _shape(FIXTURES / f"{name}.jsonl")
     assert ours == theirs
+
+
+@pytest.mark.parametrize(
+    ("flags", "declared"),
+    [([], ["read"]), (["--tools", "+grep,-read"], ["grep"]), (["--tools", "read,bash"], ["bash", "read"])],
+    ids=["recorded", "changes-on-top", "allowlist"],
+)
+def test_resume_restores_the_recorded_tools(tmp_path: Path, flags: list[str], declared: list[str]) -> None:
+    # pi 1.6.0: with the default tool set, a resumed session declares the tools its system
+    # messages record (here pi's file cut down to read), with --tools +x/-x on top; an
+    # allowlist (--tools read,bash) decides by itself.
+    from harness import PROVIDER_ARGS, tool_names
+
+    from tests.e2e.example_plugins import disabled_plugins
+
+    lines = (FIXTURES / "tool_call.jsonl").read_text().splitlines()
+    kept = []
+    for line in lines:
+        entry = json.loads(line)
+        message = entry.get("message") or {}
+        if message.get("role") == "system" and message.get("toolsAdded"):
+            message["toolsAdded"] = [tool for tool in message["toolsAdded"] if tool["name"] == "read"]
+        kept.append(json.dumps(entry))
+    copy = tmp_path / "session.jsonl"
+    copy.write_text("\n".join(kept) + "\n")
+    with LoopbackLLMServer() as server:
+        home = Home(tmp_path / "run", server.base_url("openai-completions"))
+        server.add(text_turn("Resumed."))
+        result = subprocess.run(
+            [*our_pi(), *PROVIDER_ARGS, "--session", str(copy), *flags, "-p", "resume check"],
+            cwd=home.project,
+            env={**home.env, "PI_DISABLED_PLUGINS": disabled_plugins()},  # only the built-in tools
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
+        assert result.returncode == 0, result.stderr
+        assert tool_names(server.requests[0].body) == declared

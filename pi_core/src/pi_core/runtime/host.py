@@ -227,6 +227,7 @@ class RuntimeHost:
             thinking_level=level,
             active_tools=selection.names,
         )
+        _restore_tools(session, options)
         record_start(session, manager, model)
         host = cls(services, session, options, plugins)
         host.diagnostics = diagnostics
@@ -325,6 +326,8 @@ class RuntimeHost:
         # Keep the active set; tools that only now exist (a plugin added them) become active.
         active = [*old.active_tool_names, *(name for name in self.services.tools if name not in known_tools)]
         session = AgentSession(self.services, manager, model=model, thinking_level=level, active_tools=active)
+        if reason != "reload":
+            _restore_tools(session, self.options)
         if reason == "reload":
             session.adopt_pending(old)
         elif not context.messages:
@@ -501,6 +504,15 @@ class RuntimeHost:
 
     async def dispose(self) -> None:
         await self.session.dispose("quit")
+
+
+def _restore_tools(session: AgentSession, options: RuntimeOptions) -> None:
+    """A session opened on a transcript that records its tools continues with them, as pi 1.6.0
+    does when the tool set follows ``defaultTools`` (``--tools +x``/``-x`` then apply on top)."""
+    from pi_core.runtime.tool_selection import tool_changes, uses_default_tools
+
+    if uses_default_tools(options.tools, options.no_tools, options.no_builtin_tools):
+        session.restore_tools_from_transcript(tool_changes(options.tools), options.exclude_tools or ())
 
 
 def _existing_file(path: str) -> Path:

@@ -414,6 +414,41 @@ class AgentSession:
         owner = self.services.tool_owners.get(call.name, "pi")
         return RuntimeToolContext(self, call.id, run_nested, acting=(owner, f"tool {call.name}"))
 
+    def restore_tools_from_transcript(
+        self, modifiers: Sequence[str] = (), exclude: Sequence[str] = ()
+    ) -> bool:
+        """Activate the tools the branch's recorded system messages declare (pi 1.6.0, on resume
+        and after ``/tree``): their replayed ``toolsAdded``, plus plugin tools the branch never
+        mentioned that activate when registered, then ``modifiers`` (``+name``/``-name``) and
+        ``exclude`` patterns. Tools not registered now are left out. False (nothing changes)
+        when the branch records no system message.
+        """
+        from pi_core.runtime.tool_selection import apply_entries, matches_pattern
+
+        systems = [message for message in self.agent.state.messages if isinstance(message, SystemMessage)]
+        if not systems:
+            return False
+        mentioned = {
+            tool.name
+            for message in systems
+            for tool in [*(message.tools_added or ()), *(message.tools_removed or ())]
+        }
+        replayed = current_system_message(systems)
+        recorded = [tool.name for tool in (replayed.tools_added if replayed else None) or ()]
+        newer = [
+            name
+            for name, tool in self.services.tools.items()
+            if name not in mentioned
+            and name not in self.services.builtin_tool_names
+            and tool.activates_on_registration
+        ]
+        names = [*recorded, *(name for name in newer if name not in recorded)]
+        if modifiers:
+            names = apply_entries(names, modifiers)
+        names = [name for name in names if not any(matches_pattern(pattern, name) for pattern in exclude)]
+        self.set_active_tools(names)
+        return True
+
     def register_tool(self, tool: AgentTool, *, plugin: str) -> None:
         """Add (or replace) a tool while running; the next request declares it (pi's ``registerTool``).
 

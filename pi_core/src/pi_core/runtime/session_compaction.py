@@ -317,7 +317,7 @@ class SessionCompaction:
                 signal=controller.signal,
                 hooks=self._s.hooks,
                 ctx=self._s.extension_context(),
-                after_move=self.reload_messages,
+                after_move=self._after_tree_move,
                 summary_usage=lambda: sum_usage(self._summary_usages),
             )
         finally:
@@ -325,6 +325,11 @@ class SessionCompaction:
 
     async def reload_messages(self, *_: Any) -> None:
         self._s.agent.state.messages = list(self._s.session_manager.build_session_context().messages)
+
+    async def _after_tree_move(self) -> None:
+        # pi 1.6.0: the branch now selected brings its recorded tools back.
+        await self.reload_messages()
+        self._s.restore_tools_from_transcript()
 
     def get_context_usage(self) -> ContextUsage | None:
         from pi_core.runtime.compaction.check import context_usage_tokens

@@ -33,6 +33,23 @@ def _is_change(entry: str) -> bool:
     return entry.startswith(("+", "-")) and len(entry) > 1
 
 
+def matches_pattern(pattern: str, name: str) -> bool:
+    """``name`` is ``pattern`` (``*``: any characters)."""
+    return _matches(pattern, name)
+
+
+def uses_default_tools(tools: Sequence[str] | None, no_tools: bool, no_builtin_tools: bool) -> bool:
+    """The tool set follows ``defaultTools`` (no ``--tools`` allowlist, at most ``+``/``-`` changes,
+    no ``--no-tools``): then a resumed session takes the tools its transcript records."""
+    entries = [entry for entry in tools or () if entry]
+    return not no_tools and not no_builtin_tools and all(_is_change(entry) for entry in entries)
+
+
+def tool_changes(tools: Sequence[str] | None) -> list[str]:
+    """The ``+name``/``-name`` entries of ``--tools``."""
+    return [entry for entry in tools or () if entry and _is_change(entry)]
+
+
 def _matches(pattern: str, name: str) -> bool:
     if "*" not in pattern:
         return pattern == name
