@@ -106,6 +106,8 @@ class SessionManager:
         self._branch_cache: tuple[EntryMeta, list[SessionEntry]] | None = None
         #: The last path ``_path_metas`` walked: its last record and the records (root first).
         self._path_cache: tuple[EntryMeta, list[EntryMeta]] | None = None
+        #: The last context built and what it was built from (leaf, entries, problems found).
+        self._context_cache: tuple[tuple[str, int, int], SessionContext] | None = None
         self._labels: dict[str, str] = {}
         self._label_times: dict[str, str] = {}
         self._leaf_id: str | None = None
@@ -272,6 +274,7 @@ class SessionManager:
         self._prepared = False  # whether some metas may still carry a message prepared at open
         self._branch_cache = None
         self._path_cache = None
+        self._context_cache = None
         self._metas = metas
         self._by_id = {meta.id: meta for meta in metas}
         self._labels = {}
@@ -764,9 +767,22 @@ class SessionManager:
         return roots
 
     def build_session_context(self) -> SessionContext:
-        """What the model sees from the current leaf."""
+        """What the model sees from the current leaf.
+
+        Start-up asks for it more than once before anything changes (the model, the agent's
+        messages): until the leaf, the entries or the problems found change, the last context is
+        handed out again, in a new list (the messages in it are shared, as always).
+        """
         if self._leaf_id is None:
             return SessionContext()
+        key = (self._leaf_id, len(self._metas), len(self.load_issues))
+        cached = self._context_cache
+        if cached is None or cached[0] != key:
+            cached = self._context_cache = (key, self._build_context())
+        context = cached[1]
+        return SessionContext(list(context.messages), context.thinking_level, context.model)
+
+    def _build_context(self) -> SessionContext:
         with gc_paused():
             path = self._path_metas(self._leaf_id)
             for _attempt in range(len(path)):  # each retry has one more entry set aside
