@@ -301,3 +301,31 @@ def test_stats_count_system_messages_usage_entries_and_summary_usage(tmp_path: P
     assert (stats.total_messages, stats.user_messages, stats.assistant_messages) == (3, 1, 1)
     assert (stats.tokens.input, stats.tokens.output) == (30, 15)  # assistant + usage entry + compaction
     assert abs(stats.cost - 0.09) < 1e-9
+
+
+def test_a_system_message_whose_parent_is_missing_is_reported_and_kept(tmp_path: Path) -> None:
+    # Bad input of issue 10: a system message pointing at an entry that is not in the file.
+    orphan = _message(
+        "sys2", "gone", "system", "", sections={"rules": "Be brief."}, toolsRemoved=[{"name": "x"}]
+    )
+    path = _write(
+        tmp_path,
+        [
+            SYSTEM,
+            _message("u1", "sys1", "user", _text("hi")),
+            orphan,
+            _message("u2", "sys2", "user", _text("more")),
+        ],
+    )
+    before = path.read_bytes()
+    manager = SessionManager.open(path)
+    assert [(issue.line, issue.kind) for issue in manager.load_issues] == [(4, "dangling-parent")]
+    assert f"{path}:4:" in str(manager.load_issues[0])
+    messages = manager.build_session_context().messages
+    replayed = current_system_message(messages)
+    # the orphan starts its own root and leads the branch of the leaf; removing an unknown tool is a no-op
+    assert (
+        replayed is not None and replayed.sections == {"rules": "Be brief."} and replayed.tools_added is None
+    )
+    assert _texts(manager) == [("user", "more")]
+    assert len(manager.get_entries()) == 4 and path.read_bytes() == before
