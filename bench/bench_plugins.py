@@ -1,7 +1,8 @@
 """`pi plugins` and a print-mode run with every first-party plugin installed against none.
 
-Builds two throwaway environments with uv (offline, from this checkout): pi's own distributions
-only, and the same plus every ``plugins-example/pi-ext-*``. Then runs the two commands alternately
+Builds two throwaway environments with uv (offline, from this checkout, with bytecode as the
+README's install has it): pi's own distributions only, and the same plus every
+``plugins-example/pi-ext-*``. One untimed warm-up run of each command per environment first. Then runs the two commands alternately
 in both (interleaved, so load on the machine hits both alike) and prints the medians and the ratio.
 The print-mode run talks to the loopback scripted server. Prints figures; never asserts.
 
@@ -32,7 +33,11 @@ def environment(where: Path, with_plugins: bool) -> Path:
         members += [str(p) for p in sorted((ROOT / "plugins-example").glob("pi-ext-*"))]
     python = where / "bin" / "python"
     env = {**os.environ, "UV_OFFLINE": "1"}
-    subprocess.run(["uv", "pip", "install", "-q", "--python", str(python), *members], check=True, env=env)
+    subprocess.run(
+        ["uv", "pip", "install", "-q", "--compile-bytecode", "--python", str(python), *members],
+        check=True,
+        env=env,
+    )
     return where / "bin" / "pi"
 
 
@@ -44,7 +49,7 @@ def main(runs: int) -> None:
     project = scratch / "project"
     project.mkdir()
     with LoopbackLLMServer() as server:
-        server.add(*[text_turn("ok") for _ in range(2 * runs + 4)])
+        server.add(*[text_turn("ok") for _ in range(2 * runs + 6)])
         provider = {
             "baseUrl": server.base_url("openai-completions"),
             "api": "openai-completions",
@@ -52,10 +57,15 @@ def main(runs: int) -> None:
             "models": [{"id": "m", "contextWindow": 128000, "maxTokens": 4096}],
         }
         (agent / "models.json").write_text(json.dumps({"providers": {"loop": provider}}))
-        env = {**os.environ, "PI_CODING_AGENT_DIR": str(agent)}
+        # As a user's install runs: with bytecode (the README installs with --compile-bytecode;
+        # the workspace's own editable sources get theirs on the warm-up run below).
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env["PI_CODING_AGENT_DIR"] = str(agent)
         commands = {"pi plugins": ["plugins"], "pi -p hi": ["-p", "--no-session", "--model", "loop/m", "hi"]}
         for label, args in commands.items():
             times: dict[str, list[float]] = {"none": [], "all": []}
+            for kind in ("none", "all"):  # warm-up: caches and bytecode, not timed
+                subprocess.run([str(pis[kind]), *args], cwd=project, env=env, capture_output=True)
             for run in range(runs):
                 for kind in ("none", "all") if run % 2 == 0 else ("all", "none"):
                     start = time.perf_counter()
