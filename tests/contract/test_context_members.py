@@ -77,6 +77,16 @@ async def _labels(ctx: Any, pi: PiSession) -> None:
     assert [e["type"] for e in pi.entries][-2:] == ["custom", "label"]
 
 
+async def _mcp_servers(ctx: Any, pi: PiSession) -> None:
+    ctx.register_mcp_server("docs", {"url": "http://127.0.0.1:9/mcp"})
+    assert [(s.name, s.config, s.extension_path) for s in ctx.get_mcp_servers()] == [
+        ("docs", {"url": "http://127.0.0.1:9/mcp"}, "pi_ext_hello.plugin")
+    ]
+    assert ctx.unregister_mcp_server("docs") is True
+    assert ctx.unregister_mcp_server("docs") is False
+    assert ctx.get_mcp_servers() == []
+
+
 def _ok(condition: bool) -> None:
     assert condition
 
@@ -143,6 +153,9 @@ EXTENSION_CHECKS: dict[str, Check] = {
             or _ok(ctx.unregister_tool("extra") and "extra" not in ctx.get_all_tools())
         )
     ),
+    "register_mcp_server": _mcp_servers,
+    "unregister_mcp_server": _mcp_servers,
+    "get_mcp_servers": _mcp_servers,
 }
 
 

@@ -156,6 +156,9 @@ def sample_event(hook: str, pi: PiSession) -> Any:
         "session_compact_failed": lambda: ev.SessionCompactFailedEvent(reason="manual", error_message="x"),
         "session_info_changed": lambda: ev.SessionInfoChangedEvent(name="work"),
         "before_provider_headers": lambda: ev.BeforeProviderHeadersEvent(headers={"x-a": "1"}),
+        "mcp_servers_change": lambda: ev.McpServersChangeEvent(
+            servers=[ev.RegisteredMcpServer(name="docs", config={"url": "http://x/mcp"}, extension_path="p")]
+        ),
     }
     return samples[hook]()
 

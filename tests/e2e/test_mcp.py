@@ -169,22 +169,40 @@ def test_malformed_mcp_json_names_line_and_column(pi_env: PiEnv) -> None:
 
 def test_project_mcp_json_needs_trust_and_no_mcp_turns_it_off(pi_env: PiEnv) -> None:
     (pi_env.project / ".pi").mkdir()
+    # tool_search is declared as soon as a deferred server is configured, connected or not.
     (pi_env.project / ".pi" / "mcp.json").write_text(
-        json.dumps({"mcpServers": {"proj": demo(exposure="direct")}})
+        json.dumps({"mcpServers": {"proj": demo(exposure="direct"), "lazy": demo(exposure="deferred")}})
     )
     pi_env.server.add(text_turn("one"))
     refused = pi_env.run("-p", "hi")
     assert refused.returncode == 1
     assert "mcp.json" in refused.stderr
+    pi_env.server.add(text_turn("approved"), text_turn("ignored"))
+    approved = pi_env.run("-p", "--approve", "hi")  # this run only: the servers start
+    assert approved.returncode == 0, approved.stderr
+    assert "tool_search" in tool_names(pi_env.server.requests[-1].body), approved.stderr
+    ignored = pi_env.run("-p", "--no-approve", "hi")
+    assert ignored.returncode == 0, ignored.stderr
+    assert "tool_search" not in tool_names(pi_env.server.requests[-1].body)
     trusted = pi_env.run("trust", model=None)
     assert trusted.returncode == 0, trusted.stderr
     pi_env.server.add(text_turn("two"), text_turn("three"))
     result = pi_env.run("-p", "hi")
     assert result.returncode == 0, result.stderr
-    assert "mcp__proj__add" in tool_names(pi_env.server.requests[-1].body)
+    assert "tool_search" in tool_names(pi_env.server.requests[-1].body)
     off = pi_env.run("-p", "--no-mcp", "hi")
     assert off.returncode == 0, off.stderr
     assert not any(n.startswith("mcp__") for n in tool_names(pi_env.server.requests[-1].body))
+    pi_env.server.add(text_turn("four"), text_turn("five"))
+    ignored = pi_env.run("-p", "--no-approve", "hi")  # trusted, yet left out as asked
+    assert ignored.returncode == 0, ignored.stderr
+    assert "tool_search" not in tool_names(pi_env.server.requests[-1].body)
+    (pi_env.project / ".pi" / "mcp.json").write_text(
+        json.dumps({"mcpServers": {"lazy": demo(exposure="deferred"), "more": demo(exposure="direct")}})
+    )
+    changed = pi_env.run("-p", "--no-extensions", "hi")  # changed since trusted; asks nothing here
+    assert changed.returncode == 0, changed.stderr
+    assert "tool_search" not in tool_names(pi_env.server.requests[-1].body)
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
@@ -316,42 +334,60 @@ import json
 from pathlib import Path
 
 from pi_core import hookimpl
-from pi_mcp.plugin import register_mcp_server
 
 seen = []
 
 
 @hookimpl
 def session_start(event, ctx):
-    register_mcp_server("ext", CONFIG, plugin="ext")
-    ctx.events.on("mcp_servers_change", seen.append)
+    ctx.register_mcp_server("ext", CONFIG)  # before the mcp plugin's session_start: read there
+
+
+@hookimpl(trylast=True, specname="session_start")
+def session_start_late(event, ctx):
+    ctx.register_mcp_server("late", CONFIG)  # after it: reaches it through mcp_servers_change
+    ctx.register_mcp_server("bad", {"command": 42})
+
+
+@hookimpl
+def mcp_servers_change(event, ctx):
+    seen.append([[s.name, s.extension_path] for s in event.servers])
 
 
 @hookimpl
 def agent_end(event, ctx):
-    Path(OUT).write_text(json.dumps(seen[-1]))
+    Path(OUT).write_text(json.dumps(seen))
 """
 
 
-def test_tools_list_changed_and_a_server_a_plugin_registers(pi_env: PiEnv, tmp_path: Path) -> None:
+def test_tools_list_changed_and_servers_plugins_register(pi_env: PiEnv, tmp_path: Path) -> None:
     out = tmp_path / "seen.json"
     ext = tmp_path / "ext.py"
     config = demo(exposure="direct")
     ext.write_text(f"CONFIG = {config!r}\nOUT = {str(out)!r}\n" + EXTENSION)
     pi_env.server.add(
-        tool_turn(ToolUse("mcp__ext__grow", {}, id="c_grow")),
+        tool_turn(
+            ToolUse("mcp__ext__grow", {}, id="c_grow"),
+            ToolUse("mcp__late__add", {"a": 1, "b": 2}, id="c_late"),
+        ),
         tool_turn(ToolUse("mcp__ext__grown", {"word": "tall"}, id="c_grown")),
         text_turn("done"),
     )
     result = pi_env.run("-p", "-e", str(ext), "grow", timeout=60)
     assert result.returncode == 0, result.stderr
+    assert 'MCP: registered server: server "bad" needs either "command"' in result.stderr
     requests = [r.body for r in pi_env.server.requests]
-    assert "mcp__ext__add" in tool_names(requests[0]) and "mcp__ext__grown" not in tool_names(requests[0])
+    assert {"mcp__ext__add", "mcp__late__add"} <= set(tool_names(requests[0]))
+    assert "mcp__ext__grown" not in tool_names(requests[0])
     assert "mcp__ext__grown" in tool_names(requests[1])
-    assert tool_messages(requests[2])["c_grown"] == "grown tall"
-    [row] = json.loads(out.read_text())["servers"]
-    assert row["name"] == "ext" and row["source"] == "plugin:ext" and row["state"] == "connected"
-    assert "mcp__ext__grown" in row["tools"]
+    seen = tool_messages(requests[2])
+    assert (seen["c_late"], seen["c_grown"]) == ("3", "grown tall")
+    ext_name = json.loads(out.read_text())[0][0][1]
+    assert json.loads(out.read_text()) == [
+        [["ext", ext_name]],
+        [["ext", ext_name], ["late", ext_name]],
+        [["ext", ext_name], ["late", ext_name], ["bad", ext_name]],
+    ]
 
 
 def test_rpc_lists_the_mcp_command_and_mcp_reports_and_reconnects(pi_env: PiEnv) -> None:

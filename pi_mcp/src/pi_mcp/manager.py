@@ -38,7 +38,8 @@ def tool_name(server: str, tool: str, taken: Callable[[str], bool] | None = None
 
 
 def project_allowed(cwd: Path, agent: Path) -> bool:
-    """A project's ``.pi/mcp.json`` counts only once the project is trusted (its fingerprint covers it)."""
+    """A project's ``.pi/mcp.json`` counts only once the project is trusted (its fingerprint covers it);
+    for ``pi mcp``, which loads no plugins (sessions take core's decision, ``ctx.is_project_trusted``)."""
     if not project_mcp_file(cwd).exists():
         return False
     from pi_core.plugins.trust import check_project_trust
@@ -132,9 +133,10 @@ class McpManager:
     async def start(
         self, registered: dict[str, tuple[str, dict[str, Any]]], previous: McpManager | None
     ) -> None:
-        loaded = await asyncio.to_thread(
-            load_config, self.agent_dir, self.cwd, project_allowed=project_allowed(self.cwd, self.agent_dir)
-        )
+        # The project's servers follow the decision about its extension code (trust, --trust-project,
+        # --no-approve), made once by core for this plugin load.
+        allowed = project_mcp_file(self.cwd).exists() and bool(self.ctx.is_project_trusted())
+        loaded = await asyncio.to_thread(load_config, self.agent_dir, self.cwd, project_allowed=allowed)
         self._merge_registered(loaded, registered)
         self.errors = loaded.errors
         for line in self.errors:
@@ -199,31 +201,40 @@ class McpManager:
         return kept
 
     def schedule_sync(self, registered: dict[str, tuple[str, dict[str, Any]]]) -> None:
-        """Plugins added or removed a server: connect or stop what changed."""
+        """Plugins added or removed servers: connect the new ones now, stop the withdrawn ones."""
         loaded = LoadedConfig(
             servers={n: c for n, c in self.configs.items() if not c.source.startswith("plugin:")}
         )
         self._merge_registered(loaded, registered)
+        for line in loaded.errors:
+            if line not in self.errors:
+                self.errors.append(line)
+                if self.ctx is not None:
+                    self.ctx.ui.notify(f"MCP: {line}", "warning")
+        gone = [
+            self.servers.pop(name)
+            for name, server in list(self.servers.items())
+            if loaded.servers.get(name) is None
+            or loaded.servers[name].fingerprint() != server.config.fingerprint()
+        ]
+        for server in gone:
+            self._drop_tools(server.name)
+        self.configs = loaded.servers
+        if any(c.enabled and _reaches_deferred(c) for c in loaded.servers.values()):
+            self._ensure_search_tool()
+        for name, config in loaded.servers.items():
+            if name not in self.servers:
+                self._start_server(config)
 
-        async def sync() -> None:
-            for name in [n for n in self.servers if n not in loaded.servers]:
-                await self.servers.pop(name).stop()
-                self._drop_tools(name)
-            for name, config in loaded.servers.items():
-                if name not in self.servers:
-                    self._start_server(config)
-            self.configs = loaded.servers
-            self._emit_change()
+        async def stop() -> None:
+            for server in gone:
+                await server.stop()
 
-        self._sync = asyncio.get_running_loop().create_task(sync())
-
-    def _emit_change(self) -> None:
-        if self.ctx is None:
-            return
-        with contextlib.suppress(Exception):
-            self.ctx.events.emit("mcp_servers_change", {"servers": self.snapshot()})
+        self._sync = asyncio.get_running_loop().create_task(stop())
 
     async def close(self) -> None:
+        if self._sync is not None:
+            await self._sync
         for server in list(self.servers.values()):
             await server.stop()
         self.servers = {}
@@ -293,7 +304,6 @@ class McpManager:
             self._ensure_search_tool()
         if server.has_resources:
             self._ensure_resource_tools()
-        self._emit_change()
 
     def _make_tool(self, server: McpServer, tool: Any, name: str) -> AgentTool:
         mcp_name = tool.name

@@ -18,27 +18,12 @@ from pi_mcp.manager import McpManager
 
 #: The manager of the current session (entry-point plugins are not re-imported on /reload).
 _state: dict[str, McpManager] = {}
-#: Servers plugins registered with :func:`register_mcp_server`, by name (config dicts).
-_registered: dict[str, tuple[str, dict[str, Any]]] = {}
 DIRECT_WAIT = 10.0
 
 
-def register_mcp_server(name: str, config: dict[str, Any], *, plugin: str = "plugin") -> None:
-    """Add a server for this process, in the ``mcpServers`` entry shape (a file entry of the same
-    name wins). A running session connects it at once."""
-    _registered[name] = (plugin, dict(config))
-    manager = _state.get("manager")
-    if manager is not None:
-        manager.schedule_sync(_registered)
-
-
-def unregister_mcp_server(name: str) -> bool:
-    """Remove a server :func:`register_mcp_server` added; False when there is none."""
-    found = _registered.pop(name, None) is not None
-    manager = _state.get("manager")
-    if found and manager is not None:
-        manager.schedule_sync(_registered)
-    return found
+def _registered(servers: Any) -> dict[str, tuple[str, dict[str, Any]]]:
+    """``ctx.get_mcp_servers()`` / ``mcp_servers_change`` servers as name → (plugin, entry)."""
+    return {server.name: (server.extension_path, dict(server.config)) for server in servers}
 
 
 @hookimpl
@@ -60,7 +45,14 @@ async def session_start(event: Any, ctx: Any) -> None:
         return
     manager = McpManager(ctx, cwd=Path(ctx.cwd))
     _state["manager"] = manager
-    await manager.start(_registered, previous=old)
+    await manager.start(_registered(ctx.get_mcp_servers()), previous=old)
+
+
+@hookimpl
+def mcp_servers_change(event: Any, ctx: Any) -> None:
+    manager = _state.get("manager")
+    if manager is not None and manager.ctx is not None:  # before session_start: it reads them then
+        manager.schedule_sync(_registered(event.servers))
 
 
 @hookimpl

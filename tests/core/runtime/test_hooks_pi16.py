@@ -49,6 +49,10 @@ class Recorder:
     def input(self, event: ev.InputEvent) -> None:
         self.seen.append(("input", event.streaming_behavior))
 
+    @hookimpl
+    def mcp_servers_change(self, event: ev.McpServersChangeEvent) -> None:
+        self.seen.append(("mcp_servers_change", [(s.name, s.extension_path) for s in event.servers]))
+
     def of(self, hook: str) -> list[Any]:
         return [value for name, value in self.seen if name == hook]
 
@@ -218,3 +222,30 @@ async def test_provider_stream_event_sees_each_sdk_event_before_mapping(
     assert all(isinstance(e.data, dict) for e in seen)
     assert updates and updates[0] >= 1  # the raw event arrives before the update it becomes
     assert len(seen) >= len(updates)  # every update comes from at least one SDK event
+
+
+async def test_hook_mcp_servers_change(
+    pi_llm_server: LoopbackLLMServer, tmp_path: Path, recorder: Recorder
+) -> None:
+    async with PiSession(pi_llm_server, tmp_path, plugins=[recorder]) as pi:
+        mine = pi.session.extension_context(acting=("mine", "test"))
+        other = pi.session.extension_context(acting=("other", "test"))
+        mine.register_mcp_server("docs", {"url": "http://127.0.0.1:9/mcp"})
+        other.register_mcp_server("time", {"command": "mcp-server-time"})
+        with pytest.raises(ValueError, match="already registered by plugin 'mine'"):
+            other.register_mcp_server("docs", {"command": "x"})
+        with pytest.raises(ValueError, match="invalid MCP server name"):
+            mine.register_mcp_server("no spaces", {"command": "x"})
+        with pytest.raises(ValueError, match="must be an object"):
+            mine.register_mcp_server("bad", "npx server")
+        assert other.unregister_mcp_server("docs") is False  # not its server: nothing changes
+        mine.register_mcp_server("docs", {"url": "http://127.0.0.1:10/mcp"})  # a replacement
+        assert mine.unregister_mcp_server("docs") is True
+        await settle(pi)
+        assert recorder.of("mcp_servers_change") == [
+            [("docs", "mine")],
+            [("docs", "mine"), ("time", "other")],
+            [("time", "other"), ("docs", "mine")],
+            [("time", "other")],
+        ]
+        assert [s.config for s in mine.get_mcp_servers()] == [{"command": "mcp-server-time"}]

@@ -13,7 +13,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from pi_core.agent.tools import AgentTool, AgentToolResult
 from pi_core.ai.abort import AbortSignal
 from pi_core.ai.messages import ImageContent, TextContent
-from pi_core.plugins.events import SystemPromptOptions
+from pi_core.plugins.events import RegisteredMcpServer, SystemPromptOptions
 
 
 class UITheme(Protocol):
@@ -330,6 +330,21 @@ class ExtensionContext(Protocol):
 
     def get_commands(self) -> list[dict[str, Any]]:
         """Plugin commands, prompt templates and skills (``{name, description?, source, sourceInfo}``)."""
+        ...
+
+    def register_mcp_server(self, name: str, config: dict[str, Any]) -> None:
+        """Add (or replace) an MCP server of this plugin, in the shape of an ``mcp.json`` ``mcpServers``
+        entry, for this plugin load; fires ``mcp_servers_change``. A bad name, a config that is not
+        an object, or a name another plugin registered raises ``ValueError``."""
+        ...
+
+    def unregister_mcp_server(self, name: str) -> bool:
+        """Remove an MCP server this plugin registered (False when there is none); fires
+        ``mcp_servers_change``."""
+        ...
+
+    def get_mcp_servers(self) -> list[RegisteredMcpServer]:
+        """The MCP servers plugins registered (``name``, ``config``, ``extension_path``), in order."""
         ...
 
     async def set_model(self, model: Any) -> bool:

@@ -43,6 +43,7 @@ from pi_core.plugins.events import (
     ContributedPath,
     InputEvent,
     InputResult,
+    McpServersChangeEvent,
     MessageEndEvent,
     MessageEndResult,
     MessageStartEvent,
@@ -670,6 +671,10 @@ class Hooks:
     async def before_provider_headers(self, event: BeforeProviderHeadersEvent, ctx: ExtensionContext) -> None:
         """Handlers edit ``event.headers`` in place."""
         await self.dispatcher.dispatch("before_provider_headers", event, ctx)
+
+    async def mcp_servers_change(self, event: McpServersChangeEvent, ctx: ExtensionContext) -> None:
+        """Fire-and-forget."""
+        self.dispatcher.dispatch_background("mcp_servers_change", event, ctx)
 
     async def user_bash(self, event: UserBashEvent, ctx: ExtensionContext) -> UserBashResult | None:
         return cast("UserBashResult | None", await self.dispatcher.dispatch("user_bash", event, ctx))

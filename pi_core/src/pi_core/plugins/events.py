@@ -583,3 +583,22 @@ class UserBashResult(Result):
     #: A replacement shell backend with ``async exec(command, cwd, *, on_data, signal, timeout, env)``.
     operations: Any = None
     result: BashOutcome | None = None
+
+
+# --- MCP servers ----------------------------------------------------------------------------------
+
+
+class RegisteredMcpServer(PiModel):
+    """A server a plugin added with ``ctx.register_mcp_server`` (an ``mcpServers`` entry)."""
+
+    name: str
+    #: The entry as given: ``command``/``args``/``env``/``cwd`` or ``url``/``headers``/``oauth``, …
+    config: dict[str, Any]
+    #: The plugin that registered it (pi: the extension's path).
+    extension_path: str
+
+
+class McpServersChangeEvent(Event):
+    type: Literal["mcp_servers_change"] = "mcp_servers_change"
+    #: Every registered server after the change, in registration order.
+    servers: list[RegisteredMcpServer]

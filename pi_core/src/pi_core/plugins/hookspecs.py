@@ -1,4 +1,4 @@
-"""The hook specifications of pi: 37 lifecycle events (pi v1.6.0's that apply) and 10 registration hooks.
+"""The hook specifications of pi: 38 lifecycle events (pi v1.6.0's that apply) and 10 registration hooks.
 
 Hook names are pi's event names. Every event hook takes ``(event, ctx)``: ``event`` is the pydantic
 model from :mod:`pi_core.plugins.events` whose ``type`` equals the hook name, and ``ctx`` is the
@@ -27,10 +27,10 @@ Lifecycle of one prompt::
     sessions ─ session_before_switch | session_before_fork | session_before_tree ─ session_shutdown
              ─ session_tree ─ session_info_changed ─ model_select ─ thinking_level_select
              ─ user_bash (REPL ``!cmd``)
+    plugins  ─ mcp_servers_change (``ctx.register_mcp_server`` / ``unregister_mcp_server``)
 
-Of pi 1.6.0's 41 events, ``mcp_servers_change`` comes with the MCP plugin; ``project_trust``,
-``context_with_system`` and ``cache_warming_decision`` have no counterpart here (docs/porting.md
-says why).
+Of pi 1.6.0's 41 events, ``project_trust``, ``context_with_system`` and ``cache_warming_decision``
+have no counterpart here (docs/porting.md says why).
 """
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ from pi_core.plugins.events import (
     ContextResult,
     InputEvent,
     InputResult,
+    McpServersChangeEvent,
     MessageEndEvent,
     MessageEndResult,
     MessageStartEvent,
@@ -1651,6 +1652,48 @@ def user_bash(event: UserBashEvent, ctx: ExtensionContext) -> Ret:
             return None
 
     .. versionadded:: 0.1
+    """
+
+
+# ==================================================================================================
+# MCP servers registered by plugins
+# ==================================================================================================
+
+
+@hookspec
+@event_hook(Combine.NOTIFY, McpServersChangeEvent, fire_and_forget=True)
+def mcp_servers_change(event: McpServersChangeEvent, ctx: ExtensionContext) -> Ret:
+    """A plugin added or removed an MCP server (``ctx.register_mcp_server`` / ``unregister_mcp_server``).
+
+    The plugin that connects MCP servers (the ``mcp`` plugin, or a replacement) listens here for
+    servers registered after its ``session_start``; those registered earlier it reads with
+    ``ctx.get_mcp_servers()`` when the session starts. Registrations last for one plugin load:
+    ``/reload`` and session replacement start with none.
+
+    Combine: NOTIFY, fire-and-forget — return values are ignored.
+
+    :param event: ``servers`` — every registered server after the change (``name``, ``config``,
+        ``extension_path``), in registration order.
+    :param ctx: the extension context.
+    :returns: ignored.
+
+    Errors: a raising handler is reported and skipped.
+
+    Example::
+
+        from __future__ import annotations
+
+        from pi_core import hookimpl
+        from pi_core.plugins.context import ExtensionContext
+        from pi_core.plugins.events import McpServersChangeEvent
+
+
+        @hookimpl
+        def mcp_servers_change(event: McpServersChangeEvent, ctx: ExtensionContext) -> None:
+            names = ", ".join(server.name for server in event.servers) or "none"
+            ctx.ui.notify(f"MCP servers from plugins: {names}")
+
+    .. versionadded:: 1.6
     """
 
 

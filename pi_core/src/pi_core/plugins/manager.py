@@ -111,6 +111,9 @@ class PiPluginManager(pluggy.PluginManager):
         self.settings_errors: list[SettingsError] = []
         #: Set when project plugin code was skipped because the project is not trusted.
         self.untrusted_project: TrustCheck | None = None
+        #: Whether the project's code and programs (``.pi/extensions``, ``.pi/mcp.json``) may run in
+        #: this load: trusted, nothing to trust, or ``--trust-project``; never with ``--no-approve``.
+        self.project_allowed = True
         #: Bumped on every (un)registration; the dispatcher re-sorts handlers when it changes.
         self.generation = 0
         self._load_index: dict[str, int] = {}
@@ -313,7 +316,8 @@ def load_plugins(options: LoadOptions | None = None, pm: PiPluginManager | None 
         pm.load_errors.append(PluginLoadError(plugin=record.name, source=record.source, problem=problem))
 
     # A project's MCP servers are programs too (the mcp plugin reads .pi/mcp.json only when trusted).
-    mcp_servers = not options.no_extensions and (cwd / ".pi" / MCP_FILE).is_file()
+    mcp_file = (cwd / ".pi" / MCP_FILE).is_file()
+    mcp_servers = not options.no_extensions and mcp_file
     project_code = any(p.scope in PROJECT_SCOPES for p in local.plugins) or mcp_servers
     project_allowed = options.trust_project or not project_code
     if options.ignore_project and not options.trust_project:
@@ -323,6 +327,11 @@ def load_plugins(options: LoadOptions | None = None, pm: PiPluginManager | None 
         project_allowed = check.allowed
         if not project_allowed:
             pm.untrusted_project = check
+    pm.project_allowed = project_allowed
+    if mcp_file and project_allowed and not options.trust_project and not mcp_servers:
+        # --no-extensions asks nothing, but the built-in mcp plugin still must not start the
+        # project's servers unless the project (its mcp.json included) is trusted.
+        pm.project_allowed = check_project_trust(cwd, agent).allowed
 
     for plugin in local.plugins:
         record = PluginRecord(

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 from pi_core.agent.tools import AgentTool, AgentToolResult
 from pi_core.ai.abort import AbortSignal
 from pi_core.ai.messages import CustomMessage, ImageContent, TextContent
+from pi_core.plugins.events import McpServersChangeEvent, RegisteredMcpServer
 
 if TYPE_CHECKING:
     from pi_core.agent.loop import NestedRunner
@@ -366,18 +367,36 @@ class RuntimeContext:
         """Remove a tool this plugin registered; False when there is none by that name."""
         return self._s.unregister_tool(name, plugin=self._plugin())
 
+    def register_mcp_server(self, name: str, config: dict[str, Any]) -> None:
+        """Add (or replace) this plugin's MCP server for this plugin load (``mcp_servers_change``)."""
+        self._s.services.mcp_servers.register(name, config, self._plugin("register_mcp_server"))
+        self._mcp_servers_changed()
+
+    def unregister_mcp_server(self, name: str) -> bool:
+        """Remove this plugin's MCP server; False when it registered none by that name."""
+        removed = self._s.services.mcp_servers.unregister(name, self._plugin("unregister_mcp_server"))
+        if removed:
+            self._mcp_servers_changed()
+        return removed
+
+    def get_mcp_servers(self) -> list[RegisteredMcpServer]:
+        """The servers plugins registered, in registration order (copies)."""
+        return self._s.services.mcp_servers.list()
+
+    def _mcp_servers_changed(self) -> None:
+        servers = self._s.services.mcp_servers.list()
+        self._s.fire_hook("mcp_servers_change", McpServersChangeEvent(servers=servers))
+
     def _origin(self) -> tuple[str, str] | None:
         from pi_core.plugins.dispatch import CURRENT_HANDLER
 
         return CURRENT_HANDLER.get() or self._acting
 
-    def _plugin(self) -> str:
+    def _plugin(self, what: str = "register_tool/unregister_tool") -> str:
         """The plugin acting through this ctx: the running handler's (or the tool's owner)."""
         current = self._origin()
         if current is None:
-            raise RuntimeError(
-                "register_tool/unregister_tool work only in a plugin's handler, tool or command"
-            )
+            raise RuntimeError(f"{what} works only in a plugin's handler, tool or command")
         return current[0]
 
     async def set_model(self, model: Any) -> bool:

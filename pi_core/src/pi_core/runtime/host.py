@@ -26,6 +26,7 @@ from pi_core._paths import agent_dir
 from pi_core.plugins import events as hook_events
 from pi_core.runtime.auth_guidance import API_KEY_NEEDS_MODEL
 from pi_core.runtime.event_bus import EventBus
+from pi_core.runtime.mcp_servers import McpServerRegistry
 from pi_core.runtime.options import Diagnostic, PluginParts, RuntimeOptions
 from pi_core.runtime.resources import ResourceOptions, SettingsManager, load_resources_async
 from pi_core.runtime.session import AgentSession, SessionServices
@@ -125,6 +126,7 @@ def _plugin_services(plugins: PluginParts) -> dict[str, Any]:
         "compaction": compaction_registry(plugins),
         "flag_values": dict(plugins.flag_values),
         "events": EventBus(),
+        "mcp_servers": McpServerRegistry(),
     }
 
 

@@ -54,6 +54,7 @@ from pi_core.runtime.events import (
     ThinkingLevelChangedEvent,
 )
 from pi_core.runtime.hook_bridge import HookBridge
+from pi_core.runtime.mcp_servers import McpServerRegistry
 from pi_core.runtime.resources import (
     Resources,
     SettingsManager,
@@ -116,6 +117,8 @@ class SessionServices:
     flag_values: dict[str, Any] = field(default_factory=dict)
     #: ``ctx.events``: new with every plugin load, so replaced plugin instances hear nothing.
     events: EventBus = field(default_factory=EventBus)
+    #: ``ctx.register_mcp_server`` registrations: new with every plugin load, like ``events``.
+    mcp_servers: McpServerRegistry = field(default_factory=McpServerRegistry)
     #: The project's plugin code runs (trusted, or ``--trust-project``); ``ctx.is_project_trusted()``.
     project_trusted: bool = False
 
