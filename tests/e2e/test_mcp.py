@@ -24,6 +24,13 @@ if TYPE_CHECKING:
 DEMO = str(Path(__file__).parents[1] / "mcp" / "demo_server.py")
 
 
+@pytest.fixture(autouse=True)
+def _patient_direct_wait(pi_env: PiEnv) -> None:
+    # On a loaded machine a Python server can take over pi's 10 s to start; the tests are about
+    # what happens once it did (the mute server's own timeout still bounds its wait).
+    pi_env.extra_env["PI_MCP_DIRECT_WAIT"] = "60"
+
+
 def demo(mode: str = "", **extra: Any) -> dict[str, Any]:
     entry: dict[str, Any] = {"command": sys.executable, "args": [DEMO], "env": {"DEMO_MODE": mode}}
     entry.update(extra)
@@ -282,7 +289,11 @@ def test_streamable_http_and_sse_servers_with_headers_from_the_environment(
         {
             "web": {
                 "url": f"http://127.0.0.1:{http_port}/mcp",
-                "headers": {"X-Demo": "${DEMO_TOKEN}"},
+                "headers": {
+                    "X-Demo": "${DEMO_TOKEN}",
+                    "X-Cmd": "!printf '%s' \"cmd-$DEMO_TOKEN\"",  # the shell sees pi's environment
+                    "X-Lit": "$$5 $!x",
+                },
                 "bearerTokenEnvVar": "BEARER",
                 "exposure": "direct",
             },
@@ -294,6 +305,8 @@ def test_streamable_http_and_sse_servers_with_headers_from_the_environment(
             ToolUse("mcp__web__add", {"a": 3, "b": 4}, id="c_add"),
             ToolUse("mcp__web__header", {"name": "x-demo"}, id="c_hdr"),
             ToolUse("mcp__web__header", {"name": "authorization"}, id="c_auth"),
+            ToolUse("mcp__web__header", {"name": "x-cmd"}, id="c_cmd"),
+            ToolUse("mcp__web__header", {"name": "x-lit"}, id="c_lit"),
             ToolUse("mcp__old__add", {"a": 1, "b": 1}, id="c_sse"),
         ),
         text_turn("over http"),
@@ -301,7 +314,14 @@ def test_streamable_http_and_sse_servers_with_headers_from_the_environment(
     result = pi_env.run("-p", "http", timeout=60)
     assert result.returncode == 0, result.stderr
     seen = tool_messages(pi_env.server.requests[-1].body)
-    assert seen == {"c_add": "7", "c_hdr": "s3cret", "c_auth": "Bearer tok", "c_sse": "2"}
+    assert seen == {
+        "c_add": "7",
+        "c_hdr": "s3cret",
+        "c_auth": "Bearer tok",
+        "c_cmd": "cmd-s3cret",
+        "c_lit": "$5 !x",
+        "c_sse": "2",
+    }
 
 
 def test_pi_mcp_add_list_remove(pi_env: PiEnv) -> None:

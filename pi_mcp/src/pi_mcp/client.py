@@ -19,7 +19,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import IO, Any, Literal, TextIO, cast
 
-from pi_mcp.config import ServerConfig, expand
+from pi_mcp.config import McpValueError, ServerConfig, resolve_value
 
 logger = logging.getLogger(__name__)
 
@@ -128,8 +128,13 @@ class McpServer:
         from mcp import ClientSession
 
         try:
+            values = await self._values()
+        except McpValueError as error:
+            self._fail(str(error))
+            return
+        try:
             async with contextlib.AsyncExitStack() as stack:
-                read, write = await stack.enter_async_context(self._transport())
+                read, write = await stack.enter_async_context(self._transport(values))
                 session = await stack.enter_async_context(
                     ClientSession(
                         read,
@@ -166,12 +171,21 @@ class McpServer:
         if not self._stop.is_set():  # the transport ended by itself
             self._fail("the server closed the connection")
 
-    def _transport(self) -> Any:
+    async def _values(self) -> dict[str, str]:
+        """The server's ``env`` (stdio) or ``headers`` (HTTP) with variables and ``!command`` resolved."""
+        field = "env" if self.config.kind == "stdio" else "headers"
+        resolved = {}
+        for key, value in (self.config.raw.get(field) or {}).items():
+            what = f'MCP server "{self.name}" {"env" if field == "env" else "header"} "{key}"'
+            resolved[key] = await resolve_value(value, what)
+        return resolved
+
+    def _transport(self, values: dict[str, str]) -> Any:
         raw = self.config.raw
         if self.config.kind == "stdio":
             from mcp.client.stdio import StdioServerParameters, stdio_client
 
-            env = {**os.environ, **{k: expand(v) for k, v in (raw.get("env") or {}).items()}}
+            env = {**os.environ, **values}
             command = os.path.expanduser(raw["command"])
             args = [os.path.expanduser(a) if a.startswith("~/") else a for a in raw.get("args", [])]
             cwd = Path(os.path.expanduser(raw["cwd"])) if raw.get("cwd") else self.cwd
@@ -179,7 +193,7 @@ class McpServer:
                 cwd = self.cwd / cwd
             params = StdioServerParameters(command=command, args=args, env=env, cwd=str(cwd))
             return stdio_client(params, errlog=cast(TextIO, self.log))
-        headers = {k: expand(v) for k, v in (raw.get("headers") or {}).items()}
+        headers = dict(values)
         token_var = raw.get("bearerTokenEnvVar")
         if isinstance(token_var, str) and os.environ.get(token_var) and "Authorization" not in headers:
             headers["Authorization"] = f"Bearer {os.environ[token_var]}"

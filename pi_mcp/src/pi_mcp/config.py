@@ -8,6 +8,7 @@ the user's entry of that name. Invalid entries are reported one by one and skipp
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -208,13 +209,77 @@ def _add(result: LoadedConfig, checked: ServerConfig | str, path: Path) -> None:
     result.servers[checked.name] = checked
 
 
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+_VAR = re.compile(r"\$\$|\$!|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+COMMAND_TIMEOUT = 10.0
 
 
-def expand(value: str, env: dict[str, str] | None = None) -> str:
-    """``${NAME}`` (and ``$NAME``) replaced by the environment's value (empty when unset)."""
+class McpValueError(Exception):
+    """An ``env``/``headers`` value that cannot be resolved (names the server, field and cause)."""
+
+
+def expand(value: str, env: dict[str, str] | None = None, *, what: str | None = None) -> str:
+    """``${NAME}`` and ``$NAME`` replaced by the environment's value, ``$$`` by ``$``, ``$!`` by ``!``.
+
+    With ``what`` (e.g. ``MCP server "x" env "KEY"``), an unset or empty variable raises
+    :class:`McpValueError`; without it, it becomes the empty string.
+    """
     source = os.environ if env is None else env
-    return _VAR.sub(lambda m: source.get(m.group(1) or m.group(2), ""), value)
+    missing: list[str] = []
+
+    def replace(match: re.Match[str]) -> str:
+        if match.group(0) in ("$$", "$!"):
+            return match.group(0)[1]
+        name = match.group(1) or match.group(2)
+        found = source.get(name, "")
+        if not found and name not in missing:
+            missing.append(name)
+        return found
+
+    result = _VAR.sub(replace, value)
+    if missing and what is not None:
+        plural = "s" if len(missing) > 1 else ""
+        raise McpValueError(
+            f"Failed to resolve {what} from environment variable{plural}: {', '.join(missing)}"
+        )
+    return result
+
+
+async def resolve_value(value: str, what: str) -> str:
+    """A configured ``env``/``headers`` value: ``!command`` (the whole value) runs in the shell and
+    gives its trimmed output; anything else is expanded as :func:`expand` does. Runs at every
+    connect, so a token command is asked again on reconnect."""
+    if not value.startswith("!"):
+        return expand(value, what=what)
+    import asyncio
+    import signal
+
+    command = value[1:]
+    failed = McpValueError(f"Failed to resolve {what} from shell command: {command}")
+    try:
+        process = await asyncio.create_subprocess_shell(
+            command,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except OSError as error:
+        raise failed from error
+    try:
+        out, _ = await asyncio.wait_for(process.communicate(), COMMAND_TIMEOUT)
+    except (TimeoutError, asyncio.CancelledError) as error:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        await process.wait()
+        if isinstance(error, TimeoutError):
+            raise McpValueError(f"{failed} (no answer within {COMMAND_TIMEOUT:g} s)") from None
+        raise
+    if process.returncode != 0:
+        raise failed
+    text = out.decode("utf-8", "replace").strip()
+    if not text:
+        raise failed
+    return text
 
 
 def project_mcp_file(cwd: Path) -> Path:

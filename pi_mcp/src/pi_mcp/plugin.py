@@ -21,6 +21,17 @@ _state: dict[str, McpManager] = {}
 DIRECT_WAIT = 10.0
 
 
+def _direct_wait() -> float:
+    """``PI_MCP_DIRECT_WAIT`` (seconds) for machines where servers start slowly; pi's 10 s otherwise."""
+    import os
+
+    try:
+        value = float(os.environ.get("PI_MCP_DIRECT_WAIT", DIRECT_WAIT))
+    except ValueError:
+        return DIRECT_WAIT
+    return value if value >= 0 else DIRECT_WAIT
+
+
 def _registered(servers: Any) -> dict[str, tuple[str, dict[str, Any]]]:
     """``ctx.get_mcp_servers()`` / ``mcp_servers_change`` servers as name → (plugin, entry)."""
     return {server.name: (server.extension_path, dict(server.config)) for server in servers}
@@ -59,7 +70,7 @@ def mcp_servers_change(event: Any, ctx: Any) -> None:
 async def before_agent_start(event: Any, ctx: Any) -> None:
     manager = _state.get("manager")
     if manager is not None:
-        await manager.wait_direct(DIRECT_WAIT)
+        await manager.wait_direct(_direct_wait())
 
 
 @hookimpl
