@@ -50,6 +50,21 @@ def project_allowed(cwd: Path, agent: Path) -> bool:
         return False
 
 
+DIRECT_WAIT = 10.0
+
+
+def connect_wait() -> float:
+    """How long a prompt (for ``direct`` tools), ``/mcp`` and the search and resource tools wait for
+    servers still connecting: pi's 10 s, or ``PI_MCP_DIRECT_WAIT`` seconds on slow machines."""
+    import os
+
+    try:
+        value = float(os.environ.get("PI_MCP_DIRECT_WAIT", DIRECT_WAIT))
+    except ValueError:
+        return DIRECT_WAIT
+    return value if value >= 0 else DIRECT_WAIT
+
+
 def clip_text(text: str, limit: int = TEXT_LIMIT) -> str:
     """Text over ``limit`` characters keeps its head and tail around a marker."""
     if len(text) <= limit:
@@ -259,7 +274,8 @@ class McpManager:
         if waiting:
             await asyncio.wait([asyncio.ensure_future(s.wait_settled(limit)) for s in waiting], timeout=limit)
 
-    async def wait_all(self, limit: float = 10.0) -> None:
+    async def wait_all(self, limit: float | None = None) -> None:
+        limit = connect_wait() if limit is None else limit
         waiting = [s for s in self.servers.values() if s.state == "connecting"]
         if waiting:
             await asyncio.wait([asyncio.ensure_future(s.wait_settled(limit)) for s in waiting], timeout=limit)

@@ -14,22 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from pi_core import hookimpl
-from pi_mcp.manager import McpManager
+from pi_mcp.manager import McpManager, connect_wait
 
 #: The manager of the current session (entry-point plugins are not re-imported on /reload).
 _state: dict[str, McpManager] = {}
-DIRECT_WAIT = 10.0
-
-
-def _direct_wait() -> float:
-    """``PI_MCP_DIRECT_WAIT`` (seconds) for machines where servers start slowly; pi's 10 s otherwise."""
-    import os
-
-    try:
-        value = float(os.environ.get("PI_MCP_DIRECT_WAIT", DIRECT_WAIT))
-    except ValueError:
-        return DIRECT_WAIT
-    return value if value >= 0 else DIRECT_WAIT
 
 
 def _registered(servers: Any) -> dict[str, tuple[str, dict[str, Any]]]:
@@ -70,7 +58,7 @@ def mcp_servers_change(event: Any, ctx: Any) -> None:
 async def before_agent_start(event: Any, ctx: Any) -> None:
     manager = _state.get("manager")
     if manager is not None:
-        await manager.wait_direct(_direct_wait())
+        await manager.wait_direct(connect_wait())
 
 
 @hookimpl
@@ -104,5 +92,5 @@ async def _mcp_command(args: str, ctx: Any) -> None:
     if words:
         ctx.ui.notify(f"Unknown /mcp action {words[0]!r}; use /mcp or /mcp reconnect [server]", "error")
         return
-    await manager.wait_all(10)  # servers still connecting get a moment (bounded) to settle
+    await manager.wait_all()  # servers still connecting get a moment (bounded) to settle
     ctx.ui.notify(manager.status_text())
