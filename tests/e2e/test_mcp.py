@@ -386,20 +386,21 @@ def test_tools_list_changed_and_servers_plugins_register(pi_env: PiEnv, tmp_path
     config = demo(exposure="direct")
     ext.write_text(f"CONFIG = {config!r}\nOUT = {str(out)!r}\n" + EXTENSION)
     pi_env.server.add(
+        tool_turn(ToolUse("mcp__ext__grow", {}, id="c_grow")),
         tool_turn(
-            ToolUse("mcp__ext__grow", {}, id="c_grow"),
+            ToolUse("mcp__ext__grown", {"word": "tall"}, id="c_grown"),
             ToolUse("mcp__late__add", {"a": 1, "b": 2}, id="c_late"),
         ),
-        tool_turn(ToolUse("mcp__ext__grown", {"word": "tall"}, id="c_grown")),
         text_turn("done"),
     )
     result = pi_env.run("-p", "-e", str(ext), "grow", timeout=60)
     assert result.returncode == 0, result.stderr
     assert 'MCP: registered server: server "bad" needs either "command"' in result.stderr
     requests = [r.body for r in pi_env.server.requests]
-    assert {"mcp__ext__add", "mcp__late__add"} <= set(tool_names(requests[0]))
+    assert "mcp__ext__add" in tool_names(requests[0])
     assert "mcp__ext__grown" not in tool_names(requests[0])
-    assert "mcp__ext__grown" in tool_names(requests[1])
+    # The late server connects once the hook reached the mcp plugin (in the background).
+    assert {"mcp__ext__grown", "mcp__late__add"} <= set(tool_names(requests[1]))
     seen = tool_messages(requests[2])
     assert (seen["c_late"], seen["c_grown"]) == ("3", "grown tall")
     ext_name = json.loads(out.read_text())[0][0][1]
