@@ -264,21 +264,28 @@ class McpManager:
             await server.wait_settled(server.connect_timeout + 1)
 
     async def wait_direct(self, limit: float) -> None:
-        """Wait (up to ``timeout`` in all) for the servers that have or may have ``direct`` tools."""
-        waiting = [
-            s
-            for s in self.servers.values()
-            if s.state == "connecting"
-            and (s.config.exposure == "direct" or "direct" in s.config.tool_exposure.values())
-        ]
-        if waiting:
-            await asyncio.wait([asyncio.ensure_future(s.wait_settled(limit)) for s in waiting], timeout=limit)
+        """Wait (up to ``limit`` in all) for the servers that have or may have ``direct`` tools."""
+        await self._wait_for(
+            lambda s: s.config.exposure == "direct" or "direct" in s.config.tool_exposure.values(), limit
+        )
 
     async def wait_all(self, limit: float | None = None) -> None:
-        limit = connect_wait() if limit is None else limit
-        waiting = [s for s in self.servers.values() if s.state == "connecting"]
-        if waiting:
-            await asyncio.wait([asyncio.ensure_future(s.wait_settled(limit)) for s in waiting], timeout=limit)
+        await self._wait_for(lambda s: True, connect_wait() if limit is None else limit)
+
+    async def _wait_for(self, selected: Callable[[McpServer], bool], limit: float) -> None:
+        # Servers can start while we wait (a plugin's mcp_servers_change arrives in the background),
+        # so the list is taken again each time a server settles, until the deadline.
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + limit
+        while True:
+            waiting = [s for s in self.servers.values() if s.state == "connecting" and selected(s)]
+            remaining = deadline - loop.time()
+            if not waiting or remaining <= 0:
+                return
+            tasks = [asyncio.ensure_future(s.wait_settled(remaining)) for s in waiting]
+            _done, pending = await asyncio.wait(tasks, timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
+            for task in pending:
+                task.cancel()
 
     # --- tools ----------------------------------------------------------------------------------
 
