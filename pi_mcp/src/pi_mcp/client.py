@@ -10,6 +10,7 @@ promptly once the connection is gone.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import logging
 import os
@@ -18,6 +19,8 @@ from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 from typing import IO, Any, Literal, TextIO, cast
+
+from pi_core.ai.sdk_import import import_in_background
 
 from pi_mcp.config import McpValueError, ServerConfig, resolve_value
 
@@ -68,6 +71,7 @@ class McpServer:
         self._settled = asyncio.Event()
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._sdk: concurrent.futures.Future[None] | None = None
         self._refresh: asyncio.Task[None] | None = None
 
     # --- life cycle -------------------------------------------------------------------------------
@@ -79,6 +83,7 @@ class McpServer:
         self.state = "connecting"
         self.last_error = None
         self._settled.clear()
+        self._sdk = _import_sdk(self.config.kind)
         self._stop.clear()
         self._task = asyncio.get_running_loop().create_task(self._run(), name=f"mcp:{self.name}")
 
@@ -123,8 +128,8 @@ class McpServer:
             self.log.flush()
 
     async def _run(self) -> None:
-        # The SDK is imported in a thread: an import on the event loop would hold up the first prompt.
-        await asyncio.to_thread(_import_sdk, self.config.kind)
+        if self._sdk is not None:
+            await asyncio.wrap_future(self._sdk)
         from mcp import ClientSession
 
         try:
@@ -296,14 +301,21 @@ class McpServer:
         return await self._call("resources/read", lambda s: s.read_resource(AnyUrl(uri)))
 
 
-def _import_sdk(kind: str) -> None:
-    import importlib
+#: One background import of the SDK per transport kind (a failed one is tried again).
+_sdk_imports: dict[str, concurrent.futures.Future[None]] = {}
 
-    importlib.import_module("mcp")
-    module = {"stdio": "mcp.client.stdio", "http": "mcp.client.streamable_http", "sse": "mcp.client.sse"}[
-        kind
-    ]
-    importlib.import_module(module)
+
+def _import_sdk(kind: str) -> concurrent.futures.Future[None]:
+    """The SDK's import for ``kind``, in a worker thread (on the event loop it would hold up the
+    first prompt), started when the first server of that kind starts."""
+    running = _sdk_imports.get(kind)
+    if running is not None and not (running.done() and running.exception() is not None):
+        return running
+    transport = {"stdio": "mcp.client.stdio", "http": "mcp.client.streamable_http", "sse": "mcp.client.sse"}
+    # httpx first, and requests wait for it: the openai SDK trips over a half-imported httpx.
+    future = import_in_background(["mcp", transport[kind]], requests_wait_for=["httpx"])
+    _sdk_imports[kind] = future
+    return future
 
 
 def _http_transport(url: str, headers: dict[str, str], timeout: float) -> Any:

@@ -29,6 +29,8 @@ built-in provider streams") has the figures.
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import importlib
 import importlib.machinery
 import os
@@ -85,6 +87,65 @@ def import_client_modules(sdk: str) -> None:
             importlib.import_module(name)
         except ImportError:  # moved in another SDK release: the request finds its own way
             continue
+
+
+# --- imports in worker threads that requests wait for ---------------------------------------------
+
+#: Background imports that a request must not overlap (see :func:`import_in_background`).
+_guarded: set[concurrent.futures.Future[None]] = set()
+_guarded_lock = threading.Lock()
+
+
+def import_in_background(
+    modules: Sequence[str], *, requests_wait_for: Sequence[str] = ()
+) -> concurrent.futures.Future[None]:
+    """Import ``requests_wait_for`` and then ``modules`` in a daemon thread; the future is done
+    when all are (it holds the ImportError of a missing one).
+
+    A request through a built-in provider waits (:func:`settle_guarded_imports`) until the
+    ``requests_wait_for`` part is imported. The reason is the ``openai`` SDK: it looks up
+    ``sys.modules["httpx"]`` during a request to recognise legacy ``httpx`` objects, and while
+    another thread is still importing ``httpx`` it finds a module without its attributes
+    (``partially initialized module 'httpx' has no attribute 'TimeoutException'`` — half of the
+    ``pi -p`` runs with MCP servers failed so on a loaded machine). The MCP plugin imports
+    ``httpx`` so; call this from the event loop's thread, before the request it must precede.
+    """
+    install()
+    done: concurrent.futures.Future[None] = concurrent.futures.Future()
+    gate: concurrent.futures.Future[None] = concurrent.futures.Future()
+    with _guarded_lock:
+        _guarded.add(gate)
+    gate.add_done_callback(_release)
+
+    def run() -> None:
+        try:
+            try:
+                for name in requests_wait_for:
+                    importlib.import_module(name)
+            finally:
+                gate.set_result(None)  # a request goes on either way; an error is the caller's
+            for name in modules:
+                importlib.import_module(name)
+        except BaseException as error:  # handed to whoever awaits the import
+            done.set_exception(error)
+        else:
+            done.set_result(None)
+
+    threading.Thread(target=run, name="pi-import", daemon=True).start()
+    return done
+
+
+def _release(gate: concurrent.futures.Future[None]) -> None:
+    with _guarded_lock:
+        _guarded.discard(gate)
+
+
+async def settle_guarded_imports() -> None:
+    """Wait for the ``requests_wait_for`` part of running background imports (no-op when none)."""
+    with _guarded_lock:
+        pending = [gate for gate in _guarded if not gate.done()]
+    if pending:
+        await asyncio.wait([asyncio.wrap_future(gate) for gate in pending])
 
 
 #: The modules a request imports, per SDK (the types its stream is parsed into included).

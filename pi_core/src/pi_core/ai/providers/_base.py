@@ -20,7 +20,7 @@ from pi_core.ai.provider import (
     StartEvent,
     StreamOptions,
 )
-from pi_core.ai.sdk_import import sdk_object
+from pi_core.ai.sdk_import import sdk_object, settle_guarded_imports
 
 ABORTED_MESSAGE = "Request was aborted"
 
@@ -213,6 +213,7 @@ async def stream_sdk_request(
     ``consume(response)`` maps. The SDK stream and the client are always closed, also when the
     mapping fails.
     """
+    await settle_guarded_imports()  # the SDK must not meet a module another thread half-imported
     client = open_client()
     try:
         params = build_params()
