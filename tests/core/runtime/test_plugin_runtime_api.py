@@ -226,3 +226,22 @@ async def test_nested_call_record_is_bounded(pi_llm_server: LoopbackLLMServer, t
     first = record["calls"][0]
     assert "arguments" not in first and first["argumentsBytes"] == len('{"text":""}') + 9000
     assert record["calls"][1]["arguments"] == {"text": "y"}
+
+
+async def test_a_tool_registered_mid_run_is_recorded_before_the_next_request(
+    pi_llm_server: LoopbackLLMServer, tmp_path: Path
+) -> None:
+    pi_llm_server.add(tool_turn(ToolUse("grow", {"text": "x"})), text_turn("grew"), text_turn("again"))
+    async with PiSession(pi_llm_server, tmp_path, plugins=[Registrar()]) as pi:
+        await pi.prompt("grow")
+        messages = [e["message"] for e in pi.entries if e["type"] == "message"]
+        roles = [m["role"] for m in messages]
+        # pi 1.6.0: the prompt's system message, then one declaring what the tool registered,
+        # after the tool's result and before the reply the next request brought
+        assert roles == ["system", "user", "assistant", "toolResult", "system", "assistant"]
+        update = messages[4]
+        assert [t["name"] for t in update["toolsAdded"]] == ["grown"]
+        assert "toolsRemoved" not in update and update.get("sections") is None
+        await pi.prompt("again")  # nothing changed since: no further system message
+        roles = [e["message"]["role"] for e in pi.entries if e["type"] == "message"]
+        assert roles[6:] == ["user", "assistant"]

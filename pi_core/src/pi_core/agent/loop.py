@@ -186,6 +186,9 @@ class AgentLoopConfig:
     tool_context: Any = None
     #: The tools to declare, read before every request (tools registered or removed mid-run count).
     get_tools: Callable[[], Sequence[AgentTool]] | None = None
+    #: Messages to record before a request that is not the run's first (read after ``get_tools``):
+    #: pi 1.6.0's system message declaring the tools registered or removed since the last one.
+    get_context_updates: Callable[[], Sequence[AgentMessage]] | None = None
     #: The tools ``ctx.execute_tool`` may call (default: the active ``direct`` ones).
     get_callable_tools: Callable[[], Sequence[AgentTool]] | None = None
     #: Builds the ``ctx`` of one ``execute`` call from the call and a :data:`NestedRunner` for
@@ -337,6 +340,7 @@ async def _run_loop(
     emit: Emit,
 ) -> None:
     first_turn = True
+    first_request = True  # the prompt brought the run's first system message, when one was due
     pending = await _poll(config.get_steering_messages)
     while True:
         has_more_tool_calls = True
@@ -350,6 +354,12 @@ async def _run_loop(
                 current.messages.append(message)
                 new_messages.append(message)
             pending = []
+            if not first_request and config.get_context_updates is not None:
+                for message in config.get_context_updates():
+                    await _emit_complete_message(message, emit)
+                    current.messages.append(message)
+                    new_messages.append(message)
+            first_request = False
 
             message = await _stream_assistant_response(current, config, signal, emit)
             new_messages.append(message)

@@ -206,6 +206,7 @@ class AgentSession:
             on_payload=bridge.on_payload if bridge else None,
             on_response=bridge.on_response if bridge else None,
             get_tools=lambda: self.agent.state.tools,
+            get_context_updates=self._system_updates,
             after_turn=self._after_turn if bridge else None,
         )
         state = AgentState(model=model or _UNKNOWN_MODEL)
@@ -492,6 +493,15 @@ class AgentSession:
 
     def rebuild_system_prompt(self) -> None:
         self._apply_tools()
+
+    def _system_updates(self) -> list[AgentMessage]:
+        """Before a request inside a run: the tools registered or removed since the last system
+        message, recorded as one more (pi 1.6.0 checks before every request). The prompt's text is
+        the run's until it ends, so changed sections wait for the next prompt's update."""
+        update = self._system_update()
+        if update is None or (update.tools_added is None and update.tools_removed is None):
+            return []
+        return [update.model_copy(update={"sections": None})]
 
     def _system_update(self) -> SystemMessage | None:
         """The system message that brings the transcript's recorded prompt and tools up to date
