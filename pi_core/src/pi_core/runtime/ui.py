@@ -93,7 +93,33 @@ def _rgb(hex_colour: str) -> tuple[int, int, int]:
     return int(value[0:2], 16), int(value[2:4], 16), int(value[4:6], 16)
 
 
-class HeadlessUI:
+class NoTerminalParts:
+    """The ``ctx.ui`` members that only a terminal can honour, as no-ops: headless and RPC modes
+    (pi's RPC mode ignores them too)."""
+
+    def set_header(self, factory: Callable[..., Any] | None) -> None:
+        return None
+
+    def set_footer(self, factory: Callable[..., Any] | None) -> None:
+        return None
+
+    def on_terminal_input(self, handler: Callable[[str], Any]) -> Callable[[], None]:
+        return _nothing
+
+    def add_autocomplete_provider(self, factory: Callable[[Any], Any]) -> None:
+        return None
+
+    def set_working_message(self, text: str | None = None) -> None:
+        return None
+
+    def set_working_visible(self, visible: bool) -> None:
+        return None
+
+    def set_hidden_thinking_label(self, text: str | None = None) -> None:
+        return None
+
+
+class HeadlessUI(NoTerminalParts):
     """``ctx.ui`` without a user: dialogs answer nothing, notifications go to ``on_notify``."""
 
     #: Nobody answers dialogs here (``ctx.has_ui`` is false); a subclass that answers sets it true.
@@ -158,28 +184,7 @@ class HeadlessUI:
     async def custom(self, factory: Callable[..., Any], *, overlay: bool = False) -> Any:
         return None
 
-    def set_header(self, factory: Callable[..., Any] | None) -> None:
-        return None
-
-    def set_footer(self, factory: Callable[..., Any] | None) -> None:
-        return None
-
-    def on_terminal_input(self, handler: Callable[[str], Any]) -> Callable[[], None]:
-        return _nothing
-
     def paste_to_editor(self, text: str) -> None:
-        return None
-
-    def add_autocomplete_provider(self, factory: Callable[[Any], Any]) -> None:
-        return None
-
-    def set_working_message(self, text: str | None = None) -> None:
-        return None
-
-    def set_working_visible(self, visible: bool) -> None:
-        return None
-
-    def set_hidden_thinking_label(self, text: str | None = None) -> None:
         return None
 
 

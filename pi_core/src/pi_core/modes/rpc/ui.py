@@ -26,14 +26,14 @@ from pi_core.modes.rpc.ui_protocol import (
     UiRequest,
     UiResponse,
 )
-from pi_core.runtime.ui import Theme
+from pi_core.runtime.ui import NoTerminalParts, Theme
 
 
 def _new_id() -> str:
     return str(uuid.uuid4())
 
 
-class RpcExtensionUI:
+class RpcExtensionUI(NoTerminalParts):
     """The ``ctx.ui`` plugins get in RPC mode."""
 
     #: The RPC client answers dialogs.
@@ -159,27 +159,6 @@ class RpcExtensionUI:
     async def custom(self, factory: Callable[..., Any], *, overlay: bool = False) -> Any:
         return None
 
-    def set_header(self, factory: Callable[..., Any] | None) -> None:
-        return None
-
-    def set_footer(self, factory: Callable[..., Any] | None) -> None:
-        return None
-
-    def on_terminal_input(self, handler: Callable[[str], Any]) -> Callable[[], None]:
-        return _nothing
-
-    def add_autocomplete_provider(self, factory: Callable[[Any], Any]) -> None:
-        return None
-
-    def set_working_message(self, text: str | None = None) -> None:
-        return None
-
-    def set_working_visible(self, visible: bool) -> None:
-        return None
-
-    def set_hidden_thinking_label(self, text: str | None = None) -> None:
-        return None
-
 
 def _value(response: UiResponse | None) -> str | None:
     """A select/input/editor answer: the client's value, or ``None`` when there was none or it cancelled."""
@@ -191,7 +170,3 @@ def _value(response: UiResponse | None) -> str | None:
 def _ms(timeout: float | None) -> int | None:
     """Dialog timeouts are milliseconds on the wire, as in pi."""
     return int(timeout) if timeout else None
-
-
-def _nothing() -> None:
-    """The unsubscribe ``on_terminal_input`` returns over RPC (no terminal input reaches plugins)."""
