@@ -59,8 +59,18 @@ def test_a_session_resumes_with_the_context_pi16_sends(name: str, tmp_path: Path
     assert SessionManager.open(copy).load_issues == []
 
 
-def _shape(path: Path) -> list[tuple[str, list[str], list[str]]]:
-    """Per line: entry type (with the message role), its keys, and its message's keys."""
+def _usage_keys(holder: dict[str, object]) -> list[str]:
+    """The keys of ``holder["usage"]`` and of its ``cost`` (``cost.total``, ...), when it has one."""
+    usage = holder.get("usage")
+    if not isinstance(usage, dict):
+        return []
+    cost = usage.get("cost")
+    return sorted(usage) + sorted(f"cost.{key}" for key in (cost if isinstance(cost, dict) else {}))
+
+
+def _shape(path: Path) -> list[tuple[str, list[str], list[str], list[str]]]:
+    """Per line: entry type (with the message role), its keys, its message's keys, and the keys
+    of the usage it records (the entry's, as on a compaction, or its message's)."""
     out = []
     for line in path.read_text().splitlines():
         entry = json.loads(line)
@@ -68,7 +78,8 @@ def _shape(path: Path) -> list[tuple[str, list[str], list[str]]]:
         message = entry.get("message") or entry.get("systemMessage") or {}
         if kind == "message":
             kind = f"message:{message.get('role')}"
-        out.append((kind, sorted(set(entry) - {"id", "parentId", "timestamp"}), sorted(message)))
+        usage = _usage_keys(entry) + _usage_keys(message)
+        out.append((kind, sorted(set(entry) - {"id", "parentId", "timestamp"}), sorted(message), usage))
     return out
 
 
@@ -76,7 +87,8 @@ def _shape(path: Path) -> list[tuple[str, list[str], list[str]]]:
 def test_we_write_the_entries_pi16_writes(name: str) -> None:
     # Same scenario, same loopback answers: our file has pi 1.6.0's entries in pi's order, with
     # pi's keys on every entry and message (the system message before the first prompt, the
-    # context_edit of a retried reply, the compaction's systemMessage and usage, durationMs, ...).
+    # context_edit of a retried reply, the compaction's systemMessage and usage, durationMs, ...),
+    # and pi's usage fields (usage.reasoning, cost.totalFromProvider; none on a failed reply).
     ours, theirs = _shape(FIXTURES / f"ours_{name}.jsonl"), _shape(FIXTURES / f"{name}.jsonl")
     assert ours == theirs
 

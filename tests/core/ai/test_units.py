@@ -100,3 +100,29 @@ def test_usage_one_hour_cache_writes_cost_double_input() -> None:
     assert total is not None
     assert (total.cache_write_1h, total.reasoning, total.cache_write) == (400, 7, 1000)
     assert sum_usage([Usage(), Usage()]).to_json_dict().keys().isdisjoint({"cacheWrite1h", "reasoning"})  # type: ignore[union-attr]
+
+
+def test_summed_usage_says_whether_its_total_came_from_the_provider() -> None:
+    """pi 1.6.0's ``combineUsage`` writes ``cost.totalFromProvider`` on every sum of two: true
+    only when both parts' totals came from the provider; a lone usage is kept as it is."""
+    from pi_core.ai.messages import Cost, sum_usage
+
+    def usage(from_provider: bool | None) -> Usage:
+        return Usage(input=1, cost=Cost(total=0.5, total_from_provider=from_provider))
+
+    def flag(*parts: bool | None) -> object:
+        total = sum_usage([usage(part) for part in parts])
+        assert total is not None
+        return total.to_json_dict()["cost"].get("totalFromProvider")
+
+    assert [flag(False, False), flag(True, True), flag(True, False), flag(None, True)] == [
+        False,
+        True,
+        False,
+        False,
+    ]
+    assert (flag(None), flag(True)) == (None, True)
+    lone = usage(False)
+    total = sum_usage([lone])
+    assert total == lone
+    assert total is not lone

@@ -108,10 +108,17 @@ class Usage(PiModel):
 
 
 def sum_usage(usages: Sequence[Usage]) -> Usage | None:
-    """The usages added up field by field (pi's ``combineUsage``); ``None`` for none at all."""
+    """The usages added up field by field (pi's ``combineUsage``); ``None`` for none at all.
+
+    One usage comes back as a copy of itself. A sum of two or more has ``cost.totalFromProvider``
+    set, true only when every part's total came from its provider, as pi 1.6.0 writes it.
+    """
     if not usages:
         return None
+    if len(usages) == 1:
+        return usages[0].model_copy(deep=True)
     total = Usage()
+    total.cost.total_from_provider = all(usage.cost.total_from_provider is True for usage in usages)
     for usage in usages:
         total.input += usage.input
         total.output += usage.output
