@@ -245,3 +245,71 @@ async def test_a_tool_registered_mid_run_is_recorded_before_the_next_request(
         await pi.prompt("again")  # nothing changed since: no further system message
         roles = [e["message"]["role"] for e in pi.entries if e["type"] == "message"]
         assert roles[6:] == ["user", "assistant"]
+
+
+class LateRegistrar:
+    """A tool that registers another tool on its second call only."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    @hookimpl
+    def register_tools(self, register: Any) -> None:
+        async def step(call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any) -> str:
+            self.calls += 1
+            if self.calls == 2:
+                ctx.register_tool(echo_tool("late"))
+            return f"step {self.calls}"
+
+        register(AgentTool(name="step", label="step", description="steps", parameters=SCHEMA, execute=step))
+
+
+async def test_the_mid_run_tool_check_replays_the_transcript_once_per_run(
+    pi_llm_server: LoopbackLLMServer, tmp_path: Path, monkeypatch: Any
+) -> None:
+    import pi_core.runtime.session as runtime_session
+
+    replays: list[int] = []
+    real = runtime_session.current_system_message
+
+    def counting(messages: Any) -> Any:
+        replays.append(len(messages))
+        return real(messages)
+
+    monkeypatch.setattr(runtime_session, "current_system_message", counting)
+    step = tool_turn(ToolUse("step", {"text": "x"}))
+    pi_llm_server.add(step, step, step, step, text_turn("done"), step, step, text_turn("again"))
+    async with PiSession(pi_llm_server, tmp_path, plugins=[LateRegistrar()]) as pi:
+        await pi.prompt("go")
+        # the prompt's update replays once, the four checks before requests 2-5 once between them
+        assert len(replays) == 2
+        assert [declared(r) for r in pi.requests[:5]] == [
+            ["step"],
+            ["step"],
+            ["step", "late"],
+            *[["step", "late"]] * 2,
+        ]
+        messages = [e["message"] for e in pi.entries if e["type"] == "message"]
+        updates = [m for m in messages if m["role"] == "system"][1:]
+        assert [[t["name"] for t in m["toolsAdded"]] for m in updates] == [["late"]]
+        roles = [m["role"] for m in messages]
+        # recorded after the second tool result, before the request that first declares it
+        assert roles[:8] == [
+            "system",
+            "user",
+            "assistant",
+            "toolResult",
+            "assistant",
+            "toolResult",
+            "system",
+            "assistant",
+        ]
+        replays.clear()
+        pi.ctx().set_active_tools(["step"])  # between runs: the next run starts from the transcript
+        await pi.prompt("again")
+        assert len(replays) == 2
+        removed = [
+            m for m in (e["message"] for e in pi.entries if e["type"] == "message") if m["role"] == "system"
+        ][-1]
+        assert removed["toolsRemoved"] == [{"name": "late"}]
+        assert [declared(r) for r in pi.requests[5:]] == [["step"]] * 3

@@ -173,6 +173,10 @@ class AgentSession:
         self._system_prompt_sections: SystemPromptSections = {}
         #: This run's sections when a ``before_agent_start`` handler edited the prompt options.
         self._run_sections: SystemPromptSections | None = None
+        #: The mid-run tool check (``_system_updates``): the tools the transcript records and the
+        #: tool objects they were compared with, both ``None`` at each run's start.
+        self._recorded_tools: dict[str, ToolDeclaration] | None = None
+        self._checked_tools: list[AgentTool] | None = None
         #: The message persisted last and its entry id (a failed reply is omitted by id).
         self._last_persisted: tuple[AgentMessage, str] | None = None
         self._retry = AutoRetry(self._emit)
@@ -497,11 +501,36 @@ class AgentSession:
     def _system_updates(self) -> list[AgentMessage]:
         """Before a request inside a run: the tools registered or removed since the last system
         message, recorded as one more (pi 1.6.0 checks before every request). The prompt's text is
-        the run's until it ends, so changed sections wait for the next prompt's update."""
-        update = self._system_update()
-        if update is None or (update.tools_added is None and update.tools_removed is None):
+        the run's until it ends, so changed sections wait for the next prompt's update.
+
+        The transcript's tools are replayed from its system messages once per run (the first
+        check after the run starts); later checks compare the agent's tool objects with the
+        ones of the previous check and only build declarations when one was added, removed or
+        replaced, so a run of many tool calls on a long session does not walk every message
+        before each request.
+        """
+        tools = self.agent.state.tools
+        checked = self._checked_tools
+        recorded = self._recorded_tools
+        if (
+            recorded is not None
+            and checked is not None
+            and len(checked) == len(tools)
+            and all(old is new for old, new in zip(checked, tools, strict=True))
+        ):
             return []
-        return [update.model_copy(update={"sections": None})]
+        if recorded is None:
+            replayed = current_system_message(self.agent.state.messages)
+            recorded = {tool.name: tool for tool in (replayed.tools_added if replayed else None) or ()}
+        added, removed = _tool_changes(recorded, tools)
+        recorded = dict(recorded)
+        for reference in removed:
+            recorded.pop(reference.name, None)
+        recorded.update((tool.name, tool) for tool in added)
+        self._recorded_tools, self._checked_tools = recorded, list(tools)
+        if not added and not removed:
+            return []
+        return [SystemMessage(content="", tools_added=added or None, tools_removed=removed or None)]
 
     def _system_update(self) -> SystemMessage | None:
         """The system message that brings the transcript's recorded prompt and tools up to date
@@ -518,18 +547,7 @@ class AgentSession:
             self._run_sections if self._run_sections is not None else self._system_prompt_sections,
         )
         previous = {tool.name: tool for tool in (replayed.tools_added if replayed else None) or ()}
-        current = [
-            ToolDeclaration(name=tool.name, description=tool.description, parameters=tool.json_schema())
-            for tool in self.agent.state.tools
-        ]
-        names = {tool.name for tool in current}
-        added = [
-            tool
-            for tool in current
-            if tool.name not in previous or previous[tool.name].to_json_dict() != tool.to_json_dict()
-        ]
-        changed = {tool.name for tool in added}
-        removed = [ToolReference(name=name) for name in previous if name not in names or name in changed]
+        added, removed = _tool_changes(previous, self.agent.state.tools)
         if sections is None and not added and not removed:
             return None
         return SystemMessage(
@@ -1024,6 +1042,10 @@ class AgentSession:
             if replacement is not None and isinstance(event, agent_events.MessageEndEvent):
                 self._replace_last_message(event.message, replacement)
                 event = agent_events.MessageEndEvent(message=replacement)
+        if isinstance(event, agent_events.AgentStartEvent):
+            # A run (prompt, continue, retry) may start from another transcript (/tree, a
+            # compaction, a switched session): its first mid-run check replays it again.
+            self._recorded_tools = self._checked_tools = None
         if isinstance(event, agent_events.AgentEndEvent):
             event = event.model_copy(update={"will_retry": self._will_retry(event)})
         self._emit(event)
@@ -1428,3 +1450,23 @@ def _replaced(message: AgentMessage, replacement: Any) -> AgentMessage:
     if isinstance(replacement, str) and message.role in ("assistant", "toolResult"):
         replacement = [TextContent(text=replacement)]
     return message.model_copy(update={"content": replacement})
+
+
+def _tool_changes(
+    recorded: dict[str, ToolDeclaration], tools: Sequence[AgentTool]
+) -> tuple[list[ToolDeclaration], list[ToolReference]]:
+    """The declarations of ``tools`` that ``recorded`` lacks or has otherwise, and the recorded
+    names to remove (gone, or changed: a changed tool is removed and added again)."""
+    current = [
+        ToolDeclaration(name=tool.name, description=tool.description, parameters=tool.json_schema())
+        for tool in tools
+    ]
+    names = {tool.name for tool in current}
+    added = [
+        tool
+        for tool in current
+        if tool.name not in recorded or recorded[tool.name].to_json_dict() != tool.to_json_dict()
+    ]
+    changed = {tool.name for tool in added}
+    removed = [ToolReference(name=name) for name in recorded if name not in names or name in changed]
+    return added, removed
