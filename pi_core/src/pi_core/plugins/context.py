@@ -107,6 +107,19 @@ class ExtensionUI(Protocol):
         """The line shown for a thinking block while thinking is hidden."""
         ...
 
+    def set_working_indicator(
+        self, frames: Sequence[str] | None = None, *, interval_ms: float | None = None
+    ) -> None:
+        """The frames drawn in turn before the working message, every ``interval_ms`` (80 by
+        default); one frame stands still, ``[]`` draws none, ``None`` restores the built-in row."""
+        ...
+
+    def get_tools_expanded(self) -> bool:
+        """Whether tool results are drawn in full (Ctrl+O); false without a terminal UI."""
+        ...
+
+    def set_tools_expanded(self, expanded: bool) -> None: ...
+
     async def custom(self, factory: Callable[..., Any], *, overlay: bool = False) -> Any:
         """Show ``factory(tui, theme, done)``'s component (a prompt-toolkit container, or an
         object with ``render(width) -> list[str]`` and ``handle_input(data)``) in place of the

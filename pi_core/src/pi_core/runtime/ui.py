@@ -118,6 +118,17 @@ class NoTerminalParts:
     def set_hidden_thinking_label(self, text: str | None = None) -> None:
         return None
 
+    def set_working_indicator(
+        self, frames: Sequence[str] | None = None, *, interval_ms: float | None = None
+    ) -> None:
+        return None
+
+    def get_tools_expanded(self) -> bool:
+        return False
+
+    def set_tools_expanded(self, expanded: bool) -> None:
+        return None
+
 
 class HeadlessUI(NoTerminalParts):
     """``ctx.ui`` without a user: dialogs answer nothing, notifications go to ``on_notify``."""

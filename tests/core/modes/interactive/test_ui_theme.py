@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from pi_core.modes.interactive.sanitize import keep_style
 from pi_core.runtime.ui import THEMES, HeadlessUI, Theme
 from pi_core.testing import LoopbackLLMServer, Text, Thinking, Turn
@@ -75,3 +76,59 @@ async def test_hidden_thinking_label_is_the_plugins(
     assert "Reasoning (hidden)" in repl.output and "secret pondering" not in repl.output
     await repl.idle()
     await repl.quit()
+
+
+@pytest.mark.parametrize("fullscreen", [False, True], ids=["regular", "fullscreen"])
+async def test_working_indicator_frames_turn_before_the_message(
+    fullscreen: bool, repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    pi_llm_server.add(Turn(blocks=[Text("slow " * 60, chunks=60)], delay=0.03))
+    repl = await repl_factory(fullscreen=fullscreen)
+    mode, ui = repl.mode, repl.mode.ui
+    accent = THEMES["dark"]["accent"]
+
+    def row() -> str:
+        """The working row; fullscreen's accent-coloured text gets the reset escape, as inline."""
+        if fullscreen:
+            return "".join(f"{t}\x1b[39m" if accent in style else t for style, t, *_ in mode._status_row())
+        return mode._toolbar() or ""
+
+    await repl.wait_idle_editor()
+    ui.set_working_indicator([ui.theme.fg("accent", "A"), "B\x1b]0;x\x07"], interval_ms=40)
+    await repl.submit("go")
+    await repl.until(lambda: mode.busy)
+    seen: set[str] = set()
+    await repl.until(lambda: seen.update({row()}) or any("B working…" in r for r in seen), 3)
+    await repl.until(lambda: seen.update({row()}) or any("A\x1b[39m working…" in r for r in seen), 3)
+    assert not any("\x1b]" in r for r in seen)
+    ui.set_working_indicator([])
+    assert "A\x1b[39m working…" not in row() and "B working…" not in row() and "working…" in row()
+    ui.set_working_indicator(["*"])  # one frame stands still
+    assert "* working…" in row()
+    ui.set_working_indicator()
+    assert "* working…" not in row() and "working…" in row()
+    await repl.idle(15)
+    await repl.quit()
+    assert ui._ticker is None
+
+
+@pytest.mark.parametrize("fullscreen", [False, True], ids=["regular", "fullscreen"])
+async def test_tools_expanded_is_the_ctrl_o_state(fullscreen: bool, repl_factory: Callable[..., Any]) -> None:
+    repl = await repl_factory(fullscreen=fullscreen)
+    await repl.wait_idle_editor()
+    ui = repl.mode.ui
+    assert ui.get_tools_expanded() is False
+    ui.set_tools_expanded(True)
+    assert ui.get_tools_expanded() is True and repl.mode.renderer.expand_tools
+    ui.set_tools_expanded(True)  # no change: nothing toggles back
+    assert ui.get_tools_expanded() is True
+    ui.set_tools_expanded(False)
+    assert ui.get_tools_expanded() is False
+    await repl.quit()
+
+
+def test_headless_ui_has_no_indicator_and_no_expanded_tools() -> None:
+    ui = HeadlessUI()
+    ui.set_working_indicator(["x"], interval_ms=10)
+    ui.set_tools_expanded(True)
+    assert ui.get_tools_expanded() is False

@@ -357,6 +357,7 @@ class InteractiveMode:
                 return text
 
     async def _shutdown(self) -> None:
+        self.ui.stop_ticker()
         if self.busy:
             await self.host.session.abort()
         if self._task is not None:
@@ -631,7 +632,7 @@ class InteractiveMode:
         if self.busy:
             if self.ui.working_visible:
                 elapsed = int(time.monotonic() - self._task_started)
-                message = self.ui.working_message or "working…"
+                message = self.ui.working_prefix() + (self.ui.working_message or "working…")
                 lines.append(f"{message} {elapsed}s · Enter steers, Alt+Enter queues a follow-up, Esc aborts")
         else:
             custom = self.ui.component_rows("footer", width)
@@ -677,6 +678,8 @@ class InteractiveMode:
         plugins = self.host.plugins
         if plugins is self._plugins_of:
             return
+        if self._plugins_of is not None:
+            self.ui.reset_working_row()
         self._plugins_of = plugins
         self.ui.clear_plugin_state()
         self.keymap = load_keymap(self.host.options.agent_dir)  # keybindings.json, again on /reload

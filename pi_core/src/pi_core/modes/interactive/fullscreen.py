@@ -306,7 +306,7 @@ class FullscreenMode(InteractiveMode):
         if self.busy and self.ui.working_visible:
             elapsed = int(time.monotonic() - self._task_started)
             keys = "Esc aborts · Enter steers · Alt+Enter queues"
-            message = self.ui.working_message or "working…"
+            message = self.ui.working_prefix() + (self.ui.working_message or "working…")
             parts.extend(to_formatted_text(ANSI(message)))
             parts.append(("class:working", f" {elapsed}s · {keys}"))
         flash = self._flash

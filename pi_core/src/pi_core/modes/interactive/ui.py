@@ -7,6 +7,9 @@ Plugin components (``custom``, ``set_header``, ``set_footer``) are described in 
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +25,8 @@ if TYPE_CHECKING:
     from pi_core.modes.interactive.app import InteractiveMode
 
 _NOTIFY_STYLES = {"info": "cyan", "warning": "yellow", "error": "bold red"}
+#: Seconds between two frames of a plugin's working indicator when it names no interval (pi's).
+INDICATOR_INTERVAL = 0.08
 
 
 class InteractiveUI:
@@ -41,6 +46,12 @@ class InteractiveUI:
         self.working_message: str | None = None
         #: ``set_working_visible(False)`` hides the working row.
         self.working_visible = True
+        #: ``set_working_indicator``: the frames shown in turn before the message (``None``: the
+        #: built-in row, which counts seconds and has no spinner).
+        self.working_frames: list[str] | None = None
+        self._frame_interval = INDICATOR_INTERVAL
+        self._frames_since = 0.0
+        self._ticker: asyncio.Task[None] | None = None
         #: ``set_header`` / ``set_footer``: (component, plugin) replacing the built-in rows.
         self.header: tuple[Any, str] | None = None
         self.footer: tuple[Any, str] | None = None
@@ -67,6 +78,48 @@ class InteractiveUI:
 
     def set_hidden_thinking_label(self, text: str | None = None) -> None:
         self._mode.renderer.hidden_thinking_label = text or None
+
+    def set_working_indicator(
+        self, frames: Sequence[str] | None = None, *, interval_ms: float | None = None
+    ) -> None:
+        """Frames are drawn as given (colour escapes kept, other control sequences removed)."""
+        shown = None if frames is None else [keep_style(str(frame)).replace("\n", " ") for frame in frames]
+        self.working_frames = shown
+        self._frame_interval = interval_ms / 1000 if interval_ms and interval_ms > 0 else INDICATOR_INTERVAL
+        self._frames_since = time.monotonic()
+        self.stop_ticker()
+        if self.working_frames is not None and len(self.working_frames) > 1:
+            with contextlib.suppress(RuntimeError):  # no running loop: drawn at the next redraw
+                self._ticker = asyncio.get_running_loop().create_task(self._tick(self._frame_interval))
+        self._mode.invalidate()
+
+    def working_prefix(self) -> str:
+        """The indicator's frame for now, with a space after it ("" without frames)."""
+        frames = self.working_frames
+        if not frames:
+            return ""
+        frame = frames[int((time.monotonic() - self._frames_since) / self._frame_interval) % len(frames)]
+        return f"{frame} " if frame else ""
+
+    async def _tick(self, interval: float) -> None:
+        """Redraw at each frame while the agent works (the row shows only then)."""
+        while True:
+            await asyncio.sleep(interval)
+            if self._mode.busy and self.working_visible:
+                self._mode.invalidate()
+
+    def stop_ticker(self) -> None:
+        if self._ticker is not None:
+            self._ticker.cancel()
+            self._ticker = None
+
+    def get_tools_expanded(self) -> bool:
+        return self._mode.renderer.expand_tools
+
+    def set_tools_expanded(self, expanded: bool) -> None:
+        """As Ctrl+O: from the other state, results are drawn again (fullscreen) or from now on."""
+        if bool(expanded) != self._mode.renderer.expand_tools:
+            self._mode.toggle_tool_output()
 
     async def select(
         self,
@@ -262,6 +315,13 @@ class InteractiveUI:
             self._mode.header_changed()
             self._mode.completer_changed()
         self._mode.invalidate()
+
+    def reset_working_row(self) -> None:
+        """The working row as built in (the plugins that changed it were replaced)."""
+        self.working_message = None
+        self.working_visible = True
+        self.working_frames = None
+        self.stop_ticker()
 
     def widget_lines(self, placement: str) -> list[str]:
         """The lines of the widgets placed ``aboveEditor`` or ``belowEditor``."""
