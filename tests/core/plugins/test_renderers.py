@@ -9,7 +9,13 @@ from typing import Any
 import pytest
 from pi_core.plugins.manager import PluginRecord
 from pi_core.plugins.registry import collect_registrations
-from pi_core.plugins.renderers import MarkdownContext, resolve_tool_renderer, transform_markdown
+from pi_core.plugins.renderers import (
+    MarkdownContext,
+    ToolRendererResolver,
+    resolve_owned_tool_renderer,
+    resolve_tool_renderer,
+    transform_markdown,
+)
 from pi_core.testing.plugins import PluginHarness, make_plugin
 
 
@@ -38,7 +44,7 @@ async def test_tool_renderer_resolvers_chain_in_load_order() -> None:
     add(h, "a", register_tool_renderers=lambda register: register(fill_mcp))
     add(h, "b", register_tool_renderers=lambda register: register(loud_bash))
     regs = await collect_registrations(h.pm)
-    resolvers = [r.item for r in regs.tool_renderers]
+    resolvers = [r.resolve for r in regs.tool_renderers]
     assert [r.plugin for r in regs.tool_renderers] == ["a", "b"]
     own = SimpleNamespace(render_call=lambda args, theme: "own")
     assert resolve_tool_renderer(resolvers, "mcp__fs__read").render_call({}, None) == "mcp call"
@@ -91,3 +97,46 @@ async def test_bad_renderer_registrations_are_load_errors(hook: str, call: Any) 
     add(h, "bad", **{hook: call})
     regs = await collect_registrations(h.pm)
     assert [e.plugin for e in regs.errors] == ["bad"] and hook in str(regs.errors[0])
+
+
+def test_owned_tool_renderer_names_the_plugin_whose_renderer_won() -> None:
+    own = SimpleNamespace(render_call=lambda args, ctx: "own")
+    loud = SimpleNamespace(render_call=lambda args, ctx: "loud")
+    asked: list[str] = []
+
+    def passes(tool_name: str, next: Any) -> Any:
+        asked.append("passes")
+        return next() or next()  # the later ones are asked once however often next() runs
+
+    def claims_bash(tool_name: str, next: Any) -> Any:
+        asked.append("claims_bash")
+        return loud if tool_name == "bash" else next()
+
+    def explodes(tool_name: str, next: Any) -> Any:
+        raise RuntimeError("resolver exploded")
+
+    failures: list[tuple[str, str]] = []
+    chain = [
+        ToolRendererResolver("a", passes),
+        ToolRendererResolver("b", explodes),
+        ToolRendererResolver("c", claims_bash),
+    ]
+
+    def resolve(name: str, mine: Any = None) -> tuple[Any, str | None]:
+        return resolve_owned_tool_renderer(
+            chain, name, mine, "tools", lambda plugin, error: failures.append((plugin, str(error)))
+        )
+
+    assert resolve("bash", own) == (loud, "c")
+    assert asked == ["passes", "claims_bash"]
+    assert failures == [("b", "resolver exploded")]  # and it counted as next()
+    assert resolve("read", own) == (own, "tools")
+    assert resolve("mcp__x") == (None, None)
+    assert resolve_owned_tool_renderer([ToolRendererResolver("a", lambda n, nxt: loud)], "read", own) == (
+        loud,
+        "a",
+    )
+    assert resolve_owned_tool_renderer([ToolRendererResolver("a", lambda n, nxt: None)], "read", own) == (
+        None,
+        None,
+    )

@@ -130,7 +130,7 @@ def plugin_parts(setup: PluginSetup, *, reloadable: bool = True) -> PluginParts:
         shortcuts=dict(registrations.shortcuts),
         message_renderers={kind: r.item for kind, r in registrations.message_renderers.items()},
         entry_renderers={kind: r.item for kind, r in registrations.entry_renderers.items()},
-        tool_renderers=[r.item for r in registrations.tool_renderers],
+        tool_renderers=list(registrations.tool_renderers),
         markdown_transformers=list(registrations.markdown_transformers),
         reload=_plugin_reloader(setup) if reloadable else None,
     )

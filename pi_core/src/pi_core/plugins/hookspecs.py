@@ -380,10 +380,18 @@ def register_tool_renderers(register: Callable[..., None]) -> None:
     ``render_result``, would use — ``next() or mine`` only fills gaps.
 
     :param register: ``register(resolve)``; the renderer it returns has ``render_call(args,
-        theme)`` and/or ``render_result(result, options, theme)``, as ``AgentTool`` does.
+        ctx)`` and/or ``render_result(result, options, ctx)``, called as the tool's own
+        renderers of ``AgentTool`` are: ``ctx`` is the extension context (``ctx.ui.theme``
+        for colours), ``options`` has ``expanded`` and ``isError``. Each returns a rich
+        renderable, text (ANSI colours kept) or ``None`` for the default drawing. The REPL
+        (both modes) resolves when it draws a call, so a renderer registered for a tool that
+        comes later still applies.
     :returns: nothing.
 
-    Errors: an exception here is a load error of the plugin.
+    Errors: an exception in this hook is a load error of the plugin. A resolver or renderer
+    that raises while the REPL draws is reported once as this plugin's error (part
+    ``register_tool_renderers``, ``render_call`` or ``render_result``) and the default
+    drawing (the tool's name and arguments, the result's text) is shown instead.
 
     Example::
 
@@ -399,7 +407,8 @@ def register_tool_renderers(register: Callable[..., None]) -> None:
         def mcp_titles(tool_name: str, next: Callable[[], Any]) -> Any:
             if not tool_name.startswith("mcp__"):
                 return next()
-            return next() or SimpleNamespace(render_call=lambda args, theme: theme.fg("toolTitle", tool_name))
+            title = SimpleNamespace(render_call=lambda args, ctx: ctx.ui.theme.fg("toolTitle", tool_name))
+            return next() or title
 
 
         @hookimpl
@@ -422,10 +431,14 @@ def register_markdown_transformers(register: Callable[..., None]) -> None:
         returns text; ``context`` is a ``MarkdownContext`` (``message_type``, ``is_streaming``,
         ``available_width``, ``message_id``, ``timestamp``). ``message_types`` picks the surfaces
         (``user``, ``assistant``, ``assistant-thinking`` — the default — ``custom``, ``summary``,
-        ``changelog``). Keep it quick: it runs on every streamed update.
+        ``changelog``). Keep it quick: it runs on every streamed update. The REPL prints an
+        answer block by block; a block printed whole is final (``is_streaming`` false), the
+        fullscreen preview of the block still growing is streaming.
     :returns: nothing.
 
-    Errors: an exception here is a load error of the plugin.
+    Errors: an exception in this hook is a load error of the plugin. A transformer that raises
+    or returns something else than text while the REPL draws is reported once as this
+    plugin's error (part ``markdown_transformer``) and skipped: the text so far is drawn.
 
     Example::
 

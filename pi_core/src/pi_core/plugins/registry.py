@@ -15,7 +15,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from pi_core.errors import PluginLoadError
-from pi_core.plugins.renderers import DEFAULT_SURFACES, KNOWN_SURFACES, MarkdownTransformer
+from pi_core.plugins.renderers import (
+    DEFAULT_SURFACES,
+    KNOWN_SURFACES,
+    MarkdownTransformer,
+    ToolRendererResolver,
+)
 
 if TYPE_CHECKING:
     from pi_core.plugins.manager import PiPluginManager
@@ -67,7 +72,7 @@ class Registrations:
     message_renderers: dict[str, Registered[Callable[..., Any]]] = field(default_factory=dict)
     entry_renderers: dict[str, Registered[Callable[..., Any]]] = field(default_factory=dict)
     #: Tool-renderer resolvers and Markdown transformers, in load order (pi_core.plugins.renderers).
-    tool_renderers: list[Registered[Callable[..., Any]]] = field(default_factory=list)
+    tool_renderers: list[ToolRendererResolver] = field(default_factory=list)
     markdown_transformers: list[MarkdownTransformer] = field(default_factory=list)
     compaction_strategies: dict[str, Registered[Any]] = field(default_factory=dict)
     #: Conflicts and broken registration hooks; a run refuses to start with any of them.
@@ -194,7 +199,7 @@ class _Collector:
             def register_tool_renderer(resolve: Callable[..., Any]) -> None:
                 if not callable(resolve):
                     raise TypeError("a tool renderer resolver must be callable: resolve(tool_name, next)")
-                self.out.tool_renderers.append(Registered(plugin, resolve))
+                self.out.tool_renderers.append(ToolRendererResolver(plugin, resolve))
 
             return register_tool_renderer
         if hook == "register_markdown_transformers":

@@ -86,3 +86,53 @@ def resolve_tool_renderer(
         return resolvers[index](tool_name, lambda: at(index + 1))
 
     return at(0)
+
+
+@dataclass(frozen=True)
+class ToolRendererResolver:
+    """A ``register_tool_renderers`` resolver and the plugin that registered it."""
+
+    plugin: str
+    resolve: Callable[[str, Callable[[], Any]], Any]
+
+
+def resolve_owned_tool_renderer(
+    resolvers: Sequence[ToolRendererResolver],
+    tool_name: str,
+    own: Any = None,
+    own_plugin: str | None = None,
+    on_error: Callable[[str, BaseException], None] | None = None,
+) -> tuple[Any, str | None]:
+    """:func:`resolve_tool_renderer` that also says whose renderer won: the plugin whose resolver
+    made it, ``own_plugin`` for ``own`` handed through by every ``next()``, ``None`` for none.
+
+    A resolver that raises is reported through ``on_error`` and counts as one that returned
+    ``next()``; ``next()`` asks the later resolvers only once however often it is called.
+    """
+
+    def at(index: int) -> tuple[Any, str | None]:
+        if index >= len(resolvers):
+            return own, own_plugin if own is not None else None
+        resolver = resolvers[index]
+        later: list[tuple[Any, str | None]] = []
+
+        def next_renderer() -> Any:
+            if not later:
+                later.append(at(index + 1))
+            return later[0][0]
+
+        try:
+            chosen = resolver.resolve(tool_name, next_renderer)
+        except Exception as error:  # display-only: the later resolvers and the tool's own go on
+            logger.debug("tool renderer resolver of %s failed", resolver.plugin, exc_info=True)
+            if on_error is not None:
+                on_error(resolver.plugin, error)
+            next_renderer()
+            return later[0]
+        if chosen is None:
+            return None, None
+        if later and chosen is later[0][0]:
+            return later[0]
+        return chosen, resolver.plugin
+
+    return at(0)

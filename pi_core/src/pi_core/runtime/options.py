@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pi_core.agent.tools import AgentTool
 from pi_core.plugins.dispatch import Hooks
-from pi_core.plugins.renderers import MarkdownTransformer
+from pi_core.plugins.renderers import MarkdownTransformer, ToolRendererResolver
 
 TrustConfirm = Callable[[Any], Awaitable[bool]]
 """Asks the user whether to run a project's plugin code (gets the ``TrustCheck``); True runs it."""
@@ -92,7 +92,7 @@ class PluginParts:
     #: load order) and ``register_markdown_transformers`` (load order); the REPL draws with them
     #: through :mod:`pi_core.plugins.renderers`.
     entry_renderers: dict[str, Callable[..., Any]] = field(default_factory=dict)
-    tool_renderers: list[Callable[..., Any]] = field(default_factory=list)
+    tool_renderers: list[ToolRendererResolver] = field(default_factory=list)
     markdown_transformers: list[MarkdownTransformer] = field(default_factory=list)
     #: Load failures and conflicts of a reload, shown as pi's "[Extension issues]" (start-up stops
     #: on them before a runtime exists, so they are only ever set here by a reload).

@@ -77,6 +77,10 @@ class InteractiveMode:
             lambda: self.host.services.tools,
             self._tool_context,
             lambda: self.host.plugins.message_renderers,
+            tool_renderers=lambda: self.host.plugins.tool_renderers,
+            markdown_transformers=lambda: self.host.plugins.markdown_transformers,
+            tool_owner=lambda name: self.host.plugins.tool_owners.get(name),
+            report_error=self._report_render_error,
         )
         #: The editor's keys: the REPL's own plus plugin shortcuts, rebuilt when plugins reload.
         self._key_bindings = KeyBindings()
@@ -131,6 +135,20 @@ class InteractiveMode:
 
     def _report_error(self, error: ExtensionErrorEvent) -> None:
         self.renderer(error)
+
+    def _report_render_error(self, plugin: str, part: str, error: BaseException) -> None:
+        """A plugin's renderer failed while a block was laid out: reported after the layout (a
+        line printed from inside one would land in the middle of it)."""
+
+        def report() -> None:
+            self.host.session.report_plugin_error(plugin, part, error)
+
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            report()
+        else:
+            loop.call_soon(report)
 
     def _tool_context(self) -> Any:
         return self.host.session.extension_context()

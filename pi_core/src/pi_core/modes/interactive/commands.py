@@ -178,7 +178,7 @@ class BuiltinCommands(SessionCommands, ModelCommands):
         from rich.markdown import Markdown
 
         text = await asyncio.to_thread((files("pi_core") / "CHANGELOG.md").read_text, encoding="utf-8")
-        self.mode.console.print(Markdown(text))
+        self.mode.console.print(Markdown(self.mode.renderer.markdown(text, "changelog")))
 
     def _key_rows(self) -> list[tuple[str, str]]:
         """The keys as bound now (``keybindings.json`` applied), then the fixed ones."""

@@ -366,11 +366,14 @@ class FullscreenMode(InteractiveMode):
             shown = sanitize(pending.strip("\n"))
             rows = shown.split("\n")
             if text_pending and len(rows) <= LIVE_MARKDOWN_LINES:
-                parts.append(Markdown(shown))
+                parts.append(Markdown(renderer.markdown(shown, "assistant", streaming=True)))
             elif text_pending:
                 parts.append(Text("\n".join(rows[-LIVE_MARKDOWN_LINES:])))
             else:
-                parts.append(Text("\n".join(rows[-LIVE_MARKDOWN_LINES:]), style="dim italic"))
+                thinking = renderer.markdown(
+                    "\n".join(rows[-LIVE_MARKDOWN_LINES:]), "assistant-thinking", streaming=True
+                )
+                parts.append(Text(thinking, style="dim italic"))
         for name, tail in live:
             parts.append(Text(f"{name} running…", style="cyan"))
             if tail:

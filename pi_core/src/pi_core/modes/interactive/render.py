@@ -7,7 +7,7 @@ markdown once complete, so output only ever appends — it works above a live pr
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from rich.console import Console, RenderableType
@@ -16,6 +16,14 @@ from rich.text import Text
 
 from pi_core.modes.interactive.blocks import BlockBuffer
 from pi_core.modes.interactive.sanitize import sanitize, sanitize_content, sanitize_result, sanitize_value
+from pi_core.plugins.renderers import (
+    MarkdownContext,
+    MarkdownSurface,
+    MarkdownTransformer,
+    ToolRendererResolver,
+    resolve_owned_tool_renderer,
+    transform_markdown,
+)
 
 HIDDEN_THINKING = Text("▸ thinking (hidden; Ctrl+T shows it)", style="dim italic")
 
@@ -23,8 +31,19 @@ HIDDEN_THINKING = Text("▸ thinking (hidden; Ctrl+T shows it)", style="dim ital
 LIVE_LINES = 5
 
 
+#: Reports a plugin's failure in drawing: (plugin, what failed, the error).
+RenderErrorSink = Callable[[str, str, BaseException], None]
+
+
 class EventRenderer:
-    """Writes one session's events to a console; ``tools`` gives each tool's renderers by name."""
+    """Writes one session's events to a console; ``tools`` gives each tool's renderers by name.
+
+    The plugins' display parts are read when drawing (a reload may replace them):
+    ``tool_renderers`` (``register_tool_renderers`` resolvers, load order) choose what draws a
+    tool call, ``markdown_transformers`` rewrite Markdown before it is drawn. A plugin renderer
+    or transformer that fails goes to ``report_error`` once per plugin and part, and the
+    default drawing stands in for it.
+    """
 
     def __init__(
         self,
@@ -32,9 +51,20 @@ class EventRenderer:
         tools: Callable[[], Mapping[str, Any]],
         tool_context: Callable[[], Any] = lambda: None,
         message_renderers: Callable[[], Mapping[str, Callable[..., Any]]] = dict,
+        *,
+        tool_renderers: Callable[[], Sequence[ToolRendererResolver]] = tuple,
+        markdown_transformers: Callable[[], Sequence[MarkdownTransformer]] = tuple,
+        tool_owner: Callable[[str], str | None] = lambda name: None,
+        report_error: RenderErrorSink | None = None,
     ) -> None:
         #: The plugins' custom-message renderers (read per message: a reload may replace them).
         self._message_renderers = message_renderers
+        self._tool_renderers = tool_renderers
+        self._markdown_transformers = markdown_transformers
+        self._tool_owner = tool_owner
+        self._report_error = report_error
+        #: (plugin, part) pairs already reported: a renderer runs on every redraw of its block.
+        self._reported: set[tuple[str, str]] = set()
         #: The last lines of each running tool's partial output (shown live under the editor).
         self.live_output: dict[str, tuple[str, list[str]]] = {}
         self.on_live_change: Callable[[], None] = lambda: None
@@ -87,7 +117,7 @@ class EventRenderer:
     def _flush_text(self, *, final: bool) -> None:
         block = self._text.take_rest() if final else self._text.take_complete()
         if block:
-            self.console.print(Markdown(block))
+            self.console.print(Markdown(self.markdown(block, "assistant")))
 
     def _flush_thinking(self, *, final: bool) -> None:
         if self.hide_thinking:
@@ -96,7 +126,29 @@ class EventRenderer:
             return
         block = self._thinking.take_rest() if final else self._thinking.take_complete()
         if block:
-            self.console.print(Text(block, style="dim italic"))
+            self.console.print(Text(self.markdown(block, "assistant-thinking"), style="dim italic"))
+
+    def markdown(self, text: str, surface: MarkdownSurface, *, streaming: bool = False) -> str:
+        """``text`` through the plugins' Markdown transformers for ``surface``. A block printed
+        whole is final (``is_streaming`` false) even while the rest of its message streams; only
+        the preview of the block still growing is streaming."""
+        transformers = self._markdown_transformers()
+        if not transformers:
+            return text
+        context = MarkdownContext(
+            message_type=surface, is_streaming=streaming, available_width=self.console.width
+        )
+        return transform_markdown(transformers, text, context, self._markdown_failed)
+
+    def _markdown_failed(self, plugin: str, error: BaseException) -> None:
+        self._report(plugin, "markdown_transformer", error)
+
+    def _report(self, plugin: str, part: str, error: BaseException) -> None:
+        if (plugin, part) in self._reported:
+            return
+        self._reported.add((plugin, part))
+        if self._report_error is not None:
+            self._report_error(plugin, part, error)
 
     def _hidden_thinking(self) -> Text:
         label = self.hidden_thinking_label
@@ -106,9 +158,12 @@ class EventRenderer:
         message = event.message
         role = getattr(message, "role", None)
         if role == "user":
-            self.console.print(Text("> ", style="bold green") + Text(_user_text(message)))
+            self._print_user(message)
         elif role == "custom" and getattr(message, "display", False):
             self._print_custom(message)
+
+    def _print_user(self, message: Any) -> None:
+        self.console.print(Text("> ", style="bold green") + Text(self.markdown(_user_text(message), "user")))
 
     def _print_custom(self, message: Any) -> None:
         """A custom message through its plugin renderer, else its type and text."""
@@ -122,7 +177,8 @@ class EventRenderer:
                 self.console.print(rendered)
                 return
         label = Text(f"[{message.custom_type}] ", style="magenta")
-        self.console.print(label + Text(_content_text(sanitize_content(message.content))))
+        shown = self.markdown(_content_text(sanitize_content(message.content)), "custom")
+        self.console.print(label + Text(shown))
 
     def _on_message_end(self, event: Any) -> None:
         message = event.message
@@ -144,18 +200,21 @@ class EventRenderer:
         for message in messages:
             role = getattr(message, "role", None)
             if role == "user":
-                self.console.print(Text("> ", style="bold green") + Text(_user_text(message)))
+                self._print_user(message)
             elif role == "assistant":
                 for block in message.content:
                     if block.type == "thinking" and block.thinking.strip():
                         shown_thinking = (
                             self._hidden_thinking()
                             if self.hide_thinking
-                            else Text(sanitize(block.thinking.strip()), style="dim italic")
+                            else Text(
+                                self.markdown(sanitize(block.thinking.strip()), "assistant-thinking"),
+                                style="dim italic",
+                            )
                         )
                         self.console.print(shown_thinking)
                     elif block.type == "text" and block.text.strip():
-                        self.console.print(Markdown(sanitize(block.text)))
+                        self.console.print(Markdown(self.markdown(sanitize(block.text), "assistant")))
                     elif block.type == "toolCall":
                         self._print_call(block.name, block.arguments)
                         result = results.get(block.id)
@@ -180,10 +239,10 @@ class EventRenderer:
             elif role == "compactionSummary":
                 self.console.print(compaction_marker(message.tokens_before))
                 if self.expand_tools:
-                    self.console.print(Markdown(sanitize(message.summary)))
+                    self.console.print(Markdown(self.markdown(sanitize(message.summary), "summary")))
             elif role == "branchSummary":
                 self.console.print(Text("── summary of the branch left ──", style="magenta"))
-                self.console.print(Text(sanitize(message.summary), style="dim"))
+                self.console.print(Text(self.markdown(sanitize(message.summary), "summary"), style="dim"))
 
     # --- tools ----------------------------------------------------------------------------------
 
@@ -230,8 +289,35 @@ class EventRenderer:
         self._flush_tool_blocks(all_of_them=True)
 
     def _print_call(self, name: str, args: Any) -> None:
-        renderable = self._call_renderable(self._tools().get(name), name, args)
+        renderable = self._call_renderable(name, args)
         self.console.print(Text("● ", style="cyan"), renderable, sep="")
+
+    def tool_renderer(self, name: str) -> tuple[Any, str | None]:
+        """What draws calls of ``name`` and whose it is: the plugins' resolvers in load order,
+        then the tool's own renderers (its plugin's)."""
+        own = self._tools().get(name)
+        resolvers = self._tool_renderers()
+        if not resolvers:
+            return own, self._tool_owner(name) if own is not None else None
+        return resolve_owned_tool_renderer(
+            resolvers,
+            name,
+            own,
+            self._tool_owner(name),
+            lambda plugin, error: self._report(plugin, "register_tool_renderers", error),
+        )
+
+    def _draw(self, renderer: Any, owner: str | None, part: str, *args: Any) -> RenderableType | None:
+        """``renderer.<part>(*args)``; ``None`` (and the failure reported) when it raises."""
+        render = getattr(renderer, part, None)
+        if render is None:
+            return None
+        try:
+            rendered = render(*args)
+        except Exception as error:  # a broken renderer must not stop the REPL
+            self._report(owner or "tool renderer", part, error)
+            return None
+        return Text.from_ansi(rendered) if isinstance(rendered, str) else rendered
 
     def _print_result(self, name: str, result: Any, is_error: bool, expanded: bool) -> None:
         if expanded == self.expand_tools:
@@ -251,16 +337,10 @@ class EventRenderer:
     def result_renderable(self, name: str, result: Any, is_error: bool, *, expanded: bool) -> RenderableType:
         """A tool result through its tool's renderer — a failed one too, so that it is cut to the
         same preview as a successful one (Ctrl+O shows it all), and coloured as an error."""
-        tool = self._tools().get(name)
+        renderer, owner = self.tool_renderer(name)
         result = sanitize_result(result)
-        renderable: RenderableType | None = None
-        render = getattr(tool, "render_result", None)
-        if render is not None:
-            options = {"expanded": expanded, "isPartial": False, "isError": is_error}
-            try:
-                renderable = render(result, options, self._tool_context())
-            except Exception as error:  # a broken renderer must not stop the REPL
-                renderable = Text(f"(render_result failed: {error})", style="red")
+        options = {"expanded": expanded, "isPartial": False, "isError": is_error}
+        renderable = self._draw(renderer, owner, "render_result", result, options, self._tool_context())
         if renderable is None:
             text = _content_text(result.content)
             renderable = _preview(text, expanded) if is_error else Text(text, style="dim")
@@ -268,15 +348,11 @@ class EventRenderer:
             renderable.stylize("red")
         return renderable
 
-    def _call_renderable(self, tool: Any, name: str, args: Any) -> RenderableType:
-        render = getattr(tool, "render_call", None)
-        if render is not None:
-            try:
-                rendered = render(args, self._tool_context())
-                if rendered is not None:
-                    return rendered
-            except Exception as error:
-                return Text(f"{name} (render_call failed: {error})", style="red")
+    def _call_renderable(self, name: str, args: Any) -> RenderableType:
+        renderer, owner = self.tool_renderer(name)
+        rendered = self._draw(renderer, owner, "render_call", args, self._tool_context())
+        if rendered is not None:
+            return rendered
         args = sanitize_value(args)
         shown = json.dumps(args, ensure_ascii=False) if args not in (None, {}) else ""
         return Text(name, style="bold") + Text(f" {shown}" if shown else "", style="cyan")

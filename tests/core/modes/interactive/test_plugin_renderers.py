@@ -1,0 +1,132 @@
+"""Plugin display parts in both REPL modes: ``register_tool_renderers`` resolvers draw tool calls
+and results, ``register_markdown_transformers`` rewrite Markdown before it is drawn, and a part
+that raises is reported once as its plugin's error while the default drawing stands in."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pi_core.testing import LoopbackLLMServer, ToolUse, text_turn, tool_turn
+
+RENDERERS = """
+from pi_core import hookimpl
+
+
+class Loud:
+    def render_call(self, args, ctx):
+        return ctx.ui.theme.fg("accent", "LOUD-CALL " + args["command"])
+
+    def render_result(self, result, options, ctx):
+        return "LOUD-RESULT " + result.content[0].text.strip().upper()
+
+
+def resolve(tool_name, next):
+    if tool_name == "bash":
+        return Loud()
+    return next()
+
+
+def arrows(markdown, context):
+    return markdown.replace("-->", "ARROW(" + context.message_type + ")")
+
+
+@hookimpl
+def register_tool_renderers(register):
+    register(resolve)
+
+
+@hookimpl
+def register_markdown_transformers(register):
+    register(arrows, message_types=["assistant", "user"])
+"""
+
+BROKEN = """
+from pi_core import hookimpl
+
+
+class Exploding:
+    def render_call(self, args, ctx):
+        raise RuntimeError("call renderer exploded")
+
+    def render_result(self, result, options, ctx):
+        raise RuntimeError("result renderer exploded")
+
+
+def resolve(tool_name, next):
+    if tool_name == "read":
+        return Exploding()
+    return next()
+
+
+def broken(markdown, context):
+    raise ValueError("transformer exploded")
+
+
+@hookimpl
+def register_tool_renderers(register):
+    register(resolve)
+
+
+@hookimpl
+def register_markdown_transformers(register):
+    register(broken)
+"""
+
+
+def _write(tmp_path: Path, name: str, source: str) -> str:
+    path = tmp_path / f"{name}.py"
+    path.write_text(source)
+    return str(path)
+
+
+@pytest.mark.parametrize("fullscreen", [False, True], ids=["regular", "fullscreen"])
+async def test_plugin_tool_renderer_and_markdown_transformer_draw_in_the_repl(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer, tmp_path: Path, fullscreen: bool
+) -> None:
+    pi_llm_server.add(tool_turn(ToolUse("bash", {"command": "echo quiet-words"})), text_turn("a --> b"))
+    repl = await repl_factory(extensions=(_write(tmp_path, "loud", RENDERERS),), fullscreen=fullscreen)
+    await repl.submit("x --> y")
+    await repl.wait_for("ARROW(assistant)")
+    await repl.idle()
+    out = repl.output
+    assert "LOUD-CALL echo quiet-words" in out  # the plugin's render_call, not the bash tool's
+    assert "$ echo quiet-words" not in out
+    assert "LOUD-RESULT QUIET-WORDS" in out  # its render_result
+    assert "a ARROW(assistant) b" in out and "x ARROW(user) y" in out
+    assert "-->" not in out
+    # Display only: the session and the model keep the original text.
+    assert "x --> y" in json.dumps(pi_llm_server.requests[0].body)
+    assert "a --> b" in json.dumps(pi_llm_server.requests[-1].body) or len(pi_llm_server.requests) == 2
+    assert "Extension error" not in out
+    assert await repl.quit() == 0
+
+
+@pytest.mark.parametrize("fullscreen", [False, True], ids=["regular", "fullscreen"])
+async def test_raising_renderer_is_its_plugins_error_and_the_default_drawing_stands_in(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer, tmp_path: Path, fullscreen: bool
+) -> None:
+    (tmp_path / "project" / "notes.txt").write_text("hello-notes\n")
+    pi_llm_server.add(
+        tool_turn(ToolUse("read", {"path": "notes.txt"})),
+        tool_turn(ToolUse("read", {"path": "notes.txt"})),
+        text_turn("plain **answer**"),
+    )
+    repl = await repl_factory(extensions=(_write(tmp_path, "exploding", BROKEN),), fullscreen=fullscreen)
+    await repl.submit("list")
+    await repl.wait_for("plain answer")
+    await repl.idle()
+    await repl.until(lambda: repl.output.count("Extension error") >= 3)
+    out = repl.output
+    assert out.count('read {"path": "notes.txt"}') == 2  # the default drawing of the calls
+    assert out.count("hello-notes") == 2  # and of the results
+    assert "Extension error (exploding, render_call): RuntimeError: call renderer exploded" in out
+    assert "Extension error (exploding, render_result): RuntimeError: result renderer exploded" in out
+    assert "Extension error (exploding, markdown_transformer): ValueError: transformer exploded" in out
+    # Once per plugin and part, however often the blocks are drawn.
+    assert out.count("call renderer exploded") == 1 and out.count("result renderer exploded") == 1
+    assert out.count("transformer exploded") == 1
+    assert await repl.quit() == 0
