@@ -14,11 +14,9 @@ const version = JSON.parse(
   (await import("node:fs")).readFileSync(`${root}/pi-coding-agent/package.json`, "utf8"),
 ).version;
 
-const OURS = new Set(["anthropic-messages", "openai-completions", "openai-responses"]);
+const OURS = new Set(["anthropic-messages", "openai-completions", "openai-responses", "azure-openai-responses"]);
 // Wire APIs pi has its own clients for, served by these providers on an OpenAI-compatible endpoint too.
 const REMAP = {
-  "azure:azure-openai-responses": { api: "openai-responses" },
-  "azure:openai-completions": { api: "openai-completions" },
   "mistral:mistral-conversations": { api: "openai-completions", baseUrl: "https://api.mistral.ai/v1" },
   "google:google-generative-ai": {
     api: "openai-completions",
@@ -28,11 +26,13 @@ const REMAP = {
 };
 const BASE_URLS = {
   // Azure OpenAI's v1 endpoint takes the resource name; AZURE_OPENAI_BASE_URL replaces it whole (a
-  // bare resource URL gets the v1 path), and AZURE_OPENAI_DEPLOYMENT_NAME_MAP renames models to deployments.
+  // bare URL of an Azure host gets the v1 path), and AZURE_OPENAI_DEPLOYMENT_NAME_MAP renames models
+  // to deployments (pi-ai's api/azure-openai-config.js).
   azure: {
     baseUrl: "https://{AZURE_OPENAI_RESOURCE_NAME}.openai.azure.com/openai/v1",
     baseUrlEnv: "AZURE_OPENAI_BASE_URL",
     baseUrlEnvPath: "/openai/v1",
+    baseUrlEnvHosts: [".openai.azure.com", ".cognitiveservices.azure.com", ".ai.azure.com"],
     modelNameMapEnv: "AZURE_OPENAI_DEPLOYMENT_NAME_MAP",
   },
 };

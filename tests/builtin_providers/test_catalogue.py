@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from pi_core.ai.builtin_providers import builtin_api_providers
 from pi_core.ai.models import ModelRegistry, definition_base_url, definition_models
 from pi_core.ai.provider import Model
 
 from pi_builtin_providers import catalogue_source, provider_definitions
 
-WIRE_APIS = {"anthropic-messages", "openai-completions", "openai-responses"}
+WIRE_APIS = {provider.api for provider in builtin_api_providers()}
 
 
 def test_catalogue_comes_from_pi_1_6() -> None:
@@ -84,6 +87,40 @@ def test_base_url_placeholders_come_from_the_environment(monkeypatch: pytest.Mon
         assert definition_base_url(azure) == "https://acme.ai.azure.com/openai/v1"
     monkeypatch.setenv("AZURE_OPENAI_BASE_URL", "https://acme.openai.azure.com/openai/v1/responses")
     assert definition_base_url(azure) == "https://acme.openai.azure.com/openai/v1"
+    # Any other host (a proxy, a loopback server) is taken as it is, as pi 1.6.0 does.
+    for given in ("http://127.0.0.1:9/openai", "https://proxy.example"):
+        monkeypatch.setenv("AZURE_OPENAI_BASE_URL", given)
+        assert definition_base_url(azure) == given
+
+
+def test_azure_environment_outranks_a_models_json_base_url(
+    tmp_path: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # pi 1.6.0 takes AZURE_OPENAI_BASE_URL, then AZURE_OPENAI_RESOURCE_NAME, then the model's baseUrl.
+    for name in ("AZURE_OPENAI_BASE_URL", "AZURE_OPENAI_RESOURCE_NAME"):
+        monkeypatch.delenv(name, raising=False)
+    models_json = json.dumps(
+        {
+            "providers": {
+                "azure": {
+                    "baseUrl": "https://from-json.openai.azure.com",
+                    "models": [{"id": "my-own", "api": "azure-openai-responses"}],
+                }
+            }
+        }
+    )
+
+    def urls() -> set[str]:
+        registry = _registry(tmp_path, models_json)
+        return {m.base_url for m in registry.all() if m.provider == "azure"} | {
+            (registry.unlisted_model("azure", "other") or registry.all()[0]).base_url
+        }
+
+    assert urls() == {"https://from-json.openai.azure.com/openai/v1"}
+    monkeypatch.setenv("AZURE_OPENAI_RESOURCE_NAME", "acme")
+    assert urls() == {"https://acme.openai.azure.com/openai/v1"}
+    monkeypatch.setenv("AZURE_OPENAI_BASE_URL", "https://proxy.example/az")
+    assert urls() == {"https://proxy.example/az"}
 
 
 def _registry(tmp_path: object, models_json: str | None = None) -> ModelRegistry:

@@ -251,6 +251,9 @@ def test_help_names_the_tools_the_key_variables_and_shows_examples(env: Env) -> 
         # (click wraps at hyphens: compare without the white space)
         assert definition.local == (definition.id in "".join(keys.split("local servers:")[-1].split()))
     assert "AZURE_OPENAI_DEPLOYMENT_NAME_MAP" in settings
+    from pi_core.ai.providers.openai_responses import AZURE_API_VERSION_ENV
+
+    assert AZURE_API_VERSION_ENV in settings and "(default: v1)" in " ".join(settings.split())
     assert "PI_CODING_AGENT_DIR" in own and "(default: ~/.pi/agent)" in " ".join(own.split())
     examples = section(text, "Examples")
     assert "  pi" in examples and any(line.startswith("  pi --provider ollama") for line in examples)

@@ -59,20 +59,42 @@ def test_list_models_shows_the_catalogue_of_providers_with_a_key(pi_env: PiEnv) 
     assert any(row[1].startswith("kimi-") for row in rows)
 
 
-def test_azure_takes_a_bare_resource_url_and_asks_for_the_mapped_deployment(pi_env: PiEnv) -> None:
-    # AZURE_OPENAI_BASE_URL of just the host gets the v1 path; the catalogue id gpt-5.4 is asked
-    # for under the deployment name AZURE_OPENAI_DEPLOYMENT_NAME_MAP gives it.
-    root = pi_env.server.base_url("openai-responses").rsplit("/", 1)[0]
+def test_azure_sends_api_key_and_api_version_to_the_mapped_deployment(pi_env: PiEnv) -> None:
+    # As pi 1.6.0 (checked side by side against this server): the key in an api-key header, no
+    # Authorization, ?api-version=v1 unless AZURE_OPENAI_API_VERSION says otherwise, the base URL
+    # of a non-Azure host taken as given, and the catalogue id gpt-5.4 asked for under the
+    # deployment name AZURE_OPENAI_DEPLOYMENT_NAME_MAP gives it.
     pi_env.extra_env.update(
         AZURE_OPENAI_API_KEY="az-key",
-        AZURE_OPENAI_BASE_URL=f"{root}/openai",
+        AZURE_OPENAI_BASE_URL=pi_env.server.base_url("openai-responses"),
         AZURE_OPENAI_DEPLOYMENT_NAME_MAP="gpt-4.1=other, gpt-5.4=my-gpt-deployment",
     )
-    pi_env.server.add(text_turn("hello from azure"))
+    pi_env.server.add(text_turn("hello from azure"), text_turn("again"))
     result = pi_env.run("--provider", "azure", "-p", "hi", model="gpt-5.4")
     assert result.returncode == 0, result.stderr
     assert result.stdout == "hello from azure\n"
+    pi_env.extra_env["AZURE_OPENAI_API_VERSION"] = "2025-04-01-preview"
+    assert pi_env.run("--provider", "azure", "-p", "hi", model="gpt-5.4").returncode == 0
+    first, second = pi_env.server.requests
+    assert first.path == "/v1/responses"
+    assert first.body["model"] == "my-gpt-deployment"
+    assert first.headers["api-key"] == "az-key"
+    assert "authorization" not in first.headers
+    assert (first.query, second.query) == ({"api-version": "v1"}, {"api-version": "2025-04-01-preview"})
+    assert "prompt_cache_key" in first.body and "session_id" not in first.headers
+
+
+def test_azure_chat_completions_model_goes_as_bearer_without_api_version(pi_env: PiEnv) -> None:
+    # deepseek-v4-pro is the one Azure model on Chat Completions: pi 1.6.0 sends it through the
+    # plain OpenAI client, and AZURE_OPENAI_BASE_URL still outranks models.json's baseUrl.
+    _patch_models_json(pi_env, azure={"baseUrl": "http://127.0.0.1:9/not-used"})
+    pi_env.extra_env.update(
+        AZURE_OPENAI_API_KEY="az-key", AZURE_OPENAI_BASE_URL=pi_env.server.base_url("openai-completions")
+    )
+    pi_env.server.add(text_turn("hello from deepseek on azure"))
+    result = pi_env.run("--provider", "azure", "-p", "hi", model="deepseek-v4-pro")
+    assert result.returncode == 0, result.stderr
     (request,) = pi_env.server.requests
-    assert request.path == "/openai/v1/responses"
-    assert request.body["model"] == "my-gpt-deployment"
+    assert request.path == "/v1/chat/completions" and request.query == {}
     assert request.headers["authorization"] == "Bearer az-key"
+    assert "api-key" not in request.headers

@@ -11,10 +11,15 @@ from pi_core.ai.stream import complete_simple
 from pi_core.testing import LOOPBACK_API_KEY, HttpError, LoopbackLLMServer
 
 
-def test_register_providers_hook_registers_three_apis() -> None:
+def test_register_providers_hook_registers_the_four_apis() -> None:
     seen: list[Any] = []
     builtin_providers.register_providers(seen.append)
-    assert sorted(p.api for p in seen) == ["anthropic-messages", "openai-completions", "openai-responses"]
+    assert sorted(p.api for p in seen) == [
+        "anthropic-messages",
+        "azure-openai-responses",
+        "openai-completions",
+        "openai-responses",
+    ]
     assert all(isinstance(p, ApiProvider) for p in seen)
     assert builtin_providers.register_providers.pi_impl  # type: ignore[attr-defined]  # a pi hookimpl
 

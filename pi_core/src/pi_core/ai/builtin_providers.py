@@ -16,14 +16,20 @@ BUILTIN_SOURCE = "builtin"
 def builtin_api_providers() -> list[ApiProvider]:
     from pi_core.ai.providers.anthropic import AnthropicMessagesProvider
     from pi_core.ai.providers.openai_completions import OpenAICompletionsProvider
-    from pi_core.ai.providers.openai_responses import OpenAIResponsesProvider
+    from pi_core.ai.providers.openai_responses import AzureOpenAIResponsesProvider, OpenAIResponsesProvider
 
-    return [AnthropicMessagesProvider(), OpenAICompletionsProvider(), OpenAIResponsesProvider()]
+    return [
+        AnthropicMessagesProvider(),
+        OpenAICompletionsProvider(),
+        OpenAIResponsesProvider(),
+        AzureOpenAIResponsesProvider(),
+    ]
 
 
 @hookimpl
 def register_providers(register: Callable[[ApiProvider | ProviderConfig], None]) -> None:
-    """Register ``anthropic-messages``, ``openai-completions`` and ``openai-responses``."""
+    """Register ``anthropic-messages``, ``openai-completions``, ``openai-responses`` and
+    ``azure-openai-responses``."""
     for provider in builtin_api_providers():
         register(provider)
 

@@ -179,8 +179,7 @@ def _custom_model(
         "name": entry.name or (base.name if base else entry.id),
         "api": entry.api or config.api or (base.api if base else definition.api if definition else ""),
         "provider": config.id,
-        "base_url": entry.base_url
-        or config.base_url
+        "base_url": provider_base_url(definition, entry.base_url or config.base_url)
         or (base.base_url if base else definition_base_url(definition) if definition else ""),
         "reasoning": entry.reasoning if entry.reasoning is not None else False,
         "thinking_level_map": entry.thinking_level_map,
@@ -209,17 +208,49 @@ def definition_base_url(definition: ProviderDefinition) -> str:
 
     A placeholder whose variable is not set stays in the URL, so the error names what to set.
     """
-    if definition.base_url_env and os.environ.get(definition.base_url_env, "").strip():
-        return _with_root_path(os.environ[definition.base_url_env].strip(), definition.base_url_env_path)
-    return _PLACEHOLDER.sub(lambda m: os.environ.get(m.group(1)) or m.group(0), definition.base_url)
+    return definition_env_base_url(definition) or _PLACEHOLDER.sub(
+        lambda m: os.environ.get(m.group(1)) or m.group(0), definition.base_url
+    )
 
 
-def _with_root_path(url: str, root_path: str | None) -> str:
-    """``url`` without trailing slashes; given just a host (or part of ``root_path``), ``root_path``."""
-    url = url.rstrip("/")
+def definition_env_base_url(definition: ProviderDefinition) -> str | None:
+    """The URL the environment gives a definition with ``base_url_env``, else ``None``.
+
+    That variable's value, or the template once all its ``{NAME}`` variables are set. For such a
+    provider (Azure) the environment outranks a models.json ``baseUrl``, as in pi 1.6.0.
+    """
+    if not definition.base_url_env:
+        return None
+    whole = os.environ.get(definition.base_url_env, "").strip()
+    if whole:
+        return _with_root_path(whole, definition)
+    names = _PLACEHOLDER.findall(definition.base_url)
+    if names and all(os.environ.get(name) for name in names):
+        return _PLACEHOLDER.sub(lambda m: os.environ[m.group(1)], definition.base_url)
+    return None
+
+
+def provider_base_url(definition: ProviderDefinition | None, configured: str | None) -> str | None:
+    """The base URL for a provider's model given a models.json/plugin ``configured`` one."""
+    if definition is None or not definition.base_url_env:
+        return configured
+    from_env = definition_env_base_url(definition)
+    if from_env:
+        return from_env
+    return _with_root_path(configured, definition) if configured else None
+
+
+def _with_root_path(url: str, definition: ProviderDefinition) -> str:
+    """``url`` without trailing slashes; a bare host of ``base_url_env_hosts`` (no path, or a
+    leading part of ``base_url_env_path``, or that path + ``/responses``) gets ``base_url_env_path``."""
+    url = url.strip().rstrip("/")
+    root_path = definition.base_url_env_path
     if not root_path:
         return url
     parts = urlsplit(url)
+    hosts = definition.base_url_env_hosts
+    if hosts is not None and not any((parts.hostname or "").endswith(host) for host in hosts):
+        return url
     path = parts.path.rstrip("/")
     if root_path.startswith(f"{path}/") or path == root_path.rstrip("/") + "/responses":
         return urlunsplit((parts.scheme, parts.netloc, root_path.rstrip("/"), "", ""))
@@ -414,7 +445,7 @@ class ModelRegistry:
         for model in models:
             if model.provider == config.id:
                 if config.base_url:
-                    model.base_url = config.base_url
+                    model.base_url = provider_base_url(definition, config.base_url) or config.base_url
                 if config.compat:
                     model.compat = {**(model.compat or {}), **config.compat}
                 override = (config.model_overrides or {}).get(model.id)
@@ -492,7 +523,8 @@ class ModelRegistry:
                 "name": model_id,
                 "api": (config.api if config else None) or definition.api,
                 "provider": provider,
-                "baseUrl": (config.base_url if config else None) or definition_base_url(definition),
+                "baseUrl": provider_base_url(definition, config.base_url if config else None)
+                or definition_base_url(definition),
                 "compat": {**(definition.compat or {}), **((config.compat or {}) if config else {})} or None,
             }
         )

@@ -300,8 +300,11 @@ class ProviderDefinition(PiModel):
     ``models.json`` patches it (``baseUrl``, ``modelOverrides``, extra ``models``) instead of being
     replaced by it. ``models`` are Model JSON objects whose ``api`` and ``baseUrl`` default to the
     provider's. In ``base_url`` a ``{NAME}`` is replaced by the environment variable ``NAME``;
-    ``base_url_env`` names a variable whose value replaces the whole URL; a URL there that names
-    only the host (no path, or a leading part of ``base_url_env_path``) gets ``base_url_env_path``.
+    ``base_url_env`` names a variable whose value replaces the whole URL; a URL there (or in
+    models.json) that names only the host (no path, or a leading part of ``base_url_env_path``)
+    gets ``base_url_env_path`` when the host ends with one of ``base_url_env_hosts`` (any host when
+    that is ``None``). For such a provider the environment (that variable, or every ``{NAME}`` of
+    the template set) outranks a models.json ``baseUrl``.
     ``model_name_map_env`` names a variable of ``id=name`` pairs, comma-separated: a model whose id
     is listed is requested under that name (Azure deployment names). ``env`` lists the
     variables that hold the API key (the first set one wins); ``api_key`` is a fallback key
@@ -315,6 +318,7 @@ class ProviderDefinition(PiModel):
     base_url: str = ""
     base_url_env: str | None = None
     base_url_env_path: str | None = None
+    base_url_env_hosts: list[str] | None = None
     model_name_map_env: str | None = None
     env: list[str] = Field(default_factory=list)
     api_key: str | None = None

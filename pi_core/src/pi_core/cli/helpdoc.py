@@ -150,7 +150,8 @@ def provider_environment() -> tuple[list[tuple[str, str]], list[tuple[str, str]]
 
     API keys: one row per set of variables, naming every provider that reads it (in the order a
     first run looks for a key), then the local servers, which need none. Settings: the variables
-    a base URL is made from (``{NAME}``, ``baseUrlEnv``) and ``modelNameMapEnv``.
+    a base URL is made from (``{NAME}``, ``baseUrlEnv``), ``modelNameMapEnv``, and Azure's
+    ``AZURE_OPENAI_API_VERSION``.
     """
     keys: dict[str, list[str]] = {}
     local: list[str] = []
@@ -173,6 +174,10 @@ def provider_environment() -> tuple[list[tuple[str, str]], list[tuple[str, str]]
         if head.get("modelNameMapEnv"):
             text = "model ids requested under other names (deployments), e.g. gpt-5.4=my-gpt,o3=my-o3"
             settings.setdefault(head["modelNameMapEnv"], (text, []))[1].append(name)
+        if head.get("api") == "azure-openai-responses":
+            # Read by that wire API itself (pi_core.ai.providers.openai_responses.AZURE_API_VERSION_ENV).
+            text = "the api-version of each request (default: v1)"
+            settings.setdefault("AZURE_OPENAI_API_VERSION", (text, []))[1].append(name)
     key_rows = [(variables, ", ".join(names)) for variables, names in keys.items()]
     if local:
         key_rows.append(("(none needed)", "local servers: " + ", ".join(local)))

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import parse_qsl
 
 from pi_core.ai.provider import Model
 from pi_core.testing.script import HttpError, ScriptEntry, Turn
@@ -46,6 +47,8 @@ class RecordedRequest:
     api: str
     headers: dict[str, str]
     body: Any
+    #: The query string's parameters (the last value of a repeated one), e.g. Azure's ``api-version``.
+    query: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -71,13 +74,20 @@ class _Handler(BaseHTTPRequestHandler):
             body: Any = json.loads(raw) if raw else None
         except ValueError:
             body = raw.decode(errors="replace")
-        path = self.path.split("?", 1)[0]
+        path, _, query = self.path.partition("?")
         # Under any prefix, as services that put the API below their own path serve it (Azure's /openai/v1).
         api = next((api for suffix, api in _API_BY_PATH.items() if path.endswith(suffix)), "unknown")
         state = self.server.state
         with state.lock:
             state.requests.append(
-                RecordedRequest("POST", path, api, {k.lower(): v for k, v in self.headers.items()}, body)
+                RecordedRequest(
+                    "POST",
+                    path,
+                    api,
+                    {k.lower(): v for k, v in self.headers.items()},
+                    body,
+                    dict(parse_qsl(query, keep_blank_values=True)),
+                )
             )
             entry = state.script.pop(0) if state.script else None
         if api == "unknown":

@@ -1,8 +1,14 @@
-"""``openai-responses``: the OpenAI Responses API (streaming) on the async SDK (spec §9.3)."""
+"""``openai-responses``: the OpenAI Responses API (streaming) on the async SDK (spec §9.3).
+
+``azure-openai-responses`` is the same API as Azure OpenAI serves it: the SDK's Azure client sends
+the key in an ``api-key`` header and ``?api-version=`` (``AZURE_OPENAI_API_VERSION``, default
+``v1``) with every request, as pi 1.6.0 does.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import AsyncIterator
 from typing import Any
@@ -39,6 +45,7 @@ from pi_core.ai.provider import (
 from pi_core.ai.providers._base import (
     ProviderStream,
     StreamFailure,
+    client_kwargs,
     compact_json,
     finish_tool_call,
     open_openai_client,
@@ -52,7 +59,12 @@ from pi_core.ai.thinking import clamp_thinking_level, default_max_tokens
 from pi_core.ai.transform import transform_messages
 
 API = "openai-responses"
+AZURE_API = "azure-openai-responses"
 TOOL_CALL_PROVIDERS = {"openai", "openai-codex", "opencode"}
+#: Azure's client also keeps the item half of ``call|item`` ids for Azure's own messages.
+AZURE_TOOL_CALL_PROVIDERS = {*TOOL_CALL_PROVIDERS, "azure"}
+AZURE_API_VERSION_ENV = "AZURE_OPENAI_API_VERSION"
+DEFAULT_AZURE_API_VERSION = "v1"
 _BAD_ID_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
 STATUS_TO_STOP = {
     "completed": "stop",
@@ -104,8 +116,10 @@ def _image(block: ImageContent) -> dict[str, Any]:
 
 
 def convert_messages(model: Model, context: Context) -> list[dict[str, Any]]:
+    keep_items = AZURE_TOOL_CALL_PROVIDERS if model.api == AZURE_API else TOOL_CALL_PROVIDERS
+
     def normalize(call_id: str, _target: Model, source: AssistantMessage) -> str:
-        if model.provider not in TOOL_CALL_PROVIDERS or "|" not in call_id:
+        if model.provider not in keep_items or "|" not in call_id:
             return _id_part(call_id)
         call, item = call_id.split("|", 1)
         foreign = source.provider != model.provider or source.api != model.api
@@ -210,10 +224,15 @@ def build_params(model: Model, context: Context, options: StreamOptions) -> dict
         "stream": True,
         "store": False,
     }
-    if retention != "none" and options.session_id:
-        params["prompt_cache_key"] = options.session_id
-    if retention == "long" and (model.compat or {}).get("supportsLongCacheRetention", True):
-        params["prompt_cache_retention"] = "24h"
+    if model.api == AZURE_API:
+        # Azure's request names the cache by session whatever the retention, and has no retention field.
+        if options.session_id and (model.compat or {}).get("promptCacheKeyMode") != "disabled":
+            params["prompt_cache_key"] = options.session_id
+    else:
+        if retention != "none" and options.session_id:
+            params["prompt_cache_key"] = options.session_id
+        if retention == "long" and (model.compat or {}).get("supportsLongCacheRetention", True):
+            params["prompt_cache_retention"] = "24h"
     max_tokens = default_max_tokens(model, options.max_tokens)
     if max_tokens:
         params["max_output_tokens"] = max_tokens
@@ -239,10 +258,35 @@ class OpenAIResponsesProvider:
         return run_stream(model, options, lambda output: _run(model, context, options, output))
 
 
+class AzureOpenAIResponsesProvider:
+    api = AZURE_API
+
+    def stream(self, model: Model, context: Context, options: StreamOptions) -> ProviderStream:
+        return run_stream(model, options, lambda output: _run(model, context, options, output))
+
+
+def azure_api_version() -> str:
+    """The ``api-version`` Azure requests carry: ``AZURE_OPENAI_API_VERSION``, else ``v1``."""
+    return os.environ.get(AZURE_API_VERSION_ENV, "").strip() or DEFAULT_AZURE_API_VERSION
+
+
+def _open_azure_client(model: Model, options: StreamOptions) -> Any:
+    AsyncAzureOpenAI = sdk_object("openai.lib.azure", "AsyncAzureOpenAI")
+    return AsyncAzureOpenAI(
+        api_key=options.api_key or "",
+        api_version=azure_api_version(),
+        base_url=model.base_url or None,
+        default_headers={**(model.headers or {}), **(options.headers or {})},
+        **client_kwargs(options),
+    )
+
+
 def _run(
     model: Model, context: Context, options: StreamOptions, output: AssistantMessage
 ) -> AsyncIterator[AssistantMessageEvent]:
     def open_client() -> Any:
+        if model.api == AZURE_API:
+            return _open_azure_client(model, options)
         headers = dict(model.headers or {})
         retention = resolve_cache_retention(options.cache_retention)
         if options.session_id and retention != "none":

@@ -22,6 +22,10 @@ SDK_MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
         "openai",
         ("openai.types.responses.response", "pi_core.ai.providers.openai_responses"),
     ),
+    "azure-openai-responses": (
+        "openai",
+        ("openai.lib.azure", "openai.types.responses.response", "pi_core.ai.providers.openai_responses"),
+    ),
 }
 
 _started: set[str] = set()
