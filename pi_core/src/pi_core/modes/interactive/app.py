@@ -639,9 +639,9 @@ class InteractiveMode:
         return ANSI(text) if text else None
 
     def _toolbar(self) -> str | None:
-        lines = self.ui.toolbar_lines()
         size = self._editor.app.output.get_size() if self._editor is not None else None
         width, height = (size.columns, size.rows) if size is not None else (80, 24)
+        lines = self.ui.toolbar_lines(width)
         # The block being streamed, as much of it as the screen holds above the editor.
         lines.extend(self._streaming_tail(width, max(3, height - 8 - len(lines))))
         for name, tail in self.renderer.live_output.values():

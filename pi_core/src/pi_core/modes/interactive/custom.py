@@ -35,8 +35,9 @@ _NOTHING = object()
 class TerminalSize:
     """What a component factory gets as ``tui``: the terminal's size and a way to ask for a redraw."""
 
-    def __init__(self, size: Callable[[], tuple[int, int]]) -> None:
+    def __init__(self, size: Callable[[], tuple[int, int]], redraw: Callable[[], None] | None = None) -> None:
         self._size = size
+        self._redraw = redraw
         self._app: Application[Any] | None = None
 
     @property
@@ -51,6 +52,8 @@ class TerminalSize:
         """Draw the component again (after its state changed outside a key press)."""
         if self._app is not None and self._app.is_running:
             self._app.invalidate()
+        elif self._redraw is not None:
+            self._redraw()
 
 
 def rows_of(component: Any, width: int) -> list[str]:

@@ -201,13 +201,13 @@ class FullscreenMode(InteractiveMode):
                 search_bar,
                 ConditionalContainer(
                     Window(FormattedTextControl(self._above_editor), dont_extend_height=True),
-                    filter=Condition(lambda: bool(self.ui.widget_lines("aboveEditor"))),
+                    filter=Condition(lambda: self.ui.has_widgets("aboveEditor")),
                 ),
                 Window(FormattedTextControl(self._status_row), height=1),
                 editor,
                 ConditionalContainer(
                     Window(FormattedTextControl(self._below_editor), dont_extend_height=True),
-                    filter=Condition(lambda: bool(self.ui.widget_lines("belowEditor"))),
+                    filter=Condition(lambda: self.ui.has_widgets("belowEditor")),
                 ),
                 Window(FormattedTextControl(self._footer), dont_extend_height=True),
             ]
@@ -317,11 +317,11 @@ class FullscreenMode(InteractiveMode):
         return parts or [("class:separator", "─" * max(1, self._view_size[0]))]
 
     def _above_editor(self) -> StyleAndTextTuples:
-        lines = self.ui.widget_lines("aboveEditor")
+        lines = self.ui.widget_lines("aboveEditor", self._view_size[0])
         return to_formatted_text(ANSI("\n".join(lines))) if lines else []
 
     def _below_editor(self) -> StyleAndTextTuples:
-        lines = self.ui.widget_lines("belowEditor")
+        lines = self.ui.widget_lines("belowEditor", self._view_size[0])
         return to_formatted_text(ANSI("\n".join(lines))) if lines else []
 
     def _footer(self) -> StyleAndTextTuples:

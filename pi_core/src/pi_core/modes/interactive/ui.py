@@ -1,7 +1,7 @@
 """``ctx.ui`` in the REPL: dialogs as prompts (the editor pauses meanwhile), notices on the console.
 
-Statuses (``set_status``) and string-list widgets (``set_widget``) are shown in the toolbar under
-the editor; other widget content (renderables, factories) has no place in this REPL and is ignored.
+Statuses (``set_status``) and widgets (``set_widget``: lines, or a factory's component drawn at
+each redraw) are shown above and below the editor (fullscreen) or in the toolbar under it.
 Plugin components (``custom``, ``set_header``, ``set_footer``) are described in :mod:`.custom`.
 """
 
@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from pi_core.modes.interactive.app import InteractiveMode
 
 _NOTIFY_STYLES = {"info": "cyan", "warning": "yellow", "error": "bold red"}
+#: A widget given as lines shows this many of them, then a note that it was cut (as pi).
+MAX_WIDGET_LINES = 10
 #: Seconds between two frames of a plugin's working indicator when it names no interval (pi's).
 INDICATOR_INTERVAL = 0.08
 
@@ -38,7 +40,8 @@ class InteractiveUI:
         self._mode = mode
         self._theme: Theme | None = None
         self.statuses: dict[str, str] = {}
-        self.widgets: dict[str, list[str]] = {}
+        #: Widgets by key, in the order set: their lines, or (component, plugin) from a factory.
+        self.widgets: dict[str, list[str] | tuple[Any, str]] = {}
         #: Where each widget goes: ``aboveEditor`` or ``belowEditor`` (the fullscreen mode
         #: honours it; the inline toolbar shows them all under the editor).
         self.placements: dict[str, str] = {}
@@ -224,8 +227,9 @@ class InteractiveUI:
         from pi_core.modes.interactive.custom import TerminalSize
 
         plugin = _plugin_of(factory)
+        tui = TerminalSize(self._mode.terminal_size, self._mode.invalidate)
         try:
-            return factory(TerminalSize(self._mode.terminal_size), self.theme, *extra), plugin
+            return factory(tui, self.theme, *extra), plugin
         except Exception as error:
             self._mode.host.session.report_plugin_error(plugin, where, error)
             return None
@@ -285,13 +289,34 @@ class InteractiveUI:
         self._mode.invalidate()
 
     def set_widget(self, key: str, content: Any, *, placement: str = "aboveEditor") -> None:
-        if content is None:
-            self.widgets.pop(key, None)
-            self.placements.pop(key, None)
-        elif isinstance(content, list) and all(isinstance(line, str) for line in content):
-            self.widgets[key] = [keep_style(line) for line in content]
-            self.placements[key] = placement if placement == "belowEditor" else "aboveEditor"
+        """``content``: lines (the first ten shown), a factory ``factory(tui, theme)`` whose
+        component's ``render(width)`` gives the rows at each redraw, or ``None`` to remove it."""
+        self._drop_widget(key)
+        where = placement if placement == "belowEditor" else "aboveEditor"
+        if isinstance(content, list) and all(isinstance(line, str) for line in content):
+            lines = [keep_style(line).replace("\n", " ") for line in content[:MAX_WIDGET_LINES]]
+            if len(content) > MAX_WIDGET_LINES:
+                lines.append(self.theme.fg("muted", "... (widget truncated)"))
+            self.widgets[key] = lines
+            self.placements[key] = where
+        elif callable(content):
+            made = self._make(content, "ui.set_widget")
+            if made is not None:
+                self.widgets[key] = made
+                self.placements[key] = where
         self._mode.invalidate()
+
+    def _drop_widget(self, key: str) -> None:
+        old = self.widgets.pop(key, None)
+        self.placements.pop(key, None)
+        if isinstance(old, tuple):
+            component, plugin = old
+            dispose = getattr(component, "dispose", None)
+            if callable(dispose):
+                try:
+                    dispose()
+                except Exception as error:
+                    self._mode.host.session.report_plugin_error(plugin, "ui.set_widget", error)
 
     def set_title(self, text: str) -> None:
         self._mode.set_title(text)
@@ -305,8 +330,8 @@ class InteractiveUI:
     def clear_plugin_state(self) -> None:
         """Forget statuses, widgets and components (their plugin instances were replaced)."""
         self.statuses.clear()
-        self.widgets.clear()
-        self.placements.clear()
+        for key in list(self.widgets):
+            self._drop_widget(key)
         self.input_handlers.clear()
         changed = self.header is not None or bool(self.autocomplete)
         self.header = self.footer = None
@@ -323,17 +348,35 @@ class InteractiveUI:
         self.working_frames = None
         self.stop_ticker()
 
-    def widget_lines(self, placement: str) -> list[str]:
-        """The lines of the widgets placed ``aboveEditor`` or ``belowEditor``."""
-        return [
-            line
-            for key, widget in self.widgets.items()
-            if self.placements.get(key, "aboveEditor") == placement
-            for line in widget
-        ]
+    def has_widgets(self, placement: str) -> bool:
+        """Whether a widget is placed ``aboveEditor`` or ``belowEditor`` (nothing is drawn)."""
+        return any(where == placement for where in self.placements.values())
 
-    def toolbar_lines(self) -> list[str]:
-        lines = [line for widget in self.widgets.values() for line in widget]
+    def widget_lines(self, placement: str | None, width: int | None = None) -> list[str]:
+        """The rows of the widgets placed ``aboveEditor`` or ``belowEditor`` (``None``: both),
+        components drawn at ``width`` (the terminal's by default). A component whose ``render``
+        raises is reported as its plugin's and removed."""
+        from pi_core.modes.interactive.custom import rows_of
+
+        columns = width if width is not None else self._mode.terminal_size()[0]
+        lines: list[str] = []
+        for key, widget in list(self.widgets.items()):
+            if placement is not None and self.placements.get(key, "aboveEditor") != placement:
+                continue
+            if isinstance(widget, list):
+                lines.extend(widget)
+                continue
+            component, plugin = widget
+            try:
+                lines.extend(rows_of(component, columns))
+            except Exception as error:
+                self.widgets.pop(key, None)
+                self.placements.pop(key, None)
+                self._mode.host.session.report_plugin_error(plugin, "ui.set_widget", error)
+        return lines
+
+    def toolbar_lines(self, width: int | None = None) -> list[str]:
+        lines = self.widget_lines(None, width)
         if self.statuses:
             lines.append("  ".join(self.statuses[key] for key in sorted(self.statuses)))
         return lines
