@@ -64,14 +64,15 @@ def session_results(pi_env: PiEnv) -> dict[str, dict[str, Any]]:
     return results
 
 
-def test_direct_tools_are_called_end_to_end_and_recorded(pi_env: PiEnv) -> None:
+def test_direct_tools_are_called_end_to_end_and_recorded(pi_env: PiEnv, tmp_path: Path) -> None:
     write_config(pi_env, {"demo": demo(exposure="direct")})
+    pi_env.extra_env["TMPDIR"] = str(tmp_path)
     pi_env.server.add(
         tool_turn(
             ToolUse("mcp__demo__add", {"a": 2, "b": 40}, id="c_add"),
             ToolUse("mcp__demo__picture", {}, id="c_pic"),
             ToolUse("mcp__demo__fail", {"reason": "bad day"}, id="c_fail"),
-            ToolUse("mcp__demo__big", {"size": 100000}, id="c_big"),
+            ToolUse("mcp__demo__big", {"size": 20_000_000}, id="c_big"),
         ),
         text_turn("done"),
     )
@@ -86,13 +87,21 @@ def test_direct_tools_are_called_end_to_end_and_recorded(pi_env: PiEnv) -> None:
     seen = tool_messages(pi_env.server.requests[-1].body)
     assert seen["c_add"] == "42"
     assert "bad day" in seen["c_fail"]
-    assert "chars truncated" in seen["c_big"] and len(seen["c_big"]) < 25000
+    # 20 MB of text: the model reads its two ends and where the whole of it is.
+    big = seen["c_big"]
+    assert big.startswith("Warning: truncated output (original token count: 5000000)\nTotal output lines: 1\n\n")
+    assert "y…19979520 chars truncated…y" in big and len(big) < 21000
+    saved = Path(big.rsplit("[Full output: ", 1)[1].split(" (read it", 1)[0])
+    assert saved.parent == tmp_path and saved.stat().st_size == 20_000_000
     stored = session_results(pi_env)
     assert stored["c_add"]["isError"] is False
     assert stored["c_add"]["content"] == [{"type": "text", "text": "42"}]
     assert stored["c_pic"]["content"][0]["type"] == "image"
     assert stored["c_pic"]["content"][0]["mimeType"] == "image/png"
     assert stored["c_fail"]["isError"] is True
+    assert stored["c_big"]["details"] == {"server": "demo", "tool": "big", "fullOutputPath": str(saved)}
+    assert stored["c_add"]["details"] == {"server": "demo", "tool": "add"}
+    assert pi_env.session_files()[-1].stat().st_size < 200_000
     # No server process outlives pi.
     log = (pi_env.agent_dir / "mcp.log").read_text()
     assert "Processing request" in log  # the server's stderr went to mcp.log

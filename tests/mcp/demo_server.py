@@ -60,6 +60,12 @@ def die() -> str:
 
 
 @server.tool()
+def pid() -> int:
+    """The server's process id."""
+    return os.getpid()
+
+
+@server.tool()
 def big(size: int) -> str:
     """Return ``size`` characters of text."""
     return "y" * size

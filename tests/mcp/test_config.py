@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from pi_mcp.config import load_config, validate
-from pi_mcp.manager import clip_text, tool_name
+from pi_mcp.manager import tool_name
 
 
 def write(path: Path, data: object) -> None:
@@ -76,10 +76,3 @@ def test_tool_names_as_pi_names_them() -> None:
     long = tool_name("s", "t" * 80)
     assert len(long) == 64 and long.startswith("mcp__s__ttt")
     assert tool_name("s", "a-b", lambda n: n == "mcp__s__a_b") != "mcp__s__a_b"
-
-
-def test_long_text_keeps_head_and_tail() -> None:
-    text = "a" * 15000 + "b" * 15000
-    clipped = clip_text(text)
-    assert clipped.startswith("a" * 100) and clipped.endswith("b" * 100)
-    assert "…9520 chars truncated…" in clipped

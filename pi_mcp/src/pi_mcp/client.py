@@ -196,6 +196,10 @@ class McpServer:
             cwd = Path(os.path.expanduser(raw["cwd"])) if raw.get("cwd") else self.cwd
             if not cwd.is_absolute():
                 cwd = self.cwd / cwd
+            from pi_mcp import stdio
+
+            if stdio.supported():
+                return stdio.stdio_transport(command, args, env=env, cwd=cwd, errlog=self.log)
             params = StdioServerParameters(command=command, args=args, env=env, cwd=str(cwd))
             return stdio_client(params, errlog=cast(TextIO, self.log))
         headers = dict(values)

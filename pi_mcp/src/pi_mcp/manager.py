@@ -18,11 +18,11 @@ from pi_core.ai.messages import ImageContent, TextContent
 
 from pi_mcp.client import McpCallError, McpServer, open_log
 from pi_mcp.config import LoadedConfig, ServerConfig, load_config, project_mcp_file, validate
+from pi_mcp.output import limit_content
 
 logger = logging.getLogger(__name__)
 
 MAX_TOOL_NAME = 64
-TEXT_LIMIT = 20 * 1024
 RESOURCE_TOOLS = ("list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource")
 SEARCH_TOOL = "tool_search"
 
@@ -65,22 +65,14 @@ def connect_wait() -> float:
     return value if value >= 0 else DIRECT_WAIT
 
 
-def clip_text(text: str, limit: int = TEXT_LIMIT) -> str:
-    """Text over ``limit`` characters keeps its head and tail around a marker."""
-    if len(text) <= limit:
-        return text
-    half = limit // 2
-    removed = len(text) - 2 * half
-    return f"{text[:half]}\n…{removed} chars truncated…\n{text[-half:]}"
-
-
-def map_result(result: Any) -> AgentToolResult:
-    """An MCP ``CallToolResult`` as a pi tool result (text and images; other blocks as text)."""
+async def map_result(result: Any, server: str, tool: str) -> AgentToolResult:
+    """An MCP ``CallToolResult`` as a pi tool result (text and images; other blocks as text), its
+    text limited as :func:`pi_mcp.output.limit_content` does."""
     content: list[TextContent | ImageContent] = []
     for block in result.content or []:
         kind = getattr(block, "type", None)
         if kind == "text":
-            content.append(TextContent(text=clip_text(block.text)))
+            content.append(TextContent(text=block.text))
         elif kind == "image":
             content.append(ImageContent(data=block.data, mime_type=block.mimeType))
         elif kind == "resource_link":
@@ -91,7 +83,7 @@ def map_result(result: Any) -> AgentToolResult:
             inner = block.resource
             text = getattr(inner, "text", None)
             body = (
-                clip_text(text)
+                text
                 if text is not None
                 else f"(binary, {getattr(inner, 'mimeType', None) or 'unknown type'})"
             )
@@ -100,9 +92,23 @@ def map_result(result: Any) -> AgentToolResult:
             content.append(TextContent(text=f"(audio, {block.mimeType}, not shown)"))
     structured = getattr(result, "structuredContent", None)
     if not content and structured is not None:
-        content.append(TextContent(text=clip_text(json.dumps(structured, ensure_ascii=False))))
+        content.append(TextContent(text=json.dumps(structured, ensure_ascii=False)))
     is_error = bool(getattr(result, "isError", False))
-    return AgentToolResult(content=content, structured_content=structured, is_error=is_error or None)
+    limited = await limit_content(content)
+    return AgentToolResult(
+        content=limited.content,
+        details=_details(server, tool, limited.full_output_path),
+        structured_content=structured,
+        is_error=is_error or None,
+    )
+
+
+def _details(server: str, tool: str, full_output_path: str | None) -> dict[str, str]:
+    """What pi 1.6.0 keeps as an MCP result's details: the server, the tool and the saved file."""
+    details = {"server": server, "tool": tool}
+    if full_output_path is not None:
+        details["fullOutputPath"] = full_output_path
+    return details
 
 
 def _error(text: str) -> AgentToolResult:
@@ -340,7 +346,7 @@ class McpManager:
                 result = await live.call_tool(mcp_name, dict(params or {}))
             except McpCallError as error:
                 return _error(str(error))
-            return map_result(result)
+            return await map_result(result, server.name, mcp_name)
 
         annotations = tool.annotations.model_dump(exclude_none=True) if tool.annotations else None
         description = (tool.description or tool.title or mcp_name).strip()
@@ -459,7 +465,7 @@ class McpManager:
             return [server]
         return [s for s in self.servers.values() if s.has_resources and s.config.exposure != "hidden"]
 
-    async def _paged(self, params: Any, method: str, key: str) -> AgentToolResult:
+    async def _paged(self, params: Any, method: str, key: str, tool: str) -> AgentToolResult:
         await self.wait_all()
         name = params.get("server")
         servers = self._resource_servers(name)
@@ -489,19 +495,24 @@ class McpManager:
             body = {"server": name, **body}
         if next_cursor:
             body["nextCursor"] = next_cursor
+        limited = await limit_content([TextContent(text=json.dumps(body, ensure_ascii=False))])
         return AgentToolResult(
-            content=[TextContent(text=clip_text(json.dumps(body, ensure_ascii=False)))], details=body
+            content=limited.content,
+            details=_details(name or "", tool, limited.full_output_path),
+            structured_content=body,
         )
 
     async def _list_resources(
         self, call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any
     ) -> AgentToolResult:
-        return await self._paged(params, "list_resources", "resources")
+        return await self._paged(params, "list_resources", "resources", "list_mcp_resources")
 
     async def _list_templates(
         self, call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any
     ) -> AgentToolResult:
-        return await self._paged(params, "list_resource_templates", "resourceTemplates")
+        return await self._paged(
+            params, "list_resource_templates", "resourceTemplates", "list_mcp_resource_templates"
+        )
 
     async def _read_resource(
         self, call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any
@@ -520,7 +531,7 @@ class McpManager:
             text = getattr(item, "text", None)
             mime = getattr(item, "mimeType", None) or ""
             if text is not None:
-                content.append(TextContent(text=clip_text(text)))
+                content.append(TextContent(text=text))
             elif mime.startswith("image/"):
                 content.append(ImageContent(data=item.blob, mime_type=mime))
             else:
@@ -530,7 +541,9 @@ class McpManager:
                         f"{len(item.blob) * 3 // 4} bytes)"
                     )
                 )
-        return AgentToolResult(content=content, details={"server": servers[0].name, "uri": uri})
+        limited = await limit_content(content)
+        details = {**_details(servers[0].name, "read_mcp_resource", limited.full_output_path), "uri": uri}
+        return AgentToolResult(content=limited.content, details=details)
 
     # --- reports ----------------------------------------------------------------------------------
 
