@@ -89,7 +89,8 @@ def test_direct_tools_are_called_end_to_end_and_recorded(pi_env: PiEnv, tmp_path
     assert "bad day" in seen["c_fail"]
     # 20 MB of text: the model reads its two ends and where the whole of it is.
     big = seen["c_big"]
-    assert big.startswith("Warning: truncated output (original token count: 5000000)\nTotal output lines: 1\n\n")
+    header = "Warning: truncated output (original token count: 5000000)\nTotal output lines: 1\n\n"
+    assert big.startswith(header)
     assert "y…19979520 chars truncated…y" in big and len(big) < 21000
     saved = Path(big.rsplit("[Full output: ", 1)[1].split(" (read it", 1)[0])
     assert saved.parent == tmp_path and saved.stat().st_size == 20_000_000
