@@ -188,3 +188,46 @@ def test_no_hook_when_asked_for_eager_imports() -> None:
     """
     assert run(script) is True
     assert run(script, eager=True) is False
+
+
+@pytest.mark.parametrize("sdk", ["anthropic", "openai"])
+def test_clients_share_one_tls_context_per_certificate_setting(sdk: str, tmp_path: Path) -> None:
+    import certifi
+
+    bundle = tmp_path / "ca.pem"
+    bundle.write_bytes(Path(certifi.where()).read_bytes())
+    script = f"""
+        import json, os, ssl
+        from pi_core.ai.sdk_import import http_client, sdk_object
+
+        def context(client):
+            pool = client._transport._pool
+            return pool._ssl_context
+
+        first, second = http_client({sdk!r}), http_client({sdk!r})
+        from pi_core.ai.provider import StreamOptions
+        from pi_core.ai.providers._base import client_kwargs
+        name = "AsyncAnthropic" if {sdk!r} == "anthropic" else "AsyncOpenAI"
+        client_class = sdk_object("{sdk}._client", name)
+        sdk_client = client_class(api_key="k", **client_kwargs(StreamOptions(), {sdk!r}))
+        wrapper = sdk_object("{sdk}._base_client", "AsyncHttpxClientWrapper")
+        os.environ["SSL_CERT_FILE"] = {str(bundle)!r}
+        third = http_client({sdk!r})
+        print(json.dumps({{
+            "wrapper": type(first) is wrapper and first is not second,
+            "shared": context(first) is context(second) is context(sdk_client._client),
+            "verifies": context(first).verify_mode == ssl.CERT_REQUIRED and context(first).check_hostname,
+            "follows_env": context(third) is not context(first),
+            "certificates": context(third).cert_store_stats()["x509_ca"] > 0,
+            "timeout": first.timeout == sdk_object("{sdk}._constants", "DEFAULT_TIMEOUT"),
+        }}))
+    """
+    found = run(script)
+    assert found == {
+        "wrapper": True,
+        "shared": True,
+        "verifies": True,
+        "follows_env": True,
+        "certificates": True,
+        "timeout": True,
+    }

@@ -20,7 +20,7 @@ from pi_core.ai.provider import (
     StartEvent,
     StreamOptions,
 )
-from pi_core.ai.sdk_import import sdk_object, settle_guarded_imports
+from pi_core.ai.sdk_import import http_client, sdk_object, settle_guarded_imports
 
 ABORTED_MESSAGE = "Request was aborted"
 
@@ -364,12 +364,17 @@ def open_openai_client(model: Model, options: StreamOptions, headers: dict[str, 
         api_key=options.api_key or "",
         base_url=model.base_url or None,
         default_headers=headers,
-        **client_kwargs(options),
+        **client_kwargs(options, "openai"),
     )
 
 
-def client_kwargs(options: StreamOptions) -> dict[str, Any]:
+def client_kwargs(options: StreamOptions, sdk: str) -> dict[str, Any]:
+    """The SDK client's options: pi's retries and timeout, and the SDK's own HTTP client with the
+    process's shared TLS context (:func:`pi_core.ai.sdk_import.http_client`)."""
     kwargs: dict[str, Any] = {}
+    client = http_client(sdk)
+    if client is not None:
+        kwargs["http_client"] = client
     if options.max_retries is not None:
         kwargs["max_retries"] = options.max_retries
     if options.timeout_ms is not None:

@@ -316,7 +316,7 @@ def _run(
             base_url=model.base_url or None,
             default_headers=_headers(model, context, options, oauth),
             **({"auth_token": options.api_key or ""} if oauth else {"api_key": options.api_key or ""}),
-            **client_kwargs(options),
+            **client_kwargs(options, "anthropic"),
         )
 
     return stream_sdk_request(
