@@ -162,7 +162,7 @@ def test_a_twenty_column_terminal(pane: Pane, pi_env: PiEnv) -> None:
     _ready(pane)
 
 
-def test_a_one_megabyte_paste_is_sent_whole(pane: Pane, pi_env: PiEnv, tmp_path: Path) -> None:
+def test_a_one_megabyte_paste_is_collapsed_and_sent_whole(pane: Pane, pi_env: PiEnv, tmp_path: Path) -> None:
     pi_env.server.add(text_turn("got the paste"))
     lines = [f"pasted line {i:05d} " + "x" * 60 for i in range(14_000)]
     text = "\n".join(lines)  # about 1 MB
@@ -172,7 +172,8 @@ def test_a_one_megabyte_paste_is_sent_whole(pane: Pane, pi_env: PiEnv, tmp_path:
     _ready(pane)
     pane.tmux("load-buffer", "-b", "big", str(paste))
     pane.tmux("paste-buffer", "-p", "-b", "big", "-t", "pi")  # bracketed, as a terminal pastes
-    pane.wait_for("pasted line 13999", timeout=60)
+    screen = pane.wait_for("[paste #1 +14000 lines]", timeout=60)  # collapsed in the editor, as pi
+    assert "pasted line 13999" not in screen
     pane.keys("Enter")
     pane.wait_for("got the paste", timeout=60)
     sent = pi_env.server.requests[-1].body["messages"][-1]["content"]

@@ -32,12 +32,15 @@ from pi_core.modes.interactive.bindings import build_key_bindings
 from pi_core.modes.interactive.commands import BuiltinCommands
 from pi_core.modes.interactive.completion import GuardedCompleter, SlashCompleter
 from pi_core.modes.interactive.keymap import default_keymap, load_keymap
+from pi_core.modes.interactive.paste import Pastes
 from pi_core.modes.interactive.picker import Picker, PickerKeys, pick
 from pi_core.modes.interactive.render import EventRenderer
 from pi_core.modes.interactive.ui import InteractiveUI
 from pi_core.runtime.events import ExtensionErrorEvent
 
 if TYPE_CHECKING:
+    from prompt_toolkit.buffer import Buffer
+
     from pi_core.ai.abort import AbortSignal
     from pi_core.runtime.host import RuntimeHost
 
@@ -72,6 +75,8 @@ class InteractiveMode:
         self._history_file = history_file
         self.ui = InteractiveUI(self)
         self.commands = BuiltinCommands(self)
+        #: Big pastes held aside while their markers stand in the editor.
+        self.pastes = Pastes()
         self.renderer = EventRenderer(
             self.console,
             lambda: self.host.services.tools,
@@ -208,7 +213,13 @@ class InteractiveMode:
             self._print_header()
         self.renderer.replay(self.host.session.messages)
 
+    def editor_buffer(self) -> Buffer | None:
+        """The buffer of the prompt being typed (``None`` before the editor exists)."""
+        return self._editor.default_buffer if self._editor is not None else None
+
     def set_editor_text(self, text: str) -> None:
+        """Replace the editor's text (pastes held for its markers are dropped, as pi)."""
+        self.pastes.clear()
         if self._editor is not None and self._editor.app.is_running:
             self._editor.default_buffer.text = text
             self._editor.default_buffer.cursor_position = len(text)
@@ -216,9 +227,10 @@ class InteractiveMode:
             self._restore_text = text
 
     def get_editor_text(self) -> str:
+        """The editor's text with big pastes in place of their markers."""
         if self._editor is not None and self._editor.app.is_running:
-            return self._editor.default_buffer.text
-        return self._restore_text
+            return self.pastes.expand(self._editor.default_buffer.text)
+        return self.pastes.expand(self._restore_text)
 
     # --- the loop -------------------------------------------------------------------------------
 

@@ -15,12 +15,15 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from prompt_toolkit.application import get_app
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
 from rich.text import Text
 
 from pi_core.modes.interactive.keymap import Keymap, default_keymap
 from pi_core.modes.interactive.keys import to_prompt_toolkit
+from pi_core.modes.interactive.paste import clean
 
 if TYPE_CHECKING:
     from prompt_toolkit.buffer import Buffer
@@ -65,6 +68,14 @@ def build_key_bindings(
 
         return register
 
+    def put_pastes_back(buffer: Buffer) -> None:
+        """The big pastes in place of their markers, before the text is sent or edited outside."""
+        if len(mode.pastes) and buffer is mode.editor_buffer():
+            text = mode.pastes.expand(buffer.text)
+            mode.pastes.clear()
+            if text != buffer.text:
+                buffer.text = text
+
     @bindings.add("enter")
     def _submit(event: KeyPressEvent) -> None:
         buffer = event.current_buffer
@@ -72,7 +83,30 @@ def build_key_bindings(
             buffer.delete_before_cursor(1)
             buffer.insert_text("\n")
             return
+        put_pastes_back(buffer)
         buffer.validate_and_handle()
+
+    @bindings.add(Keys.BracketedPaste)
+    def _paste(event: KeyPressEvent) -> None:
+        buffer = event.current_buffer
+        if buffer is mode.editor_buffer():
+            mode.pastes.paste(buffer, event.data)
+        else:  # the search field
+            text = clean(event.data)
+            buffer.insert_text(text if buffer.multiline() else text.replace("\n", " "))
+
+    after_marker = Condition(
+        lambda: (
+            bool(len(mode.pastes))
+            and get_app().current_buffer is mode.editor_buffer()
+            and get_app().current_buffer.document.char_before_cursor == "]"
+        )
+    )
+
+    @bindings.add("backspace", filter=after_marker)
+    def _delete_marker(event: KeyPressEvent) -> None:
+        if not mode.pastes.delete_marker_before_cursor(event.current_buffer):
+            event.current_buffer.delete_before_cursor(1)
 
     @on("tui.input.newLine")
     def _newline(event: KeyPressEvent) -> None:
@@ -81,6 +115,7 @@ def build_key_bindings(
     @on("app.message.followUp")
     def _follow_up(event: KeyPressEvent) -> None:
         mode.follow_up_next = True
+        put_pastes_back(event.current_buffer)
         event.current_buffer.validate_and_handle()
 
     @on("app.interrupt", filter=busy)
@@ -125,6 +160,7 @@ def build_key_bindings(
     @on("app.editor.external")
     def _external_editor(event: KeyPressEvent) -> None:
         # $VISUAL, then $EDITOR (prompt-toolkit's order); the text comes back into the editor.
+        put_pastes_back(event.current_buffer)
         event.current_buffer.open_in_editor(validate_and_handle=False)
 
     @on("app.suspend", filter=Condition(lambda: hasattr(signal, "SIGTSTP")))

@@ -507,7 +507,11 @@ class FullscreenMode(InteractiveMode):
         if app is not None and app.is_running and app.future is not None and not app.future.done():
             app.exit(result="")
 
+    def editor_buffer(self) -> Buffer | None:
+        return self._buffer
+
     def set_editor_text(self, text: str) -> None:
+        self.pastes.clear()
         if self._buffer is not None:
             self._buffer.text = text
             self._buffer.cursor_position = len(text)
@@ -516,7 +520,7 @@ class FullscreenMode(InteractiveMode):
             self._restore_text = text
 
     def get_editor_text(self) -> str:
-        return self._buffer.text if self._buffer is not None else self._restore_text
+        return self.pastes.expand(self._buffer.text if self._buffer is not None else self._restore_text)
 
     def redraw(self) -> None:
         """Session navigation: the transcript is replaced by the session's, drawn as it was live."""
