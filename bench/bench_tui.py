@@ -34,6 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _bytecode import compile_environment
 from bench_vs_pi16 import find_pi16, make_session
 from pi_core.testing import LoopbackLLMServer, Text, Turn
 
@@ -152,6 +153,7 @@ def main() -> None:
     parser.add_argument("--pi16", help="launcher of pi 1.6.0 (default: $PI16 or bench/install_pi16.sh)")
     parser.add_argument("--tui-mode", default="fullscreen", choices=("fullscreen", "regular"))
     args = parser.parse_args()
+    compile_environment()  # as an install would (see bench/_bytecode.py)
     programs = {"ours": [OURS, "--tui-mode", args.tui_mode], "pi 1.6.0": [find_pi16(args.pi16)]}
     with LoopbackLLMServer() as server, tempfile.TemporaryDirectory(prefix="pi-tui-bench-") as tmp:
         root = Path(tmp)
