@@ -317,3 +317,23 @@ async def test_a_tool_returning_text_or_nonsense_never_ends_the_run() -> None:
         (True, "Tool says returned int; execute must return an AgentToolResult or a str"),
     ]
     assert added[-1].content[0].text == "done"  # type: ignore[union-attr]
+
+
+def test_tool_json_schema_is_made_once_per_parameter_model() -> None:
+    made: list[str] = []
+
+    class Args(BaseModel):
+        path: str
+
+        @classmethod
+        def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+            made.append(cls.__name__)
+            return super().model_json_schema(*args, **kwargs)
+
+    first, second = sleep_tool("a"), sleep_tool("b")
+    first.parameters = second.parameters = Args
+    schema = first.json_schema()
+    assert schema["properties"]["path"]["type"] == "string"
+    assert second.json_schema() is schema and first.json_schema() is schema
+    assert made == ["Args"]
+    assert sleep_tool().json_schema() == SleepArgs.model_json_schema()

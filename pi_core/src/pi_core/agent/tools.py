@@ -7,6 +7,7 @@ what the system prompt says about it, and an async ``execute``. Plugins build th
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
@@ -61,6 +62,10 @@ class ToolError(Exception):
     """Raise from ``execute`` to fail a tool call; the message goes to the model verbatim."""
 
 
+#: The JSON schema of each parameter model, made on first use.
+_SCHEMAS: weakref.WeakKeyDictionary[type[BaseModel], dict[str, Any]] = weakref.WeakKeyDictionary()
+
+
 @dataclass
 class AgentTool:
     """A tool the model can call.
@@ -111,7 +116,12 @@ class AgentTool:
         return self.exposure in ("direct", "codemode", "deferred")
 
     def json_schema(self) -> dict[str, Any]:
-        """The parameters as the JSON schema sent to the provider."""
+        """The parameters as the JSON schema sent to the provider (one dict per parameter model,
+        as a dict given as ``parameters`` is itself; callers must not change it)."""
         if isinstance(self.parameters, dict):
             return self.parameters
-        return self.parameters.model_json_schema()
+        schema = _SCHEMAS.get(self.parameters)
+        if schema is None:
+            # pydantic generates the schema anew on each call; a request asks twice per tool.
+            schema = _SCHEMAS[self.parameters] = self.parameters.model_json_schema()
+        return schema
