@@ -95,15 +95,16 @@ class Pane:
 
 
 def ready(screen: str) -> bool:
-    """Both programs draw the model's name in their footer once the editor is up."""
-    return "fake-model" in screen.splitlines()[-1] if screen.strip() else False
+    """Both programs draw the model's name in their footer once the editor is up (ours also in
+    its header, which comes out before plugins have started: that one does not count)."""
+    return any("fake-model" in line and not line.startswith("pi · ") for line in screen.splitlines())
 
 
 def start(program: list[str], env: dict[str, str], cwd: Path, *extra: str) -> Pane:
     exports = " ".join(shlex.quote(f"{k}={v}") for k, v in env.items())
     argv = " ".join(shlex.quote(part) for part in [*program, "--model", "loop/fake-model", *extra])
     pane = Pane(f"env {exports} TERM=xterm-256color {argv}", cwd)
-    pane.wait(lambda s: "fake-model" in s, timeout=60, poll=0.05)
+    pane.wait(ready, timeout=60, poll=0.05)
     time.sleep(0.5)  # let start-up settle (plugins, the warm-up import) as a person would
     return pane
 

@@ -51,6 +51,9 @@ _PAUSED = "\x00paused"
 HISTORY_FILE = "prompt-history"
 #: Seconds to wait after Esc for the rest of a key sequence before taking it as Esc alone.
 ESCAPE_WAIT = 0.015
+#: Laid out once while the first prompt is typed: paragraphs, emphasis, a list, inline code (a
+#: fenced block would import pygments, a 0.1 s step the loop cannot split).
+_MARKDOWN_SAMPLE = "Ready *to* **go**:\n\n- one `two`\n"
 
 
 class InteractiveMode:
@@ -186,6 +189,24 @@ class InteractiveMode:
         model = self.host.session.model
         warm_up(model.api if model is not None else None)
 
+    def _prepare_first_prompt(self) -> None:
+        """The first prompt's one-off work, done on the loop while it is typed (see warmup)."""
+        from pi_core.modes.interactive.warmup import prepare_first_prompt
+
+        model = self.host.session.model
+        tools = list(self.host.services.tools.values())
+        idle = lambda: not self.busy  # noqa: E731
+        self.spawn(prepare_first_prompt(model.api if model else None, tools, self.lay_out_sample, idle))
+
+    def lay_out_sample(self) -> None:
+        """Lay a small markdown block out as answers are (to a throwaway console here)."""
+        import io
+
+        from rich.markdown import Markdown
+
+        sample = Console(file=io.StringIO(), width=self.console.size.width, force_terminal=True)
+        sample.print(Markdown(_MARKDOWN_SAMPLE))
+
     def refresh_status(self) -> None:
         """Read the git branch again (in a thread) and redraw the status line."""
 
@@ -244,6 +265,7 @@ class InteractiveMode:
         await self._start_plugins()
         self.show_load_issues()
         self._warm_up()
+        self._prepare_first_prompt()
         if initial is not None or images or messages:
             self.start_task(self._prompt_sequence(initial, images, messages))
         self._start_editor()

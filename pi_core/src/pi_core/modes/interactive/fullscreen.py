@@ -162,6 +162,11 @@ class FullscreenMode(InteractiveMode):
     def header_changed(self) -> None:
         self.transcript.relayout()
 
+    def lay_out_sample(self) -> None:
+        from pi_core.modes.interactive.app import _MARKDOWN_SAMPLE
+
+        self.transcript.render([Markdown(_MARKDOWN_SAMPLE)], {}, self._view_size[0])
+
     def terminal_size(self) -> tuple[int, int]:
         app = self._app
         if app is not None:
