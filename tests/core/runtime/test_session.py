@@ -415,3 +415,56 @@ async def test_leaving_with_unsaved_entries_says_how_many(
     await session.prompt("one")
     await session.dispose()
     assert notes[-1].startswith("3 entries could not be written to ")  # system, user, assistant
+
+
+async def test_session_stats_count_only_the_entries_appended_since_the_last_call(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pi_core.ai.messages import Usage
+    from pi_core.runtime.stats import compute_session_stats
+
+    def costly(text: str, tokens: int) -> AssistantMessage:
+        reply = text_message(text)
+        reply.usage = Usage(input=tokens, output=1)
+        reply.usage.cost.total = tokens / 1000
+        return reply
+
+    harness.provider.responses += [
+        tool_call_message(("c1", "write", {"path": "a.txt", "content": "a\n"})),
+        costly("one", 10),
+        costly("two", 200),
+        costly("three", 3000),
+    ]
+    session = harness.build()
+    manager = session.session_manager
+    starts: list[int] = []
+    real = manager.iter_counted
+
+    def recording(start: int = 0) -> Any:
+        starts.append(start)
+        return real(start)
+
+    monkeypatch.setattr(manager, "iter_counted", recording)
+
+    def full() -> Any:
+        return compute_session_stats(
+            real(), session_file=session.session_file, session_id=session.session_id, context_usage=None
+        )
+
+    await session.prompt("write")
+    first = session.get_session_stats()
+    assert first.model_dump(exclude={"context_usage"}) == full().model_dump(exclude={"context_usage"})
+    assert (first.tool_calls, first.tool_results, first.tokens.input) == (1, 1, 10)
+    counted = manager.entry_count
+    await session.prompt("again")
+    session.get_session_stats()  # nothing appended in between: nothing read
+    second = session.get_session_stats()
+    assert starts == [0, counted]
+    assert second.model_dump(exclude={"context_usage"}) == full().model_dump(exclude={"context_usage"})
+    assert (second.assistant_messages, second.tokens.input) == (3, 210)
+    assert second.cost == pytest.approx(0.21)
+    manager.new_session()  # the entries are replaced: counted again from the start
+    await session.prompt("fresh")
+    third = session.get_session_stats()
+    assert starts[-1] == 0
+    assert (third.user_messages, third.tokens.input, third.cost) == (1, 3000, 3.0)

@@ -70,7 +70,7 @@ from pi_core.runtime.resources import (
 )
 from pi_core.runtime.retry import AutoRetry, RetrySettings, is_retryable_error
 from pi_core.runtime.session_compaction import SessionCompaction
-from pi_core.runtime.stats import ContextUsage, SessionStats, compute_session_stats
+from pi_core.runtime.stats import ContextUsage, SessionStats, StatsTally
 from pi_core.runtime.ui import HeadlessUI
 from pi_core.runtime.user_bash import UserBash
 from pi_core.session.convert import block_images, convert_to_llm
@@ -177,6 +177,8 @@ class AgentSession:
         #: tool objects they were compared with, both ``None`` at each run's start.
         self._recorded_tools: dict[str, ToolDeclaration] | None = None
         self._checked_tools: list[AgentTool] | None = None
+        #: ``get_session_stats``'s running tally and what it was counted from.
+        self._stats_tally: tuple[tuple[Any, int, int], StatsTally] | None = None
         #: The message persisted last and its entry id (a failed reply is omitted by id).
         self._last_persisted: tuple[AgentMessage, str] | None = None
         self._retry = AutoRetry(self._emit)
@@ -1347,8 +1349,20 @@ class AgentSession:
     # --- queries --------------------------------------------------------------------------------
 
     def get_session_stats(self) -> SessionStats:
-        return compute_session_stats(
-            self.session_manager.iter_counted(),
+        """pi's session statistics (:func:`~pi_core.runtime.stats.compute_session_stats`), kept
+        as a running tally: each call counts only the entries appended since the previous one,
+        and starts over when the entries were replaced or a problem was found in the file (an
+        entry set aside no longer counts)."""
+        manager = self.session_manager
+        key = (manager, manager.entries_generation, len(manager.load_issues))
+        cached = self._stats_tally
+        if cached is None or cached[0] != key:
+            cached = self._stats_tally = (key, StatsTally())
+        tally = cached[1]
+        if tally.counted < manager.entry_count:
+            for kind, role, item in manager.iter_counted(tally.counted):
+                tally.add(kind, role, item)
+        return tally.stats(
             session_file=self.session_file,
             session_id=self.session_id,
             context_usage=self.get_context_usage(),

@@ -78,6 +78,87 @@ class SessionStats(WireModel):
     context_usage: ContextUsage | None = None
 
 
+class StatsTally:
+    """The running counts and usage sums behind :class:`SessionStats`, fed entry by entry.
+
+    Entries never change once appended, so a session's figures can be brought up to date by
+    feeding only the entries appended since the last time (``counted`` says how many were fed):
+    the REPL footer asks after every job, and a full pass over a 1M-entry file takes seconds.
+    """
+
+    __slots__ = (
+        "assistants",
+        "cache_read",
+        "cache_write",
+        "cost",
+        "counted",
+        "input",
+        "output",
+        "results",
+        "tool_calls",
+        "total",
+        "users",
+    )
+
+    def __init__(self) -> None:
+        self.counted = 0
+        self.users = self.assistants = self.results = self.total = self.tool_calls = 0
+        self.input = self.output = self.cache_read = self.cache_write = 0
+        self.cost = 0.0
+
+    def add(self, kind: str, role: str | None, item: Any) -> None:
+        """Count one entry as ``SessionManager.iter_counted`` describes it."""
+        self.counted += 1
+        if kind == "message":
+            self.total += 1
+            if role == "user":
+                self.users += 1
+            elif role == "assistant":
+                self.assistants += 1
+                if isinstance(item, AssistantMessage):
+                    self.tool_calls += sum(1 for block in item.content if block.type == "toolCall")
+                    self._use(item.usage)
+            elif role == "toolResult":
+                self.results += 1
+                extra = item.model_extra if isinstance(item, ToolResultMessage) else None
+                usage = valid_usage(extra.get("usage")) if extra else None
+                if usage is not None:
+                    self._use(usage)
+        elif item is not None:
+            usage = valid_usage(getattr(item, "usage", None))
+            if usage is not None:
+                self._use(usage)
+
+    def _use(self, usage: Usage) -> None:
+        self.input += usage.input
+        self.output += usage.output
+        self.cache_read += usage.cache_read
+        self.cache_write += usage.cache_write
+        self.cost += usage.cost.total
+
+    def stats(
+        self, *, session_file: str | None, session_id: str, context_usage: ContextUsage | None
+    ) -> SessionStats:
+        return SessionStats(
+            session_file=session_file,
+            session_id=session_id,
+            user_messages=self.users,
+            assistant_messages=self.assistants,
+            tool_calls=self.tool_calls,
+            tool_results=self.results,
+            total_messages=self.total,
+            tokens=TokenTotals(
+                input=self.input,
+                output=self.output,
+                cache_read=self.cache_read,
+                cache_write=self.cache_write,
+                total=self.input + self.output + self.cache_read + self.cache_write,
+            ),
+            cost=self.cost,
+            context_usage=context_usage,
+        )
+
+
 def compute_session_stats(
     counted: Iterable[tuple[str, str | None, Any]],
     *,
@@ -90,47 +171,7 @@ def compute_session_stats(
     assistant messages, of tool results that carry one, of ``usage`` entries and of
     compaction/branch-summary summaries. A usage that is not pi's usage object is left out
     (the reader reported it when the file was opened)."""
-    users = assistants = results = total = tool_calls = 0
-    usages: list[Usage] = []
+    tally = StatsTally()
     for kind, role, item in counted:
-        if kind == "message":
-            total += 1
-            if role == "user":
-                users += 1
-            elif role == "assistant":
-                assistants += 1
-                if isinstance(item, AssistantMessage):
-                    tool_calls += sum(1 for block in item.content if block.type == "toolCall")
-                    usages.append(item.usage)
-            elif role == "toolResult":
-                results += 1
-                extra = item.model_extra if isinstance(item, ToolResultMessage) else None
-                usage = valid_usage(extra.get("usage")) if extra else None
-                if usage is not None:
-                    usages.append(usage)
-        elif item is not None:
-            usage = valid_usage(getattr(item, "usage", None))
-            if usage is not None:
-                usages.append(usage)
-    tokens_in = sum(u.input for u in usages)
-    tokens_out = sum(u.output for u in usages)
-    cache_read = sum(u.cache_read for u in usages)
-    cache_write = sum(u.cache_write for u in usages)
-    return SessionStats(
-        session_file=session_file,
-        session_id=session_id,
-        user_messages=users,
-        assistant_messages=assistants,
-        tool_calls=tool_calls,
-        tool_results=results,
-        total_messages=total,
-        tokens=TokenTotals(
-            input=tokens_in,
-            output=tokens_out,
-            cache_read=cache_read,
-            cache_write=cache_write,
-            total=tokens_in + tokens_out + cache_read + cache_write,
-        ),
-        cost=sum(u.cost.total for u in usages),
-        context_usage=context_usage,
-    )
+        tally.add(kind, role, item)
+    return tally.stats(session_file=session_file, session_id=session_id, context_usage=context_usage)

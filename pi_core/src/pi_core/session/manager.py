@@ -97,6 +97,7 @@ class SessionManager:
         self._header: dict[str, Any] = {}
         self._header_line = ""
         self._metas: list[EntryMeta] = []
+        self._generation = 0
         #: Where entries read from the file without keeping their text get it (``_text``).
         self._source: LineSource | None = None
         self._encoding_reported: set[int] = set()
@@ -271,6 +272,7 @@ class SessionManager:
         return str(self._session_file) if self._session_file else None
 
     def _set_entries(self, metas: list[EntryMeta]) -> None:
+        self._generation += 1
         self._prepared = False  # whether some metas may still carry a message prepared at open
         self._branch_cache = None
         self._path_cache = None
@@ -613,15 +615,28 @@ class SessionManager:
         with gc_paused():
             return [self._load(meta) for meta in self._metas]
 
-    def iter_counted(self) -> Iterator[tuple[str, str | None, Any]]:
-        """Per entry in file order: its type, its message role (``message`` entries) and what
-        session statistics read from it — the message of an assistant or tool-result entry, the
-        entry of a ``usage``, ``compaction`` or ``branch_summary`` — else ``None``.
+    @property
+    def entry_count(self) -> int:
+        """How many entries the session holds (header excluded)."""
+        return len(self._metas)
+
+    @property
+    def entries_generation(self) -> int:
+        """Changes whenever the entries are replaced rather than appended to (another file,
+        a new session, ``/fork``): what was computed from the first N entries stays valid
+        while it is unchanged."""
+        return self._generation
+
+    def iter_counted(self, start: int = 0) -> Iterator[tuple[str, str | None, Any]]:
+        """Per entry in file order, from the ``start``-th on: its type, its message role
+        (``message`` entries) and what session statistics read from it — the message of an
+        assistant or tool-result entry, the entry of a ``usage``, ``compaction`` or
+        ``branch_summary`` — else ``None``.
 
         Messages are built from their lines without being kept, so counting a long session
         does not hold every message in memory (pi's ``getSessionStats`` walks all entries).
         """
-        for meta in self._metas:
+        for meta in self._metas[start:] if start else self._metas:
             kind, role, item = meta.type, meta.key, None
             if kind == "message" and role in ("assistant", "toolResult"):
                 if meta.entry is not None:
