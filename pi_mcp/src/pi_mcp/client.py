@@ -15,7 +15,7 @@ import contextlib
 import logging
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from datetime import timedelta
 from pathlib import Path
 from typing import IO, Any, Literal, TextIO, cast
@@ -23,10 +23,20 @@ from typing import IO, Any, Literal, TextIO, cast
 from pi_core.ai.sdk_import import import_in_background
 
 from pi_mcp.config import McpValueError, ServerConfig, resolve_value
+from pi_mcp.oauth import (
+    SIGN_IN_TIMEOUT,
+    CallbackListener,
+    CredentialStore,
+    SignInError,
+    SignInRequired,
+    connection_auth,
+    sign_in,
+    uses_oauth,
+)
 
 logger = logging.getLogger(__name__)
 
-State = Literal["connecting", "connected", "failed", "disabled", "closed"]
+State = Literal["connecting", "connected", "failed", "needs-auth", "disabled", "closed"]
 CONNECT_TIMEOUT = 30.0
 LOG_LIMIT = 5 * 1024 * 1024
 
@@ -54,8 +64,14 @@ class McpServer:
         log: IO[str],
         on_tools: Callable[[McpServer], None],
         connect_timeout: float = CONNECT_TIMEOUT,
+        credentials: CredentialStore | None = None,
+        on_sign_in_needed: Callable[[McpServer], None] | None = None,
     ) -> None:
         self.config = config
+        #: Where OAuth tokens are kept; ``None``: the server is reached without OAuth.
+        self.credentials = credentials
+        self.on_sign_in_needed = on_sign_in_needed
+        self.credentials_seen: int | None = None
         self.name = config.name
         self.cwd = cwd
         self.log = log
@@ -113,7 +129,77 @@ class McpServer:
         await self.stop()
         self.start()
 
+    # --- OAuth ------------------------------------------------------------------------------------
+
+    async def sign_in(
+        self,
+        *,
+        show_url: Callable[[str], None],
+        paste: Callable[[CallbackListener], Coroutine[Any, Any, None]] | None = None,
+        limit: float = SIGN_IN_TIMEOUT,
+    ) -> None:
+        """Run the browser sign-in, then connect with the new tokens (:class:`SignInError` if not)."""
+        if self.oauth_url is None or self.credentials is None:
+            raise SignInError(
+                f'MCP server "{self.name}" cannot sign in: OAuth is for HTTP servers whose entry sets no '
+                "Authorization header"
+            )
+        await self.stop()
+        await sign_in(
+            self.credentials, self.name, self.config.raw, show_url=show_url, paste=paste, limit=limit
+        )
+        self.start()
+        await self.wait_settled(self.connect_timeout + 1)
+        if self.state != "connected":
+            raise SignInError(f"signed in, but the server did not connect: {self.last_error}")
+
+    async def sign_out(self) -> bool:
+        """Forget the stored credentials and disconnect; False when there were none."""
+        if self.oauth_url is None or self.credentials is None:
+            raise SignInError(
+                f'MCP server "{self.name}" has no sign-in: OAuth is for HTTP servers whose entry sets no '
+                "Authorization header"
+            )
+        removed = await self.credentials.remove(self.name, self.oauth_url)
+        await self.stop()
+        if self.config.enabled:
+            self.state = "needs-auth"
+            self.last_error = str(SignInRequired(self.name))
+        return removed
+
+    @property
+    def oauth_url(self) -> str | None:
+        """The server's URL when it may ask for OAuth (HTTP without its own ``Authorization``)."""
+        if self.credentials is None or not uses_oauth(self.config.raw, self.config.kind):
+            return None
+        return str(self.config.raw["url"])
+
+    def _credentials_stamp(self) -> int | None:
+        """When the credential file last changed (a sign-in elsewhere changes it)."""
+        if self.credentials is None:
+            return None
+        try:
+            return self.credentials.path.stat().st_mtime_ns
+        except OSError:
+            return None
+
+    def signed_in_elsewhere(self) -> bool:
+        """Waiting for a sign-in, and the credential file changed since (``pi mcp login``)."""
+        return self.state == "needs-auth" and self._credentials_stamp() != self.credentials_seen
+
     def _fail(self, error: BaseException | str) -> None:
+        if not isinstance(error, str):
+            needed = _sign_in_required(error)
+            if needed is not None:
+                self.last_error = str(needed)
+                self.state = "needs-auth"
+                self.session = None
+                self.credentials_seen = self._credentials_stamp()
+                self._settled.set()
+                self._write_log("warning", str(needed))
+                if self.on_sign_in_needed is not None:
+                    self.on_sign_in_needed(self)
+                return
         text = error if isinstance(error, str) else _describe(error)
         self.last_error = text
         self.state = "failed"
@@ -134,12 +220,15 @@ class McpServer:
 
         try:
             values = await self._values()
+            auth = None
+            if self.oauth_url is not None and self.credentials is not None:
+                auth = await connection_auth(self.credentials, self.name, self.config.raw)
         except McpValueError as error:
             self._fail(str(error))
             return
         try:
             async with contextlib.AsyncExitStack() as stack:
-                read, write = await stack.enter_async_context(self._transport(values))
+                read, write = await stack.enter_async_context(self._transport(values, auth))
                 session = await stack.enter_async_context(
                     ClientSession(
                         read,
@@ -185,7 +274,7 @@ class McpServer:
             resolved[key] = await resolve_value(value, what)
         return resolved
 
-    def _transport(self, values: dict[str, str]) -> Any:
+    def _transport(self, values: dict[str, str], auth: Any = None) -> Any:
         raw = self.config.raw
         if self.config.kind == "stdio":
             from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -210,7 +299,7 @@ class McpServer:
             from mcp.client.sse import sse_client
 
             return sse_client(raw["url"], headers=headers, timeout=self.config.timeout)
-        return _http_transport(raw["url"], headers, self.config.timeout)
+        return _http_transport(raw["url"], headers, self.config.timeout, auth)
 
     async def _list_tools(self, session: Any) -> list[Any]:
         tools: list[Any] = []
@@ -278,6 +367,8 @@ class McpServer:
 
     def _unavailable(self) -> McpCallError:
         reason = f": {self.last_error}" if self.last_error else ""
+        if self.state == "needs-auth":
+            return McpCallError(self.last_error or str(SignInRequired(self.name)))
         hint = "; /mcp reconnect restarts it" if self.state == "failed" else ""
         return McpCallError(f'MCP server "{self.name}" is {self.state}{reason}{hint}')
 
@@ -322,16 +413,33 @@ def _import_sdk(kind: str) -> concurrent.futures.Future[None]:
     return future
 
 
-def _http_transport(url: str, headers: dict[str, str], timeout: float) -> Any:
+def _http_transport(url: str, headers: dict[str, str], timeout: float, auth: Any = None) -> Any:
     from mcp.client.streamable_http import streamablehttp_client
 
-    return _first_two(streamablehttp_client(url, headers=headers, timeout=timeout))
+    return _first_two(streamablehttp_client(url, headers=headers, timeout=timeout, auth=auth))
 
 
 @contextlib.asynccontextmanager
 async def _first_two(manager: Any) -> Any:
     async with manager as (read, write, *_rest):
         yield read, write
+
+
+def _sign_in_required(error: BaseException) -> SignInRequired | None:
+    """The :class:`SignInRequired` behind a failure (task groups and causes wrap it)."""
+    seen: set[int] = set()
+    pending = [error]
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, SignInRequired):
+            return current
+        if isinstance(current, BaseExceptionGroup):
+            pending.extend(current.exceptions)
+        pending.extend(e for e in (current.__cause__, current.__context__) if e is not None)
+    return None
 
 
 def _closed(error: BaseException) -> bool:

@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlparse
 
+from pi_mcp.oauth import validate_oauth
+
 SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 Exposure = Literal["direct", "deferred", "codemode", "hidden"]
 EXPOSURES = ("direct", "deferred", "codemode", "codemode-deferred", "hidden")
@@ -103,6 +105,9 @@ def validate(name: str, raw: Any, source: str) -> ServerConfig | str:
             return f'server "{name}": url must be an http or https URL'
         if "headers" in raw and not _string_map(raw["headers"]):
             return f'server "{name}": headers must map names to strings'
+        oauth_error = validate_oauth(raw.get("oauth"))
+        if oauth_error:
+            return f'server "{name}": {oauth_error}'
         kind = "sse" if typ == "sse" else "http"
     elif isinstance(command, str) and typ in (None, "stdio"):
         args = raw.get("args", [])

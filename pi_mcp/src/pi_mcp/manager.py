@@ -18,6 +18,7 @@ from pi_core.ai.messages import ImageContent, TextContent
 
 from pi_mcp.client import McpCallError, McpServer, open_log
 from pi_mcp.config import LoadedConfig, ServerConfig, load_config, project_mcp_file, validate
+from pi_mcp.oauth import credential_store
 from pi_mcp.output import limit_content
 
 logger = logging.getLogger(__name__)
@@ -139,6 +140,7 @@ class McpManager:
         self.cwd = cwd
         self.agent_dir = agent_dir()
         self.servers: dict[str, McpServer] = {}
+        self.credentials = credential_store(self.agent_dir)
         self.configs: dict[str, ServerConfig] = {}
         self.errors: list[str] = []
         #: pi tool name → (server, MCP tool name).
@@ -172,6 +174,7 @@ class McpManager:
             server = reuse.get(name)
             if server is not None:
                 server.on_tools = self._tools_arrived
+                server.on_sign_in_needed = self._sign_in_needed
                 self.servers[name] = server
                 if server.state == "connected":
                     self._tools_arrived(server)
@@ -196,7 +199,14 @@ class McpManager:
         return self._log
 
     def _start_server(self, config: ServerConfig) -> None:
-        server = McpServer(config, cwd=self.cwd, log=self._open_log(), on_tools=self._tools_arrived)
+        server = McpServer(
+            config,
+            cwd=self.cwd,
+            log=self._open_log(),
+            on_tools=self._tools_arrived,
+            credentials=self.credentials,
+            on_sign_in_needed=self._sign_in_needed,
+        )
         self.servers[config.name] = server
         server.start()
 
@@ -212,7 +222,7 @@ class McpManager:
             if (
                 new is not None
                 and new.fingerprint() == server.config.fingerprint()
-                and server.state != "failed"
+                and server.state not in ("failed", "needs-auth")
             ):
                 server.config = new
                 kept[name] = server
@@ -239,7 +249,7 @@ class McpManager:
             or loaded.servers[name].fingerprint() != server.config.fingerprint()
         ]
         for server in gone:
-            self._drop_tools(server.name)
+            self.drop_tools(server.name)
         self.configs = loaded.servers
         if any(c.enabled and _reaches_deferred(c) for c in loaded.servers.values()):
             self._ensure_search_tool()
@@ -265,9 +275,17 @@ class McpManager:
     async def reconnect(self, names: list[str]) -> None:
         for name in names:
             server = self.servers[name]
-            self._drop_tools(name)
+            self.drop_tools(name)
             await server.restart()
             await server.wait_settled(server.connect_timeout + 1)
+
+    async def pick_up_sign_ins(self, limit: float) -> None:
+        """Reconnect servers waiting for a sign-in once one happened outside the session."""
+        waiting = [s for s in self.servers.values() if s.signed_in_elsewhere()]
+        for server in waiting:
+            await server.restart()
+        if waiting:
+            await self._wait_for(lambda s: s in waiting, limit)
 
     async def wait_direct(self, limit: float) -> None:
         """Wait (up to ``limit`` in all) for the servers that have or may have ``direct`` tools."""
@@ -293,9 +311,14 @@ class McpManager:
             for task in pending:
                 task.cancel()
 
+    def _sign_in_needed(self, server: McpServer) -> None:
+        self.drop_tools(server.name)
+        if self.ctx is not None and server.last_error:
+            self.ctx.ui.notify(server.last_error, "warning")
+
     # --- tools ----------------------------------------------------------------------------------
 
-    def _drop_tools(self, server: str) -> None:
+    def drop_tools(self, server: str) -> None:
         if self.ctx is None:
             return
         for name, (owner, _tool) in list(self.tool_map.items()):
@@ -568,6 +591,10 @@ class McpManager:
             return "No MCP servers configured (~/.pi/agent/mcp.json, .pi/mcp.json)"
         lines = []
         for row in self.snapshot():
+            if row["state"] == "needs-auth":
+                name, where = row["name"], f"{row['exposure']}, {row['source']}"
+                lines.append(f"{name}: needs sign-in, run /mcp login {name} ({where})")
+                continue
             line = f"{row['name']}: {row['state']}, {len(row['tools'])} tools, {row['exposure']}"
             line += f" ({row['source']})"
             if row["error"]:

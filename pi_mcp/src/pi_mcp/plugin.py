@@ -32,7 +32,11 @@ def register_flags(register: Callable[..., None]) -> None:
 
 @hookimpl
 def register_commands(register: Callable[..., None]) -> None:
-    register("mcp", _mcp_command, description="MCP servers: state, tools, errors; /mcp reconnect [name]")
+    register(
+        "mcp",
+        _mcp_command,
+        description="MCP servers: state, tools, errors; /mcp reconnect|login|logout [name]",
+    )
 
 
 @hookimpl
@@ -58,6 +62,7 @@ def mcp_servers_change(event: Any, ctx: Any) -> None:
 async def before_agent_start(event: Any, ctx: Any) -> None:
     manager = _state.get("manager")
     if manager is not None:
+        await manager.pick_up_sign_ins(connect_wait())
         await manager.wait_direct(connect_wait())
 
 
@@ -89,8 +94,57 @@ async def _mcp_command(args: str, ctx: Any) -> None:
         await manager.reconnect(names)
         ctx.ui.notify(manager.status_text())
         return
+    if words and words[0] in ("login", "logout"):
+        await _sign_in_command(manager, words[0], words[1:], ctx)
+        return
     if words:
-        ctx.ui.notify(f"Unknown /mcp action {words[0]!r}; use /mcp or /mcp reconnect [server]", "error")
+        ctx.ui.notify(
+            f"Unknown /mcp action {words[0]!r}; use /mcp, /mcp reconnect|login|logout [server]", "error"
+        )
         return
     await manager.wait_all()  # servers still connecting get a moment (bounded) to settle
     ctx.ui.notify(manager.status_text())
+
+
+async def _sign_in_command(manager: McpManager, action: str, names: list[str], ctx: Any) -> None:
+    """``/mcp login|logout [server]``; without a name, the one OAuth server (one needing a sign-in
+    first, for login)."""
+    from pi_mcp.oauth import SignInError
+
+    oauth = [s for s in manager.servers.values() if s.oauth_url is not None and s.config.enabled]
+    if names:
+        server = manager.servers.get(names[0])
+        if server is None:
+            known = ", ".join(manager.servers) or "none"
+            ctx.ui.notify(f'No MCP server named "{names[0]}" (configured: {known})', "error")
+            return
+    else:
+        waiting = [s for s in oauth if s.state == "needs-auth"]
+        pool = waiting if action == "login" and waiting else oauth
+        if len(pool) != 1:
+            which = ", ".join(s.name for s in pool) or "none of the configured servers uses OAuth"
+            ctx.ui.notify(f"Name the server: /mcp {action} <server> ({which})", "error")
+            return
+        server = pool[0]
+    name = server.name
+    manager.ctx = ctx  # the server's tools are registered again through this command's context
+    if action == "logout":
+        try:
+            removed = await server.sign_out()
+        except (SignInError, OSError) as error:
+            ctx.ui.notify(str(error), "error")
+            return
+        manager.drop_tools(name)
+        done = f'Signed out of MCP server "{name}".' if removed else f'"{name}" had no stored credentials.'
+        ctx.ui.notify(done)
+        return
+
+    def show(url: str) -> None:
+        ctx.ui.notify(f'Open this page to sign in to MCP server "{name}":\n{url}')
+
+    try:
+        await server.sign_in(show_url=show)
+    except (SignInError, OSError) as error:
+        ctx.ui.notify(f'Sign-in to MCP server "{name}" failed: {error}', "error")
+        return
+    ctx.ui.notify(f'Signed in to MCP server "{name}" ({len(server.tools)} tools).')

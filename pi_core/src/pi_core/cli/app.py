@@ -169,7 +169,7 @@ def install_command(specs: tuple[str, ...], python: str | None) -> None:
 )
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def mcp_command(args: tuple[str, ...]) -> None:
-    """Manage MCP servers in mcp.json: add, remove, list (needs the mcp plugin)."""
+    """Manage MCP servers in mcp.json: add, remove, list, login, logout (needs the mcp plugin)."""
     import importlib
     import sys
 
