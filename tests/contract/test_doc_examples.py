@@ -21,6 +21,8 @@ import pytest
 from pi_core.ai.messages import AssistantMessage, TextContent, UserMessage
 from pi_core.plugins import events as ev
 from pi_core.plugins.combine import EVENT_HOOKS
+from pi_core.plugins.context import ProjectTrustContext
+from pi_core.runtime.ui import HeadlessUI
 from pi_core.testing import LoopbackLLMServer
 from pi_core.testing.session import PiSession
 
@@ -32,9 +34,11 @@ PLUGINS_EXAMPLE = ROOT / "plugins-example"
 CONFORMANCE = """
 from __future__ import annotations
 
+from pi_core.cli.run import _NoDialogs
+from pi_core.modes.interactive.trust import TerminalTrustDialogs
 from pi_core.modes.interactive.ui import InteractiveUI
 from pi_core.modes.rpc.ui import RpcExtensionUI
-from pi_core.plugins.context import CommandContext, ExtensionContext, ExtensionUI
+from pi_core.plugins.context import CommandContext, ExtensionContext, ExtensionUI, ProjectTrustUI
 from pi_core.runtime.extension_context import RuntimeCommandContext, RuntimeContext
 from pi_core.runtime.ui import HeadlessUI
 from pi_core.testing.session import ScriptedUI
@@ -44,6 +48,12 @@ def ui(
     headless: HeadlessUI, rpc: RpcExtensionUI, interactive: InteractiveUI, scripted: ScriptedUI
 ) -> list[ExtensionUI]:
     return [headless, rpc, interactive, scripted]
+
+
+def trust_dialogs(
+    before_the_repl: TerminalTrustDialogs, nobody: _NoDialogs, headless: HeadlessUI
+) -> list[ProjectTrustUI]:
+    return [before_the_repl, nobody, headless]
 
 
 def contexts(ctx: RuntimeContext, command: RuntimeCommandContext) -> tuple[ExtensionContext, CommandContext]:
@@ -149,6 +159,7 @@ def sample_event(hook: str, pi: PiSession) -> Any:
         "model_select": lambda: ev.ModelSelectEvent(model=pi.session.model),
         "thinking_level_select": lambda: ev.ThinkingLevelSelectEvent(level="high", previous_level="off"),
         "user_bash": lambda: ev.UserBashEvent(command="whoami", cwd=str(pi.project)),
+        "project_trust": lambda: ev.ProjectTrustEvent(cwd=str(pi.project)),
         "agent_before_settle": lambda: ev.AgentBeforeSettleEvent(messages=[_assistant("done")]),
         "agent_settled": lambda: ev.AgentSettledEvent(aborted=False),
         "ui_prompt_start": lambda: ev.UiPromptStartEvent(kind="confirm", title="Sure?"),
@@ -183,7 +194,13 @@ async def test_plugin_example_loads_and_its_hooks_run(
     async with PiSession(pi_llm_server, tmp_path, extensions=[path]) as pi:
         dispatcher = pi.session.hooks.dispatcher
         for hook in _hooks_of(path):
-            await dispatcher.dispatch(hook, sample_event(hook, pi), pi.ctx())
+            # project_trust runs before any session: its ctx is the small trust context.
+            ctx = (
+                ProjectTrustContext(str(pi.project), "print", False, HeadlessUI())
+                if hook == "project_trust"
+                else pi.ctx()
+            )
+            await dispatcher.dispatch(hook, sample_event(hook, pi), ctx)
         await dispatcher.drain()
         assert pi.errors == []
 

@@ -161,3 +161,45 @@ def test_approve_and_no_approve(pi_env: PiEnv) -> None:
     approved = pi_env.run("--approve", "-p", "hi")
     assert approved.returncode == 0, approved.stderr
     assert "changed by the project plugin" in json.dumps(pi_env.server.requests[-1].body)
+
+
+GATEKEEPER = """
+from pathlib import Path
+
+from pi_core import hookimpl
+
+
+@hookimpl
+def project_trust(event, ctx):
+    with open(Path(event.cwd) / "asked.log", "a") as log:
+        log.write(f"{ctx.mode} {ctx.has_ui}\\n")
+    trusted, _, remember = (Path(event.cwd) / "answer.txt").read_text().strip().partition(" ")
+    return {"trusted": trusted, "remember": remember == "remember"}
+"""
+
+
+def test_project_trust_plugin_decides_before_the_projects_code(pi_env: PiEnv) -> None:
+    extensions = pi_env.project / ".pi" / "extensions"
+    extensions.mkdir(parents=True)
+    (extensions / "rewrite.py").write_text(PROJECT_PLUGIN)
+    (pi_env.agent_dir / "extensions").mkdir(exist_ok=True)
+    (pi_env.agent_dir / "extensions" / "gatekeeper.py").write_text(GATEKEEPER)
+    answer, log = pi_env.project / "answer.txt", pi_env.project / "asked.log"
+
+    def run(text: str, *flags: str) -> tuple[int, bool, str]:
+        answer.write_text(text)
+        pi_env.server.add(text_turn("ok"))
+        before = len(pi_env.server.requests)
+        result = pi_env.run(*flags, "-p", "hi")
+        sent = len(pi_env.server.requests) > before
+        rewritten = sent and "changed by the project plugin" in json.dumps(pi_env.server.requests[-1].body)
+        return result.returncode, rewritten, result.stderr
+
+    assert run("yes")[:2] == (0, True)
+    assert run("no")[:2] == (0, False)  # left out without a question, and the run goes on
+    code, _, stderr = run("undecided")  # pi's own flow: not trusted, so a print run stops
+    assert code == 1 and "not trusted" in stderr
+    assert log.read_text().splitlines() == ["print False"] * 3
+    assert run("no", "--approve")[:2] == (0, True)  # the flag decides without asking anyone
+    assert len(log.read_text().splitlines()) == 3
+    # (--no-approve, remembered answers, `pi trust`/`pi untrust`: tests/core/plugins/test_project_trust.py)

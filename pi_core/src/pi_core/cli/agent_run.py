@@ -149,13 +149,15 @@ def _plugin_reloader(setup: PluginSetup) -> PluginReloader:
     cwd = Path.cwd()
 
     async def reload(confirm: TrustConfirm | None) -> PluginParts:
-        fresh = await prepare_plugins_async(setup.control, cwd=cwd)
+        fresh = await prepare_plugins_async(setup.control, cwd=cwd, trust_decisions=setup.trust_decisions)
         fresh.declined_trust = setup.declined_trust
         check = fresh.pm.untrusted_project
         if check is not None and confirm is not None and check.fingerprint not in setup.declined_trust:
             if await confirm(check):
                 await asyncio.to_thread(trust_project, check.project, agent_dir())
-                fresh = await prepare_plugins_async(setup.control, cwd=cwd)
+                fresh = await prepare_plugins_async(
+                    setup.control, cwd=cwd, trust_decisions=setup.trust_decisions
+                )
                 fresh.declined_trust = setup.declined_trust
             else:
                 setup.declined_trust.add(check.fingerprint)
@@ -255,7 +257,9 @@ async def _run(
         setup = await _confirm_trust(setup)
         if setup.problems:
             return 1
-    start = runtime_options(options, cwd, session_path, trust_project=setup.control.trust_project)
+    # A project_trust plugin's yes trusts the project's program settings too, as --approve does.
+    trusted_now = setup.control.trust_project or setup.pm.trust_decision is True
+    start = runtime_options(options, cwd, session_path, trust_project=trusted_now)
     auth_problem = await asyncio.to_thread(_auth_file_problem, Path(start.agent_dir) / "auth.json")
     if auth_problem is not None:
         click.echo(auth_problem, err=True)

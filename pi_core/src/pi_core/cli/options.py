@@ -107,3 +107,36 @@ def preparse(args: Sequence[str]) -> PluginControl:
     return PluginControl(
         tuple(extensions), no_extensions, trust_project, trace or _env_flag("PI_TRACE_HOOKS"), no_approve
     )
+
+
+def trust_mode(args: Sequence[str]) -> str:
+    """The mode a ``project_trust`` handler is told (``ctx.mode``), read from raw argv before the
+    plugins and their flags exist: ``rpc`` or ``json`` from ``--mode``, ``print`` for ``-p``,
+    ``--help``, ``--version``, ``--list-models`` and ``--export`` (nothing to ask in), else ``tui``
+    (the REPL when the terminal is one)."""
+    mode = "tui"
+    iterator = iter(args)
+    for arg in iterator:
+        if arg == "--":
+            break
+        value = (
+            next(iterator, "")
+            if arg == "--mode"
+            else arg.split("=", 1)[1]
+            if arg.startswith("--mode=")
+            else None
+        )
+        if value in ("rpc", "json"):
+            return value
+        if arg in (
+            "-p",
+            "--print",
+            "-h",
+            "--help",
+            "--version",
+            "-v",
+            "--export",
+            "--list-models",
+        ) or arg.startswith(("--export=", "--list-models=")):
+            mode = "print"
+    return mode

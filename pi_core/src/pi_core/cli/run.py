@@ -10,7 +10,7 @@ import asyncio
 import copy
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -18,14 +18,14 @@ from typing import IO, TYPE_CHECKING, Any
 import click
 
 from pi_core.cli import flag_cache
-from pi_core.cli.options import PluginControl, preparse
+from pi_core.cli.options import PluginControl, preparse, trust_mode
 
 if TYPE_CHECKING:
     import pluggy
 
     from pi_core.errors import PluginLoadError
-    from pi_core.plugins.dispatch import ErrorSink, Hooks
-    from pi_core.plugins.manager import PiPluginManager
+    from pi_core.plugins.dispatch import ErrorSink, HookErrorRecord, Hooks
+    from pi_core.plugins.manager import PiPluginManager, TrustAsker
     from pi_core.plugins.registry import Registrations
 
 _META_KEY = "pi.plugin_setup"
@@ -45,6 +45,9 @@ class PluginSetup:
     #: Fingerprints of project plugin code the user declined to trust in this process (not asked
     #: again on every reload); shared by the setups of later reloads.
     declined_trust: set[str] = field(default_factory=set)
+    #: Directories the ``project_trust`` hook was asked about in this process, with what a plugin
+    #: decided (``None``: nobody did); pi asks once per directory and process. Shared likewise.
+    trust_decisions: dict[str, bool | None] = field(default_factory=dict)
 
     def build_hooks(self, on_error: ErrorSink | None = None, *, trace: IO[str] | None = None) -> Hooks:
         """A dispatcher + typed facade over this setup's plugins; tracing when ``--trace-hooks``."""
@@ -56,27 +59,124 @@ class PluginSetup:
         return Hooks(dispatcher)
 
 
-def prepare_plugins(control: PluginControl, *, cwd: Path | None = None) -> PluginSetup:
-    """Load plugins per ``control`` and run their registration hooks (outside an event loop)."""
-    return asyncio.run(prepare_plugins_async(control, cwd=cwd))
+def prepare_plugins(
+    control: PluginControl, *, cwd: Path | None = None, args: Sequence[str] = ()
+) -> PluginSetup:
+    """Load plugins per ``control`` and run their registration hooks (outside an event loop);
+    ``args`` (raw argv) tells ``project_trust`` handlers the mode and whether they may ask."""
+    mode = trust_mode(args)
+    has_ui = mode == "tui" and sys.stdin.isatty() and sys.stdout.isatty()
+    return asyncio.run(prepare_plugins_async(control, cwd=cwd, trust_mode=mode, trust_ui=has_ui))
 
 
-async def prepare_plugins_async(control: PluginControl, *, cwd: Path | None = None) -> PluginSetup:
-    """:func:`prepare_plugins` for callers already in an event loop (``/reload``, tests)."""
-    from pi_core.plugins.manager import LoadOptions, load_plugins
+async def prepare_plugins_async(
+    control: PluginControl,
+    *,
+    cwd: Path | None = None,
+    trust_decisions: dict[str, bool | None] | None = None,
+    trust_mode: str = "tui",
+    trust_ui: bool = False,
+) -> PluginSetup:
+    """:func:`prepare_plugins` for callers already in an event loop (``/reload``, tests).
+
+    ``trust_decisions`` (a setup's, shared by its reloads) keeps the ``project_trust`` hook to
+    one question per directory; ``trust_ui`` lets its handlers ask at the terminal.
+    """
+    from pi_core.plugins.manager import LoadOptions, load_plugins_async
     from pi_core.plugins.registry import collect_registrations
 
+    decisions = {} if trust_decisions is None else trust_decisions
+    project = (cwd or Path.cwd()).resolve()
     options = LoadOptions(
-        cwd=cwd or Path.cwd(),
+        cwd=project,
         extension_paths=control.extensions,
         no_extensions=control.no_extensions,
         trust_project=control.trust_project,
         ignore_project=control.no_approve and not control.trust_project,
+        trust_decision=decisions.get(str(project)),
     )
-    pm = load_plugins(options)
+    asker = None if str(project) in decisions else _trust_asker(decisions, trust_mode, trust_ui)
+    pm = await load_plugins_async(options, ask_trust=asker)
     registrations = await collect_registrations(pm)
     problems = [*pm.load_errors, *registrations.errors]
-    return PluginSetup(control, pm, registrations, problems)
+    return PluginSetup(control, pm, registrations, problems, trust_decisions=decisions)
+
+
+class _NoDialogs:
+    """``project_trust``'s ``ctx.ui`` where nobody can answer: dialogs answer nothing at once,
+    notifications go to stderr."""
+
+    async def select(
+        self,
+        title: str,
+        options: Sequence[str],
+        *,
+        signal: Any = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - pi's dialog API
+    ) -> str | None:
+        return None
+
+    async def confirm(
+        self,
+        title: str,
+        message: str,
+        *,
+        signal: Any = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - pi's dialog API
+    ) -> bool:
+        return False
+
+    async def input(
+        self,
+        title: str,
+        placeholder: str | None = None,
+        *,
+        signal: Any = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - pi's dialog API
+    ) -> str | None:
+        return None
+
+    def notify(self, message: str, type: str = "info") -> None:
+        click.echo(message, err=True)
+
+
+def _trust_asker(decisions: dict[str, bool | None], mode: str, has_ui: bool) -> TrustAsker:
+    """The ``project_trust`` hook over the plugins loaded so far; a ``remember`` answer is recorded."""
+
+    async def ask(pm: PiPluginManager, cwd: Path) -> bool | None:
+        from pi_core._paths import agent_dir
+        from pi_core.plugins.context import ProjectTrustContext, ProjectTrustUI
+        from pi_core.plugins.dispatch import Dispatcher, Hooks
+        from pi_core.plugins.events import ProjectTrustEvent
+        from pi_core.plugins.trust import decline_project, trust_project
+
+        hooks = Hooks(Dispatcher(pm, on_error=_echo_hook_error))
+        if not hooks.has("project_trust"):
+            return None
+        ui: ProjectTrustUI = _NoDialogs()
+        if has_ui:
+            from pi_core.modes.interactive.trust import TerminalTrustDialogs
+
+            ui = TerminalTrustDialogs()
+        context = ProjectTrustContext(str(cwd), mode, has_ui, ui)
+        result = await hooks.project_trust(ProjectTrustEvent(cwd=str(cwd)), context)
+        decided = None if result is None else result.trusted == "yes"
+        decisions[str(cwd)] = decided
+        if result is not None and result.remember:
+            record = trust_project if decided else decline_project
+            try:
+                await asyncio.to_thread(record, cwd, agent_dir())
+            except OSError as error:
+                click.echo(f"pi: could not record the trust decision: {error.strerror or error}", err=True)
+        return decided
+
+    return ask
+
+
+def _echo_hook_error(record: HookErrorRecord) -> None:
+    text = str(record.error)
+    detail = f"{type(record.error).__name__}: {text}" if text else type(record.error).__name__
+    click.echo(f"Extension error ({record.plugin}, {record.hook}): {detail}", err=True)
 
 
 def make_tracer(
@@ -112,7 +212,7 @@ def command_with_plugin_flags(ctx: click.Context, command: click.Command, args: 
 
     control = preparse(args)
     snapshot = flag_cache.try_snapshot(control, Path.cwd())  # before loading: a change meanwhile shows
-    setup = prepare_plugins(control)
+    setup = prepare_plugins(control, args=args)
     ctx.meta[_META_KEY] = setup
     taken = {opt for param in command.params for opt in getattr(param, "opts", [])}
     usable, clashing = flag_cache.usable_flags(setup.registrations.flags.values(), taken)

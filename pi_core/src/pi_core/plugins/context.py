@@ -146,6 +146,56 @@ class ExtensionUI(Protocol):
         ...
 
 
+class ProjectTrustUI(Protocol):
+    """The dialogs a ``project_trust`` handler may use (a part of :class:`ExtensionUI`): before
+    the project's plugins load there is no REPL yet, only one-question prompts on the terminal."""
+
+    async def select(
+        self,
+        title: str,
+        options: Sequence[str],
+        *,
+        signal: AbortSignal | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - pi's dialog API (ms)
+    ) -> str | None: ...
+
+    async def confirm(
+        self,
+        title: str,
+        message: str,
+        *,
+        signal: AbortSignal | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109
+    ) -> bool: ...
+
+    async def input(
+        self,
+        title: str,
+        placeholder: str | None = None,
+        *,
+        signal: AbortSignal | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109
+    ) -> str | None: ...
+
+    def notify(self, message: str, type: str = "info") -> None: ...
+
+
+class ProjectTrustContext:
+    """What a ``project_trust`` handler gets as ``ctx``: no session exists yet, so only the
+    directory, the mode and dialogs (which answer nothing when ``has_ui`` is false)."""
+
+    __slots__ = ("cwd", "has_ui", "mode", "ui")
+
+    def __init__(self, cwd: str, mode: str, has_ui: bool, ui: ProjectTrustUI) -> None:
+        #: The project directory (absolute).
+        self.cwd = cwd
+        #: ``tui``, ``print``, ``json`` or ``rpc``: the mode the run is starting in.
+        self.mode = mode
+        #: Whether someone at a terminal can answer ``ui``'s dialogs.
+        self.has_ui = has_ui
+        self.ui = ui
+
+
 DeliverAs = Literal["steer", "followUp", "nextTurn"]
 
 

@@ -49,6 +49,8 @@ from pi_core.plugins.events import (
     MessageStartEvent,
     MessageUpdateEvent,
     ModelSelectEvent,
+    ProjectTrustEvent,
+    ProjectTrustResult,
     ProviderStreamEvent,
     ResourcesDiscoverEvent,
     ResourcesDiscoverOutcome,
@@ -85,7 +87,7 @@ from pi_core.plugins.events import (
 )
 
 if TYPE_CHECKING:
-    from pi_core.plugins.context import ExtensionContext
+    from pi_core.plugins.context import ExtensionContext, ProjectTrustContext
     from pi_core.plugins.manager import PiPluginManager
 
 __all__ = ["CURRENT_HANDLER", "Combine", "Dispatcher", "ErrorSink", "HookErrorRecord", "Hooks"]
@@ -490,7 +492,20 @@ async def _boundary(d: Dispatcher, handlers: list[_Handler], info: HookInfo, eve
     )
 
 
+async def _project_trust(
+    d: Dispatcher, handlers: list[_Handler], info: HookInfo, event: Any, ctx: Any
+) -> Any:
+    """FIRST over decisions: ``undecided`` passes the question on like ``None``."""
+    for handler in handlers:
+        result = await d._run(handler, info, event, ctx)
+        if result is None or isinstance(result, _Fail) or result.trusted == "undecided":
+            continue
+        return result
+    return None
+
+
 _SPECIAL: dict[str, _Special] = {
+    "project_trust": _project_trust,
     "agent_before_settle": _boundary,
     "turn_end": _boundary,
     "message_end": _message_end,
@@ -519,6 +534,11 @@ class Hooks:
     def has(self, hook: str) -> bool:
         """Whether any plugin implements ``hook``."""
         return self.dispatcher.has_handlers(hook)
+
+    async def project_trust(
+        self, event: ProjectTrustEvent, ctx: ProjectTrustContext
+    ) -> ProjectTrustResult | None:
+        return cast("ProjectTrustResult | None", await self.dispatcher.dispatch("project_trust", event, ctx))
 
     async def session_start(self, event: SessionStartEvent, ctx: ExtensionContext) -> None:
         await self.dispatcher.dispatch("session_start", event, ctx)

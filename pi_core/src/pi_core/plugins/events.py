@@ -36,6 +36,24 @@ class Result(PiModel):
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
 
+# --- project trust --------------------------------------------------------------------------------
+
+
+class ProjectTrustEvent(Event):
+    type: Literal["project_trust"] = "project_trust"
+    #: The project directory (absolute) whose code waits for a trust decision.
+    cwd: str
+
+
+class ProjectTrustResult(Result):
+    #: ``yes`` runs the project's code, ``no`` leaves it out without asking; ``undecided`` (like
+    #: ``None``) hands the question to the next plugin, then to pi's own trust flow.
+    trusted: Literal["yes", "no", "undecided"]
+    #: Record a yes or no for later runs (as ``pi trust`` records a yes); otherwise it holds
+    #: for this process only.
+    remember: bool = False
+
+
 # --- resources ------------------------------------------------------------------------------------
 
 

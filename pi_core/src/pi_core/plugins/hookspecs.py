@@ -62,6 +62,8 @@ from pi_core.plugins.events import (
     MessageStartEvent,
     MessageUpdateEvent,
     ModelSelectEvent,
+    ProjectTrustEvent,
+    ProjectTrustResult,
     ProviderStreamEvent,
     ResourcesDiscoverEvent,
     ResourcesDiscoverResult,
@@ -97,7 +99,7 @@ from pi_core.plugins.events import (
 )
 
 if TYPE_CHECKING:
-    from pi_core.plugins.context import ExtensionContext
+    from pi_core.plugins.context import ExtensionContext, ProjectTrustContext
 
 Ret = Any  # a result model, a dict of the same shape, or None (possibly awaitable)
 
@@ -498,6 +500,62 @@ def register_compaction_strategies(register: Callable[..., None]) -> None:
 # ==================================================================================================
 # Start-up and resources
 # ==================================================================================================
+
+
+@hookspec
+@event_hook(Combine.FIRST, ProjectTrustEvent, ProjectTrustResult)
+def project_trust(event: ProjectTrustEvent, ctx: ProjectTrustContext) -> Ret:
+    """Before the code of a project (``.pi/extensions``, plugins its ``.pi/settings.json`` lists,
+    its ``.pi/mcp.json`` servers) is trusted or left out: plugins already loaded decide.
+
+    Fires at start-up and when ``/reload`` or a session replacement loads the plugins for a
+    directory no plugin has decided about in this process, whenever such code exists and
+    neither ``--approve`` nor ``--no-approve`` decides the run — also in a project trusted
+    before (a ``no`` keeps its code out). Only plugins from outside the project take part: ``-e``
+    paths, ``~/.pi/agent/extensions``, global settings paths and installed distributions; the
+    project's own plugins load after the decision, in their usual place in load order.
+
+    Combine: FIRST — the first handler in load order answering ``yes`` or ``no`` decides; later
+    handlers are not called. ``undecided`` or ``None`` passes the question on. When nobody
+    decides, pi's trust flow goes on: the recorded trust (``pi trust``), else the REPL asks and
+    the other modes stop saying how to trust the project.
+
+    :param event: ``cwd`` — the project directory.
+    :param ctx: a ``ProjectTrustContext``: ``cwd``, ``mode`` (``tui``, ``print``, ``json``,
+        ``rpc``), ``has_ui`` and ``ui`` with ``select``, ``confirm``, ``input`` and
+        ``notify`` (the dialogs answer nothing without a terminal; check ``ctx.has_ui``).
+    :returns: ``ProjectTrustResult(trusted="yes" | "no" | "undecided", remember=False)`` or
+        ``None``. ``yes`` loads the project's code for this process, ``no`` leaves it out
+        without asking and the run goes on; with ``remember=True`` the answer is recorded for
+        later runs too (a yes as ``pi trust`` records it, a no until ``pi trust`` or
+        ``pi untrust``).
+
+    Errors: a raising handler, or one returning something else than a ``ProjectTrustResult``, is
+    reported and counts as undecided.
+
+    Example::
+
+        from __future__ import annotations
+
+        from pathlib import Path
+
+        from pi_core import hookimpl
+        from pi_core.plugins.context import ProjectTrustContext
+        from pi_core.plugins.events import ProjectTrustEvent, ProjectTrustResult
+
+        MINE = Path.home() / "work"
+
+
+        @hookimpl
+        async def project_trust(event: ProjectTrustEvent, ctx: ProjectTrustContext) -> ProjectTrustResult:
+            if Path(event.cwd).is_relative_to(MINE):
+                return ProjectTrustResult(trusted="yes")
+            if ctx.has_ui and await ctx.ui.confirm("Run this project's plugins?", event.cwd):
+                return ProjectTrustResult(trusted="yes", remember=True)
+            return ProjectTrustResult(trusted="undecided")
+
+    .. versionadded:: 1.6.0
+    """
 
 
 @hookspec

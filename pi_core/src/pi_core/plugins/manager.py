@@ -18,7 +18,7 @@ import inspect
 import itertools
 import os
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
@@ -114,19 +114,38 @@ class PiPluginManager(pluggy.PluginManager):
         #: Whether the project's code and programs (``.pi/extensions``, ``.pi/mcp.json``) may run in
         #: this load: trusted, nothing to trust, or ``--trust-project``; never with ``--no-approve``.
         self.project_allowed = True
+        #: What the ``project_trust`` hook decided in this load (``None``: not asked, or nobody decided).
+        self.trust_decision: bool | None = None
         #: Bumped on every (un)registration; the dispatcher re-sorts handlers when it changes.
         self.generation = 0
         self._load_index: dict[str, int] = {}
         self._next_index = itertools.count()
+        #: Load-order places given out before registration (:meth:`plan_order`).
+        self._planned: dict[str, int] = {}
 
     # --- pluggy overrides: keep load order and invalidate dispatcher caches -------------------------
 
     def register(self, plugin: object, name: str | None = None) -> str | None:
         registered = super().register(plugin, name)
         if registered is not None:
-            self._load_index[registered] = next(self._next_index)
+            planned = self._planned.pop(registered, None)
+            self._load_index[registered] = planned if planned is not None else next(self._next_index)
             self.generation += 1
         return registered
+
+    def plan_order(self, names: Sequence[str]) -> None:
+        """Give ``names`` their places in load order now, whenever each is registered later
+        (the project's plugins register after the others, once its trust is decided)."""
+        start = next(self._next_index)
+        for offset, name in enumerate(names):
+            self._planned.setdefault(name, start + offset)
+        self._next_index = itertools.count(start + len(names))
+
+    def sort_records(self) -> None:
+        """Put ``records`` in load order (planned places first, the rest as they came)."""
+        places = {**self._planned, **self._load_index}
+        ordered = sorted(self.records.items(), key=lambda item: places.get(item[0], sys.maxsize))
+        self.records = dict(ordered)
 
     def unregister(self, plugin: object | None = None, name: str | None = None) -> Any:
         removed = super().unregister(plugin, name)
@@ -278,6 +297,9 @@ class LoadOptions:
     #: ``--no-approve``: skip the project's plugin code without asking (``untrusted_project``
     #: stays unset, so the run goes on without it).
     ignore_project: bool = False
+    #: What a ``project_trust`` handler decided for this directory earlier in this process
+    #: (pi asks once per directory and process); ``None``: nothing yet.
+    trust_decision: bool | None = None
     #: Names blocked in addition to ``disabledPlugins`` and ``PI_DISABLED_PLUGINS``.
     blocked: Iterable[str] = ()
     #: Load installed entry points (tests turn this off to stay independent of the environment).
@@ -286,68 +308,107 @@ class LoadOptions:
     env: Mapping[str, str] | None = None
 
 
+#: Asks the plugins loaded so far whether the project's code may run (``project_trust``): yes,
+#: no, or ``None`` when none decided. Called only when the project has such code and neither
+#: ``--approve``/``--no-approve`` nor an earlier decision of this process settles it.
+TrustAsker = Callable[[PiPluginManager, Path], Awaitable[bool | None]]
+
+
 def load_plugins(options: LoadOptions | None = None, pm: PiPluginManager | None = None) -> PiPluginManager:
     """Build (or fill) a plugin manager in pi's load order; failures land in ``pm.load_errors``.
 
     Project plugin code of an untrusted project is skipped (status ``untrusted``) and
     ``pm.untrusted_project`` is set; the caller decides whether to ask, stop, or go on.
+    No plugin is asked about trust here (:func:`load_plugins_async` asks them).
     """
-    options = options or LoadOptions()
-    pm = pm or PiPluginManager()
-    env = os.environ if options.env is None else options.env
-    agent = options.agent_dir or agent_dir(env)
-    cwd = options.cwd.resolve()
+    loader = _Loader(options or LoadOptions(), pm or PiPluginManager())
+    loader.load_outside_project()
+    loader.finish(None)
+    return loader.pm
 
-    read = SettingsReader()
-    for name in (*blocked_names(cwd=cwd, agent=agent, env=env, read=read), *options.blocked):
-        pm.set_blocked(name)
 
-    local = discover_local(
-        cwd=cwd,
-        agent=agent,
-        extension_paths=options.extension_paths,
-        discovery=not options.no_extensions,
-        read=read,
-    )
-    pm.settings_errors.extend(read.errors)
-    for missing, scope in local.missing:
-        record = PluginRecord(Path(missing).stem, _SCOPE_SOURCE[scope], missing, path=missing)
-        problem = f"extension path {missing} does not exist"
-        pm.load_errors.append(PluginLoadError(plugin=record.name, source=record.source, problem=problem))
+async def load_plugins_async(
+    options: LoadOptions | None = None,
+    pm: PiPluginManager | None = None,
+    *,
+    ask_trust: TrustAsker | None = None,
+) -> PiPluginManager:
+    """:func:`load_plugins`, asking ``ask_trust`` (the ``project_trust`` hook) once the plugins
+    from outside the project are loaded and before the project's own load."""
+    loader = _Loader(options or LoadOptions(), pm or PiPluginManager())
+    loader.load_outside_project()
+    decision = None
+    if ask_trust is not None and loader.undecided:
+        decision = await ask_trust(loader.pm, loader.cwd)
+        loader.pm.trust_decision = decision
+    loader.finish(decision)
+    return loader.pm
 
-    # A project's MCP servers are programs too (the mcp plugin reads .pi/mcp.json only when trusted).
-    mcp_file = (cwd / ".pi" / MCP_FILE).is_file()
-    mcp_servers = not options.no_extensions and mcp_file
-    project_code = any(p.scope in PROJECT_SCOPES for p in local.plugins) or mcp_servers
-    project_allowed = options.trust_project or not project_code
-    if options.ignore_project and not options.trust_project:
-        project_allowed = False
-    elif not project_allowed:
-        check = check_project_trust(cwd, agent)
-        project_allowed = check.allowed
-        if not project_allowed:
-            pm.untrusted_project = check
-    pm.project_allowed = project_allowed
-    if mcp_file and project_allowed and not options.trust_project and not mcp_servers:
-        # --no-extensions asks nothing, but the built-in mcp plugin still must not start the
-        # project's servers unless the project (its mcp.json included) is trusted.
-        pm.project_allowed = check_project_trust(cwd, agent).allowed
 
-    for plugin in local.plugins:
-        record = PluginRecord(
-            plugin.name, _SCOPE_SOURCE[plugin.scope], str(plugin.path), path=str(plugin.path)
+class _Loader:
+    """One load in two parts: every plugin from outside the project, then (once trust is decided)
+    the project's. Each plugin keeps its place in load order whichever part registers it."""
+
+    def __init__(self, options: LoadOptions, pm: PiPluginManager) -> None:
+        self.options = options
+        self.pm = pm
+        env = os.environ if options.env is None else options.env
+        self.agent = options.agent_dir or agent_dir(env)
+        self.cwd = cwd = options.cwd.resolve()
+        read = SettingsReader()
+        for name in (*blocked_names(cwd=cwd, agent=self.agent, env=env, read=read), *options.blocked):
+            pm.set_blocked(name)
+        self.local = local = discover_local(
+            cwd=cwd,
+            agent=self.agent,
+            extension_paths=options.extension_paths,
+            discovery=not options.no_extensions,
+            read=read,
         )
-        if plugin.scope in PROJECT_SCOPES and not project_allowed:
-            record.status = "untrusted"
-            pm.records.setdefault(record.name, record)
-            continue
-        _load_one(pm, record, lambda plugin=plugin: _import_local(plugin))
+        pm.settings_errors.extend(read.errors)
+        for missing, scope in local.missing:
+            record = PluginRecord(Path(missing).stem, _SCOPE_SOURCE[scope], missing, path=missing)
+            problem = f"extension path {missing} does not exist"
+            pm.load_errors.append(PluginLoadError(plugin=record.name, source=record.source, problem=problem))
+        # A project's MCP servers are programs too (the mcp plugin reads .pi/mcp.json only when trusted).
+        self.mcp_file = (cwd / ".pi" / MCP_FILE).is_file()
+        self.mcp_servers = not options.no_extensions and self.mcp_file
+        self.project_code = any(p.scope in PROJECT_SCOPES for p in local.plugins) or self.mcp_servers
+        #: Whether the trust of the project's code is still open for plugins to decide.
+        self.undecided = (
+            self.project_code
+            and not options.trust_project
+            and not options.ignore_project
+            and options.trust_decision is None
+        )
+        self.entry_points = pi_entry_points() if options.entry_points else []
+        planned = [plugin.name for plugin in local.plugins]
+        planned += [ep.name for ep in self.entry_points]
+        planned += [_builtin_name(module) for module in options.builtin_modules]
+        pm.plan_order(planned)
+        #: Names the project's plugins take: a later plugin of the same name waits until after them
+        #: (and is then refused as a duplicate, as in one pass).
+        #: (Only those after them in load order: an ``-e`` path of the same name comes first.)
+        self._project_names: set[str] = set()
+        self._after_project: set[int] = set()
+        for position, plugin in enumerate(local.plugins):
+            if plugin.scope in PROJECT_SCOPES:
+                self._project_names.add(plugin.name)
+            elif plugin.name in self._project_names:
+                self._after_project.add(position)
+        self._deferred_local: list[LocalPlugin] = []
+        self._deferred_entry_points: list[tuple[PluginRecord, EntryPoint]] = []
 
-    if options.entry_points:
-        for ep in pi_entry_points():
+    def load_outside_project(self) -> None:
+        for position, plugin in enumerate(self.local.plugins):
+            if position in self._after_project:
+                self._deferred_local.append(plugin)
+            elif plugin.scope not in PROJECT_SCOPES:
+                self._load_local(plugin)
+        for ep in self.entry_points:
             dist = ep.dist.metadata["Name"] if ep.dist is not None else None
             builtin = dist is not None and dist.lower() in BUILTIN_DISTRIBUTIONS
-            if options.no_extensions and not builtin:
+            if self.options.no_extensions and not builtin:
                 continue
             record = PluginRecord(
                 ep.name,
@@ -357,13 +418,60 @@ def load_plugins(options: LoadOptions | None = None, pm: PiPluginManager | None 
                 version=ep.dist.version if ep.dist is not None else None,
                 builtin=builtin,
             )
-            _load_one(pm, record, lambda ep=ep: _load_entry_point(ep))
+            if ep.name in self._project_names:
+                self._deferred_entry_points.append((record, ep))
+            else:
+                _load_one(self.pm, record, lambda ep=ep: _load_entry_point(ep))
+        for module_name in self.options.builtin_modules:
+            record = PluginRecord(_builtin_name(module_name), "builtin", module_name, builtin=True)
+            _load_one(self.pm, record, lambda module_name=module_name: importlib.import_module(module_name))
 
-    for module_name in options.builtin_modules:
-        name = module_name.rsplit(".", 1)[-1].removeprefix("builtin_")
-        record = PluginRecord(name, "builtin", module_name, builtin=True)
-        _load_one(pm, record, lambda module_name=module_name: importlib.import_module(module_name))
-    return pm
+    def finish(self, decision: bool | None) -> None:
+        """Decide about the project's code (``decision``: what a plugin answered) and load it."""
+        options, pm, cwd, agent = self.options, self.pm, self.cwd, self.agent
+        if decision is None:
+            decision = options.trust_decision
+        project_allowed = options.trust_project or not self.project_code
+        if options.ignore_project and not options.trust_project:
+            project_allowed = False
+        elif not project_allowed and decision is not None:
+            project_allowed = decision
+        elif not project_allowed:
+            check = check_project_trust(cwd, agent)
+            project_allowed = check.allowed
+            if not project_allowed and check.status != "declined":
+                pm.untrusted_project = check
+        pm.project_allowed = project_allowed
+        if self.mcp_file and project_allowed and not options.trust_project and not self.mcp_servers:
+            # --no-extensions asks nothing, but the built-in mcp plugin still must not start the
+            # project's servers unless the project (its mcp.json included) is trusted.
+            pm.project_allowed = check_project_trust(cwd, agent).allowed
+        for plugin in self.local.plugins:
+            if plugin.scope not in PROJECT_SCOPES:
+                continue
+            if not project_allowed:
+                record = PluginRecord(
+                    plugin.name, _SCOPE_SOURCE[plugin.scope], str(plugin.path), path=str(plugin.path)
+                )
+                record.status = "untrusted"
+                pm.records.setdefault(record.name, record)
+                continue
+            self._load_local(plugin)
+        for plugin in self._deferred_local:
+            self._load_local(plugin)
+        for record, ep in self._deferred_entry_points:
+            _load_one(pm, record, lambda ep=ep: _load_entry_point(ep))
+        pm.sort_records()
+
+    def _load_local(self, plugin: LocalPlugin) -> None:
+        record = PluginRecord(
+            plugin.name, _SCOPE_SOURCE[plugin.scope], str(plugin.path), path=str(plugin.path)
+        )
+        _load_one(self.pm, record, lambda plugin=plugin: _import_local(plugin))
+
+
+def _builtin_name(module_name: str) -> str:
+    return module_name.rsplit(".", 1)[-1].removeprefix("builtin_")
 
 
 def _load_one(pm: PiPluginManager, record: PluginRecord, load: Any) -> None:

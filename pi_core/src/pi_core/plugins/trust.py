@@ -27,7 +27,9 @@ TRUST_FILE = "trusted-projects.json"
 #: A project's MCP servers (``.pi/mcp.json``) start programs: the file counts as project code.
 MCP_FILE = "mcp.json"
 
-TrustStatus = Literal["trusted", "untrusted", "changed", "nothing-to-trust"]
+#: ``declined``: a ``project_trust`` plugin answered no with ``remember`` (until ``pi trust`` or
+#: ``pi untrust``): the code stays out and nobody is asked.
+TrustStatus = Literal["trusted", "untrusted", "changed", "declined", "nothing-to-trust"]
 
 #: Settings keys that make pi run a program of the settings file's choosing.
 PROGRAM_SETTINGS: tuple[str, ...] = ("shellPath", "shellCommandPrefix", "npmCommand")
@@ -112,6 +114,8 @@ def check_project_trust(cwd: Path, agent: Path) -> TrustCheck:
     recorded = _read_store(agent)["projects"].get(str(project))
     if recorded is None:
         return TrustCheck(project, "untrusted", fingerprint, files, programs)
+    if recorded.get("declined") is True:
+        return TrustCheck(project, "declined", fingerprint, files, programs)
     status: TrustStatus = "trusted" if recorded.get("fingerprint") == fingerprint else "changed"
     return TrustCheck(project, status, fingerprint, files, programs)
 
@@ -130,8 +134,15 @@ def trust_project(cwd: Path, agent: Path, read: SettingsReader | None = None) ->
     return TrustCheck(project, "trusted", fingerprint, files, tuple(project_programs(project)))
 
 
+def decline_project(cwd: Path, agent: Path) -> None:
+    """Record that the project's code is not to run (a ``project_trust`` no with ``remember``)."""
+    data = _read_store(agent)
+    data["projects"][str(cwd.resolve())] = {"declined": True, "decidedAt": int(time.time() * 1000)}
+    _write_store(agent, data)
+
+
 def untrust_project(cwd: Path, agent: Path) -> bool:
-    """Forget the project's trust; returns whether it was trusted."""
+    """Forget the project's trust (or recorded refusal); returns whether there was one."""
     data = _read_store(agent)
     removed = data["projects"].pop(str(cwd.resolve()), None) is not None
     if removed:
