@@ -37,7 +37,9 @@ const BASE_URLS = {
   },
 };
 // Providers whose keys are not API keys (OAuth, token exchange, cloud credentials).
-const SKIP = new Set(["amazon-bedrock", "google-vertex", "openai-codex", "github-copilot", "radius", "typesafe"]);
+const SKIP = new Set(["amazon-bedrock", "google-vertex", "openai-codex", "radius", "typesafe"]);
+// Providers with a login of their own (pi_builtin_providers registers the flow under this name).
+const OAUTH = { "github-copilot": "github-copilot" };
 const KEY_ENV = /(_API_KEY|_TOKEN)$/;
 
 const order = Object.keys(defaultModelPerProvider);
@@ -84,6 +86,7 @@ for (const provider of builtinProviders().sort((a, b) => rank(a.id) - rank(b.id)
     if (m.baseUrl === baseUrl) delete m.baseUrl;
   }
   const def = { id: provider.id, name: provider.name, api, baseUrl };
+  if (OAUTH[provider.id]) def.oauth = OAUTH[provider.id];
   const { baseUrl: _, ...urlExtras } = BASE_URLS[provider.id] ?? {};
   Object.assign(def, urlExtras);
   def.env = provider.id === "anthropic" ? env.filter((n) => n === "ANTHROPIC_OAUTH_TOKEN" || n === "ANTHROPIC_API_KEY") : env.filter((n) => KEY_ENV.test(n));

@@ -254,6 +254,9 @@ def test_help_names_the_tools_the_key_variables_and_shows_examples(env: Env) -> 
     from pi_core.ai.providers.openai_responses import AZURE_API_VERSION_ENV
 
     assert AZURE_API_VERSION_ENV in settings and "(default: v1)" in " ".join(settings.split())
+    from pi_builtin_providers.copilot import LOGIN_URL_ENV
+
+    assert LOGIN_URL_ENV in settings and "COPILOT_GITHUB_TOKEN" in keys
     assert "PI_CODING_AGENT_DIR" in own and "(default: ~/.pi/agent)" in " ".join(own.split())
     examples = section(text, "Examples")
     assert "  pi" in examples and any(line.startswith("  pi --provider ollama") for line in examples)

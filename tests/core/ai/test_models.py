@@ -285,7 +285,7 @@ def test_register_sorts_wire_apis_from_providers(pi_agent_dir: Path) -> None:
         assert get_api_provider("registered-by-test") is wire
     finally:
         unregister_api_providers("test-register")
-    with pytest.raises(TypeError, match="a ProviderConfig or a ProviderDefinition, got str"):
+    with pytest.raises(TypeError, match="a ProviderDefinition or an OAuthProvider, got str"):
         reg.register("nonsense")  # type: ignore[arg-type]
 
 

@@ -1,9 +1,10 @@
 """API keys: ``--api-key`` override, ``<agentDir>/auth.json``, pi's environment variables, models.json.
 
 Order for a provider (spec §12): runtime override → auth.json ``api_key`` entry (``!command`` / env
-name / literal) → the provider's environment variable(s) → the models.json ``apiKey``. OAuth entries
-are kept in the file but not refreshed here. Keys never appear in logs, errors or events: anything
-that may echo one goes through :func:`redact`.
+name / literal) → the provider's environment variable(s) → the models.json ``apiKey``. OAuth
+entries are kept in the file; the model registry refreshes those of providers with a login flow.
+Keys never appear in logs, errors or events: anything that may echo one goes through
+:func:`redact`.
 """
 
 from __future__ import annotations
@@ -139,6 +140,12 @@ class AuthStorage:
         data[provider] = {"type": "api_key", "key": key}
         self._write(data)
 
+    def set_oauth(self, provider: str, credential: dict[str, Any]) -> None:
+        """Store an OAuth record (``refresh``, ``access``, ``expires``, ...) as pi does."""
+        data = self.read()
+        data[provider] = {"type": "oauth", **{k: v for k, v in credential.items() if k != "type"}}
+        self._write(data)
+
     def remove(self, provider: str) -> None:
         data = self.read()
         if data.pop(provider, None) is not None:
@@ -149,6 +156,9 @@ class AuthStorage:
     def set_runtime_api_key(self, provider: str, key: str) -> None:
         """The ``--api-key`` override for one provider (never written to disk)."""
         self._runtime[provider] = key
+
+    def has_runtime_key(self, provider: str) -> bool:
+        return provider in self._runtime
 
     def has_auth(
         self, provider: str, models_json_key: str | None = None, env: Sequence[str] | None = None

@@ -13,6 +13,7 @@ import asyncio
 import json
 import os
 import re
+import time
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -27,6 +28,9 @@ from pi_core.ai.provider import (
     ApiProvider,
     Model,
     ModelCost,
+    OAuthAuth,
+    OAuthError,
+    OAuthProvider,
     ProviderConfig,
     ProviderDefinition,
     ProviderModelConfig,
@@ -292,10 +296,16 @@ def definition_models(definition: ProviderDefinition) -> list[Model]:
 
 @dataclass(frozen=True)
 class RequestAuth:
-    """What one request to a model needs from the registry: the API key and extra headers."""
+    """What one request to a model needs from the registry: the API key, extra headers, and the
+    base URL when an OAuth credential decides it."""
 
     api_key: str | None
     headers: dict[str, str] | None
+    base_url: str | None = None
+
+
+#: An OAuth access token with less time left than this is refreshed before a request (pi's rule).
+OAUTH_REFRESH_MARGIN_MS = 5 * 60 * 1000
 
 
 def check_plugin_provider(config: ProviderConfig) -> None:
@@ -336,6 +346,8 @@ class ModelRegistry:
         self._json_configs: dict[str, ProviderConfig] = {}
         self._plugin_configs: dict[str, ProviderConfig] = {}
         self._definitions: dict[str, ProviderDefinition] = {}
+        self._oauth: dict[str, OAuthProvider] = {}
+        self._refreshing: dict[str, asyncio.Lock] = {}
         self._built: list[Model] | None = None
         self.load()
 
@@ -369,6 +381,7 @@ class ModelRegistry:
     def reset_plugin_providers(self, source_id: str = "plugins") -> None:
         """Forget every plugin provider, definition and plugin wire API (``/reload`` registers them again)."""
         unregister_api_providers(source_id)
+        self._oauth.clear()
         if self._plugin_configs or self._definitions:
             self._plugin_configs.clear()
             self._definitions.clear()
@@ -376,20 +389,30 @@ class ModelRegistry:
             self._built = None
 
     def register(
-        self, item: ApiProvider | ProviderConfig | ProviderDefinition, source_id: str = "plugins"
+        self,
+        item: ApiProvider | ProviderConfig | ProviderDefinition | OAuthProvider,
+        source_id: str = "plugins",
     ) -> None:
-        """One item of the ``register_providers`` hook: a wire API, a provider, or a provider definition."""
+        """One item of the ``register_providers`` hook: a wire API, a provider, a provider
+        definition, or a login flow (:class:`OAuthProvider`)."""
         if isinstance(item, ProviderDefinition):
             self.register_definition(item)
         elif isinstance(item, ProviderConfig):
             self.register_provider(item)
+        elif isinstance(item, OAuthProvider):
+            self._oauth[item.oauth_id] = item
         elif isinstance(item, ApiProvider):
             register_api_provider(item, source_id)
         else:
             raise TypeError(
-                "register_providers expects an ApiProvider, a ProviderConfig or a ProviderDefinition, "
-                f"got {type(item).__name__}"
+                "register_providers expects an ApiProvider, a ProviderConfig, a ProviderDefinition "
+                f"or an OAuthProvider, got {type(item).__name__}"
             )
+
+    def oauth_provider(self, provider: str) -> OAuthProvider | None:
+        """The login flow of ``provider`` (its definition's ``oauth``), if one is registered."""
+        definition = self._definitions.get(provider)
+        return self._oauth.get(definition.oauth) if definition is not None and definition.oauth else None
 
     # --- loading ----------------------------------------------------------------------------------
 
@@ -509,6 +532,9 @@ class ModelRegistry:
         """The model a first run would take for ``provider``: its default, else its first model."""
         wanted = self.default_model_ids().get(provider)
         own = [m for m in self._models if m.provider == provider]
+        allowed = self._account_models().get(provider)
+        if allowed is not None:
+            own = [m for m in own if m.id in allowed] or own
         return next((m for m in own if m.id == wanted), own[0] if own else None)
 
     def unlisted_model(self, provider: str, model_id: str) -> Model | None:
@@ -569,9 +595,36 @@ class ModelRegistry:
         return isinstance(entry, dict) and entry.get("type") == "oauth"
 
     def available(self) -> list[Model]:
-        """Models whose provider has configured auth (no commands are run to decide)."""
+        """Models whose provider has configured auth (no commands are run to decide); a stored
+        login that lists the account's models (``availableModelIds``) keeps only those."""
         ok = {p: self.has_auth(p) for p in {m.provider for m in self._models}}
-        return [m for m in self._models if ok[m.provider]]
+        allowed = self._account_models()
+        return [
+            m
+            for m in self._models
+            if ok[m.provider] and (m.provider not in allowed or m.id in allowed[m.provider])
+        ]
+
+    def _account_models(self) -> dict[str, set[str]]:
+        """provider → the model ids its stored OAuth login allows (providers with a login flow)."""
+        if not self._oauth:
+            return {}
+        try:
+            data = self.auth.read()
+        except ValueError:
+            return {}
+        allowed: dict[str, set[str]] = {}
+        for provider, entry in data.items():
+            if (
+                not isinstance(entry, dict)
+                or entry.get("type") != "oauth"
+                or self.oauth_provider(provider) is None
+            ):
+                continue
+            ids = entry.get("availableModelIds")
+            if isinstance(ids, list) and all(isinstance(i, str) for i in ids):
+                allowed[provider] = set(ids)
+        return allowed
 
     get_available = available
 
@@ -596,12 +649,51 @@ class ModelRegistry:
         return headers
 
     async def get_api_key_and_headers(self, model: Model) -> RequestAuth:
-        """Key and headers for one request; ``!command`` values run off the event loop."""
+        """Key and headers for one request; ``!command`` values run off the event loop.
+
+        A stored OAuth credential of a provider with a login flow is refreshed first when it is
+        about to expire (the new one is written to auth.json), and may set the base URL.
+        """
+        oauth = await self.oauth_auth(model.provider)
 
         def resolve() -> RequestAuth:
-            return RequestAuth(self.get_api_key(model), self.request_headers(model) or None)
+            headers = self.request_headers(model) or None
+            if oauth is not None:
+                return RequestAuth(oauth.api_key, headers, oauth.base_url)
+            return RequestAuth(self.get_api_key(model), headers)
 
         return await asyncio.to_thread(resolve)
+
+    async def oauth_auth(self, provider: str) -> OAuthAuth | None:
+        """The request auth of ``provider``'s stored OAuth credential (refreshed when it is about
+        to expire), or ``None`` when another source (``--api-key``, an API key) applies.
+
+        Raises ``RuntimeError`` naming the provider when the refresh fails; the stored
+        credential is then left as it was.
+        """
+        flow = self.oauth_provider(provider)
+        if flow is None or self.auth.has_runtime_key(provider):
+            return None
+        lock = self._refreshing.setdefault(provider, asyncio.Lock())
+        async with lock:  # one refresh at a time; the next caller reads the refreshed record
+            entry = (await asyncio.to_thread(self.auth.read)).get(provider)
+            if not isinstance(entry, dict) or entry.get("type") != "oauth":
+                return None
+            expires = entry.get("expires")
+            now_ms = time.time() * 1000
+            if not isinstance(expires, (int, float)) or now_ms + OAUTH_REFRESH_MARGIN_MS >= expires:
+                model = self.default_model_of(provider)
+                try:
+                    entry = await flow.refresh(entry, model.base_url if model is not None else None)
+                except OAuthError as error:
+                    raise RuntimeError(
+                        f"OAuth refresh failed for {provider}: {error}. Run /login {provider} again."
+                    ) from None
+                await asyncio.to_thread(self.auth.set_oauth, provider, entry)
+            try:
+                return flow.to_auth(entry)
+            except OAuthError as error:
+                raise RuntimeError(f"The stored {provider} login is unusable: {error}") from None
 
 
 def list_models_text(registry: ModelRegistry, search: str | None = None) -> str:

@@ -256,6 +256,55 @@ class ApiProvider(Protocol):
     def stream(self, model: Model, context: Context, options: StreamOptions) -> AssistantMessageStream: ...
 
 
+# --- OAuth logins ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OAuthAuth:
+    """What a stored OAuth credential gives a request: the key, and the base URL when the
+    credential decides it (a Copilot token names its account's endpoint)."""
+
+    api_key: str
+    base_url: str | None = None
+
+
+class OAuthLoginIO(Protocol):
+    """How a login flow talks to the user (the REPL's ``/login`` implements it)."""
+
+    async def prompt(self, message: str, placeholder: str = "") -> str | None:
+        """Ask for a line of text; ``None`` when the user cancels."""
+        ...
+
+    def notify(self, message: str) -> None:
+        """Show a line: the code to enter and where, or progress."""
+        ...
+
+
+@runtime_checkable
+class OAuthProvider(Protocol):
+    """A provider's login of its own (``oauth`` of a :class:`ProviderDefinition` names it).
+
+    Credentials are auth.json records ``{"type": "oauth", "refresh", "access", "expires", ...}``
+    (``expires`` in epoch milliseconds), as pi stores them. ``base_url`` is the provider's
+    configured one (catalogue or models.json). ``refresh`` returns a new record; the
+    registry calls it when the access token has less than five minutes left and writes the result
+    back. ``login`` and ``refresh`` raise ``OAuthError`` with a message for the user.
+    """
+
+    oauth_id: str
+    name: str
+
+    async def login(self, io: OAuthLoginIO, base_url: str | None = None) -> dict[str, Any]: ...
+
+    async def refresh(self, credential: dict[str, Any], base_url: str | None = None) -> dict[str, Any]: ...
+
+    def to_auth(self, credential: dict[str, Any]) -> OAuthAuth: ...
+
+
+class OAuthError(Exception):
+    """A login or token refresh that failed; the message says why (never a token)."""
+
+
 class ProviderModelConfig(PiModel):
     """A model entry of a models.json provider (only ``id`` is required)."""
 
@@ -309,7 +358,8 @@ class ProviderDefinition(PiModel):
     is listed is requested under that name (Azure deployment names). ``env`` lists the
     variables that hold the API key (the first set one wins); ``api_key`` is a fallback key
     (``!command``, a variable name or a literal), e.g. a dummy one for a local server. ``local``
-    marks servers on this machine whose models are whatever they have loaded.
+    marks servers on this machine whose models are whatever they have loaded. ``oauth`` names the
+    :class:`OAuthProvider` whose login ``/login`` runs for this provider (``github-copilot``).
     """
 
     id: str
@@ -319,6 +369,7 @@ class ProviderDefinition(PiModel):
     base_url_env: str | None = None
     base_url_env_path: str | None = None
     base_url_env_hosts: list[str] | None = None
+    oauth: str | None = None
     model_name_map_env: str | None = None
     env: list[str] = Field(default_factory=list)
     api_key: str | None = None

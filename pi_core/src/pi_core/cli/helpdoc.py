@@ -174,6 +174,10 @@ def provider_environment() -> tuple[list[tuple[str, str]], list[tuple[str, str]]
         if head.get("modelNameMapEnv"):
             text = "model ids requested under other names (deployments), e.g. gpt-5.4=my-gpt,o3=my-o3"
             settings.setdefault(head["modelNameMapEnv"], (text, []))[1].append(name)
+        if head.get("oauth") == "github-copilot":
+            # Read by the providers plugin's login (pi_builtin_providers.copilot.LOGIN_URL_ENV).
+            text = "the server /login's device flow goes to (default: https://github.com)"
+            settings.setdefault("PI_GITHUB_COPILOT_LOGIN_URL", (text, []))[1].append(name)
         if head.get("api") == "azure-openai-responses":
             # Read by that wire API itself (pi_core.ai.providers.openai_responses.AZURE_API_VERSION_ENV).
             text = "the api-version of each request (default: v1)"

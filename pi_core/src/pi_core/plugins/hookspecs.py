@@ -191,7 +191,8 @@ def register_commands(register: Callable[..., None]) -> None:
 
 @hookspec
 def register_providers(register: Callable[..., None]) -> None:
-    """Register LLM providers (an ``ApiProvider``, a ``ProviderConfig`` or a ``ProviderDefinition``).
+    """Register LLM providers (an ``ApiProvider``, a ``ProviderConfig``, a ``ProviderDefinition``
+    or an ``OAuthProvider``, the login a definition's ``oauth`` names).
 
     Called once per plugin at start-up; registrations are applied after every plugin loaded.
 
@@ -199,7 +200,8 @@ def register_providers(register: Callable[..., None]) -> None:
     replaces the earlier one (pi's ``registerProvider``).
 
     :param register: ``register(provider: pi_core.ai.provider.ApiProvider | ProviderConfig |
-        ProviderDefinition)``; a definition is built-in data that models.json can patch.
+        ProviderDefinition | OAuthProvider)``; a definition is built-in data that models.json can
+        patch; an ``OAuthProvider`` is what ``/login`` runs for its provider.
     :returns: nothing; may be ``async def`` (e.g. to fetch a model list).
 
     Errors: an exception here is a load error of the plugin.

@@ -184,6 +184,7 @@ class AgentSession:
         self._retry = AutoRetry(self._emit)
         self._compaction = SessionCompaction(self)
         self._request_headers: dict[str, str] | None = None
+        self._request_base_url: str | None = None
         self._bridge = HookBridge(services.hooks, self.extension_context) if services.hooks else None
         if self._bridge is not None:
             self._bridge.describe_turn = self._describe_turn
@@ -810,6 +811,7 @@ class AgentSession:
             return None
         auth = await self.model_registry.get_api_key_and_headers(model)
         self._request_headers = await self._provider_headers(dict(auth.headers or {}))
+        self._request_base_url = auth.base_url
         return str(auth.api_key) if auth.api_key else None
 
     async def _provider_headers(self, headers: dict[str, str]) -> dict[str, str] | None:
@@ -827,6 +829,8 @@ class AgentSession:
 
         if self._request_headers:
             options = replace(options, headers={**self._request_headers, **(options.headers or {})})
+        if self._request_base_url and self._request_base_url != model.base_url:
+            model = model.model_copy(update={"base_url": self._request_base_url})
         bridge = self._bridge
         if bridge is not None and bridge.hooks.has("provider_stream_event"):
             options = replace(options, on_stream_event=bridge.on_stream_event)

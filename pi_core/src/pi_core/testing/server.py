@@ -58,6 +58,9 @@ class _State:
     lock: threading.Lock = field(default_factory=threading.Lock)
     #: Set when a streaming response stopped because the client went away (abort tests).
     client_disconnects: int = 0
+    #: What ``GET …/models`` lists (``{"data": [...]}``), e.g. GitHub Copilot's account models.
+    model_list: list[dict[str, Any]] = field(default_factory=list)
+    gets: list[RecordedRequest] = field(default_factory=list)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -66,6 +69,22 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet: tests read requests, not logs
         return
+
+    def do_GET(self) -> None:
+        path, _, query = self.path.partition("?")
+        state = self.server.state
+        with state.lock:
+            state.gets.append(
+                RecordedRequest(
+                    "GET", path, "models", {k.lower(): v for k, v in self.headers.items()}, None,
+                    dict(parse_qsl(query, keep_blank_values=True)),
+                )
+            )  # fmt: skip
+            listed = list(state.model_list)
+        if path.endswith("/models"):
+            self._json(200, {"object": "list", "data": listed})
+        else:
+            self._json(404, {"error": {"message": f"loopback server: unknown path {path}"}})
 
     def do_POST(self) -> None:
         length = int(self.headers.get("content-length") or 0)
@@ -210,6 +229,22 @@ class LoopbackLLMServer:
     def requests(self) -> list[RecordedRequest]:
         with self._state.lock:
             return list(self._state.requests)
+
+    @property
+    def model_list(self) -> list[dict[str, Any]]:
+        """The entries ``GET …/models`` answers with (set it to script an account's models)."""
+        return self._state.model_list
+
+    @model_list.setter
+    def model_list(self, entries: list[dict[str, Any]]) -> None:
+        with self._state.lock:
+            self._state.model_list = list(entries)
+
+    @property
+    def get_requests(self) -> list[RecordedRequest]:
+        """The ``GET`` requests (model lists) received, apart from :attr:`requests`."""
+        with self._state.lock:
+            return list(self._state.gets)
 
     @property
     def client_disconnects(self) -> int:

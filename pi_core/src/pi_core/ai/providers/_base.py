@@ -10,9 +10,17 @@ from typing import Any
 
 from pi_core.ai.auth import redact
 from pi_core.ai.cost import calculate_cost
-from pi_core.ai.messages import AssistantMessage, ToolCall, Usage
+from pi_core.ai.messages import (
+    AssistantMessage,
+    ImageContent,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+)
 from pi_core.ai.provider import (
     AssistantMessageEvent,
+    Context,
     DoneEvent,
     ErrorEvent,
     Model,
@@ -354,6 +362,31 @@ def request_options(options: StreamOptions) -> dict[str, Any]:
     if options.timeout_ms is not None:
         extra["timeout"] = options.timeout_ms / 1000
     return extra
+
+
+COPILOT_PROVIDER = "github-copilot"
+
+
+def copilot_headers(model: Model, context: Context) -> dict[str, str]:
+    """The headers GitHub Copilot wants per request (pi 1.6.0 sends them on all three APIs):
+    ``X-Initiator`` says whether the user (last message theirs) or the agent asks,
+    ``Openai-Intent`` is fixed, and ``Copilot-Vision-Request`` flags images in the request."""
+    if model.provider != COPILOT_PROVIDER:
+        return {}
+    last = context.messages[-1] if context.messages else None
+    headers = {
+        "X-Initiator": "agent" if last is not None and last.role != "user" else "user",
+        "Openai-Intent": "conversation-edits",
+    }
+    for message in context.messages:
+        if (
+            isinstance(message, (UserMessage, ToolResultMessage))
+            and not isinstance(message.content, str)
+            and any(isinstance(block, ImageContent) for block in message.content)
+        ):
+            headers["Copilot-Vision-Request"] = "true"
+            break
+    return headers
 
 
 def open_openai_client(model: Model, options: StreamOptions, headers: dict[str, str]) -> Any:

@@ -40,9 +40,11 @@ from pi_core.ai.provider import (
     ToolSpec,
 )
 from pi_core.ai.providers._base import (
+    COPILOT_PROVIDER,
     ProviderStream,
     StreamFailure,
     client_kwargs,
+    copilot_headers,
     finish_tool_call,
     finish_usage,
     resolve_cache_retention,
@@ -292,6 +294,7 @@ def _headers(model: Model, context: Context, options: StreamOptions, oauth: bool
     elif betas:
         headers["anthropic-beta"] = ",".join(betas)
     headers.update(model.headers or {})
+    headers.update(copilot_headers(model, context))
     headers.update(options.headers or {})
     return headers
 
@@ -310,12 +313,14 @@ def _run(
     model: Model, context: Context, options: StreamOptions, output: AssistantMessage
 ) -> AsyncIterator[AssistantMessageEvent]:
     oauth = is_oauth_token(options.api_key or "")
+    # Claude subscription tokens and GitHub Copilot go as bearer tokens, API keys as x-api-key.
+    bearer = oauth or model.provider == COPILOT_PROVIDER
 
     def open_client() -> Any:
         return anthropic_client_class()(
             base_url=model.base_url or None,
             default_headers=_headers(model, context, options, oauth),
-            **({"auth_token": options.api_key or ""} if oauth else {"api_key": options.api_key or ""}),
+            **({"auth_token": options.api_key or ""} if bearer else {"api_key": options.api_key or ""}),
             **client_kwargs(options, "anthropic"),
         )
 

@@ -44,6 +44,7 @@ from pi_core.ai.providers._base import (
     ProviderStream,
     StreamFailure,
     compact_json,
+    copilot_headers,
     finish_tool_call,
     finish_usage,
     open_openai_client,
@@ -388,7 +389,7 @@ def _run(
     model: Model, context: Context, options: StreamOptions, output: AssistantMessage
 ) -> AsyncIterator[AssistantMessageEvent]:
     def open_client() -> Any:
-        headers = dict(model.headers or {})
+        headers = {**(model.headers or {}), **copilot_headers(model, context)}
         headers.update(options.headers or {})
         return open_openai_client(model, options, headers)
 

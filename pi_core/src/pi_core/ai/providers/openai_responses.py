@@ -47,6 +47,7 @@ from pi_core.ai.providers._base import (
     StreamFailure,
     client_kwargs,
     compact_json,
+    copilot_headers,
     finish_tool_call,
     open_openai_client,
     resolve_cache_retention,
@@ -287,7 +288,7 @@ def _run(
     def open_client() -> Any:
         if model.api == AZURE_API:
             return _open_azure_client(model, options)
-        headers = dict(model.headers or {})
+        headers = {**(model.headers or {}), **copilot_headers(model, context)}
         retention = resolve_cache_retention(options.cache_retention)
         if options.session_id and retention != "none":
             if (model.compat or {}).get("sendSessionIdHeader", True):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from pi_core.ai.provider import THINKING_LEVELS, Model
+from pi_core.ai.provider import THINKING_LEVELS, Model, OAuthError, OAuthProvider
 from pi_core.ai.resolve import did_you_mean, find_exact_model, fuzzy_filter
 from pi_core.modes.interactive.command_base import CommandBase
 
@@ -101,6 +101,10 @@ class ModelCommands(CommandBase):
             if index is None:
                 return
             provider = ids[index]
+        flow = registry.oauth_provider(provider)
+        if flow is not None:
+            await self._oauth_login(provider, flow)
+            return
         key = await self.mode.ui.input(f"API key for {provider}", "pasted key (not shown)", secret=True)
         if not key or not key.strip():
             self._warn("No key given; nothing saved")
@@ -111,6 +115,37 @@ class ModelCommands(CommandBase):
             self._warn(f"Could not save the key: {error}")
             return
         self._info(f"Saved the API key for {provider} in {registry.auth.path} (mode 0600)")
+        await self._take_default_model(provider)
+
+    async def _oauth_login(self, provider: str, flow: OAuthProvider) -> None:
+        """Run ``provider``'s own login (a device code to enter on the web) and store its credential."""
+        registry = self._session.model_registry
+        ui = self.mode.ui
+        info = self._info
+
+        class LoginIO:
+            async def prompt(self, message: str, placeholder: str = "") -> str | None:
+                return await ui.input(message, placeholder)
+
+            def notify(self, message: str) -> None:
+                info(message)
+
+        default = registry.default_model_of(provider)
+        self._info(f"Logging in to {flow.name}…")
+        try:
+            credential = await flow.login(LoginIO(), default.base_url if default is not None else None)
+            await asyncio.to_thread(registry.auth.set_oauth, provider, credential)
+        except OAuthError as error:
+            self._warn(f"{flow.name} login failed: {error}")
+            return
+        except (OSError, ValueError) as error:  # an unwritable or broken auth.json: nothing was changed
+            self._warn(f"Could not save the login: {error}")
+            return
+        self._info(f"Logged in to {flow.name}; saved in {registry.auth.path} (mode 0600)")
+        await self._take_default_model(provider)
+
+    async def _take_default_model(self, provider: str) -> None:
+        registry = self._session.model_registry
         if self._session.model is None:
             model = registry.default_model_of(provider)
             if model is None:
