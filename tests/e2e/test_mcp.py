@@ -289,10 +289,10 @@ def http_demo(tmp_path: Path) -> Iterator[Callable[[str], int]]:
         process.wait()
 
 
-def test_streamable_http_and_sse_servers_with_headers_from_the_environment(
+def test_streamable_http_with_headers_from_the_environment_and_sse_refused(
     pi_env: PiEnv, http_demo: Callable[[str], int]
 ) -> None:
-    http_port, sse_port = http_demo("streamable-http"), http_demo("sse")
+    http_port = http_demo("streamable-http")
     pi_env.extra_env.update(DEMO_TOKEN="s3cret", BEARER="tok")
     write_config(
         pi_env,
@@ -307,7 +307,8 @@ def test_streamable_http_and_sse_servers_with_headers_from_the_environment(
                 "bearerTokenEnvVar": "BEARER",
                 "exposure": "direct",
             },
-            "old": {"type": "sse", "url": f"http://127.0.0.1:{sse_port}/sse", "exposure": "direct"},
+            # pi 1.6.0 refuses the legacy SSE transport: one message, the other servers go on.
+            "old": {"type": "sse", "url": "http://127.0.0.1:9/sse", "exposure": "direct"},
         },
     )
     pi_env.server.add(
@@ -317,7 +318,6 @@ def test_streamable_http_and_sse_servers_with_headers_from_the_environment(
             ToolUse("mcp__web__header", {"name": "authorization"}, id="c_auth"),
             ToolUse("mcp__web__header", {"name": "x-cmd"}, id="c_cmd"),
             ToolUse("mcp__web__header", {"name": "x-lit"}, id="c_lit"),
-            ToolUse("mcp__old__add", {"a": 1, "b": 1}, id="c_sse"),
         ),
         text_turn("over http"),
     )
@@ -330,8 +330,13 @@ def test_streamable_http_and_sse_servers_with_headers_from_the_environment(
         "c_auth": "Bearer tok",
         "c_cmd": "cmd-s3cret",
         "c_lit": "$5 !x",
-        "c_sse": "2",
     }
+    refused = [line for line in result.stderr.splitlines() if '"old"' in line]
+    assert refused == [
+        f'MCP: {pi_env.agent_dir / "mcp.json"}: server "old": legacy SSE transport is not supported; '
+        "use the streamable HTTP URL"
+    ]
+    assert not any(n.startswith("mcp__old") for n in tool_names(pi_env.server.requests[0].body))
 
 
 def test_pi_mcp_add_list_remove(pi_env: PiEnv) -> None:

@@ -56,6 +56,12 @@ def test_entries_are_checked_field_by_field() -> None:
     assert "timeout must be" in str(validate("a", {"command": "x", "timeout": 0}, "user"))
     assert "url must be" in str(validate("a", {"url": "ftp://x"}, "user"))
     assert "exposure must be" in str(validate("a", {"command": "x", "exposure": "loud"}, "user"))
+    assert validate("old", {"type": "sse", "url": "https://example.com/sse"}, "user") == (
+        'server "old": legacy SSE transport is not supported; use the streamable HTTP URL'
+    )
+    assert validate("t", {"type": "ws", "url": "https://example.com/ws"}, "user") == (
+        'server "t": type must be "stdio", "http" or "streamable-http"'
+    )
     config = validate(
         "gh",
         {

@@ -295,10 +295,6 @@ class McpServer:
         token_var = raw.get("bearerTokenEnvVar")
         if isinstance(token_var, str) and os.environ.get(token_var) and "Authorization" not in headers:
             headers["Authorization"] = f"Bearer {os.environ[token_var]}"
-        if self.config.kind == "sse":
-            from mcp.client.sse import sse_client
-
-            return sse_client(raw["url"], headers=headers, timeout=self.config.timeout)
         return _http_transport(raw["url"], headers, self.config.timeout, auth)
 
     async def _list_tools(self, session: Any) -> list[Any]:
@@ -406,7 +402,7 @@ def _import_sdk(kind: str) -> concurrent.futures.Future[None]:
     running = _sdk_imports.get(kind)
     if running is not None and not (running.done() and running.exception() is not None):
         return running
-    transport = {"stdio": "mcp.client.stdio", "http": "mcp.client.streamable_http", "sse": "mcp.client.sse"}
+    transport = {"stdio": "mcp.client.stdio", "http": "mcp.client.streamable_http"}
     # httpx first, and requests wait for it: the openai SDK trips over a half-imported httpx.
     future = import_in_background(["mcp", transport[kind]], requests_wait_for=["httpx"])
     _sdk_imports[kind] = future

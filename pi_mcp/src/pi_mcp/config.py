@@ -34,7 +34,7 @@ class McpConfigError(Exception):
 @dataclass
 class ServerConfig:
     name: str
-    kind: Literal["stdio", "http", "sse"]
+    kind: Literal["stdio", "http"]
     raw: dict[str, Any]
     #: ``user``, ``project`` or ``plugin:<name>``.
     source: str
@@ -97,9 +97,11 @@ def validate(name: str, raw: Any, source: str) -> ServerConfig | str:
     error = _base_error(raw)
     if error:
         return f'server "{name}": {error}'
-    kind: Literal["stdio", "http", "sse"]
+    kind: Literal["stdio", "http"]
     typ, url, command = raw.get("type"), raw.get("url"), raw.get("command")
-    if isinstance(url, str) and typ in (None, "http", "streamable-http", "sse"):
+    if typ == "sse":  # as pi 1.6.0: the legacy transport is refused, the other servers go on
+        return f'server "{name}": legacy SSE transport is not supported; use the streamable HTTP URL'
+    if isinstance(url, str) and typ in (None, "http", "streamable-http"):
         parsed = urlparse(url)
         if parsed.scheme not in ("http", "https") or not parsed.netloc:
             return f'server "{name}": url must be an http or https URL'
@@ -108,7 +110,7 @@ def validate(name: str, raw: Any, source: str) -> ServerConfig | str:
         oauth_error = validate_oauth(raw.get("oauth"))
         if oauth_error:
             return f'server "{name}": {oauth_error}'
-        kind = "sse" if typ == "sse" else "http"
+        kind = "http"
     elif isinstance(command, str) and typ in (None, "stdio"):
         args = raw.get("args", [])
         if not (isinstance(args, list) and all(isinstance(a, str) for a in args)):
@@ -118,8 +120,8 @@ def validate(name: str, raw: Any, source: str) -> ServerConfig | str:
         if "cwd" in raw and not isinstance(raw["cwd"], str):
             return f'server "{name}": cwd must be a string'
         kind = "stdio"
-    elif typ is not None and typ not in ("stdio", "http", "streamable-http", "sse"):
-        return f'server "{name}": type must be "stdio", "http", "streamable-http" or "sse"'
+    elif typ is not None and typ not in ("stdio", "http", "streamable-http"):
+        return f'server "{name}": type must be "stdio", "http" or "streamable-http"'
     else:
         return f'server "{name}" needs either "command" (stdio) or "url" (streamable HTTP)'
     return ServerConfig(
