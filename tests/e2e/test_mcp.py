@@ -447,3 +447,48 @@ def test_rpc_lists_the_mcp_command_and_mcp_reports_and_reconnects(pi_env: PiEnv)
         assert bad["message"] == "Unknown MCP server: nope"
     finally:
         assert rpc.close() == 0, rpc.stderr
+
+
+RAW = str(Path(__file__).parents[1] / "mcp" / "raw_server.py")
+ODD = "badtype,badprops,badrequired,badlength,badenum,badallof,badmaximum,badoutput,mismatch"
+
+
+def test_tool_schemas_that_are_not_json_schema_are_handled_as_pi_does(pi_env: PiEnv) -> None:
+    # Made side by side with pi 1.6.0 (tests/mcp/raw_server.py lists the schemas): a tool without an
+    # object inputSchema makes the server's tool list unusable; an object schema goes to the model
+    # as given, its malformed keywords are left out when calls are checked, and results are not
+    # checked against the outputSchema.
+    write_config(
+        pi_env,
+        {
+            "raw": {"command": sys.executable, "args": [RAW], "exposure": "direct"},
+            "odd": {
+                "command": sys.executable,
+                "args": [RAW],
+                "exposure": "direct",
+                "env": {"RAW_TOOLS": ODD},
+            },
+        },
+    )
+    calls = [ToolUse(f"mcp__odd__{name}", {"a": 1}, id=f"c_{name}") for name in ODD.split(",")]
+    pi_env.server.add(tool_turn(*calls, ToolUse("mcp__raw__good", {"a": 1}, id="c_raw")), text_turn("ok"))
+    result = pi_env.run("-p", "odd tools", timeout=60)
+    assert result.returncode == 0, result.stderr
+    first = pi_env.server.requests[0].body
+    declared = {t["function"]["name"]: t["function"]["parameters"] for t in first["tools"]}
+    assert declared["mcp__odd__badprops"] == {"type": "object", "properties": 5}
+    assert declared["mcp__odd__badrequired"]["required"] == "ab"
+    assert not any(name.startswith("mcp__raw__") for name in declared)
+    seen = tool_messages(pi_env.server.requests[-1].body)
+    assert seen.pop("c_badtype").startswith(
+        'Validation failed for tool "mcp__odd__badtype":\n  - a: must be nonsense'
+    )
+    assert seen.pop("c_raw") == "Tool mcp__raw__good not found"
+    as_text = {"badrequired", "badlength"}  # their "a" is a string: 1 is coerced, as pi does
+    assert seen == {
+        f"c_{name}": '{"a": "1"}' if name in as_text else '{"a": 1}'
+        for name in ODD.split(",")
+        if name != "badtype"
+    }
+    log = (pi_env.agent_dir / "mcp.log").read_text()
+    assert "[raw] error pi: Invalid entry in MCP tools/list result" in log

@@ -41,6 +41,10 @@ CONNECT_TIMEOUT = 30.0
 LOG_LIMIT = 5 * 1024 * 1024
 
 
+class InvalidListError(Exception):
+    """A ``tools/list`` answer that does not have the shape MCP gives it."""
+
+
 class McpCallError(Exception):
     """A call that could not reach the server or got no answer (the message is for the model)."""
 
@@ -298,10 +302,20 @@ class McpServer:
         return _http_transport(raw["url"], headers, self.config.timeout, auth)
 
     async def _list_tools(self, session: Any) -> list[Any]:
+        """Every page of ``tools/list``. A tool without an object ``inputSchema`` makes the list
+        unusable (the server fails), as in pi 1.6.0; a schema that is an object is kept as given."""
+        from pydantic import ValidationError
+
         tools: list[Any] = []
         cursor: str | None = None
         while True:
-            page = await session.list_tools(cursor=cursor) if cursor else await session.list_tools()
+            try:
+                page = await session.list_tools(cursor=cursor) if cursor else await session.list_tools()
+            except ValidationError as error:
+                entry = any(len(e["loc"]) > 1 and e["loc"][0] == "tools" for e in error.errors())
+                raise InvalidListError(
+                    "Invalid entry in MCP tools/list result" if entry else "Invalid MCP tools/list result"
+                ) from None
             tools.extend(page.tools)
             cursor = page.nextCursor
             if not cursor:
@@ -369,8 +383,19 @@ class McpServer:
         return McpCallError(f'MCP server "{self.name}" is {self.state}{reason}{hint}')
 
     async def call_tool(self, tool: str, arguments: dict[str, Any]) -> Any:
+        """``tools/call``. Sent without ``ClientSession.call_tool``, which checks the structured
+        result against the tool's ``outputSchema`` (and fails on a schema that is not JSON Schema):
+        pi 1.6.0 passes results on as the server sent them."""
+        from mcp import types
+
         timeout = timedelta(seconds=self.config.timeout)
-        result = await self._call(f"tools/call {tool}", lambda s: s.call_tool(tool, arguments, timeout))
+        request = types.ClientRequest(
+            types.CallToolRequest(params=types.CallToolRequestParams(name=tool, arguments=arguments))
+        )
+        result = await self._call(
+            f"tools/call {tool}",
+            lambda s: s.send_request(request, types.CallToolResult, request_read_timeout_seconds=timeout),
+        )
         refresh = self._refresh
         if refresh is not None and not refresh.done():
             # The call changed the tool list (tools/list_changed came first): the next request

@@ -78,7 +78,7 @@ def _is_type(value: Any, kind: str) -> bool:
         return isinstance(value, list)
     if kind == "object":
         return isinstance(value, dict)
-    return True
+    return False  # a type JSON Schema does not have matches nothing (as pi 1.6.0)
 
 
 def _coerce_primitive(value: Any, kind: str) -> Any:
@@ -118,6 +118,19 @@ def _coerce(value: Any, schema: Any) -> Any:
     return value
 
 
+def _schemas(value: Any) -> list[dict[str, Any]]:
+    """The subschemas of ``anyOf``/``oneOf``/``allOf`` (anything but a list of objects: none)."""
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def _bound(schema: dict[str, Any], key: str) -> float | None:
+    """A numeric keyword's value, ``None`` when absent or not a number."""
+    value = schema.get(key)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return value
+
+
 def _join(path: str, key: str | int) -> str:
     return f"{path}.{key}" if path else str(key)
 
@@ -130,14 +143,17 @@ def _check(value: Any, schema: Any, path: str, problems: list[tuple[str, str]]) 
     if kinds and not any(_is_type(value, k) for k in kinds):
         problems.append((here, f"must be {' or '.join(kinds)}"))
         return
-    if "enum" in schema and value not in schema["enum"]:
-        allowed = ", ".join(json.dumps(v) for v in schema["enum"])
+    # A keyword whose value has the wrong shape (a server's schema that is not valid JSON Schema)
+    # is left out, as pi 1.6.0 leaves it out, instead of failing every call of the tool.
+    enum = schema.get("enum")
+    if isinstance(enum, list) and value not in enum:
+        allowed = ", ".join(json.dumps(v) for v in enum)
         problems.append((here, f"must be one of {allowed}"))
     if "const" in schema and value != schema["const"]:
         problems.append((here, f"must be equal to {json.dumps(schema['const'])}"))
     for key in ("anyOf", "oneOf"):
-        options = schema.get(key)
-        if isinstance(options, list) and options:
+        options = _schemas(schema.get(key))
+        if options:
             matches = 0
             for option in options:
                 sub: list[tuple[str, str]] = []
@@ -147,22 +163,25 @@ def _check(value: Any, schema: Any, path: str, problems: list[tuple[str, str]]) 
                 problems.append(
                     (here, f"must match {'exactly one' if key == 'oneOf' else 'a'} schema in {key}")
                 )
-    for option in schema.get("allOf", []) or []:
+    for option in _schemas(schema.get("allOf")):
         _check(value, option, path, problems)
     if isinstance(value, str):
-        if len(value) < schema.get("minLength", 0):
+        low, high = _bound(schema, "minLength"), _bound(schema, "maxLength")
+        if low is not None and len(value) < low:
             problems.append((here, f"must have at least {schema['minLength']} characters"))
-        if "maxLength" in schema and len(value) > schema["maxLength"]:
+        if high is not None and len(value) > high:
             problems.append((here, f"must have at most {schema['maxLength']} characters"))
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        if "minimum" in schema and value < schema["minimum"]:
+        low, high = _bound(schema, "minimum"), _bound(schema, "maximum")
+        if low is not None and value < low:
             problems.append((here, f"must be >= {schema['minimum']}"))
-        if "maximum" in schema and value > schema["maximum"]:
+        if high is not None and value > high:
             problems.append((here, f"must be <= {schema['maximum']}"))
     if isinstance(value, list):
-        if len(value) < schema.get("minItems", 0):
+        low, high = _bound(schema, "minItems"), _bound(schema, "maxItems")
+        if low is not None and len(value) < low:
             problems.append((here, f"must have at least {schema['minItems']} items"))
-        if "maxItems" in schema and len(value) > schema["maxItems"]:
+        if high is not None and len(value) > high:
             problems.append((here, f"must have at most {schema['maxItems']} items"))
         items = schema.get("items")
         if isinstance(items, dict):
@@ -171,8 +190,9 @@ def _check(value: Any, schema: Any, path: str, problems: list[tuple[str, str]]) 
     if isinstance(value, dict):
         raw_props = schema.get("properties")
         props: dict[str, Any] = raw_props if isinstance(raw_props, dict) else {}
-        for name in schema.get("required", []) or []:
-            if name not in value:
+        required = schema.get("required")
+        for name in required if isinstance(required, list) else []:
+            if isinstance(name, str) and name not in value:
                 problems.append((_join(path, name), "is required"))
         for key, item in value.items():
             if key in props:
