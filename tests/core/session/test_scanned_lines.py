@@ -208,3 +208,32 @@ def test_branch_queries_build_only_what_they_return(tmp_path: Path) -> None:
     assert len(unbuilt) == 40  # the queries above built none of the scanned entries
     assert [e.id for e in sm.get_branch()][-len(tail) :] == [e.id for e in tail]
     assert not [meta for meta in sm._metas if meta.span and meta.entry is None]  # this one did
+
+
+def test_fork_of_a_compacted_file_over_the_limit_copies_every_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    filler = "x" * 900
+    lines = [line.replace("ask ", f"ask {filler} ") for line in session_lines(before=1200, kept=2, after=2)]
+    raw = ("\n".join(lines) + "\n").encode().replace(b"answer 37", b"answer \xff7")  # copied as is
+    path = write(tmp_path, raw)  # about 0.6 MB, all but the last lines before the compaction
+    monkeypatch.setenv("PI_SESSION_MAX_MB", "0.1")
+    forked = SessionManager.fork_from(path, "/elsewhere", tmp_path / "forks", session_id="f1")
+    target = forked.get_session_file()
+    assert target is not None and Path(target).parent == tmp_path / "forks"
+    written = Path(target).read_bytes().split(b"\n")
+    header = json.loads(written[0])
+    assert (header["id"], header["cwd"], header["parentSession"]) == ("f1", "/elsewhere", str(path))
+    assert written[1:] == raw.split(b"\n")[1:]  # every entry, byte for byte, bad byte included
+    assert len(forked.build_session_context().messages) == 1 + 2 + 2
+    assert forked.load_issues == []
+    assert [p.name for p in (tmp_path / "forks").iterdir()] == [Path(target).name]  # no temp file
+    linear = [HEADER]
+    parent = None
+    for index in range(300):  # 0.3 MB since the start and no compaction: refused as before
+        linear.append(message_line(index, parent).replace("ask ", f"ask {filler} "))
+        parent = f"e{index:04d}"
+    with pytest.raises(SessionFileError) as refused:
+        SessionManager.fork_from(write(tmp_path, linear), "/elsewhere", tmp_path / "other")
+    assert "this session file is 0 MB, more than pi opens" in str(refused.value)
+    assert not (tmp_path / "other").exists()

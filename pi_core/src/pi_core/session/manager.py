@@ -13,10 +13,11 @@ import os
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from pydantic import ValidationError
 
+from pi_core._files import replacing
 from pi_core.ai.messages import AgentMessage, Usage, UserContentBlock, current_system_message
 from pi_core.session._gc import gc_paused
 from pi_core.session.context import SessionContext, context_from_path, editable_target, iso_to_ms
@@ -175,10 +176,17 @@ class SessionManager:
         session_id: str | None = None,
     ) -> SessionManager:
         """Copy every entry of another session file under a new header for ``target_cwd``
-        (with ``session_id`` as the new session's id when given)."""
+        (with ``session_id`` as the new session's id when given).
+
+        The size limit applies as when the file is opened (to the part since its latest
+        compaction): the lines before that compaction are only scanned and copied from the
+        source file to the new one as they are, so a long compacted session forks within the
+        memory its resume takes.
+        """
         source = Path(source_path)
-        _check_size(source)
-        loaded = read_session_file(source)
+        start = context_start(source)
+        _check_size(source, start)
+        loaded = read_session_file(source, scan_to=start)
         if loaded is None:
             raise SessionFileError(f"{source}:1: cannot fork: the session file is empty")
         directory = Path(session_dir) if session_dir else default_session_dir(target_cwd)
@@ -193,8 +201,10 @@ class SessionManager:
             parent_session=str(source_path),
         )
         target = directory / session_file_name(timestamp, session_id)
-        lines = [dumps(to_wire(header))] + [meta.line for meta in loaded.entries if meta.line is not None]
-        SessionWriter(target).append(lines)
+        with replacing(target) as out:  # a kill or a full disk leaves no partial file
+            out.write(dumps(to_wire(header)).encode("utf-8") + b"\n")
+            _copy_entries(loaded.entries, source, out)
+        del loaded  # the new session reads the copy itself
         return cls(target_cwd, directory, target, True)
 
     @staticmethod
@@ -899,6 +909,40 @@ class SessionManager:
         self._set_entries(metas)
         self._persist_pending()
         return self.get_session_file()
+
+
+def _copy_entries(metas: Sequence[EntryMeta], source: Path, out: BinaryIO) -> None:
+    """Write the lines of ``metas`` to ``out``: kept texts as they are, and the scanned lines
+    (text left in ``source``, see ``reader.LineSource``) copied from the file byte for byte —
+    a run of them that follow each other in the file in one piece, read a megabyte at a time."""
+    run_start = run_end = 0
+
+    def copy_run(handle: BinaryIO) -> None:
+        handle.seek(run_start)
+        remaining = run_end - run_start
+        while remaining > 0:
+            chunk = handle.read(min(remaining, 1 << 20))
+            if not chunk:
+                raise SessionFileError(f"{source}: the file got shorter while it was copied")
+            out.write(chunk)
+            remaining -= len(chunk)
+
+    with source.open("rb") as handle:
+        for meta in metas:
+            if meta.line is None and meta.span:
+                offset, length = meta.span >> 32, meta.span & 0xFFFFFFFF  # the line and its \n
+                if offset != run_end or run_end == run_start:
+                    copy_run(handle)
+                    run_start = offset
+                run_end = offset + length
+                continue
+            if meta.line is None:
+                continue
+            copy_run(handle)
+            run_start = run_end = 0
+            out.write(meta.line.encode("utf-8"))
+            out.write(b"\n")
+        copy_run(handle)
 
 
 #: Largest part of a session file read in full by default, in MB; ``PI_SESSION_MAX_MB`` changes it.

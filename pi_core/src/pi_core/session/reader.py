@@ -313,14 +313,23 @@ def _bridge(
 
 
 def read_session_file(
-    path: Path, *, prepare_messages: bool = False, prepare_from: int | None = None
+    path: Path,
+    *,
+    prepare_messages: bool = False,
+    prepare_from: int | None = None,
+    scan_to: int | None = None,
 ) -> LoadedFile | None:
     """Parse ``path`` (see :func:`_read`) with the cyclic collector paused."""
     with gc_paused():
-        return _read(path, prepare_messages, prepare_from)
+        return _read(path, prepare_messages, prepare_from, scan_to)
 
 
-def _read(path: Path, prepare_messages: bool = False, prepare_from: int | None = None) -> LoadedFile | None:
+def _read(
+    path: Path,
+    prepare_messages: bool = False,
+    prepare_from: int | None = None,
+    scan_to: int | None = None,
+) -> LoadedFile | None:
     """Parse ``path``. ``None`` for an empty (or whitespace-only) file; raises
     :class:`SessionFileError` when the first JSON object is not a session header.
 
@@ -331,6 +340,9 @@ def _read(path: Path, prepare_messages: bool = False, prepare_from: int | None =
     (:data:`_SCANNED_LINE`): their JSON is checked when the entry is first needed (a line that
     does not parse is then set aside as invalid and reported, see ``SessionManager``), and their
     text is not kept but read back from the file (:class:`LineSource`).
+
+    ``scan_to`` (without ``prepare_messages``): message lines before that offset are only
+    scanned as above, and no message is validated; for callers that copy lines (``--fork``).
 
     The file is streamed line by line, so only the kept line texts and the small per-entry
     records stay in memory, never the whole file content in several copies.
@@ -471,8 +483,11 @@ def _read(path: Path, prepare_messages: bool = False, prepare_from: int | None =
                     if not legacy:
                         parse = _entry_fields  # from here on only the record's fields are needed
                         preparing = True
-                        if prepare_messages and header_version(obj) == CURRENT_SESSION_VERSION:
-                            scan_before = prepare_from
+                        if header_version(obj) == CURRENT_SESSION_VERSION:
+                            if prepare_messages:
+                                scan_before = prepare_from
+                            elif scan_to is not None:
+                                scan_before = scan_to
                     if header_version(obj) > CURRENT_SESSION_VERSION:
                         report(
                             number,
