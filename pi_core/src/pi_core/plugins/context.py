@@ -41,6 +41,30 @@ class UITheme(Protocol):
     def underline(self, text: str) -> str: ...
 
 
+class UIThemeInfo(Protocol):
+    """One entry of ``ctx.ui.get_all_themes()``."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def path(self) -> str | None:
+        """The theme's file; ``None`` for a built-in theme."""
+        ...
+
+
+class UIThemeResult(Protocol):
+    """What ``ctx.ui.set_theme`` did."""
+
+    @property
+    def success(self) -> bool: ...
+
+    @property
+    def error(self) -> str | None:
+        """Why nothing changed (``None`` on success)."""
+        ...
+
+
 @runtime_checkable
 class ExtensionUI(Protocol):
     """Dialogs and decorations (spec §5.2). Without a UI dialogs resolve to ``None``/``False`` at once.
@@ -119,6 +143,19 @@ class ExtensionUI(Protocol):
         ...
 
     def set_tools_expanded(self, expanded: bool) -> None: ...
+
+    def get_all_themes(self) -> Sequence[UIThemeInfo]:
+        """The themes there are by name (empty without a terminal UI)."""
+        ...
+
+    def get_theme(self, name: str) -> UITheme | None:
+        """The theme called ``name``, loaded without switching to it; ``None`` if there is none."""
+        ...
+
+    def set_theme(self, theme: str | UITheme) -> UIThemeResult:
+        """Switch to a theme by name (saved as the ``theme`` setting) or to a theme object (for
+        this run only)."""
+        ...
 
     async def custom(self, factory: Callable[..., Any], *, overlay: bool = False) -> Any:
         """Show ``factory(tui, theme, done)``'s component (a prompt-toolkit container, or an

@@ -8,9 +8,11 @@ modes behave.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pi_core.ai.abort import AbortSignal
+from pi_core.plugins.context import UITheme
 
 #: pi's theme colour names with the dark and light palettes (``theme`` setting; ``dark`` is the
 #: default and what an unknown name falls back to).
@@ -60,11 +62,21 @@ THEMES: dict[str, dict[str, str]] = {
 
 class Theme:
     """``ctx.ui.theme``: pi's named colours as terminal text (``fg``/``bg`` wrap ``text`` in 24-bit
-    colour escapes, which the REPL's status line and widgets keep) and as hex (``color``)."""
+    colour escapes, which the REPL's status line and widgets keep) and as hex (``color``).
 
-    def __init__(self, name: str | None = None) -> None:
-        self.name = name if name in THEMES else "dark"
-        self.colors = dict(THEMES[self.name])
+    ``Theme(name)`` is a built-in palette (``dark`` for a name it does not know); with ``colors``
+    (role → ``#rrggbb``) it is a theme of that name, as a theme file makes (``path``)."""
+
+    def __init__(
+        self, name: str | None = None, colors: dict[str, str] | None = None, *, path: str | None = None
+    ) -> None:
+        if colors is None:
+            self.name = name if name in THEMES else "dark"
+            self.colors = dict(THEMES[self.name])
+        else:
+            self.name = name or "custom"
+            self.colors = {**THEMES["dark"], **colors}
+        self.path = path
 
     def color(self, name: str) -> str:
         """The colour ``name`` as ``#rrggbb`` (the theme's ``text`` colour for an unknown name)."""
@@ -86,6 +98,22 @@ class Theme:
 
     def underline(self, text: str) -> str:
         return f"\x1b[4m{text}\x1b[24m"
+
+
+@dataclass(frozen=True)
+class ThemeInfo:
+    """One theme ``get_all_themes`` lists: its name and its file (``None`` for a built-in one)."""
+
+    name: str
+    path: str | None = None
+
+
+@dataclass(frozen=True)
+class ThemeResult:
+    """What ``set_theme`` did: ``success``, else the ``error`` saying why nothing changed."""
+
+    success: bool
+    error: str | None = None
 
 
 def _rgb(hex_colour: str) -> tuple[int, int, int]:
@@ -128,6 +156,15 @@ class NoTerminalParts:
 
     def set_tools_expanded(self, expanded: bool) -> None:
         return None
+
+    def get_all_themes(self) -> list[ThemeInfo]:
+        return []
+
+    def get_theme(self, name: str) -> Theme | None:
+        return None
+
+    def set_theme(self, theme: str | UITheme) -> ThemeResult:
+        return ThemeResult(False, "UI not available")
 
 
 class HeadlessUI(NoTerminalParts):

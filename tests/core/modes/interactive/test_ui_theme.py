@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -132,3 +133,50 @@ def test_headless_ui_has_no_indicator_and_no_expanded_tools() -> None:
     ui.set_working_indicator(["x"], interval_ms=10)
     ui.set_tools_expanded(True)
     assert ui.get_tools_expanded() is False
+
+
+@pytest.mark.parametrize("fullscreen", [False, True], ids=["regular", "fullscreen"])
+async def test_themes_are_listed_loaded_and_switched(
+    fullscreen: bool, repl_factory: Callable[..., Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLORFGBG", "0;15")  # a light terminal
+    themes_dir = tmp_path / "agent" / "themes"
+    themes_dir.mkdir(parents=True)
+    ocean = themes_dir / "ocean.json"
+    ocean.write_text(json.dumps({"name": "ocean", "colors": {"accent": "#0088ff"}}))
+    repl = await repl_factory(fullscreen=fullscreen)
+    await repl.wait_idle_editor()
+    ui = repl.mode.ui
+    assert ui.theme.name == "light"  # no setting: the terminal's appearance
+    listed = [(info.name, info.path) for info in ui.get_all_themes()]
+    assert listed == [("system", None), ("dark", None), ("light", None), ("ocean", str(ocean))]
+    loaded = ui.get_theme("ocean")
+    assert loaded is not None and loaded.color("accent") == "#0088ff" and ui.theme.name == "light"
+    assert ui.get_theme("nope") is None
+    missing = ui.set_theme("nope")
+    assert (missing.success, missing.error) == (False, "Theme not found: nope")
+    switched = ui.set_theme("ocean")
+    assert switched.success and switched.error is None and ui.theme.name == "ocean"
+    saved = json.loads((tmp_path / "agent" / "settings.json").read_text())
+    assert saved["theme"] == "ocean"
+    ui.set_status("mark", ui.theme.fg("accent", "OCEAN"))
+    if fullscreen:
+        footer = repl.mode._footer()  # type: ignore[attr-defined]
+        assert "".join(text for style, text, *_ in footer if "#0088ff" in style) == "OCEAN"
+    else:
+        assert "\x1b[38;2;0;136;255mOCEAN" in (repl.mode._toolbar() or "")
+    assert ui.set_theme(Theme("dark")).success and ui.theme.name == "dark"  # this run only
+    assert json.loads((tmp_path / "agent" / "settings.json").read_text())["theme"] == "ocean"
+    assert ui.set_theme("dark/ocean").success and ui.theme.name == "dark"  # light terminal: first
+    await repl.quit()
+
+
+async def test_without_a_terminal_there_are_no_themes_to_switch() -> None:
+    from pi_core.modes.rpc.ui import RpcExtensionUI
+
+    for ui, error in ((HeadlessUI(), "UI not available"), (RpcExtensionUI(lambda request: None), None)):
+        assert ui.get_all_themes() == [] and ui.get_theme("dark") is None
+        result = ui.set_theme("light")
+        assert not result.success
+        assert result.error == (error or "Theme switching not supported in RPC mode")
+        assert ui.theme.name == "dark"

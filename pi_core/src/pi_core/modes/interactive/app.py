@@ -340,6 +340,10 @@ class InteractiveMode:
             self._completer = completer
         return self._completer
 
+    def theme_changed(self) -> None:
+        """Another theme: what is drawn from now on uses it."""
+        self.invalidate()
+
     def completer_changed(self) -> None:
         self._completer = None
 

@@ -167,6 +167,9 @@ class FullscreenMode(InteractiveMode):
 
         self.transcript.render([Markdown(_MARKDOWN_SAMPLE)], {}, self._view_size[0])
 
+    def theme_changed(self) -> None:
+        self.transcript.relayout()  # plugin rows (header, renderers) are drawn again with it
+
     def terminal_size(self) -> tuple[int, int]:
         app = self._app
         if app is not None:

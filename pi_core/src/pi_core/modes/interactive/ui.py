@@ -18,8 +18,10 @@ from rich.text import Text
 from pi_core.ai.abort import AbortSignal
 from pi_core.modes.interactive.dialogs import ask, yes
 from pi_core.modes.interactive.sanitize import keep_style
+from pi_core.plugins.context import UITheme
 from pi_core.plugins.dispatch import CURRENT_HANDLER
-from pi_core.runtime.ui import Theme
+from pi_core.runtime.ui import Theme, ThemeInfo, ThemeResult
+from pi_core.settings_file import SettingsError
 
 if TYPE_CHECKING:
     from pi_core.modes.interactive.app import InteractiveMode
@@ -39,6 +41,8 @@ class InteractiveUI:
     def __init__(self, mode: InteractiveMode) -> None:
         self._mode = mode
         self._theme: Theme | None = None
+        self._theme_setting: str | None = None
+        self._theme_override: UITheme | None = None
         self.statuses: dict[str, str] = {}
         #: Widgets by key, in the order set: their lines, or (component, plugin) from a factory.
         self.widgets: dict[str, list[str] | tuple[Any, str]] = {}
@@ -64,12 +68,64 @@ class InteractiveUI:
         self.autocomplete: list[tuple[Callable[[Any], Any], str]] = []
 
     @property
-    def theme(self) -> Theme:
-        """The ``theme`` setting's palette (``light`` or ``dark``; anything else: dark)."""
-        name = self._mode.host.session.settings.settings.theme
-        if self._theme is None or self._theme.name != (name if name in ("light", "dark") else "dark"):
-            self._theme = Theme(name)
+    def theme(self) -> UITheme:
+        """The theme the ``theme`` setting names (a ``light/dark`` pair: by the terminal's
+        background), or the one a plugin set for this run; dark when the named one is missing or
+        broken."""
+        if self._theme_override is not None:
+            return self._theme_override
+        setting = self._mode.host.session.settings.settings.theme
+        if self._theme is None or self._theme_setting != setting:
+            from pi_core.runtime import themes
+
+            try:
+                self._theme = themes.load(themes.resolve_setting(setting), self._theme_paths())
+            except themes.ThemeError:
+                self._theme = Theme("dark")
+            self._theme_setting = setting
         return self._theme
+
+    def _theme_paths(self) -> list[str]:
+        return list(self._mode.host.session.resources.theme_paths)
+
+    def get_all_themes(self) -> list[ThemeInfo]:
+        """``system``, ``dark``, ``light`` and the theme files found (``~/.pi/agent/themes``, the
+        project's ``.pi/themes``, the ``themes`` setting, ``--theme``)."""
+        from pi_core.runtime import themes
+
+        return themes.available(self._theme_paths())
+
+    def get_theme(self, name: str) -> Theme | None:
+        from pi_core.runtime import themes
+
+        try:
+            return themes.load(name, self._theme_paths())
+        except themes.ThemeError:
+            return None
+
+    def set_theme(self, theme: str | UITheme) -> ThemeResult:
+        """By name: the ``theme`` setting (global) changes when the theme loads; an object: this
+        run draws with it. Either way what plugins draw from now on uses it."""
+        from pi_core.runtime import themes
+
+        if not isinstance(theme, str):
+            self._theme_override = theme
+            self._mode.theme_changed()
+            return ThemeResult(True)
+        try:
+            themes.load(themes.resolve_setting(theme), self._theme_paths())
+        except themes.ThemeError as error:
+            return ThemeResult(False, str(error))
+        settings = self._mode.host.session.settings
+        if settings.settings.theme != theme:
+            try:
+                settings.set("theme", theme)
+            except SettingsError as error:
+                return ThemeResult(False, str(error))
+        self._theme_override = None
+        self._theme = None
+        self._mode.theme_changed()
+        return ThemeResult(True)
 
     def set_working_message(self, text: str | None = None) -> None:
         self.working_message = text or None

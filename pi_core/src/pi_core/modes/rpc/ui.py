@@ -26,7 +26,8 @@ from pi_core.modes.rpc.ui_protocol import (
     UiRequest,
     UiResponse,
 )
-from pi_core.runtime.ui import NoTerminalParts, Theme
+from pi_core.plugins.context import UITheme
+from pi_core.runtime.ui import NoTerminalParts, Theme, ThemeResult
 
 
 def _new_id() -> str:
@@ -158,6 +159,9 @@ class RpcExtensionUI(NoTerminalParts):
 
     async def custom(self, factory: Callable[..., Any], *, overlay: bool = False) -> Any:
         return None
+
+    def set_theme(self, theme: str | UITheme) -> ThemeResult:
+        return ThemeResult(False, "Theme switching not supported in RPC mode")
 
 
 def _value(response: UiResponse | None) -> str | None:
