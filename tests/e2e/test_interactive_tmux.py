@@ -292,3 +292,33 @@ def test_streaming_answer_is_visible_while_it_grows(pi_env: PiEnv, pane: Pane) -
     later = pane.wait_for("w200")
     assert "w001" in later
     pane.wait_for("w399")
+
+
+def test_repl_asks_what_to_do_with_a_session_whose_folder_is_gone(pi_env: PiEnv) -> None:
+    # pi 1.6.0: continue in this cwd, fork into it, or cancel. Here: fork, then go on in the fork.
+    from tests.e2e.test_sessions_cli import _records, _session_of_a_deleted_folder, _user_texts
+
+    path = _session_of_a_deleted_folder(pi_env)
+    before = path.read_bytes()
+    pi_env.server.add(text_turn("answer in the fork"))
+    pane = start_pane(pi_env, "--session", str(path))
+    try:
+        pane.wait_for(f"Session cwd does not exist: {pi_env.root / 'deleted-project'}")
+        pane.wait_for(f"Fork into {pi_env.project} (new session ID, original kept)")
+        pane.keys("Down")
+        pane.keys("Enter")
+        pane.wait_for_editor()
+        pane.submit("next prompt")
+        pane.wait_for("answer in the fork")
+        pane.keys("C-d")
+        pane.wait_for("PI-EXITED=0")
+    finally:
+        pane.kill()
+    forked = [file for file in pi_env.session_files() if file != path]
+    assert len(forked) == 1
+    assert (_records(forked[0])[0]["cwd"], _records(forked[0])[0]["parentSession"]) == (
+        str(pi_env.project),
+        str(path),
+    )
+    assert _user_texts(forked[0]) == ["old prompt", "next prompt"]
+    assert path.read_bytes() == before

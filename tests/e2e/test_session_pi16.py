@@ -10,7 +10,6 @@ file keeps every line that was in it.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -34,14 +33,26 @@ def test_fixtures_are_there() -> None:
     assert {f"ours_{name}" for name in SCENARIOS} <= set(FILES)
 
 
+def _copy_into(home: Home, fixture: Path, copy: Path, lines: list[str] | None = None) -> str:
+    """Write ``fixture`` (or its ``lines``) to ``copy`` with the header's cwd changed to the
+    project of ``home``: the folder pi ran in is gone, and pi 1.6.0 refuses such a session.
+    Every other byte stays. Returns the text written."""
+    lines = lines if lines is not None else fixture.read_text().splitlines()
+    cwd = json.loads(lines[0])["cwd"]
+    header = lines[0].replace(f'"cwd":{json.dumps(cwd)}', f'"cwd":{json.dumps(str(home.project))}', 1)
+    assert header != lines[0]
+    text = "\n".join([header, *lines[1:]]) + "\n"
+    copy.write_text(text)
+    return text
+
+
 @pytest.mark.parametrize("name", FILES)
 def test_a_session_resumes_with_the_context_pi16_sends(name: str, tmp_path: Path) -> None:
     expected = json.loads((FIXTURES / f"{name}.resume.json").read_text())
-    original = (FIXTURES / f"{name}.jsonl").read_text()
     copy = tmp_path / "session.jsonl"
-    shutil.copyfile(FIXTURES / f"{name}.jsonl", copy)
     with LoopbackLLMServer() as server:
         home = Home(tmp_path / "run", server.base_url("openai-completions"))
+        original = _copy_into(home, FIXTURES / f"{name}.jsonl", copy)
         server.add(text_turn("Resumed."))
         result = home.run(our_pi(), ["--session", str(copy), "-p", "resume check"])
         assert result.returncode == 0, result.stderr
@@ -113,11 +124,11 @@ def test_resume_restores_the_recorded_tools(tmp_path: Path, flags: list[str], de
         message = entry.get("message") or {}
         if message.get("role") == "system" and message.get("toolsAdded"):
             message["toolsAdded"] = [tool for tool in message["toolsAdded"] if tool["name"] == "read"]
-        kept.append(json.dumps(entry))
+        kept.append(json.dumps(entry, separators=(",", ":")))
     copy = tmp_path / "session.jsonl"
-    copy.write_text("\n".join(kept) + "\n")
     with LoopbackLLMServer() as server:
         home = Home(tmp_path / "run", server.base_url("openai-completions"))
+        _copy_into(home, FIXTURES / "tool_call.jsonl", copy, kept)
         server.add(text_turn("Resumed."))
         result = subprocess.run(
             [*our_pi(), *PROVIDER_ARGS, "--session", str(copy), *flags, "-p", "resume check"],

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pytest
 from pi_core.testing import ToolUse, text_turn, tool_turn
 
 if TYPE_CHECKING:
@@ -127,3 +128,41 @@ def test_export_writes_html(pi_env: PiEnv) -> None:
     assert "first session" in page and "made one" in page
     missing = pi_env.run("--export", "nope.jsonl", model=None)
     assert missing.returncode == 1 and "File not found: nope.jsonl" in missing.stderr
+
+
+def _session_of_a_deleted_folder(pi_env: PiEnv) -> Path:
+    """A finished session whose header names a project folder that no longer exists."""
+    path = _session(pi_env, "old prompt", "old answer")
+    records = _records(path)
+    records[0]["cwd"] = str(pi_env.root / "deleted-project")
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    return path
+
+
+def _missing_cwd_message(pi_env: PiEnv, path: Path) -> str:
+    return (
+        f"Stored session working directory does not exist: {pi_env.root / 'deleted-project'}\n"
+        f"Session file: {path}\nCurrent working directory: {pi_env.project}\n"
+    )
+
+
+@pytest.mark.parametrize("mode", [["-p", "hello"], ["--mode", "json", "hello"], ["--mode", "rpc"]])
+def test_a_session_whose_folder_is_gone_is_refused(pi_env: PiEnv, mode: list[str]) -> None:
+    # pi 1.6.0 outside the REPL: the message on stderr, status 1, nothing sent, the file untouched.
+    path = _session_of_a_deleted_folder(pi_env)
+    before = path.read_bytes()
+    result = pi_env.run("--session", str(path), *mode)
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == _missing_cwd_message(pi_env, path)
+    assert pi_env.server.requests == []
+    assert path.read_bytes() == before
+
+
+def test_rpc_switch_session_refuses_a_session_whose_folder_is_gone(pi_env: PiEnv) -> None:
+    path = _session_of_a_deleted_folder(pi_env)
+    client = pi_env.rpc()
+    first = client.call({"type": "get_state"})["data"]["sessionFile"]
+    reply = client.call({"type": "switch_session", "sessionPath": str(path)})
+    assert (reply["success"], reply["error"]) == (False, _missing_cwd_message(pi_env, path).rstrip("\n"))
+    assert client.call({"type": "get_state"})["data"]["sessionFile"] == first  # still the same session
+    assert client.close() == 0

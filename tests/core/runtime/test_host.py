@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -239,3 +240,81 @@ async def test_api_key_flag_applies_to_the_chosen_models_provider(dirs: tuple[Pa
     assert model is not None and host.services.model_registry.has_configured_auth(model)
     assert host.services.model_registry.get_api_key(model) == "sk-flag"
     assert host.diagnostics == []
+
+
+def _session_of_a_deleted_folder(tmp_path: Path) -> Path:
+    from pi_core.ai.messages import AssistantMessage, TextContent, UserMessage
+    from pi_core.session.manager import SessionManager
+
+    gone = tmp_path / "deleted-project"
+    manager = SessionManager.create(str(gone), tmp_path / "old-sessions")
+    manager.append_message(UserMessage(content=[TextContent(text="old prompt")]))
+    manager.append_message(
+        AssistantMessage(
+            content=[TextContent(text="old")], api="openai-completions", provider="loop", model="m1"
+        )
+    )
+    manager.close()
+    return Path(manager.get_session_file() or "")
+
+
+async def test_a_session_whose_cwd_is_gone_is_refused_continued_or_forked(
+    dirs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    from pi_core.runtime.host import MissingSessionCwdError
+
+    path = _session_of_a_deleted_folder(tmp_path)
+    before = path.read_bytes()
+    project = str(dirs[1])
+    with pytest.raises(MissingSessionCwdError) as refused:
+        await RuntimeHost.create(_options(dirs, session=str(path)), _parts())
+    assert str(refused.value) == (
+        f"Stored session working directory does not exist: {tmp_path / 'deleted-project'}\n"
+        f"Session file: {path}\nCurrent working directory: {project}"
+    )
+    assert [label for label, _ in refused.value.choices()] == [
+        f"Continue in {project} (asks again next time)",
+        f"Fork into {project} (new session ID, original kept)",
+    ]
+    # Continue: the same file, run in this cwd; its header still names the old folder.
+    host = await RuntimeHost.create(_options(dirs, session=str(path), missing_cwd="continue"), _parts())
+    manager = host.session.session_manager
+    assert (manager.get_session_file(), manager.get_cwd()) == (str(path), project)
+    assert len(host.session.messages) == 2
+    await host.dispose()
+    assert path.read_bytes() == before
+    # Fork: a new file for this cwd that points back at the original.
+    host = await RuntimeHost.create(_options(dirs, session=str(path), missing_cwd="fork"), _parts())
+    forked = host.session.session_manager
+    assert forked.get_session_file() != str(path) and forked.get_cwd() == project
+    assert len(host.session.messages) == 2
+    await host.dispose()
+    text = await asyncio.to_thread(Path(forked.get_session_file() or "").read_text)
+    header = json.loads(text.splitlines()[0])
+    assert (header["cwd"], header["parentSession"]) == (project, str(path))
+    assert path.read_bytes() == before
+
+
+class SwitchRecorder(SwitchGuard):
+    @hookimpl
+    def session_before_switch(self, event: Any) -> None:
+        self.events.append(f"before_switch:{event.reason}")
+
+
+async def test_switching_to_a_session_whose_cwd_is_gone_is_refused_before_any_hook(
+    dirs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    from pi_core.runtime.host import MissingSessionCwdError
+
+    path = _session_of_a_deleted_folder(tmp_path)
+    guard = SwitchRecorder()
+    host = await RuntimeHost.create(_options(dirs), _parts(guard))
+    await host.bind_mode()
+    first = host.session
+    with pytest.raises(MissingSessionCwdError):
+        await host.switch_session(str(path))
+    assert host.session is first and guard.events == ["start:startup"]
+    assert await host.switch_session(str(path), "continue") is False
+    assert host.session.session_manager.get_cwd() == str(dirs[1])
+    assert guard.events[1:] == ["before_switch:resume", "shutdown:resume", "start:resume"]
+    await host.dispose()

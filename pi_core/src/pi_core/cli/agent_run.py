@@ -14,6 +14,7 @@ import importlib.util
 import os
 import signal
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -25,6 +26,7 @@ from pi_core.cli.run_options import AppMode, RunOptions, check_run_options, run_
 
 if TYPE_CHECKING:
     from pi_core.cli.run import PluginSetup
+    from pi_core.runtime.host import MissingCwdChoice
     from pi_core.runtime.options import PluginParts, PluginReloader, RuntimeOptions, TrustConfirm
 
 
@@ -244,7 +246,7 @@ async def _run(
     setup: PluginSetup, options: RunOptions, app_mode: AppMode, stdin_tty: bool, out: IO[str]
 ) -> int:
     from pi_core.runtime.auth_guidance import no_model_message
-    from pi_core.runtime.host import RuntimeHost, SessionNotFoundError
+    from pi_core.runtime.host import MissingSessionCwdError, RuntimeHost, SessionNotFoundError
 
     cwd = os.getcwd()
     session_path = None
@@ -265,8 +267,17 @@ async def _run(
         click.echo(auth_problem, err=True)
         return 1
     try:
-        host = await RuntimeHost.create(start, plugin_parts(setup))
-    except SessionNotFoundError as error:
+        try:
+            host = await RuntimeHost.create(start, plugin_parts(setup))
+        except MissingSessionCwdError as missing:
+            # As pi 1.6.0: the REPL asks what to do, every other mode refuses the file.
+            if app_mode != "interactive" or not _has_repl():
+                raise
+            choice = await _ask_missing_cwd(missing)
+            if choice is None:
+                return 0
+            host = await RuntimeHost.create(replace(start, missing_cwd=choice), plugin_parts(setup))
+    except (SessionNotFoundError, MissingSessionCwdError) as error:
         click.echo(str(error), err=True)
         return 1
     if options.list_models is not None:
@@ -455,6 +466,15 @@ def _list_models(host: Any, search: str, out: IO[str]) -> None:
     if registry.get_error():
         click.echo(f"Warning: errors loading models.json:\n{registry.get_error()}", err=True)
     out.write(format_model_list(registry.get_available(), search or None, str(docs_path())) + "\n")
+
+
+async def _ask_missing_cwd(missing: Any) -> MissingCwdChoice | None:
+    """Continue or fork a session whose stored cwd is gone (``None``: cancelled), from a list."""
+    from pi_core.modes.interactive.picker import pick
+
+    choices = missing.choices()
+    index = await pick(missing.question, [label for label, _ in choices] + ["Cancel"], numbered=False)
+    return None if index is None or index >= len(choices) else choices[index][1]
 
 
 async def _pick_session(options: RunOptions, cwd: str, *, arrows: bool = False) -> str | None:

@@ -46,6 +46,8 @@ NOT_SAVED = "This session has not been saved yet. Send a message before cloning 
 
 __all__ = [
     "Diagnostic",
+    "MissingCwdChoice",
+    "MissingSessionCwdError",
     "PluginParts",
     "RuntimeHost",
     "RuntimeOptions",
@@ -63,6 +65,66 @@ StartReason = Literal["startup", "reload", "new", "resume", "fork"]
 class SessionNotFoundError(LookupError):
     def __init__(self, arg: str) -> None:
         super().__init__(f"No session found matching '{arg}'")
+
+
+MissingCwdChoice = Literal["refuse", "continue", "fork"]
+
+#: The choices offered for a session whose stored cwd is gone, by label ("Cancel" is the third).
+MISSING_CWD_CHOICES: tuple[tuple[str, MissingCwdChoice], ...] = (
+    ("Continue in {cwd} (asks again next time)", "continue"),
+    ("Fork into {cwd} (new session ID, original kept)", "fork"),
+)
+
+
+class MissingSessionCwdError(RuntimeError):
+    """A session file whose recorded working directory no longer exists (pi 1.6.0 refuses it)."""
+
+    def __init__(self, session_file: str, session_cwd: str, fallback_cwd: str) -> None:
+        self.session_file = session_file
+        self.session_cwd = session_cwd
+        self.fallback_cwd = fallback_cwd
+        super().__init__(
+            f"Stored session working directory does not exist: {session_cwd}\n"
+            f"Session file: {session_file}\nCurrent working directory: {fallback_cwd}"
+        )
+
+    @property
+    def question(self) -> str:
+        """The title of the choice the REPL offers."""
+        return f"Session cwd does not exist: {self.session_cwd}"
+
+    def choices(self) -> list[tuple[str, MissingCwdChoice]]:
+        """The labels and what each one does (without the cancel row)."""
+        return [(label.format(cwd=self.fallback_cwd), choice) for label, choice in MISSING_CWD_CHOICES]
+
+
+def missing_session_cwd(path: str | Path, fallback_cwd: str) -> MissingSessionCwdError | None:
+    """The refusal for a session file whose header records a cwd that is gone, else ``None``
+    (only the header line is read)."""
+    from pi_core.session.manager import peek_header_cwd
+
+    stored = peek_header_cwd(Path(path))
+    if stored is None or os.path.isdir(stored):
+        return None
+    return MissingSessionCwdError(os.path.abspath(path), stored, fallback_cwd)
+
+
+def open_session_file(
+    path: str | Path, session_dir: str | None, fallback_cwd: str, choice: MissingCwdChoice = "refuse"
+) -> Any:
+    """Open a session file, minding the cwd its header records: when that folder is gone, refuse
+    (raise :class:`MissingSessionCwdError`), open it in ``fallback_cwd`` (``continue``; the file
+    keeps its header) or fork it into ``fallback_cwd`` (``fork``), as pi 1.6.0 does."""
+    from pi_core.session.manager import SessionManager
+
+    missing = missing_session_cwd(path, fallback_cwd)
+    if missing is None:
+        return SessionManager.open(path, session_dir)
+    if choice == "continue":
+        return SessionManager.open(path, session_dir, cwd_override=fallback_cwd)
+    if choice == "fork":
+        return SessionManager.fork_from(path, fallback_cwd, session_dir)
+    raise missing
 
 
 def resolve_session_arg(arg: str, cwd: str, session_dir: str | None) -> Path:
@@ -94,13 +156,14 @@ def _session_manager(options: RuntimeOptions) -> tuple[Any, list[Diagnostic]]:
         return SessionManager.fork_from(source, options.cwd, options.session_dir, session_id=wanted_id), notes
     if options.session:
         path = resolve_session_arg(options.session, options.cwd, options.session_dir)
-        return SessionManager.open(path, options.session_dir), notes
+        return open_session_file(path, options.session_dir, options.cwd, options.missing_cwd), notes
     if options.continue_recent:
         return SessionManager.continue_recent(options.cwd, options.session_dir), notes
     if wanted_id:
         for info in SessionManager.list_sessions(options.cwd, options.session_dir):
             if info.id == wanted_id:
-                return SessionManager.open(info.path, options.session_dir), notes
+                manager = open_session_file(info.path, options.session_dir, options.cwd, options.missing_cwd)
+                return manager, notes
         notes.append(
             Diagnostic(
                 "warning",
@@ -407,13 +470,18 @@ class RuntimeHost:
         await self._replace(manager, "new", setup)
         return False
 
-    async def switch_session(self, path: str) -> bool:
-        """Open another session file; returns whether a plugin cancelled."""
+    async def switch_session(self, path: str, missing_cwd: MissingCwdChoice = "refuse") -> bool:
+        """Open another session file; returns whether a plugin cancelled.
+
+        A file whose stored cwd is gone raises :class:`MissingSessionCwdError` before any hook
+        runs, unless ``missing_cwd`` says to continue it in this cwd or to fork it here.
+        """
+        missing = await asyncio.to_thread(missing_session_cwd, path, self.services.cwd)
+        if missing is not None and missing_cwd == "refuse":
+            raise missing
         if await self._before_switch("resume", path):
             return True
-        from pi_core.session.manager import SessionManager
-
-        manager = await asyncio.to_thread(SessionManager.open, path)
+        manager = await asyncio.to_thread(open_session_file, path, None, self.services.cwd, missing_cwd)
         await self._replace(manager, "resume")
         return False
 

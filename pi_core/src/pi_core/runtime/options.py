@@ -55,6 +55,9 @@ class RuntimeOptions:
     append_system_prompt: Sequence[str] | None = None
     #: ``--trust-project``: the project's code and program settings apply for this run.
     trust_project: bool = False
+    #: A session whose stored cwd is gone: refuse it (``MissingSessionCwdError``), continue it in
+    #: ``cwd`` (the file is left as it is, so the question comes again next time), or fork it there.
+    missing_cwd: Literal["refuse", "continue", "fork"] = "refuse"
 
 
 @dataclass(frozen=True)

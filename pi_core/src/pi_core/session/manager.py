@@ -150,7 +150,7 @@ class SessionManager:
         resolved = Path(os.path.abspath(path))
         cwd = cwd_override
         if cwd is None:
-            cwd = _peek_header_cwd(resolved) or os.getcwd()
+            cwd = peek_header_cwd(resolved) or os.getcwd()
         directory = Path(session_dir) if session_dir else resolved.parent
         return cls(cwd, directory, resolved, True, fsync=fsync)
 
@@ -995,7 +995,7 @@ def _sort_time(timestamp: str) -> float:
     return iso_to_ms(timestamp)
 
 
-def _peek_header_cwd(path: Path) -> str | None:
+def peek_header_cwd(path: Path) -> str | None:
     """The ``cwd`` of a file's header without loading the whole file."""
     try:
         with path.open("rb") as handle:

@@ -10,7 +10,7 @@ from typing import Any
 
 from pi_core.session.manager import SessionManager
 
-HEADER = '{"type":"session","version":3,"id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/x"}'
+HEADER = '{"type":"session","version":3,"id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}'
 USAGE = {
     "input": 1,
     "output": 2,

@@ -77,11 +77,27 @@ class SessionCommands(CommandBase):
         if index is None:
             return
         target = sessions[index].path
-        if await self.mode.host.switch_session(target):
+        from pi_core.runtime.host import MissingSessionCwdError
+
+        try:
+            cancelled = await self.mode.host.switch_session(target)
+            done = f"Resumed {target}"
+        except MissingSessionCwdError as missing:
+            # As pi 1.6.0: continue it here (the file is not changed) or fork it into this cwd.
+            choices = missing.choices()
+            labels = [label for label, _ in choices] + ["Cancel"]
+            picked = await self.mode.pick(missing.question, labels, numbered=False)
+            if picked is None or picked >= len(choices):
+                self._info("Resume cancelled")
+                return
+            choice = choices[picked][1]
+            cancelled = await self.mode.host.switch_session(target, choice)
+            done = f"Resumed session in {missing.fallback_cwd}" if choice == "continue" else "Forked session"
+        if cancelled:
             self._warn("A plugin cancelled the switch")
             return
         self.mode.redraw()
-        self._info(f"Resumed {target}")
+        self._info(done)
 
     async def _rename_session(self, path: str) -> None:
         from pi_core.session.manager import SessionManager
