@@ -105,6 +105,40 @@ async def test_file_tracking_accumulates_across_two_compactions(branch: Any, scr
     assert f"<previous-summary>\n{result.summary}\n</previous-summary>" in scripted.prompt_text(1)
 
 
+async def test_file_tracking_counts_the_calls_a_tool_made_itself(branch: Any, scripted: Any) -> None:
+    # pi 1.6.0 reads the nestedCalls record of a tool result (calls made through ctx.execute_tool)
+    # as if the model had made them; a call whose arguments were too large to keep has no path.
+    # Branch summaries skip tool results, but (unlike pi) still count their nested calls.
+    from pi_builtin_compaction.branch import prepare_branch_entries
+    from pi_core.ai.messages import NestedCall, NestedCalls, ToolResultMessage
+
+    nested = NestedCalls(
+        calls=[
+            NestedCall(id="n1", name="read", status="ok", arguments={"path": "lib/util.py"}),
+            NestedCall(id="n2", name="edit", status="ok", arguments={"path": "lib/core.py", "edits": []}),
+            NestedCall(id="n3", name="write", status="error", arguments={"path": "out.txt"}),
+            NestedCall(id="n4", name="write", arguments_bytes=90000),
+            NestedCall(id="n5", name="bash", status="ok", arguments={"command": "ls", "path": "x"}),
+        ],
+        complete=False,
+    )
+    branch.user("U1", "u" * 40, parent=None)
+    branch.assistant("A1", calls=[("script", {"code": "..."})])
+    result = ToolResultMessage(
+        tool_call_id="A1-call", tool_name="script", content=[TextContent(text="done")], nested_calls=nested
+    )
+    branch._add(MessageEntry, "R1", True, message=result)
+    branch.user("U2", "v" * 800)
+    preparation = prepare_compaction(branch.path(), CompactionSettings(keep_recent_tokens=100))
+    assert preparation is not None and preparation.first_kept_entry_id == "U2"
+    summary = await compact(preparation, scripted.say("ONE"), AbortController().signal)
+    assert summary.details == {"readFiles": ["lib/util.py"], "modifiedFiles": ["lib/core.py", "out.txt"]}
+    assert prepare_branch_entries(branch.path()).file_ops.file_lists() == (
+        ["lib/util.py"],
+        ["lib/core.py", "out.txt"],
+    )
+
+
 async def test_hook_made_compaction_is_not_a_file_tracking_seed(branch: Any) -> None:
     branch.user("U1", "u" * 400, parent=None)
     branch.compaction("C1", "by a plugin", "U1", details={"readFiles": ["secret.txt"]}, from_hook=True)

@@ -55,6 +55,9 @@ def prepare_branch_entries(entries: Sequence[Any], token_budget: int = 0) -> Bra
     for entry in reversed(entries):
         message = message_for_branch_summary(entry)
         if message is None:
+            if entry.type == "message" and entry.message.role == "toolResult":
+                # Not summarized, but the files its tool touched itself count (pi 1.6.0 skips them).
+                selected.file_ops.add_from_message(entry.message)
             continue
         selected.file_ops.add_from_message(message)
         tokens = estimate_tokens(message)

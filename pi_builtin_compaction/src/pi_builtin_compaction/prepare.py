@@ -50,6 +50,8 @@ def _collect(branch: Sequence[Any], start: int, end: int, file_ops: FileOperatio
             kind = type(message)
             if kind is AssistantMessage or (kind not in _NOT_ASSISTANT and message.role == "assistant"):
                 track(message)
+            elif kind is ToolResultMessage and message.nested_calls is not None:
+                track(message)  # the calls its tool made itself (ctx.execute_tool)
         else:
             # custom_message / branch_summary become user-like messages; they carry no tool calls.
             synthesized = message_for_compaction(entry)

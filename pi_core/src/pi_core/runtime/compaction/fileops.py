@@ -36,7 +36,15 @@ class FileOperations(PiModel):
             self.edited.update(path for path in modified if isinstance(path, str))
 
     def add_from_message(self, message: AgentMessage) -> None:
-        """Record the file operations of an assistant message's tool calls."""
+        """Record the file operations of an assistant message's tool calls, or of the calls a
+        tool made itself (a tool result's ``nestedCalls``, as pi 1.6.0 counts them)."""
+        if message.role == "toolResult":
+            nested = message.nested_calls
+            if nested is not None:
+                for call in nested.calls:
+                    if isinstance(call.arguments, dict):
+                        self._add(call.name, call.arguments.get("path"))
+            return
         if message.role != "assistant":
             return
         block: Any
@@ -44,16 +52,17 @@ class FileOperations(PiModel):
             kind = type(block)  # pi's own blocks by class: spares a dictionary read per block
             if kind is not ToolCall and (kind in _NOT_TOOL_CALL or block.type != "toolCall"):
                 continue
-            path = block.arguments.get("path")
-            if not isinstance(path, str) or not path:
-                continue
-            name = block.name
-            if name == "read":
-                self.read.add(path)
-            elif name == "write":
-                self.written.add(path)
-            elif name == "edit":
-                self.edited.add(path)
+            self._add(block.name, block.arguments.get("path"))
+
+    def _add(self, tool_name: str, path: Any) -> None:
+        if not isinstance(path, str) or not path:
+            return
+        if tool_name == "read":
+            self.read.add(path)
+        elif tool_name == "write":
+            self.written.add(path)
+        elif tool_name == "edit":
+            self.edited.add(path)
 
     def file_lists(self) -> tuple[list[str], list[str]]:
         """``(readFiles, modifiedFiles)``: modified = edited ∪ written; read = read − modified; sorted."""
