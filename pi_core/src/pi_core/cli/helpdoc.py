@@ -109,6 +109,8 @@ ENVIRONMENT: tuple[tuple[str, str], ...] = (
     ("PI_HARDWARE_CURSOR", "1: show the terminal's cursor (default: off; setting showHardwareCursor wins)"),
     ("PI_CLEAR_ON_SHRINK", "1: clear rows the REPL no longer uses (default: off; setting "
      "terminal.clearOnShrink wins)"),
+    ("PI_TUI_ESC_TIMEOUT", "milliseconds the REPL waits after a lone Esc byte for the rest of a key "
+     "(default: 10, 100 over SSH)"),
     ("PI_BUILTIN_TOOLS_NO_RG", "1: grep and find use their Python code, not rg/fd (default: off)"),
 )  # fmt: skip
 

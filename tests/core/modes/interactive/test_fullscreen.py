@@ -219,3 +219,43 @@ async def test_a_mouse_drag_selects_characters_and_copies_them(
         f"{len(expected)} character(s)" in mode._flash[1] or "No clipboard" in mode._flash[1]
     )
     assert await repl.quit() == 0
+
+
+async def test_what_an_abort_prints_is_drawn_at_once(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    """Output is drawn at most every REDRAW_INTERVAL; the answer to Esc is not kept waiting."""
+    pi_llm_server.add(Turn(blocks=[Text("streaming " * 600, chunks=300)], delay=0.03))
+    repl = await repl_factory(fullscreen=True)
+    mode = repl.mode
+    assert isinstance(mode, FullscreenMode)
+    await repl.submit("a long story")
+    await repl.until(lambda: "streaming" in mode.renderer.pending_text(), 10)
+    app = mode._app
+    assert app is not None
+    redraws: list[str] = []
+    real_invalidate = app.invalidate
+
+    def invalidate() -> None:
+        redraws.append("now")
+        real_invalidate()
+
+    app.invalidate = invalidate  # type: ignore[method-assign]
+    appended: list[tuple[str, bool]] = []
+    real_change = mode.transcript.on_change
+
+    def on_change() -> None:
+        before = len(redraws)
+        real_change()
+        last = mode.transcript.blocks[-1].source_text() if mode.transcript.blocks else ""
+        appended.append((last or "", len(redraws) > before))
+
+    mode.transcript.on_change = on_change
+    repl.send(ESC)
+    await repl.wait_for("Operation aborted", 5)
+    await repl.idle()
+    assert ("Operation aborted", True) in appended
+    appended.clear()
+    mode.console.print("later output")
+    assert appended == [("later output", False)]  # paced again once the abort is over
+    await repl.quit()

@@ -7,7 +7,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pi_core.modes.interactive.app import ESCAPE_WAIT, _git_branch
+from pi_core.modes.interactive.app import (
+    OUTPUT_PAUSE,
+    SEQUENCE_WAIT,
+    _git_branch,
+    escape_wait,
+    output_above_editor,
+)
 from pi_core.modes.interactive.sanitize import sanitize
 from pi_core.testing import LoopbackLLMServer, ToolUse, text_turn, tool_turn
 
@@ -27,8 +33,30 @@ def test_sanitize_removes_every_kind_of_control_sequence() -> None:
     assert sanitize("ünïcode ✓ 字") == "ünïcode ✓ 字"
 
 
-def test_escape_is_not_held_back() -> None:
-    assert ESCAPE_WAIT <= 0.02
+def test_escape_waits_as_pi_does(monkeypatch: Any) -> None:
+    """10 ms for the rest of an escape sequence, 100 ms over SSH, PI_TUI_ESC_TIMEOUT (ms) first;
+    the key processor adds no wait of its own after Esc."""
+    for name in ("PI_TUI_ESC_TIMEOUT", "SSH_CONNECTION", "SSH_TTY"):
+        monkeypatch.delenv(name, raising=False)
+    assert escape_wait() == 0.01
+    monkeypatch.setenv("SSH_CONNECTION", "10.0.0.1 50000 10.0.0.2 22")
+    assert escape_wait() == 0.1
+    monkeypatch.setenv("PI_TUI_ESC_TIMEOUT", "250")
+    assert escape_wait() == 0.25
+    for bad in ("soon", "0", "-5", "inf"):
+        monkeypatch.setenv("PI_TUI_ESC_TIMEOUT", bad)
+        assert escape_wait() == 0.1
+    assert SEQUENCE_WAIT == 0
+
+
+def test_output_above_the_editor_is_written_without_a_long_pause() -> None:
+    import sys
+
+    before = sys.stdout, sys.stderr
+    with output_above_editor() as proxy:
+        assert sys.stdout is proxy and sys.stderr is proxy
+        assert proxy.sleep_between_writes == OUTPUT_PAUSE <= 0.05
+    assert (sys.stdout, sys.stderr) == before
 
 
 def test_git_branch_read_from_head(tmp_path: Any) -> None:

@@ -2,8 +2,8 @@
 
 A prompt starts a run as a background task and the editor comes straight back: Enter then steers
 the run, Alt+Enter queues a follow-up, Esc or Ctrl+C aborts it. Output goes through a rich console;
-on a real terminal ``patch_stdout`` keeps it above the editor. Plugin dialogs pause the editor
-(``dialog``) and hand it back with its text afterwards.
+on a real terminal a stdout proxy (:func:`output_above_editor`) keeps it above the editor. Plugin
+dialogs pause the editor (``dialog``) and hand it back with its text afterwards.
 """
 
 from __future__ import annotations
@@ -11,10 +11,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import sys
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar, cast
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import Completer, DynamicCompleter
@@ -24,7 +25,7 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import DynamicKeyBindings, KeyBindings, KeyPress
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.output import Output
-from prompt_toolkit.patch_stdout import patch_stdout
+from prompt_toolkit.patch_stdout import StdoutProxy
 from rich.console import Console
 from rich.text import Text
 
@@ -49,8 +50,17 @@ T = TypeVar("T")
 #: What the editor returns when a dialog took the terminal over (the text is kept and restored).
 _PAUSED = "\x00paused"
 HISTORY_FILE = "prompt-history"
-#: Seconds to wait after Esc for the rest of a key sequence before taking it as Esc alone.
-ESCAPE_WAIT = 0.015
+#: Seconds the input parser waits after an Esc byte for the rest of an escape sequence, on a
+#: local terminal and over SSH (where the bytes of one key may arrive apart); pi 1.6.0's waits.
+ESCAPE_WAIT = 0.010
+SSH_ESCAPE_WAIT = 0.100
+#: Seconds the key processor waits after a complete key for the next one of a longer binding
+#: (Alt+X is Esc then X). None at all: our only longer bindings are Alt ones, whose bytes a terminal
+#: sends in one write, so the parser has both keys at once, or took Esc alone already.
+SEQUENCE_WAIT = 0.0
+#: Seconds between two writes above the editor (each one redraws the editor below it): output
+#: arriving meanwhile goes in the next write, as the fullscreen mode paces its redraws.
+OUTPUT_PAUSE = 0.03
 #: Laid out once while the first prompt is typed: paragraphs, emphasis, a list, inline code (a
 #: fenced block would import pygments, a 0.1 s step the loop cannot split).
 _MARKDOWN_SAMPLE = "Ready *to* **go**:\n\n- one `two`\n"
@@ -270,7 +280,7 @@ class InteractiveMode:
             self.start_task(self._prompt_sequence(initial, images, messages))
         self._start_editor()
         self.refresh_status()
-        context = patch_stdout(raw=True) if self._own_terminal else contextlib.nullcontext()
+        context = output_above_editor() if self._own_terminal else contextlib.nullcontext()
         with context:
             while not self._quit:
                 text = await self._read()
@@ -661,9 +671,9 @@ class InteractiveMode:
         # Esc alone aborts at once. Two waits could hold it back: the input parser's for the rest
         # of an escape sequence (ttimeoutlen) and the key processor's for a longer binding that
         # starts with Esc, such as Alt+Enter (timeoutlen, 1 s by default). A terminal sends the
-        # bytes of one key in one write, so a few milliseconds are enough for both.
-        session.app.ttimeoutlen = ESCAPE_WAIT
-        session.app.timeoutlen = ESCAPE_WAIT
+        # bytes of one key in one write: a few milliseconds for the first, none for the second.
+        session.app.ttimeoutlen = escape_wait()
+        session.app.timeoutlen = SEQUENCE_WAIT
         self._tap_input(session.app)
         return session
 
@@ -807,6 +817,34 @@ class InteractiveMode:
 
     def _print_footer(self) -> None:
         self.console.print(Text(self.footer_text(), style="dim"))
+
+
+@contextlib.contextmanager
+def output_above_editor() -> Iterator[StdoutProxy]:
+    """``sys.stdout``/``sys.stderr`` through prompt-toolkit's proxy, which writes above the editor,
+    pausing :data:`OUTPUT_PAUSE` between writes (prompt-toolkit's ``patch_stdout`` pauses 0.2 s:
+    an abort's "Operation aborted" waited behind the answer's last block for that long)."""
+    with StdoutProxy(raw=True, sleep_between_writes=OUTPUT_PAUSE) as proxy:
+        original = sys.stdout, sys.stderr
+        sys.stdout = sys.stderr = cast(TextIO, proxy)
+        try:
+            yield proxy
+        finally:
+            sys.stdout, sys.stderr = original
+
+
+def escape_wait() -> float:
+    """Seconds to wait after an Esc byte: ``PI_TUI_ESC_TIMEOUT`` (milliseconds) when it is a
+    positive number, else :data:`SSH_ESCAPE_WAIT` in an SSH session, else :data:`ESCAPE_WAIT`."""
+    try:
+        configured = float(os.environ.get("PI_TUI_ESC_TIMEOUT", ""))
+    except ValueError:
+        configured = 0.0
+    if configured > 0 and configured != float("inf"):
+        return configured / 1000
+    if os.environ.get("SSH_CONNECTION") or os.environ.get("SSH_TTY"):
+        return SSH_ESCAPE_WAIT
+    return ESCAPE_WAIT
 
 
 def _usage_parts(stats: Any) -> list[str]:

@@ -53,7 +53,7 @@ from prompt_toolkit.utils import get_cwidth
 from rich.markdown import Markdown
 from rich.text import Text
 
-from pi_core.modes.interactive.app import ESCAPE_WAIT, InteractiveMode, _default_history
+from pi_core.modes.interactive.app import SEQUENCE_WAIT, InteractiveMode, _default_history, escape_wait
 from pi_core.modes.interactive.transcript import Block, Line, Transcript, TranscriptConsole
 
 if TYPE_CHECKING:
@@ -123,6 +123,8 @@ class FullscreenMode(InteractiveMode):
         #: The interval is over: the next redraw lays the streaming block out again.
         self._live_ready = False
         self._redraw_timer: asyncio.TimerHandle | None = None
+        #: An abort (Esc, Ctrl+C) is under way: its output is drawn without the output pacing.
+        self._aborting_now = False
         self._live_timer: asyncio.TimerHandle | None = None
         self._shown_rows: list[Line] = []
         #: A mouse drag over the transcript: (row on screen, column) where it began and is now.
@@ -237,8 +239,8 @@ class FullscreenMode(InteractiveMode):
             output=self.terminal["output"],
         )
         # Esc alone aborts at once (see InteractiveMode._make_editor).
-        app.ttimeoutlen = ESCAPE_WAIT
-        app.timeoutlen = ESCAPE_WAIT
+        app.ttimeoutlen = escape_wait()
+        app.timeoutlen = SEQUENCE_WAIT
         return app
 
     def _line_prefix(self, line: int, wrap: int) -> StyleAndTextTuples:
@@ -495,9 +497,18 @@ class FullscreenMode(InteractiveMode):
 
     def invalidate(self) -> None:
         """Redraw soon: output (tokens, tool updates, plugin statuses) is drawn at most every
-        ``REDRAW_INTERVAL``, so that a key — which redraws at once — never waits behind it."""
+        ``REDRAW_INTERVAL``, so that a key — which redraws at once — never waits behind it.
+        While an abort is under way what it prints is the answer to a key, drawn at once too."""
         app = self._app
-        if app is None or not app.is_running or self._redraw_timer is not None:
+        if app is None or not app.is_running:
+            return
+        if self._aborting_now:
+            if self._redraw_timer is not None:
+                self._redraw_timer.cancel()
+                self._redraw_timer = None
+            app.invalidate()
+            return
+        if self._redraw_timer is not None:
             return
         loop = asyncio.get_running_loop()
         self._redraw_timer = loop.call_later(REDRAW_INTERVAL, self._redraw_due)
@@ -507,6 +518,13 @@ class FullscreenMode(InteractiveMode):
         app = self._app
         if app is not None and app.is_running:
             app.invalidate()
+
+    async def abort(self) -> None:
+        self._aborting_now = True
+        try:
+            await super().abort()
+        finally:
+            self._aborting_now = False
 
     def request_quit(self) -> None:
         self._quit = True
