@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pi_core.ai.messages import AssistantMessage, TextContent, UserMessage
+from pi_core.ai.messages import AssistantMessage, SystemMessage, TextContent, UserMessage
 from pi_core.plugins import events as ev
 from pi_core.plugins.combine import EVENT_HOOKS
 from pi_core.plugins.context import ProjectTrustContext
@@ -129,6 +129,9 @@ def sample_event(hook: str, pi: PiSession) -> Any:
         "message_update": lambda: ev.MessageUpdateEvent(message=_assistant("do")),
         "message_end": lambda: ev.MessageEndEvent(message=_assistant("the password is hunter2")),
         "context": lambda: ev.ContextEvent(messages=[UserMessage(content="hi")]),
+        "context_with_system": lambda: ev.ContextWithSystemEvent(
+            messages=[SystemMessage(content="You are pi."), UserMessage(content="hi")]
+        ),
         "before_provider_request": lambda: ev.BeforeProviderRequestEvent(payload={"model": "m"}),
         "after_provider_response": lambda: ev.AfterProviderResponseEvent(
             status=200, headers={"x-ratelimit-remaining": "7"}

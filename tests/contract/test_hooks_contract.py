@@ -22,12 +22,12 @@ V0731_EVENTS = {
     "tool_execution_start", "tool_call", "tool_execution_update", "tool_result", "tool_execution_end",
     "model_select", "thinking_level_select", "user_bash",
 }  # fmt: skip
-#: pi 1.6.0's new events that apply here (context_with_system and cache_warming_decision are
-#: not implemented: docs/porting.md says why).
+#: pi 1.6.0's new events that apply here (cache_warming_decision is not implemented:
+#: docs/porting.md says why).
 V16_EVENTS = {
     "agent_before_settle", "agent_settled", "session_compact_failed", "session_info_changed",
     "ui_prompt_start", "ui_prompt_end", "before_provider_headers", "provider_stream_event",
-    "mcp_servers_change", "project_trust",
+    "mcp_servers_change", "project_trust", "context_with_system",
 }  # fmt: skip
 PI_EVENTS = V0731_EVENTS | V16_EVENTS
 SPEC_FUNCTIONS = [

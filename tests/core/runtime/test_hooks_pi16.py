@@ -249,3 +249,64 @@ async def test_hook_mcp_servers_change(
             [("time", "other")],
         ]
         assert [s.config for s in mine.get_mcp_servers()] == [{"command": "mcp-server-time"}]
+
+
+class SystemEditor:
+    """``context_with_system``: rewrites the prompt, hides a tool, keeps the last user message."""
+
+    def __init__(self) -> None:
+        self.heads: list[Any] = []
+
+    @hookimpl
+    def context_with_system(self, event: ev.ContextWithSystemEvent) -> dict[str, Any]:
+        from pi_core.ai.messages import SystemMessage, ToolReference
+
+        head, *rest = event.messages
+        assert isinstance(head, SystemMessage)
+        self.heads.append((head.content, [t.name for t in head.tools_added or []]))
+        patch = SystemMessage(
+            content="", sections={"rule": "Answer in French."}, tools_removed=[ToolReference(name="bash")]
+        )
+        users = [m for m in rest if m.role == "user"]
+        return {"messages": [head, patch, users[-1]]}
+
+
+class HeadDropper:
+    @hookimpl
+    def context_with_system(self, event: ev.ContextWithSystemEvent) -> dict[str, Any]:
+        return {"messages": event.messages[1:]}
+
+
+async def test_hook_context_with_system(pi_llm_server: LoopbackLLMServer, tmp_path: Path) -> None:
+    editor = SystemEditor()
+    pi_llm_server.add(text_turn("one"), text_turn("two"))
+    async with PiSession(pi_llm_server, tmp_path, plugins=[editor], builtin_tools=True) as pi:
+        prompt = pi.session.system_prompt
+        await pi.prompt("first")
+        await pi.prompt("second")
+        body = pi.requests[-1].body
+        system = body["messages"][0]
+        assert system["role"] == "system" and system["content"] == f"{prompt}\n\nAnswer in French."
+        assert [m["role"] for m in body["messages"][1:]] == ["user"]
+        assert "second" in str(body["messages"][1]["content"])
+        sent = [tool["function"]["name"] for tool in body["tools"]]
+        assert "bash" not in sent and "read" in sent
+        # The head is the request as it would have been: the session's prompt and every tool.
+        assert editor.heads[-1][0] == prompt and "bash" in editor.heads[-1][1]
+        # For the request only: the session keeps its messages and tools.
+        assert [m.role for m in pi.session.messages if m.role != "system"] == ["user", "assistant"] * 2
+        assert "bash" in [t.name for t in pi.session.agent.state.tools]
+
+
+async def test_context_with_system_without_its_head_is_reported_and_sent_bare(
+    pi_llm_server: LoopbackLLMServer, tmp_path: Path
+) -> None:
+    pi_llm_server.add(text_turn("one"))
+    async with PiSession(
+        pi_llm_server, tmp_path, plugins=[HeadDropper()], builtin_tools=True, strict=False
+    ) as pi:
+        await pi.prompt("first")
+        body = pi.requests[-1].body
+        assert [m["role"] for m in body["messages"]] == ["user"] and "tools" not in body
+        [error] = pi.errors
+        assert error.hook == "context_with_system" and "no system message at index 0" in str(error.error)

@@ -151,6 +151,15 @@ def default_convert_to_llm(messages: Sequence[AgentMessage]) -> list[LlmMessage]
 
 
 @dataclass
+class RequestParts:
+    """What one provider request is made of, before the messages are converted for the LLM."""
+
+    messages: list[AgentMessage]
+    system_prompt: str
+    tools: list[ToolSpec]
+
+
+@dataclass
 class AgentLoopConfig:
     """Everything a run needs besides the context. Callbacks may be sync or async."""
 
@@ -170,6 +179,9 @@ class AgentLoopConfig:
     cache_retention: CacheRetention | None = None
     #: Rewrite the agent messages before each provider call (the ``context`` hook).
     transform_context: Callable[[list[AgentMessage], AbortSignal | None], Any] | None = None
+    #: After ``transform_context``: ``(messages, system_prompt, tools, signal)`` of the request
+    #: → a replacement ``RequestParts`` or ``None`` (the ``context_with_system`` hook).
+    transform_request: Callable[[RequestParts, AbortSignal | None], Any] | None = None
     #: Resolve the API key per call (expiring tokens); falls back to ``api_key``.
     get_api_key: Callable[[str], Any] | None = None
     get_steering_messages: MessageSource | None = None
@@ -412,11 +424,14 @@ async def _stream_assistant_response(
     messages: list[AgentMessage] = current.messages
     if config.transform_context is not None:
         messages = list(await _maybe(config.transform_context(messages, signal)))
-    llm_messages = list(await _maybe(config.convert_to_llm(messages)))
+    parts = RequestParts(messages, current.system_prompt, tool_specs(current.tools))
+    if config.transform_request is not None:
+        parts = await _maybe(config.transform_request(parts, signal)) or parts
+    llm_messages = list(await _maybe(config.convert_to_llm(parts.messages)))
     llm_context = Context(
-        system_prompt=current.system_prompt or None,
+        system_prompt=parts.system_prompt or None,
         messages=llm_messages,
-        tools=tool_specs(current.tools) if current.tools else None,
+        tools=parts.tools or None,
     )
     api_key = None
     if config.get_api_key is not None:

@@ -40,6 +40,8 @@ from pi_core.plugins.events import (
     BeforeProviderRequestResult,
     ContextEvent,
     ContextResult,
+    ContextWithSystemEvent,
+    ContextWithSystemResult,
     ContributedPath,
     InputEvent,
     InputResult,
@@ -402,6 +404,26 @@ async def _context(d: Dispatcher, h: list[_Handler], info: HookInfo, event: Any,
     return await _chain_field(d, h, info, event, ctx, "messages")
 
 
+async def _context_with_system(d: Dispatcher, h: list[_Handler], info: HookInfo, event: Any, ctx: Any) -> Any:
+    """CHAIN over ``messages``; a handler that leaves no system message at index 0 is told so."""
+    changed = False
+    for handler in h:
+        had_head = bool(event.messages) and getattr(event.messages[0], "role", None) == "system"
+        result = await d._run(handler, info, event, ctx)
+        if result is None or isinstance(result, _Fail) or result.messages is None:
+            continue
+        event.messages = list(result.messages)
+        changed = True
+        if had_head and (not event.messages or getattr(event.messages[0], "role", None) != "system"):
+            error = ValueError(
+                "context_with_system result has no system message at index 0, so the request "
+                "carries no system prompt and no tools; keep the first message (or put "
+                "current_system_message() of what you dropped there)"
+            )
+            d.report(handler.plugin, info.name, error, location=handler.location)
+    return ContextWithSystemResult(messages=event.messages) if changed else None
+
+
 async def _before_provider_request(
     d: Dispatcher, h: list[_Handler], info: HookInfo, event: Any, ctx: Any
 ) -> Any:
@@ -510,6 +532,7 @@ _SPECIAL: dict[str, _Special] = {
     "turn_end": _boundary,
     "message_end": _message_end,
     "context": _context,
+    "context_with_system": _context_with_system,
     "before_provider_request": _before_provider_request,
     "tool_result": _tool_result,
     "input": _input,
@@ -687,6 +710,14 @@ class Hooks:
     async def session_info_changed(self, event: SessionInfoChangedEvent, ctx: ExtensionContext) -> None:
         """Fire-and-forget."""
         self.dispatcher.dispatch_background("session_info_changed", event, ctx)
+
+    async def context_with_system(
+        self, event: ContextWithSystemEvent, ctx: ExtensionContext
+    ) -> ContextWithSystemResult | None:
+        return cast(
+            "ContextWithSystemResult | None",
+            await self.dispatcher.dispatch("context_with_system", event, ctx),
+        )
 
     async def before_provider_headers(self, event: BeforeProviderHeadersEvent, ctx: ExtensionContext) -> None:
         """Handlers edit ``event.headers`` in place."""

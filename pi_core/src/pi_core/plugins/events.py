@@ -456,6 +456,17 @@ class ContextResult(Result):
     messages: list[AgentMessage] | None = None
 
 
+class ContextWithSystemEvent(Event):
+    type: Literal["context_with_system"] = "context_with_system"
+    #: The request's messages after every ``context`` handler, led by one system message that
+    #: holds the request's system prompt (``content``) and tools (``tools_added``).
+    messages: list[AgentMessage]
+
+
+class ContextWithSystemResult(Result):
+    messages: list[AgentMessage] | None = None
+
+
 class BeforeProviderRequestEvent(Event):
     type: Literal["before_provider_request"] = "before_provider_request"
     #: The provider-specific request body (opaque).

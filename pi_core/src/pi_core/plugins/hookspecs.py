@@ -13,10 +13,10 @@ per hook (``Combine:`` below; the rules are those of pi's runner).
 
 Lifecycle of one prompt::
 
-    start-up ─ session_start ─ resources_discover
+    start-up ─ project_trust (project code waiting) ─ session_start ─ resources_discover
     prompt   ─ input ─ before_agent_start ─ agent_start
       turn   ─ turn_start ─ message_start/end (user)
-        LLM  ─ context ─ before_provider_request ─ after_provider_response
+        LLM  ─ context ─ context_with_system ─ before_provider_request ─ after_provider_response
              ─ message_start ─ message_update* ─ message_end (assistant)
         tools─ tool_execution_start ─ tool_call ─ tool_execution_update* ─ tool_result
              ─ tool_execution_end ─ message_start/end (toolResult)
@@ -29,8 +29,8 @@ Lifecycle of one prompt::
              ─ user_bash (REPL ``!cmd``)
     plugins  ─ mcp_servers_change (``ctx.register_mcp_server`` / ``unregister_mcp_server``)
 
-Of pi 1.6.0's 41 events, ``project_trust``, ``context_with_system`` and ``cache_warming_decision``
-have no counterpart here (docs/porting.md says why).
+Of pi 1.6.0's 41 events, ``cache_warming_decision`` has no counterpart here (docs/porting.md
+says why).
 """
 
 from __future__ import annotations
@@ -54,6 +54,8 @@ from pi_core.plugins.events import (
     BeforeProviderRequestResult,
     ContextEvent,
     ContextResult,
+    ContextWithSystemEvent,
+    ContextWithSystemResult,
     InputEvent,
     InputResult,
     McpServersChangeEvent,
@@ -1081,6 +1083,49 @@ def context(event: ContextEvent, ctx: ExtensionContext) -> Ret:
             return ContextResult(messages=[m for m in event.messages if m.role != "custom"])
 
     .. versionadded:: 0.1
+    """
+
+
+@hookspec
+@event_hook(Combine.CHAIN, ContextWithSystemEvent, ContextWithSystemResult)
+def context_with_system(event: ContextWithSystemEvent, ctx: ExtensionContext) -> Ret:
+    """Before every LLM call, after every ``context`` handler: the whole request as messages — a
+    leading ``SystemMessage`` with the system prompt (``content``) and the tool declarations
+    (``tools_added``), then the conversation. What the handlers return is the request.
+
+    Combine: CHAIN — a returned ``messages`` list replaces ``event.messages`` for the next
+    handler; ``None`` = unchanged. From the final list the request takes its system prompt and
+    tools by replaying its system messages in order (``current_system_message``: contents
+    joined, ``sections`` patched, ``tools_added``/``tools_removed`` applied) and sends the other
+    messages. For this call only; nothing is persisted. Tools keep running as registered: taking
+    a declaration away hides the tool from the model, it does not disable it.
+
+    :param event: ``messages`` (a copy, safe to change). The transcript's own system messages
+        are already folded into the leading one, which is what the request would carry.
+    :returns: ``ContextWithSystemResult(messages=[...])`` or ``None``.
+
+    Errors: a raising handler is reported and skipped. A result without a system message at
+    index 0 is kept but reported as the plugin's error: the request then has no system prompt
+    and no tools.
+
+    Example::
+
+        from __future__ import annotations
+
+        from pi_core import hookimpl
+        from pi_core.ai.messages import SystemMessage
+        from pi_core.plugins.events import ContextWithSystemEvent, ContextWithSystemResult
+
+
+        @hookimpl
+        def context_with_system(event: ContextWithSystemEvent) -> ContextWithSystemResult | None:
+            head, *rest = event.messages
+            if not isinstance(head, SystemMessage):
+                return None
+            # Keep the prompt and tools, send only the last 20 messages of the conversation.
+            return ContextWithSystemResult(messages=[head, *rest[-20:]])
+
+    .. versionadded:: 1.6.0
     """
 
 

@@ -18,10 +18,17 @@ from pi_core.agent.loop import (
     AfterToolCallResult,
     BeforeToolCallContext,
     BeforeToolCallResult,
+    RequestParts,
 )
 from pi_core.ai.abort import AbortSignal
-from pi_core.ai.messages import AgentMessage
-from pi_core.ai.provider import Model, ProviderResponseInfo
+from pi_core.ai.messages import (
+    AgentMessage,
+    SystemMessage,
+    ToolDeclaration,
+    current_system_message,
+    system_message_text,
+)
+from pi_core.ai.provider import Model, ProviderResponseInfo, ToolSpec
 from pi_core.plugins import events as hook_events
 from pi_core.plugins.dispatch import Hooks
 
@@ -94,6 +101,38 @@ class HookBridge:
         if result is not None and result.messages is not None:
             return list(result.messages)
         return messages
+
+    async def transform_request(self, parts: RequestParts, signal: AbortSignal | None) -> RequestParts | None:
+        """``context_with_system``: the request as messages led by its system message; the
+        request is then what the returned messages say (prompt and tools replayed from theirs)."""
+        if not self.hooks.has("context_with_system"):
+            return None
+        head = SystemMessage(
+            content=parts.system_prompt,
+            tools_added=[
+                ToolDeclaration(name=t.name, description=t.description, parameters=t.parameters)
+                for t in parts.tools
+            ]
+            or None,
+        )
+        conversation = [m.model_copy(deep=True) for m in parts.messages if not isinstance(m, SystemMessage)]
+        event = hook_events.ContextWithSystemEvent(messages=[head, *conversation])
+        result = await self.hooks.context_with_system(event, self._context())
+        if result is None or result.messages is None:
+            return None
+        messages = list(result.messages)
+        replayed = current_system_message(messages)
+        tools = [
+            ToolSpec(name=d.name, description=d.description, parameters=d.parameters)
+            if isinstance(d.parameters, dict)
+            else ToolSpec(name=d.name, description=d.description)
+            for d in (replayed.tools_added or [] if replayed is not None else [])
+        ]
+        return RequestParts(
+            messages=[m for m in messages if not isinstance(m, SystemMessage)],
+            system_prompt=system_message_text(replayed) if replayed is not None else "",
+            tools=tools,
+        )
 
     async def on_payload(self, payload: dict[str, Any], model: Model) -> dict[str, Any] | None:
         if not self.hooks.has("before_provider_request"):

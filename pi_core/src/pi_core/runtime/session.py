@@ -210,6 +210,7 @@ class AgentSession:
             before_tool_call=bridge.before_tool_call if bridge else None,
             after_tool_call=bridge.after_tool_call if bridge else None,
             transform_context=bridge.transform_context if bridge else None,
+            transform_request=bridge.transform_request if bridge else None,
             on_payload=bridge.on_payload if bridge else None,
             on_response=bridge.on_response if bridge else None,
             get_tools=lambda: self.agent.state.tools,
