@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pi_core.testing import LoopbackLLMServer, Text, Thinking, ToolUse, Turn, text_turn, tool_turn
 
 ESC = "\x1b"
@@ -452,3 +453,17 @@ async def test_tree_shift_l_labels_an_entry(
 def first_user_id(repl: Any) -> str:
     branch = repl.mode.host.session.session_manager.get_branch()
     return next(e.id for e in branch if e.type == "message" and e.message.role == "user")
+
+
+async def test_header_and_status_line_show_the_directory_under_home_with_a_tilde(
+    repl_factory: Callable[..., Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    repl = await repl_factory()
+    await repl.wait_for("pi · loop/fake-model")
+    header = repl.output.splitlines()[0]
+    assert header == "pi · loop/fake-model · ~/project"
+    assert repl.mode.place() == "~/project"
+    monkeypatch.setenv("HOME", str(tmp_path / "elsewhere"))
+    assert repl.mode.header_parts(100)[0].plain == f"pi · loop/fake-model · {tmp_path / 'project'}"
+    await repl.quit()

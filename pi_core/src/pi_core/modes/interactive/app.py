@@ -768,8 +768,9 @@ class InteractiveMode:
             self.console.print(Text(loaded, style="dim"), soft_wrap=True)
 
     def header_parts(self, width: int) -> list[Text]:
-        """The header's rows: a plugin's (``set_header``) or pi's model, directory and keys, each
-        cut to the terminal's width rather than wrapped."""
+        """The header's rows: a plugin's (``set_header``) or pi's model, directory (``~`` for the
+        home directory, as in the footer) and keys, each cut to the terminal's width rather than
+        wrapped."""
         custom = self.ui.component_rows("header", width)
         if custom is not None:
             return [Text.from_ansi(row, no_wrap=True, overflow="ellipsis") for row in custom]
@@ -777,8 +778,9 @@ class InteractiveMode:
         model = session.model
         where = f"{model.provider}/{model.id}" if model else "no model"
         keys = "/help for commands · Esc aborts · Ctrl+D quits"
+        title = f"pi · {where} · {_short_home(session.cwd)}"
         return [
-            Text(f"pi · {where} · {session.cwd}", style="bold", no_wrap=True, overflow="ellipsis"),
+            Text(title, style="bold", no_wrap=True, overflow="ellipsis"),
             Text(keys, style="dim", no_wrap=True, overflow="ellipsis"),
         ]
 
