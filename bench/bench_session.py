@@ -8,8 +8,10 @@ Each open+context measurement runs in a fresh subprocess so its peak RSS is its 
 times rise with the load average (printed at start and end), the CPU time much less.
 Two shapes per size: ``linear`` (no compaction: every message goes to the context, the worst
 case) and ``compacted`` (a compaction near the end keeps the last 50 entries, the usual shape
-of a long session). The TypeScript pi's SessionManager is timed on the same files when node
-and the npm package are present (PI_TS_CLI or /work/scratch/tspi).
+of a long session). The TypeScript pi 0.73.1's SessionManager is timed on the same files: it is
+found through ``--pi073 DIR`` or ``$PI073_DIR`` (a folder where ``npm install
+@mariozechner/pi-coding-agent@0.73.1`` ran); without it the bench stops and says so, unless
+``--no-ts`` leaves that side out.
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ from pathlib import Path
 
 from session_files import write_session
 
-TS_ROOT = Path("/work/scratch/tspi/node_modules/@mariozechner/pi-coding-agent")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout's root
+from tests.fixtures.real_pi import PI073_MISSING, RealPi, pi073
 
 
 def make_file(path: Path, count: int, compacted: bool) -> None:
@@ -106,14 +109,10 @@ console.log(JSON.stringify({open_s: (opened - start) / 1000, context_s: (done - 
 """
 
 
-def ts_open(path: Path) -> dict | None:
-    root = Path(os.environ["PI_TS_CLI"]).parent.parent if os.environ.get("PI_TS_CLI") else TS_ROOT
-    module = root / "dist" / "core" / "session-manager.js"
-    if shutil.which("node") is None or not module.exists():
-        return None
-    script = TS_SCRIPT % module.as_uri()
+def ts_open(ts: RealPi, path: Path) -> dict:
+    script = TS_SCRIPT % (ts.package / "dist" / "core" / "session-manager.js").as_uri()
     out = subprocess.run(
-        ["node", "--input-type=module", "-e", script, str(path)], capture_output=True, text=True, timeout=600
+        [ts.node, "--input-type=module", "-e", script, str(path)], capture_output=True, text=True, timeout=600
     )
     if out.returncode != 0:
         return {"error": out.stderr.strip().splitlines()[-1] if out.stderr else "failed"}
@@ -156,12 +155,16 @@ def bench_append(directory: Path, fsync: bool, count: int = 2000) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="1000,10000,100000")
-    parser.add_argument("--no-ts", action="store_true")
+    parser.add_argument("--no-ts", action="store_true", help="leave out the TypeScript pi")
+    parser.add_argument("--pi073", help="folder holding node_modules of pi 0.73.1 (default: $PI073_DIR)")
     parser.add_argument("--child-open")
     args = parser.parse_args()
     if args.child_open:
         measure_open(args.child_open)
         return
+    ts_pi = None if args.no_ts else pi073(args.pi073)
+    if ts_pi is None and not args.no_ts:
+        sys.exit(f"bench_session: {PI073_MISSING}; or pass --pi073 DIR, or --no-ts to time ours alone")
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         print(f"load average at start: {load_average()}")
@@ -174,7 +177,7 @@ def main() -> None:
                 path = root / f"s{size}{'c' if compacted else ''}.jsonl"
                 make_file(path, size, compacted)
                 py = py_open(path)
-                ts = None if args.no_ts else ts_open(path)
+                ts = None if ts_pi is None else ts_open(ts_pi, path)
                 ts_total = f"{ts['total_s']:8.3f}" if ts and "total_s" in ts else f"{'n/a':>8}"
                 ts_peak = f"{ts['peak_mb']:10.1f}" if ts and "peak_mb" in ts else f"{'n/a':>10}"
                 shape = "compacted" if compacted else "linear"

@@ -9,7 +9,10 @@ For each dialect (openai-completions, anthropic-messages) and each implementatio
 All built-in plugins are installed (tools, compaction). The workspace's own sources are byte-compiled
 first, as an install would have them (editable installs and ``PYTHONDONTWRITEBYTECODE=1`` otherwise
 leave pi compiling every module on every start). Prints figures; never asserts.
-Usage: ``uv run python bench/bench_startup.py [--runs N] [--no-ts]``.
+The TypeScript pi is 0.73.1, from ``--pi073 DIR`` or ``$PI073_DIR`` (a folder where ``npm install
+@mariozechner/pi-coding-agent@0.73.1`` ran); without it the bench stops and says so, unless
+``--no-ts`` leaves it out (``bench_vs_pi16.py`` compares with pi 1.6.0).
+Usage: ``uv run python bench/bench_startup.py [--runs N] [--no-ts] [--pi073 DIR]``.
 """
 
 from __future__ import annotations
@@ -17,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -28,8 +30,10 @@ from pathlib import Path
 from _bytecode import compile_environment
 from pi_core.testing import LoopbackLLMServer, text_turn
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout's root
+from tests.fixtures.real_pi import PI073_MISSING, RealPi, pi073
+
 PI = str(Path(sys.executable).with_name("pi"))
-TS_CLI = Path("/work/scratch/tspi/node_modules/@mariozechner/pi-coding-agent/dist/cli.js")
 DIALECTS = {"openai-completions": "loop/fake-model", "anthropic-messages": "loopa/fake-claude"}
 
 
@@ -78,12 +82,11 @@ def compile_workspace() -> None:
     compile_environment()
 
 
-def bench(runs: int, with_ts: bool) -> None:
+def bench(runs: int, ts: RealPi | None) -> None:
     compile_workspace()
-    node = shutil.which("node")
     implementations = {"python pi": [PI]}
-    if with_ts and node and TS_CLI.exists():
-        implementations["typescript pi"] = [node, str(TS_CLI)]
+    if ts is not None:
+        implementations["typescript pi"] = ts.argv()
     with LoopbackLLMServer() as server, tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         agent, project, home = root / "agent", root / "project", root / "home"
@@ -107,8 +110,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--no-ts", action="store_true", help="skip the TypeScript pi")
+    parser.add_argument("--pi073", help="folder holding node_modules of pi 0.73.1 (default: $PI073_DIR)")
     args = parser.parse_args()
-    bench(args.runs, not args.no_ts)
+    ts = None if args.no_ts else pi073(args.pi073)
+    if ts is None and not args.no_ts:
+        sys.exit(f"bench_startup: {PI073_MISSING}; or pass --pi073 DIR, or --no-ts to time ours alone")
+    bench(args.runs, ts)
 
 
 if __name__ == "__main__":

@@ -31,9 +31,9 @@ from pi_builtin_tools.binaries import find_rg
 from pi_builtin_tools import create_all_tools
 
 HERE = Path(__file__).resolve().parent
-PACKAGE = os.environ.get(
-    "PI_TS_PACKAGE", "/work/scratch/tspi/node_modules/@mariozechner/pi-coding-agent/dist/index.js"
-)
+sys.path.insert(0, str(HERE.parent))  # the checkout's root
+from tests.fixtures.real_pi import PI073_MISSING, RealPi, pi073  # noqa: E402
+
 WORDS = [
     "alpha",
     "beta",
@@ -84,7 +84,7 @@ def generate_tree(root: Path, files: int, total_mb: int) -> None:
     marker.write_text(f"{files}:{total_mb}")
 
 
-def ts_environment(work: Path) -> dict[str, str]:
+def ts_environment(work: Path, ts: RealPi) -> dict[str, str]:
     agent = work / "ts-agent"
     bin_dir = agent / "bin"
     bin_dir.mkdir(parents=True, exist_ok=True)
@@ -103,13 +103,19 @@ def ts_environment(work: Path) -> dict[str, str]:
         )
         wrapper.chmod(0o755)
     env = dict(os.environ)
-    env.update(HOME=str(work / "ts-home"), PI_CODING_AGENT_DIR=str(agent), PI_OFFLINE="1")
+    env.update(
+        HOME=str(work / "ts-home"),
+        PI_CODING_AGENT_DIR=str(agent),
+        PI_OFFLINE="1",
+        PI_TS_PACKAGE=str(ts.package / "dist" / "index.js"),
+        PI_TS_NODE=ts.node,
+    )
     return env
 
 
 def run_ts(calls: list[dict[str, Any]], env: dict[str, str]) -> list[dict[str, Any]]:
     out = subprocess.run(
-        ["node", str(HERE / "ts_tools.mjs"), "batch"],
+        [env["PI_TS_NODE"], str(HERE / "ts_tools.mjs"), "batch"],
         input=json.dumps(calls),
         capture_output=True,
         text=True,
@@ -163,7 +169,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="alternating python/ts rounds per case")
     parser.add_argument("--root", default="/tmp/pi-bench-tools")
     parser.add_argument("--no-ts", action="store_true", help="skip the TypeScript side")
+    parser.add_argument("--pi073", help="folder holding node_modules of pi 0.73.1 (default: $PI073_DIR)")
     options = parser.parse_args()
+    ts_pi = None if options.no_ts else pi073(options.pi073)
+    if ts_pi is None and not options.no_ts:
+        sys.exit(f"bench_tools: {PI073_MISSING}; or pass --pi073 DIR, or --no-ts to time ours alone")
 
     work = Path(options.root)
     tree = work / "tree"
@@ -173,8 +183,8 @@ def main() -> None:
     print(
         f"tree: {tree} ({options.files} files, {size / 2**20:.0f} MB; ready in {time.perf_counter() - started:.1f}s)"
     )
-    have_ts = not options.no_ts and shutil.which("node") is not None and Path(PACKAGE).exists()
-    env = ts_environment(work) if have_ts else {}
+    have_ts = ts_pi is not None
+    env = ts_environment(work, ts_pi) if ts_pi is not None else {}
     print(f"\n{'case':52} {'python ms':>10} {'ts ms':>10} {'ratio':>7}  first line (python)")
     for tool, args in SEARCH_CASES:
         # Alternate the two sides in rounds, so load from elsewhere on the machine hits both alike.

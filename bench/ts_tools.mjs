@@ -3,11 +3,23 @@
 //   node bench/ts_tools.mjs schema                      -> JSON {name: parameters schema}
 //   node bench/ts_tools.mjs run CWD TOOL 'ARGS' [REPEAT] -> JSON {result|error, ms: [per-run ms]}
 //   node bench/ts_tools.mjs batch < [{cwd, tool, args}, ...] -> JSON [{result|error, ms}, ...]
-// PI_TS_PACKAGE overrides where the package lives (default /work/scratch/tspi/node_modules/...).
+// The package is PI_TS_PACKAGE (its dist/index.js), else the one in $PI073_DIR/node_modules.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
 const pkg =
-  process.env.PI_TS_PACKAGE ?? "/work/scratch/tspi/node_modules/@mariozechner/pi-coding-agent/dist/index.js";
+  process.env.PI_TS_PACKAGE ??
+  (process.env.PI073_DIR
+    ? join(process.env.PI073_DIR, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "index.js")
+    : undefined);
+if (!pkg || !existsSync(pkg)) {
+  console.error(
+    `ts_tools: pi 0.73.1 not found${pkg ? ` at ${pkg}` : ""}: set PI073_DIR to a folder where ` +
+      "`npm install @mariozechner/pi-coding-agent@0.73.1` ran (or PI_TS_PACKAGE to its dist/index.js)",
+  );
+  process.exit(2);
+}
 const pi = await import(pathToFileURL(pkg).href);
 
 const factories = {
