@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 from pi_core.ai.messages import AssistantMessage, ToolResultMessage, UserMessage
-from pi_core.session import _gc
 from pi_core.session.entries import MessageEntry
 from pi_core.session.lines import message_from_line
 from pi_core.session.manager import SessionManager
+
+from pi_core import _gc
 
 HEADER = '{"type":"session","version":3,"id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/x"}'
 USAGE = {
@@ -174,6 +175,10 @@ def test_large_load_freezes_what_it_created(monkeypatch: pytest.MonkeyPatch) -> 
     with _gc.gc_paused():
         small = [[number] for number in range(10)]
     assert gc.get_freeze_count() == 0 and len(small) == 10
+    with _gc.gc_paused(freeze=False):  # a request body: paused while built, never frozen
+        assert not gc.isenabled()
+        body = [[number] for number in range(5000)]
+    assert gc.isenabled() and gc.get_freeze_count() == 0 and len(body) == 5000
 
 
 def compaction_line(id: str, parent: str, first_kept: str) -> str:

@@ -50,25 +50,20 @@ def _has_image(content: list[TextContent | ImageContent]) -> bool:
     return any(isinstance(block, ImageContent) for block in content)
 
 
-def _downgrade_images(messages: list[LlmMessage], model: Model) -> list[LlmMessage]:
-    # Copies only the messages that hold an image: a long session has hundreds of thousands of
-    # messages, almost none with images.
-    if "image" in model.input:
-        return messages
-    out: list[LlmMessage] = []
-    for msg in messages:
-        if isinstance(msg, UserMessage) and isinstance(msg.content, list) and _has_image(msg.content):
-            msg = msg.model_copy(update={"content": _replace_images(msg.content, USER_IMAGE_PLACEHOLDER)})
-        elif isinstance(msg, ToolResultMessage) and _has_image(msg.content):
-            msg = msg.model_copy(update={"content": _replace_images(msg.content, TOOL_IMAGE_PLACEHOLDER)})
-        out.append(msg)
-    return out
-
-
 def _transform_assistant(
     msg: AssistantMessage, model: Model, normalize: NormalizeToolCallId | None, id_map: dict[str, str]
 ) -> AssistantMessage:
     same_model = msg.provider == model.provider and msg.api == model.api and msg.model == model.id
+    if same_model and not any(
+        isinstance(block, ThinkingContent)
+        and not block.redacted
+        and not block.thinking_signature
+        and not (block.thinking and block.thinking.strip())
+        for block in msg.content
+    ):
+        # The model's own reply, with no empty thinking to drop: sent as it is (the common
+        # case, once per message of a long session).
+        return msg
     blocks: list[TextContent | ThinkingContent | ToolCall] = []
     for block in msg.content:
         if isinstance(block, ThinkingContent):
@@ -96,34 +91,26 @@ def _transform_assistant(
                     call = call.model_copy(update={"id": new_id})
             blocks.append(call)
     if len(blocks) == len(msg.content) and all(a is b for a, b in zip(blocks, msg.content, strict=True)):
-        return msg  # nothing changed: no copy (the common case, once per message of a long session)
+        return msg  # nothing changed: no copy
     return msg.model_copy(update={"content": blocks})
 
 
 def transform_messages(
     messages: list[LlmMessage], model: Model, normalize_tool_call_id: NormalizeToolCallId | None = None
 ) -> list[LlmMessage]:
+    """The messages as ``model`` receives them (see the module's docstring), in one pass: each
+    message's transformation depends only on the messages before it."""
+    downgrade = "image" not in model.input
     id_map: dict[str, str] = {}
-    transformed: list[LlmMessage] = []
-    for msg in _downgrade_images(messages, model):
-        if isinstance(msg, AssistantMessage):
-            transformed.append(_transform_assistant(msg, model, normalize_tool_call_id, id_map))
-        elif isinstance(msg, ToolResultMessage) and id_map.get(msg.tool_call_id, msg.tool_call_id) != (
-            msg.tool_call_id
-        ):
-            transformed.append(msg.model_copy(update={"tool_call_id": id_map[msg.tool_call_id]}))
-        else:
-            transformed.append(msg)
-
     result: list[LlmMessage] = []
+    append = result.append
     pending: list[ToolCall] = []
     seen_results: set[str] = set()
 
     def flush_orphans() -> None:
-        nonlocal pending, seen_results
         for call in pending:
             if call.id not in seen_results:
-                result.append(
+                append(
                     ToolResultMessage(
                         tool_call_id=call.id,
                         tool_name=call.name,
@@ -131,24 +118,39 @@ def transform_messages(
                         is_error=True,
                     )
                 )
-        pending = []
-        seen_results = set()
 
-    for msg in transformed:
+    for msg in messages:
         if isinstance(msg, AssistantMessage):
-            flush_orphans()
+            msg = _transform_assistant(msg, model, normalize_tool_call_id, id_map)
+            if pending:
+                flush_orphans()
+                pending = []
             if msg.stop_reason in ("error", "aborted"):
                 continue
             calls = [b for b in msg.content if isinstance(b, ToolCall)]
             if calls:
                 pending = calls
                 seen_results = set()
-            result.append(msg)
+            append(msg)
         elif isinstance(msg, ToolResultMessage):
+            if downgrade and _has_image(msg.content):
+                msg = msg.model_copy(update={"content": _replace_images(msg.content, TOOL_IMAGE_PLACEHOLDER)})
+            if id_map and msg.tool_call_id in id_map:
+                msg = msg.model_copy(update={"tool_call_id": id_map[msg.tool_call_id]})
             seen_results.add(msg.tool_call_id)
-            result.append(msg)
+            append(msg)
         else:
-            flush_orphans()
-            result.append(msg)
-    flush_orphans()
+            if (
+                downgrade
+                and isinstance(msg, UserMessage)
+                and isinstance(msg.content, list)
+                and _has_image(msg.content)
+            ):
+                msg = msg.model_copy(update={"content": _replace_images(msg.content, USER_IMAGE_PLACEHOLDER)})
+            if pending:
+                flush_orphans()
+                pending = []
+            append(msg)
+    if pending:
+        flush_orphans()
     return result

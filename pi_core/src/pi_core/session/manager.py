@@ -18,8 +18,8 @@ from typing import Any, BinaryIO
 from pydantic import ValidationError
 
 from pi_core._files import replacing
+from pi_core._gc import gc_paused
 from pi_core.ai.messages import AgentMessage, Usage, UserContentBlock, current_system_message
-from pi_core.session._gc import gc_paused
 from pi_core.session.context import SessionContext, context_from_path, editable_target, iso_to_ms
 from pi_core.session.entries import (
     CURRENT_SESSION_VERSION,

@@ -26,8 +26,8 @@ from pydantic import TypeAdapter
 from pydantic_core import from_json
 from typing_extensions import TypedDict
 
+from pi_core._gc import gc_paused
 from pi_core.errors import PiError
-from pi_core.session._gc import gc_paused
 from pi_core.session.entries import CURRENT_SESSION_VERSION
 from pi_core.session.index import EntryMeta, meta_from_dict
 from pi_core.session.jsonl import dumps

@@ -8,6 +8,7 @@ import os
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any
 
+from pi_core._gc import gc_paused
 from pi_core.ai.auth import redact
 from pi_core.ai.cost import calculate_cost
 from pi_core.ai.messages import (
@@ -224,7 +225,8 @@ async def stream_sdk_request(
     await settle_guarded_imports()  # the SDK must not meet a module another thread half-imported
     client = open_client()
     try:
-        params = build_params()
+        with gc_paused(freeze=False):  # a long history: hundreds of thousands of new dicts
+            params = build_params()
         if options.on_payload is not None:
             replaced = await options.on_payload(params, model)
             if replaced is not None:

@@ -131,47 +131,60 @@ def _image_url(block: ImageContent) -> dict[str, Any]:
 
 def convert_messages(model: Model, context: Context, compat: dict[str, Any]) -> list[dict[str, Any]]:
     params: list[dict[str, Any]] = []
+    append = params.append
     messages: list[LlmMessage] = transform_messages(context.messages, model, _normalize_tool_call_id)
     if context.system_prompt:
         role = "developer" if model.reasoning and compat["supportsDeveloperRole"] else "system"
-        params.append({"role": role, "content": context.system_prompt})
+        append({"role": role, "content": context.system_prompt})
+    after_results = compat["requiresAssistantAfterToolResult"]
+    thinking_as_text = compat["requiresThinkingAsText"]
+    result_names = compat["requiresToolResultName"]
+    empty_reasoning = compat["requiresReasoningContentOnAssistantMessages"] and model.reasoning
+    images_ok = "image" in model.input
     last_role: str | None = None
     i = 0
-    while i < len(messages):
+    count = len(messages)
+    while i < count:
         msg = messages[i]
-        if compat["requiresAssistantAfterToolResult"] and last_role == "toolResult" and msg.role == "user":
-            params.append({"role": "assistant", "content": "I have processed the tool results."})
+        if after_results and last_role == "toolResult" and msg.role == "user":
+            append({"role": "assistant", "content": "I have processed the tool results."})
         if isinstance(msg, UserMessage):
             if isinstance(msg.content, str):
-                params.append({"role": "user", "content": msg.content})
+                append({"role": "user", "content": msg.content})
             else:
                 parts = [
                     {"type": "text", "text": b.text} if isinstance(b, TextContent) else _image_url(b)
                     for b in msg.content
                 ]
                 if parts:
-                    params.append({"role": "user", "content": parts})
+                    append({"role": "user", "content": parts})
         elif isinstance(msg, AssistantMessage):
-            out: dict[str, Any] = {
-                "role": "assistant",
-                "content": "" if compat["requiresAssistantAfterToolResult"] else None,
-            }
-            texts = [b.text for b in msg.content if isinstance(b, TextContent) and b.text.strip()]
-            text = "".join(texts)
-            thinking = [b for b in msg.content if isinstance(b, ThinkingContent) and b.thinking.strip()]
-            if thinking and compat["requiresThinkingAsText"]:
+            out: dict[str, Any] = {"role": "assistant", "content": "" if after_results else None}
+            texts: list[str] = []
+            thinking: list[ThinkingContent] = []
+            calls: list[ToolCall] = []
+            for b in msg.content:  # one pass over the blocks (this runs once per message)
+                if isinstance(b, TextContent):
+                    if b.text.strip():
+                        texts.append(b.text)
+                elif isinstance(b, ThinkingContent):
+                    if b.thinking.strip():
+                        thinking.append(b)
+                elif isinstance(b, ToolCall):
+                    calls.append(b)
+            if thinking and thinking_as_text:
                 joined = "\n\n".join(b.thinking for b in thinking)
                 out["content"] = [
                     {"type": "text", "text": joined},
                     *({"type": "text", "text": t} for t in texts),
                 ]
             else:
+                text = texts[0] if len(texts) == 1 else "".join(texts)
                 if text:
                     out["content"] = text
                 signature = thinking[0].thinking_signature if thinking else None
                 if signature:
                     out[signature] = "\n".join(b.thinking for b in thinking)
-            calls = [b for b in msg.content if isinstance(b, ToolCall)]
             if calls:
                 out["tool_calls"] = [
                     {
@@ -191,37 +204,37 @@ def convert_messages(model: Model, context: Context, compat: dict[str, Any]) -> 
                             details.append(json.loads(c.thought_signature))
                 if details:
                     out["reasoning_details"] = details
-            if (
-                compat["requiresReasoningContentOnAssistantMessages"]
-                and model.reasoning
-                and "reasoning_content" not in out
-            ):
+            if empty_reasoning and "reasoning_content" not in out:
                 out["reasoning_content"] = ""
             if not out["content"] and not out.get("tool_calls"):
                 i += 1
                 continue
-            params.append(out)
+            append(out)
         else:
             images: list[dict[str, Any]] = []
-            while i < len(messages) and isinstance(messages[i], ToolResultMessage):
+            while i < count and isinstance(messages[i], ToolResultMessage):
                 result = messages[i]
                 assert isinstance(result, ToolResultMessage)
-                text = "\n".join(b.text for b in result.content if isinstance(b, TextContent))
+                blocks = result.content
+                if len(blocks) == 1 and isinstance(blocks[0], TextContent):
+                    text = blocks[0].text
+                else:
+                    text = "\n".join(b.text for b in blocks if isinstance(b, TextContent))
                 entry: dict[str, Any] = {
                     "role": "tool",
                     "content": text if text else "(see attached image)",
                     "tool_call_id": result.tool_call_id,
                 }
-                if compat["requiresToolResultName"] and result.tool_name:
+                if result_names and result.tool_name:
                     entry["name"] = result.tool_name
-                params.append(entry)
-                if "image" in model.input:
-                    images.extend(_image_url(b) for b in result.content if isinstance(b, ImageContent))
+                append(entry)
+                if images_ok:
+                    images.extend(_image_url(b) for b in blocks if isinstance(b, ImageContent))
                 i += 1
             if images:
-                if compat["requiresAssistantAfterToolResult"]:
-                    params.append({"role": "assistant", "content": "I have processed the tool results."})
-                params.append(
+                if after_results:
+                    append({"role": "assistant", "content": "I have processed the tool results."})
+                append(
                     {
                         "role": "user",
                         "content": [{"type": "text", "text": "Attached image(s) from tool result:"}, *images],

@@ -29,13 +29,18 @@ FREEZE_ABOVE = 50_000
 
 
 @contextmanager
-def gc_paused() -> Iterator[None]:
+def gc_paused(*, freeze: bool = True) -> Iterator[None]:
+    """The collector paused for the block; with ``freeze`` (session loads), a block that created
+    many objects moves them to the permanent generation. Without it (a provider's request body,
+    built from a long history and dropped once sent, see ``providers._base``) the collector is
+    only switched back on: freezing at every request of a long session would also keep every
+    garbage cycle waiting at those moments."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if enabled:
-            if gc.get_count()[0] > FREEZE_ABOVE:
+            if freeze and gc.get_count()[0] > FREEZE_ABOVE:
                 gc.freeze()
             gc.enable()
