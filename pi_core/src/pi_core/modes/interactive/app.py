@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from prompt_toolkit.buffer import Buffer
 
     from pi_core.ai.abort import AbortSignal
+    from pi_core.modes.interactive.custom import ComponentKeys
     from pi_core.runtime.host import RuntimeHost
 
 T = TypeVar("T")
@@ -349,6 +350,18 @@ class InteractiveMode:
                     self.host.session.report_plugin_error(plugin, "ui.add_autocomplete_provider", error)
             self._completer = completer
         return self._completer
+
+    async def show_component(
+        self, factory: Callable[..., Any], theme: Any, keys: ComponentKeys, overlay: bool
+    ) -> Any:
+        """A plugin's component in place of the editor until it is done (``overlay`` too: printed
+        output cannot be drawn over); its value. Raises what the component raised."""
+        from pi_core.modes.interactive.custom import run_custom
+
+        async def run() -> Any:
+            return await run_custom(factory, theme, size=self.terminal_size, keys=keys, **self.terminal)
+
+        return await self.dialog(run)
 
     def theme_changed(self) -> None:
         """Another theme: what is drawn from now on uses it."""

@@ -22,11 +22,12 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.input.vt100_parser import Vt100Parser
 from prompt_toolkit.key_binding import KeyBindings, KeyPress, KeyPressEvent
 from prompt_toolkit.key_binding.key_processor import KeyProcessor
-from prompt_toolkit.keys import Keys
+from prompt_toolkit.keys import KEY_ALIASES, Keys
 from prompt_toolkit.layout import Layout, UIContent, UIControl, Window
 from prompt_toolkit.layout.containers import Container, to_container
 from prompt_toolkit.output import Output
 
+from pi_core.modes.interactive.keys import key_sequence
 from pi_core.modes.interactive.sanitize import keep_style
 
 _NOTHING = object()
@@ -138,42 +139,114 @@ class _Guarded(Container):
         return [self.inner]
 
 
-async def run_custom(
-    factory: Callable[..., Any],
-    theme: Any,
-    *,
-    size: Callable[[], tuple[int, int]],
-    input: Input | None,
-    output: Output | None,
+class ComponentKeys:
+    """What a component factory gets as ``keybindings``: the REPL's keys by pi's action ids, to
+    test the raw bytes ``handle_input`` receives (``matches(data, "tui.select.confirm")``)."""
+
+    def __init__(self, keys: dict[str, list[str]] | None = None) -> None:
+        self._keys = {**COMPONENT_ACTIONS, **(keys or {})}
+
+    def get_keys(self, action_id: str) -> list[str]:
+        """The keys (pi's names: ``enter``, ``ctrl+c``, ``pageUp``) bound to ``action_id``."""
+        return list(self._keys.get(action_id, ()))
+
+    def matches(self, data: str, action_id: str) -> bool:
+        """Whether the key whose bytes are ``data`` is one of ``action_id``'s keys."""
+        pressed = _parse_keys(data)
+        for key in self._keys.get(action_id, ()):
+            sequence = key_sequence(key)
+            if sequence is not None and tuple(_canonical(name) for name in sequence) == pressed:
+                return True
+        return False
+
+
+#: pi's list and input actions with their default keys (``keybindings.json`` may rebind them).
+COMPONENT_ACTIONS: dict[str, list[str]] = {
+    "tui.select.up": ["up"],
+    "tui.select.down": ["down"],
+    "tui.select.pageUp": ["pageUp"],
+    "tui.select.pageDown": ["pageDown"],
+    "tui.select.confirm": ["enter"],
+    "tui.select.cancel": ["escape", "ctrl+c"],
+    "tui.input.submit": ["enter"],
+    "tui.input.tab": ["tab"],
+    "tui.input.newLine": ["ctrl+j"],
+}
+
+
+def _canonical(name: str) -> str:
+    return KEY_ALIASES.get(name, name)
+
+
+def _parse_keys(data: str) -> tuple[str, ...]:
+    presses: list[KeyPress] = []
+    parser = Vt100Parser(presses.append)
+    parser.feed(data)
+    parser.flush()
+    names = (press.key.value if isinstance(press.key, Keys) else press.key for press in presses)
+    return tuple(_canonical(name) for name in names)
+
+
+def wants_keybindings(factory: Callable[..., Any]) -> bool:
+    """Whether ``factory`` takes pi's four arguments ``(tui, theme, keybindings, done)`` rather
+    than ``(tui, theme, done)``: four positional parameters or ``*args``."""
+    try:
+        parameters = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) >= 4 or any(p.kind == p.VAR_POSITIONAL for p in parameters)
+
+
+class Showing:
+    """One component on screen: its value once ``done`` is called, or the error that closed it."""
+
+    def __init__(self) -> None:
+        self.value: Any = _NOTHING
+        self.failure: BaseException | None = None
+        #: Called once the component is done (closes what shows it).
+        self.on_done: Callable[[], None] | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self.value is not _NOTHING
+
+    def done(self, value: Any = None) -> None:
+        if self.value is _NOTHING:
+            self.value = value
+        if self.on_done is not None:
+            self.on_done()
+
+    def failed(self, error: BaseException) -> None:
+        if self.failure is None:
+            self.failure = error
+        self.done(None)
+
+    def outcome(self) -> Any:
+        """The component's value; raises what broke it."""
+        if self.failure is not None:
+            raise self.failure
+        return None if self.value is _NOTHING else self.value
+
+
+async def make_component(
+    factory: Callable[..., Any], tui: TerminalSize, theme: Any, keys: ComponentKeys, showing: Showing
 ) -> Any:
-    """Show the component ``factory(tui, theme, done)`` makes until ``done(value)``; its value.
-
-    Raises what the factory or the component raised (the caller reports it as the plugin's).
-    """
-    result: list[Any] = [_NOTHING]
-    failure: list[BaseException] = []
-    tui = TerminalSize(size)
-    app: Application[Any] | None = None
-
-    def done(value: Any = None) -> None:
-        if result[0] is _NOTHING:
-            result[0] = value
-        if app is not None and app.is_running and app.future is not None and not app.future.done():
-            app.exit()
-
-    def failed(error: BaseException) -> None:
-        if not failure:
-            failure.append(error)
-        done(None)
-
-    made = factory(tui, theme, done)
+    """What ``factory`` makes, called with pi's arguments or this project's three."""
+    if wants_keybindings(factory):
+        made = factory(tui, theme, keys, showing.done)
+    else:
+        made = factory(tui, theme, showing.done)
     if inspect.isawaitable(made):
         made = await made
-    if result[0] is not _NOTHING:  # done() while being made
-        return result[0]
+    return made
+
+
+def component_container(made: Any, showing: Showing) -> tuple[Container, KeyBindings]:
+    """The container that draws ``made`` and the keys that feed its ``handle_input``."""
     keys = KeyBindings()
     if hasattr(made, "render") and not hasattr(made, "__pt_container__"):
-        control = _RowsControl(made, failed)
+        control = _RowsControl(made, showing.failed)
         content: Container = Window(control, dont_extend_height=True, wrap_lines=False)
         handle_input = getattr(made, "handle_input", None)
         if callable(handle_input):
@@ -185,37 +258,70 @@ async def run_custom(
                     try:
                         handle_input(press.data)
                     except Exception as error:
-                        failed(error)
+                        showing.failed(error)
                         return
-                    if result[0] is not _NOTHING:
+                    if showing.finished:
                         return
 
             for key in ("escape", "enter", "tab", "backspace", "up", "down", "left", "right"):
                 keys.add(key, eager=True)(_forward)
+            for key in ("pageup", "pagedown", "home", "end", "s-tab"):
+                keys.add(key, eager=True)(_forward)
             for letter in "abcdefghijklmnopqrstuvwxyz":
                 keys.add(f"c-{letter}", eager=True)(_forward)
     else:
-        content = _Guarded(to_container(made), failed)
+        content = _Guarded(to_container(made), showing.failed)
+    return content, keys
+
+
+def dispose(made: Any) -> None:
+    """The component's ``dispose()``, if it has one."""
+    method = getattr(made, "dispose", None)
+    if callable(method):
+        method()
+
+
+async def run_custom(
+    factory: Callable[..., Any],
+    theme: Any,
+    *,
+    size: Callable[[], tuple[int, int]],
+    input: Input | None,
+    output: Output | None,
+    keys: ComponentKeys | None = None,
+) -> Any:
+    """Show the component ``factory`` makes until ``done(value)``; its value.
+
+    Raises what the factory or the component raised (the caller reports it as the plugin's).
+    """
+    showing = Showing()
+    tui = TerminalSize(size)
+    app: Application[Any] | None = None
+
+    def close() -> None:
+        if app is not None and app.is_running and app.future is not None and not app.future.done():
+            app.exit()
+
+    showing.on_done = close
+    made = await make_component(factory, tui, theme, keys or ComponentKeys(), showing)
+    if showing.finished:  # done() while being made
+        return showing.outcome()
+    content, bindings = component_container(made, showing)
     app = Application(
         layout=Layout(content),
-        key_bindings=keys,
+        key_bindings=bindings,
         full_screen=False,
         erase_when_done=True,
         input=input,
         output=output,
     )
     tui._app = app
-    if result[0] is _NOTHING:
+    if not showing.finished:
         try:
             await app.run_async(set_exception_handler=False, handle_sigint=False)
         finally:
-            dispose = getattr(made, "dispose", None)
-            if callable(dispose):
-                dispose()
-    if failure:
-        raise failure[0]
-    value = result[0]
-    return None if value is _NOTHING else value
+            dispose(made)
+    return showing.outcome()
 
 
 class TappedKeyProcessor(KeyProcessor):

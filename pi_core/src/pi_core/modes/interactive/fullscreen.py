@@ -42,6 +42,7 @@ from prompt_toolkit.layout import (
     UIControl,
     Window,
 )
+from prompt_toolkit.layout.containers import Container
 from prompt_toolkit.layout.controls import BufferControl
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.menus import CompletionsMenu
@@ -57,6 +58,7 @@ from pi_core.modes.interactive.app import SEQUENCE_WAIT, InteractiveMode, _defau
 from pi_core.modes.interactive.transcript import Block, Line, Transcript, TranscriptConsole
 
 if TYPE_CHECKING:
+    from pi_core.modes.interactive.custom import ComponentKeys
     from pi_core.runtime.host import RuntimeHost
 
 T = TypeVar("T")
@@ -73,6 +75,8 @@ REDRAW_INTERVAL = 0.03
 WHEEL_ROWS = 3
 #: Seconds a note such as "Copied 3 lines" stays in the status row.
 FLASH_SECONDS = 2.5
+#: Columns of a plugin component floating over the transcript (fewer on a narrow terminal).
+OVERLAY_WIDTH = 80
 
 _STYLE = Style.from_dict(
     {
@@ -82,6 +86,7 @@ _STYLE = Style.from_dict(
         "prompt": "bold #5faf5f",
         "search": "bold",
         "separator": "#444444",
+        "overlay": "bg:#262626",
     }
 )
 
@@ -127,6 +132,8 @@ class FullscreenMode(InteractiveMode):
         self._aborting_now = False
         self._live_timer: asyncio.TimerHandle | None = None
         self._shown_rows: list[Line] = []
+        #: Plugin components floating over the transcript now.
+        self._overlays = 0
         #: A mouse drag over the transcript: (row on screen, column) where it began and is now.
         self._select_from: tuple[int, int] | None = None
         self._select_to: tuple[int, int] | None = None
@@ -225,6 +232,7 @@ class FullscreenMode(InteractiveMode):
         root = FloatContainer(
             body, floats=[Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8))]
         )
+        self._root = root
         app: Application[str] = Application(
             layout=Layout(root, focused_element=editor),
             key_bindings=merge_key_bindings(
@@ -560,6 +568,53 @@ class FullscreenMode(InteractiveMode):
         self.transcript.relayout()
         self.flash("Tool output " + ("expanded" if self.renderer.expand_tools else "collapsed"))
 
+    async def show_component(
+        self, factory: Callable[..., Any], theme: Any, keys: ComponentKeys, overlay: bool
+    ) -> Any:
+        """With ``overlay`` the component floats over the transcript inside the running
+        application: output goes on streaming under it and the keys are its until it is done."""
+        app = self._app
+        if not overlay or app is None or not app.is_running:
+            return await super().show_component(factory, theme, keys, overlay)
+        from pi_core.modes.interactive.custom import (
+            Showing,
+            TerminalSize,
+            component_container,
+            dispose,
+            make_component,
+        )
+
+        showing = Showing()
+        closed = asyncio.Event()
+        showing.on_done = closed.set
+        tui = TerminalSize(self.terminal_size, self.invalidate)
+        made = await make_component(factory, tui, theme, keys, showing)
+        if showing.finished:
+            return showing.outcome()
+        content, bindings = component_container(made, showing)
+        width = max(10, min(OVERLAY_WIDTH, self._view_size[0] - 4))
+        shown = Float(
+            content=HSplit([_Sized(content, width)], key_bindings=bindings, style="class:overlay"),
+            transparent=False,
+        )
+        self._root.floats.append(shown)
+        self._overlays += 1
+        try:
+            with contextlib.suppress(ValueError):  # a container with nothing to focus
+                app.layout.focus(content)
+            self.invalidate()
+            await closed.wait()
+        finally:
+            self._overlays -= 1
+            with contextlib.suppress(ValueError):
+                self._root.floats.remove(shown)
+            if self._buffer is not None and app.is_running:
+                with contextlib.suppress(ValueError):
+                    app.layout.focus(self._buffer)
+            dispose(made)
+            self.invalidate()
+        return showing.outcome()
+
     async def dialog(self, run: Callable[[], Awaitable[T]]) -> T:
         """A dialog takes the screen: the application steps aside (still in the alternate screen,
         the transcript's last rows left above the question) and comes back when it is answered."""
@@ -644,6 +699,32 @@ class FullscreenMode(InteractiveMode):
         for block in self.transcript.blocks:
             with contextlib.suppress(Exception):
                 console.print(*block.objects, **block.kwargs)
+
+
+class _Sized(Container):
+    """A component drawn ``width`` columns wide (and as tall as it wants)."""
+
+    def __init__(self, inner: Container, width: int) -> None:
+        self.inner = inner
+        self.width = width
+
+    def reset(self) -> None:
+        self.inner.reset()
+
+    def preferred_width(self, max_available_width: int) -> Dimension:
+        return Dimension.exact(min(self.width, max_available_width))
+
+    def preferred_height(self, width: int, max_available_height: int) -> Dimension:
+        return self.inner.preferred_height(min(self.width, width), max_available_height)
+
+    def write_to_screen(self, *args: Any, **kwargs: Any) -> None:
+        self.inner.write_to_screen(*args, **kwargs)
+
+    def get_key_bindings(self) -> Any:
+        return self.inner.get_key_bindings()
+
+    def get_children(self) -> list[Container]:
+        return [self.inner]
 
 
 class _HeaderView:

@@ -44,6 +44,17 @@ ACTIONS: tuple[Action, ...] = (
     Action("app.session.resume", (), "resume another session (/resume)"),
 )
 ACTION_IDS = {action.id for action in ACTIONS}
+#: pi's list and input actions, which plugin components test keys against (``keybindings``).
+COMPONENT_ACTION_IDS = {
+    "tui.select.up",
+    "tui.select.down",
+    "tui.select.pageUp",
+    "tui.select.pageDown",
+    "tui.select.confirm",
+    "tui.select.cancel",
+    "tui.input.submit",
+    "tui.input.tab",
+}
 
 
 @dataclass
@@ -81,7 +92,7 @@ def load_keymap(agent_dir: str | Path) -> Keymap:
         if not isinstance(keys, list) or not all(isinstance(key, str) for key in keys):
             keymap.warnings.append(f"{path}: {action_id!r} needs a key or a list of keys")
             continue
-        if action_id not in ACTION_IDS:
+        if action_id not in ACTION_IDS and action_id not in COMPONENT_ACTION_IDS:
             if action_id.startswith("app.") and not action_id.startswith(("app.tree.", "app.models.")):
                 keymap.warnings.append(f"{path}: {action_id!r} is not an action of this REPL")
             continue  # editor-level ids (tui.editor.*) belong to prompt-toolkit's own keys

@@ -247,25 +247,24 @@ class InteractiveUI:
         return await self._mode.dialog(run)
 
     async def custom(self, factory: Callable[..., Any], *, overlay: bool = False) -> Any:
-        """Show the plugin's component in place of the editor until it calls ``done(value)``.
+        """Show the plugin's component until it calls ``done(value)``; that value.
 
-        ``factory(tui, theme, done)`` returns a prompt-toolkit container or an object with
-        ``render(width)`` (and ``handle_input(data)``); ``overlay`` is accepted for pi's API and
-        draws the same way. A component that raises is reported as the plugin's; ``None`` then.
+        ``factory(tui, theme, keybindings, done)`` (pi's arguments; ``(tui, theme, done)`` works
+        too) returns a prompt-toolkit container or an object with ``render(width)`` (and
+        ``handle_input(data)``). It takes the editor's place; with ``overlay`` it floats over the
+        transcript in fullscreen while the rest stays drawn (regular mode has no screen to float
+        over and shows it in place). A component that raises is reported as the plugin's; ``None``
+        then.
         """
-        from pi_core.modes.interactive.custom import run_custom
+        from pi_core.modes.interactive.custom import ComponentKeys
 
         plugin = _plugin_of(factory)
         mode = self._mode
-
-        async def run() -> Any:
-            try:
-                return await run_custom(factory, self.theme, size=mode.terminal_size, **mode.terminal)
-            except Exception as error:
-                mode.host.session.report_plugin_error(plugin, "ui.custom", error)
-                return None
-
-        return await mode.dialog(run)
+        try:
+            return await mode.show_component(factory, self.theme, ComponentKeys(mode.keymap.keys), overlay)
+        except Exception as error:
+            mode.host.session.report_plugin_error(plugin, "ui.custom", error)
+            return None
 
     def set_header(self, factory: Callable[..., Any] | None) -> None:
         """``factory(tui, theme)`` makes the rows shown instead of pi's start-up header (``None``:
