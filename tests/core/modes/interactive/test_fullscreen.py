@@ -168,6 +168,19 @@ def test_transcript_lays_out_only_what_is_on_screen_with_flat_memory() -> None:
     assert after[2] < after[0] * 1.2 + 500_000  # the second and third passes hold no more
 
 
+def test_a_growing_block_reuses_the_rows_that_did_not_change() -> None:
+    """The streaming block is laid out again as it grows: rows already parsed keep their fragments."""
+    transcript = Transcript()
+    words = " ".join(f"word{i} **b{i}**" for i in range(200))
+    first = transcript.render([Markdown(words)], {}, 60)
+    grown = transcript.render([Markdown(words + " and **more** words at the end")], {}, 60)
+    assert len(grown) >= len(first) > 10
+    assert all(new is old for new, old in zip(grown[:-2], first[:-2], strict=False))
+    assert grown[-1] is not first[-1]
+    fresh = Transcript().render([Markdown(words + " and **more** words at the end")], {}, 60)
+    assert grown == fresh  # the same fragments as laid out from scratch
+
+
 async def test_plugin_widgets_go_above_or_below_the_editor(
     repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
 ) -> None:

@@ -24,6 +24,9 @@ from rich.text import Text
 
 #: Laid-out blocks kept at most (the rest is laid out again when scrolled back into view).
 CACHED_BLOCKS = 400
+#: Screen rows (rich's ANSI text of one row) whose fragments are kept for the next layout: the
+#: block being streamed is laid out again as it grows, and most of its rows stay as they were.
+CACHED_ROWS = 4000
 _HYPERLINK = re.compile(r"\x1b\]8;[^\x07\x1b]*(?:\x07|\x1b\\)")
 
 Line = StyleAndTextTuples
@@ -69,6 +72,7 @@ class Transcript:
         self.scroll = 0
         self._cache: OrderedDict[tuple[int, int, int], list[Line]] = OrderedDict()
         self._consoles: dict[int, Console] = {}
+        self._rows: dict[str, Line] = {}
         #: Bumped to lay every block out again (Ctrl+O, Ctrl+T, a theme change).
         self.generation = 0
         self.on_change: Callable[[], None] = lambda: None
@@ -127,7 +131,18 @@ class Transcript:
         text = _HYPERLINK.sub("", capture.get())
         if text.endswith("\n"):
             text = text[:-1]
-        return [to_formatted_text(ANSI(row)) for row in text.split("\n")]
+        return [self._row(row) for row in text.split("\n")]
+
+    def _row(self, ansi: str) -> Line:
+        """One row's fragments, parsed from its ANSI text once while it is in :data:`CACHED_ROWS`
+        (the fragments are shared: callers copy before they change a row, as ``_reversed`` does)."""
+        rows = self._rows
+        line = rows.get(ansi)
+        if line is None:
+            if len(rows) >= CACHED_ROWS:
+                rows.clear()
+            line = rows[ansi] = to_formatted_text(ANSI(ansi))
+        return line
 
     def lines(self, block: Block, width: int) -> list[Line]:
         key = (block.serial, width, self.generation)
