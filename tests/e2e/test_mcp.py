@@ -492,3 +492,76 @@ def test_tool_schemas_that_are_not_json_schema_are_handled_as_pi_does(pi_env: Pi
     }
     log = (pi_env.agent_dir / "mcp.log").read_text()
     assert "[raw] error pi: Invalid entry in MCP tools/list result" in log
+
+
+RELOADER = """
+from pi_core import hookimpl
+
+
+async def _reload(args, ctx):
+    await ctx.reload()
+
+
+@hookimpl
+def register_commands(register):
+    register("again", _reload, description="reload from a plugin command")
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}").exists() and "Z" not in Path(f"/proc/{pid}/stat").read_text().split()[2]
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+def test_reload_and_session_switches_keep_unchanged_servers_and_restart_changed_ones(
+    pi_env: PiEnv, tmp_path: Path
+) -> None:
+    reloader = tmp_path / "again.py"
+    reloader.write_text(RELOADER)
+    servers = {"keep": demo(exposure="direct"), "edit": demo(exposure="direct", env={"V": "1"})}
+    write_config(pi_env, servers)
+    rounds = 4
+    for n in range(rounds):
+        pi_env.server.add(
+            tool_turn(
+                ToolUse("mcp__keep__pid", {}, id=f"keep{n}"),
+                ToolUse("mcp__edit__pid", {}, id=f"edit{n}"),
+            ),
+            text_turn(f"round {n}"),
+        )
+    rpc = pi_env.rpc("-e", str(reloader))
+
+    def pids(n: int) -> tuple[int, int]:
+        assert rpc.call({"type": "prompt", "message": "pids"}, 90)["success"] is True
+        rpc.events_until("agent_end", 90)
+        seen = tool_messages(pi_env.server.requests[-1].body)
+        return int(seen[f"keep{n}"]), int(seen[f"edit{n}"])
+
+    try:
+        keep, edit = pids(0)
+        # /reload with the entry of "edit" changed: "keep" runs on, "edit" is a new process.
+        servers["edit"] = demo(exposure="direct", env={"V": "2"})
+        write_config(pi_env, servers)
+        assert rpc.call({"type": "prompt", "message": "/again"}, 90)["success"] is True
+        keep1, edit1 = pids(1)
+        assert keep1 == keep and edit1 != edit
+        assert not _alive(edit)
+        # A new session with the same configuration keeps both.
+        assert rpc.call({"type": "new_session"}, 90)["data"]["cancelled"] is False
+        assert pids(2) == (keep, edit1)
+        # Back to the first session file after "edit" left the configuration: it stops.
+        first = str(pi_env.session_files()[0])
+        write_config(pi_env, {"keep": servers["keep"]})
+        assert rpc.call({"type": "switch_session", "sessionPath": first}, 90)["data"]["cancelled"] is False
+        assert rpc.call({"type": "prompt", "message": "pids"}, 90)["success"] is True
+        rpc.events_until("agent_end", 90)
+        seen = tool_messages(pi_env.server.requests[-1].body)
+        assert int(seen["keep3"]) == keep and seen["edit3"] == "Tool mcp__edit__pid not found"
+        assert not _alive(edit1) and _alive(keep)
+    finally:
+        assert rpc.close() == 0, rpc.stderr
+    assert not _alive(keep)
