@@ -116,10 +116,14 @@ class McpServer:
         return True
 
     async def stop(self) -> None:
+        """A connected server is let go (its session and transport close in order, 5 s at most);
+        one still connecting is cancelled at once (its transport still stops the process group)."""
         self._stop.set()
         task, self._task = self._task, None
         if task is not None and not task.done():
             try:
+                if self.state != "connected":
+                    raise TimeoutError
                 await asyncio.wait_for(asyncio.shield(task), 5)
             except (TimeoutError, Exception):
                 task.cancel()

@@ -126,6 +126,12 @@ def _schema(raw: Any) -> dict[str, Any]:
     return {"type": "object", "properties": {}}
 
 
+async def _stop_all(servers: list[McpServer]) -> None:
+    """Stop servers side by side (each may take 2.5 s to leave)."""
+    if servers:
+        await asyncio.gather(*(server.stop() for server in servers))
+
+
 def _reaches_deferred(config: ServerConfig) -> bool:
     return config.exposure == "deferred" or "deferred" in (_norm(v) for v in config.tool_exposure.values())
 
@@ -217,6 +223,7 @@ class McpManager:
     async def hand_over(self, configs: dict[str, ServerConfig]) -> dict[str, McpServer]:
         """Servers whose entry is unchanged move to the next manager; the rest stop."""
         kept: dict[str, McpServer] = {}
+        stopping: list[McpServer] = []
         for name, server in list(self.servers.items()):
             new = configs.get(name)
             if (
@@ -227,7 +234,8 @@ class McpManager:
                 server.config = new
                 kept[name] = server
             else:
-                await server.stop()
+                stopping.append(server)
+        await _stop_all(stopping)
         self.servers = {}
         return kept
 
@@ -258,16 +266,14 @@ class McpManager:
                 self._start_server(config)
 
         async def stop() -> None:
-            for server in gone:
-                await server.stop()
+            await _stop_all(gone)
 
         self._sync = asyncio.get_running_loop().create_task(stop())
 
     async def close(self) -> None:
         if self._sync is not None:
             await self._sync
-        for server in list(self.servers.values()):
-            await server.stop()
+        await _stop_all(list(self.servers.values()))
         self.servers = {}
         if self._log is not None:
             self._log.close()

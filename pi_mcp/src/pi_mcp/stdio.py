@@ -5,8 +5,9 @@ of N bytes costs time quadratic in N (a 20 MB tool result took minutes). Here th
 incomplete message are kept as a list of chunks and joined once, when its newline arrives; a
 message over :func:`max_message_bytes` is dropped as it streams in (nothing of it is kept but its
 first bytes), and when those name the request it answers, that request fails at once with an error
-saying so instead of waiting for its timeout. Start-up and shut-down are the SDK's: a new session
-(process group), then on exit stdin closed, 2 s to leave, SIGTERM and SIGKILL to the group.
+saying so instead of waiting for its timeout. The server starts in a new session (process group);
+on exit its stdin is closed, it has 0.5 s to leave, then the group gets SIGTERM and, 2 s later,
+SIGKILL (pi 1.6.0's sequence; the SDK waits 2 s before SIGTERM).
 """
 
 from __future__ import annotations
@@ -29,7 +30,10 @@ from mcp.shared.message import SessionMessage
 MAX_MESSAGE_MB = 64
 _READ_SIZE = 1 << 16
 _HEAD_BYTES = 512
-_EXIT_WAIT = 2.0
+#: After stdin closes, the server has this long to leave before SIGTERM (pi 1.6.0's figures),
+#: and as long again after SIGTERM before SIGKILL.
+_GRACE = 0.5
+_TERM_WAIT = 2.0
 #: ``"id": 7`` or ``"id": "x"`` near the start of a response.
 _ID = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")')
 
@@ -178,18 +182,21 @@ async def stdio_transport(
         try:
             yield read_stream, write_stream
         finally:
-            if process.stdin is not None:
-                with contextlib.suppress(Exception):
-                    await process.stdin.aclose()
-            try:
-                with anyio.fail_after(_EXIT_WAIT):
-                    await process.wait()
-            except TimeoutError:
-                await terminate_posix_process_tree(process, _EXIT_WAIT)
-            except ProcessLookupError:
-                pass
-            for stream in (read_stream, write_stream, reader_send, writer_receive):
-                await stream.aclose()
+            # Shielded: a cancelled connection (pi stopping a server that is still starting) still
+            # stops the whole group, within _GRACE + _TERM_WAIT.
+            with anyio.CancelScope(shield=True):
+                if process.stdin is not None:
+                    with contextlib.suppress(Exception):
+                        await process.stdin.aclose()
+                try:
+                    with anyio.fail_after(_GRACE):
+                        await process.wait()
+                except TimeoutError:
+                    await terminate_posix_process_tree(process, _TERM_WAIT)
+                except ProcessLookupError:
+                    pass
+                for stream in (read_stream, write_stream, reader_send, writer_receive):
+                    await stream.aclose()
 
 
 def supported() -> bool:
