@@ -1,6 +1,11 @@
 from __future__ import annotations
 
 import json
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pi_core.testing import HttpError, ToolUse, text_turn, tool_turn
@@ -152,3 +157,45 @@ def test_piped_stdin_runs_print_mode_with_prompt_and_tool_flags(pi_env: PiEnv) -
     assert system["content"].startswith("You are terse.") and "Extra rule." in system["content"]
     assert sorted(tool["function"]["name"] for tool in body["tools"]) == ["grep", "read"]
     assert _user_texts(body) == ["question from a pipe"]
+
+
+def _run_with_terminal_stderr(pi_env: PiEnv, *args: str) -> tuple[int, str, str]:
+    """``pi ARGS`` with stdout a pipe and stderr a terminal; (status, stdout, stderr)."""
+    main, child = pty.openpty()
+    process = subprocess.Popen(
+        [str(Path(sys.executable).with_name("pi")), "--model", "loop/fake-model", *args],
+        cwd=pi_env.project, env=pi_env.env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=child, text=True,
+    )  # fmt: skip
+    os.close(child)
+    chunks: list[bytes] = []
+    try:
+        while True:
+            try:
+                chunk = os.read(main, 4096)
+            except OSError:  # the terminal closes with the process
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        out, _ = process.communicate(timeout=30)
+    finally:
+        os.close(main)
+    return process.returncode, out, b"".join(chunks).decode().replace("\r\n", "\n")
+
+
+def test_print_mode_announces_retries_on_a_terminal_only(pi_env: PiEnv) -> None:
+    # pi 1.6.0 waits through its retries without a word; on a terminal we say what is going on
+    # (one stderr line per retry). Piped stderr and stdout stay as pi's.
+    pi_env.server.add(HttpError(503, "Service Unavailable", "api_error"), text_turn("second try"))
+    status, out, err = _run_with_terminal_stderr(pi_env, "-p", "hi")
+    assert (status, out) == (0, "second try\n")
+    assert err.startswith("Retrying (1/3) in 0s: ") and "Service Unavailable" in err
+    assert err.count("\n") == 1
+    pi_env.server.add(HttpError(503, "Service Unavailable", "api_error"), text_turn("again"))
+    piped = pi_env.run("-p", "hi")
+    assert (piped.returncode, piped.stdout, piped.stderr) == (0, "again\n", "")
+    pi_env.server.add(HttpError(503, "Service Unavailable", "api_error"), text_turn("as json"))
+    status, out, err = _run_with_terminal_stderr(pi_env, "--mode", "json", "hi")
+    assert status == 0 and err == ""
+    assert '"type":"auto_retry_start"' in out  # JSON mode reports it as an event, as pi does

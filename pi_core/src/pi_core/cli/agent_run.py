@@ -411,6 +411,7 @@ async def _run_mode(
                 messages=options.messages[1:],
                 write_out=write_out,
                 write_err=write_err,
+                retry_notices=sys.stderr.isatty(),
             )
         )
     exit_code: dict[str, int] = {}

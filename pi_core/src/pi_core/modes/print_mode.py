@@ -4,6 +4,9 @@ Text mode writes the text blocks of the final assistant message to stdout (its e
 exit 1, when it failed or was aborted). JSON mode writes the session header and then every
 session event as one JSON line, exactly as pi's ``JSON.stringify``; its exit status only reflects
 prompts that could not start. Plugin errors go to stderr as ``Extension error (PLUGIN, HOOK): TYPE: MESSAGE``.
+With ``retry_notices`` (text mode, stderr a terminal) each automatic retry is announced on stderr
+in one line, so a run that waits for a provider does not sit silent; pi 1.6.0 prints nothing
+there, and nothing is added to stdout or to JSON mode.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from typing import Literal
 from pi_core.ai.messages import AssistantMessage, ImageContent, TextContent
 from pi_core.modes.jsonl import serialize_json_line
 from pi_core.modes.wire import wire_event
-from pi_core.runtime.events import ExtensionErrorEvent
+from pi_core.runtime.events import AutoRetryStartEvent, ExtensionErrorEvent
 from pi_core.runtime.host import RuntimeHost
 from pi_core.runtime.ui import HeadlessUI
 
@@ -28,9 +31,18 @@ async def run_print_mode(
     messages: Sequence[str] = (),
     write_out: Callable[[str], None],
     write_err: Callable[[str], None],
+    retry_notices: bool = False,
 ) -> int:
     """Run the prompts one after another; returns the exit status."""
     unsubscribe: Callable[[], None] | None = None
+    announce = retry_notices and mode == "text"
+
+    def on_event(event: object) -> None:
+        if isinstance(event, AutoRetryStartEvent):
+            seconds = event.delay_ms / 1000
+            write_err(
+                f"Retrying ({event.attempt}/{event.max_attempts}) in {seconds:.0f}s: {event.error_message}\n"
+            )
 
     def report(error: ExtensionErrorEvent) -> None:
         write_err(f"Extension error ({error.extension_path}, {error.event}): {error.error}\n")
@@ -46,6 +58,8 @@ async def run_print_mode(
             unsubscribe = host.session.subscribe(
                 lambda event: write_out(serialize_json_line(wire_event(event)))
             )
+        elif announce:
+            unsubscribe = host.session.subscribe(on_event)
         await host.bind_mode(ui=HeadlessUI(notify), on_error=report, mode=mode)
 
     host.on_session_replaced(bind)
