@@ -43,6 +43,12 @@ def test_env_vars_per_provider(monkeypatch: pytest.MonkeyPatch) -> None:
     assert env_api_key("anthropic") == "oauth"
     monkeypatch.setenv("HF_TOKEN", "hf")
     assert env_api_key("huggingface") == "hf"
+    # pi 1.6.0 reads only COPILOT_GITHUB_TOKEN for Copilot (a GitHub CLI token is no Copilot token).
+    monkeypatch.setenv("GH_TOKEN", "gh")
+    monkeypatch.setenv("GITHUB_TOKEN", "gh")
+    assert env_api_key("github-copilot") is None
+    monkeypatch.setenv("AZURE_OPENAI_API_KEY", "az")
+    assert env_api_key("azure") == "az"
 
 
 def test_resolve_config_value_and_command_failure(monkeypatch: pytest.MonkeyPatch) -> None:

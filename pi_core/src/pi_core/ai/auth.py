@@ -21,9 +21,9 @@ from pi_core._paths import agent_dir
 
 ENV_API_KEYS: dict[str, tuple[str, ...]] = {
     "anthropic": ("ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"),
-    "github-copilot": ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"),
+    "github-copilot": ("COPILOT_GITHUB_TOKEN",),
     "openai": ("OPENAI_API_KEY",),
-    "azure-openai-responses": ("AZURE_OPENAI_API_KEY",),
+    "azure": ("AZURE_OPENAI_API_KEY",),
     "deepseek": ("DEEPSEEK_API_KEY",),
     "google": ("GEMINI_API_KEY",),
     "google-vertex": ("GOOGLE_CLOUD_API_KEY",),
