@@ -35,7 +35,7 @@ def test_first_run_login_then_an_answer(pi_env: PiEnv) -> None:
         assert "anthropic" in screen and "(ANTHROPIC_API_KEY)" in screen
         pane.submit("groq")
         pane.wait_for("API key for groq")
-        pane.submit("gsk-typed-in")
+        pane.submit("gsk-typed-in", shown="*" * len("gsk-typed-in"))
         pane.wait_for("Model: groq/openai/gpt-oss-120b")
         pane.submit("hi")
         screen = pane.wait_for("FIRST-ANSWER from the loopback")

@@ -38,10 +38,22 @@ class Pane:
     def type(self, text: str) -> None:
         self.tmux("send-keys", "-t", "pi", "-l", text)
 
-    def submit(self, text: str, settle: float = 0.2) -> None:
-        """Type ``text``, give the editor a moment to take it, then press Enter."""
+    def submit(self, text: str, shown: str | None = None, timeout: float = 10) -> None:
+        """Type ``text``, wait until the screen shows it, then press Enter.
+
+        What is waited for is the end of ``text``'s last line (``shown`` instead where the field
+        draws something else, e.g. ``"*" * len(text)`` for a secret), one more time than it was on
+        the screen before typing, so an earlier copy in the transcript does not count. When it does
+        not appear within ``timeout`` the Enter goes anyway: the step after it then says what went
+        wrong with the screen it saw.
+        """
+        expected = shown if shown is not None else (text.splitlines() or [""])[-1][-20:]
+        before = self.visible().count(expected) if expected else 0
         self.type(text)
-        time.sleep(settle)
+        if expected:
+            deadline = time.monotonic() + timeout
+            while self.visible().count(expected) <= before and time.monotonic() < deadline:
+                time.sleep(0.02)
         self.keys("Enter")
 
     def screen(self) -> str:
