@@ -98,6 +98,7 @@ def plugin_parts(setup: PluginSetup, *, reloadable: bool = True) -> PluginParts:
     With ``reloadable`` the parts know how to load the plugins again (``/reload``, new sessions).
     """
     from pi_core.plugins.manager import BUILTIN_DISTRIBUTIONS
+    from pi_core.plugins.renderers import EntryRenderer
     from pi_core.runtime.host import PluginParts
 
     registrations = setup.registrations
@@ -131,7 +132,9 @@ def plugin_parts(setup: PluginSetup, *, reloadable: bool = True) -> PluginParts:
         flag_values=dict(setup.flag_values),
         shortcuts=dict(registrations.shortcuts),
         message_renderers={kind: r.item for kind, r in registrations.message_renderers.items()},
-        entry_renderers={kind: r.item for kind, r in registrations.entry_renderers.items()},
+        entry_renderers={
+            kind: EntryRenderer(r.plugin, r.item) for kind, r in registrations.entry_renderers.items()
+        },
         tool_renderers=list(registrations.tool_renderers),
         markdown_transformers=list(registrations.markdown_transformers),
         reload=_plugin_reloader(setup) if reloadable else None,

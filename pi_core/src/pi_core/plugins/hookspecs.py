@@ -347,11 +347,15 @@ def register_entry_renderers(register: Callable[..., None]) -> None:
     Combine: the first plugin in load order registering a ``custom_type`` wins.
 
     :param register: ``register(custom_type: str, render)``; ``render(entry, options, theme)``
-        gets the ``CustomEntry`` (its ``data``), ``options.expanded`` and ``ctx.ui.theme``'s
-        palette, and returns a rich renderable (or text) or ``None`` to show nothing.
+        gets the ``CustomEntry`` (its ``data``), ``options["expanded"]`` (Ctrl+O) and
+        ``ctx.ui.theme``'s palette, and returns a rich renderable (or text, ANSI colours kept)
+        or ``None`` to show nothing. The REPL (both modes) draws an entry when it is appended,
+        and again where it was appended when a session is resumed, switched to or forked.
     :returns: nothing.
 
-    Errors: an exception here is a load error of the plugin.
+    Errors: an exception in this hook is a load error of the plugin. A renderer that raises
+    while the REPL draws is reported once as this plugin's error (part ``render_entry``) and
+    the entry is left out of the transcript.
 
     Example::
 

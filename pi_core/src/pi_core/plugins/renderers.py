@@ -89,6 +89,14 @@ def resolve_tool_renderer(
 
 
 @dataclass(frozen=True)
+class EntryRenderer:
+    """A ``register_entry_renderers`` renderer and the plugin that registered it."""
+
+    plugin: str
+    render: Callable[..., Any]
+
+
+@dataclass(frozen=True)
 class ToolRendererResolver:
     """A ``register_tool_renderers`` resolver and the plugin that registered it."""
 

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pi_core.agent.tools import AgentTool
 from pi_core.plugins.dispatch import Hooks
-from pi_core.plugins.renderers import MarkdownTransformer, ToolRendererResolver
+from pi_core.plugins.renderers import EntryRenderer, MarkdownTransformer, ToolRendererResolver
 
 TrustConfirm = Callable[[Any], Awaitable[bool]]
 """Asks the user whether to run a project's plugin code (gets the ``TrustCheck``); True runs it."""
@@ -94,7 +94,7 @@ class PluginParts:
     #: ``register_entry_renderers`` (custom type → render), ``register_tool_renderers`` (resolvers,
     #: load order) and ``register_markdown_transformers`` (load order); the REPL draws with them
     #: through :mod:`pi_core.plugins.renderers`.
-    entry_renderers: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    entry_renderers: dict[str, EntryRenderer] = field(default_factory=dict)
     tool_renderers: list[ToolRendererResolver] = field(default_factory=list)
     markdown_transformers: list[MarkdownTransformer] = field(default_factory=list)
     #: Load failures and conflicts of a reload, shown as pi's "[Extension issues]" (start-up stops

@@ -130,3 +130,55 @@ async def test_raising_renderer_is_its_plugins_error_and_the_default_drawing_sta
     assert out.count("call renderer exploded") == 1 and out.count("result renderer exploded") == 1
     assert out.count("transformer exploded") == 1
     assert await repl.quit() == 0
+
+
+CARDS = """
+from pi_core import hookimpl
+
+
+def card(entry, options, theme):
+    if entry.data.get("hidden"):
+        return None
+    if entry.data.get("broken"):
+        raise KeyError("no such field")
+    return theme.fg("accent", f"CARD after {entry.data['after']}")
+
+
+@hookimpl
+def register_entry_renderers(register):
+    register("card", card)
+
+
+@hookimpl
+def agent_end(event, ctx):
+    last = event.messages[-1].content[0].text
+    ctx.append_entry("card", {"after": last})
+    ctx.append_entry("card", {"hidden": True})
+    if last == "second":
+        ctx.append_entry("card", {"broken": True})
+"""
+
+
+@pytest.mark.parametrize("fullscreen", [False, True], ids=["regular", "fullscreen"])
+async def test_plugin_entry_renderer_draws_custom_entries_live_and_when_resumed(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer, tmp_path: Path, fullscreen: bool
+) -> None:
+    pi_llm_server.add(text_turn("first"), text_turn("second"))
+    extension = _write(tmp_path, "cards", CARDS)
+    repl = await repl_factory(extensions=(extension,), fullscreen=fullscreen)
+    await repl.submit("one")
+    await repl.wait_for("CARD after first")
+    await repl.idle()
+    await repl.submit("two")
+    await repl.until(lambda: "Extension error (cards, render_entry): KeyError" in repl.output)
+    out = repl.output
+    assert "CARD after second" in out and out.index("CARD after first") < out.index("> two")
+    assert "hidden" not in out and "[card]" not in out  # None draws nothing; entries are not messages
+    assert await repl.quit() == 0
+    again = await repl_factory(extensions=(extension,), fullscreen=fullscreen, continue_recent=True)
+    await again.wait_for("CARD after second")
+    replayed = again.output
+    # Each card where it was appended: after the answer it followed, before the next prompt.
+    assert replayed.index("first") < replayed.index("CARD after first") < replayed.index("> two")
+    assert replayed.index("second") < replayed.index("CARD after second")
+    assert await again.quit() == 0

@@ -97,6 +97,7 @@ class InteractiveMode:
             self._tool_context,
             lambda: self.host.plugins.message_renderers,
             tool_renderers=lambda: self.host.plugins.tool_renderers,
+            entry_renderers=lambda: self.host.plugins.entry_renderers,
             markdown_transformers=lambda: self.host.plugins.markdown_transformers,
             tool_owner=lambda name: self.host.plugins.tool_owners.get(name),
             report_error=self._report_render_error,
@@ -154,6 +155,12 @@ class InteractiveMode:
 
     def _report_error(self, error: ExtensionErrorEvent) -> None:
         self.renderer(error)
+
+    def custom_entries(self) -> list[Any]:
+        """The branch's ``custom`` entries, when a plugin draws some (replayed with the messages)."""
+        if not self.renderer.custom_entries_wanted():
+            return []
+        return self.host.session.session_manager.get_branch(types=("custom",))
 
     def _report_render_error(self, plugin: str, part: str, error: BaseException) -> None:
         """A plugin's renderer failed while a block was laid out: reported after the layout (a
@@ -243,7 +250,7 @@ class InteractiveMode:
             self.console.file.write("\x1b[H\x1b[2J\x1b[3J")
             self.console.file.flush()
             self._print_header()
-        self.renderer.replay(self.host.session.messages)
+        self.renderer.replay(self.host.session.messages, self.custom_entries())
 
     def editor_buffer(self) -> Buffer | None:
         """The buffer of the prompt being typed (``None`` before the editor exists)."""
@@ -318,7 +325,7 @@ class InteractiveMode:
         """The header, the conversation of a resumed session, and a note when there is no model."""
         self._print_header()
         if self.host.session.messages:
-            self.renderer.replay(self.host.session.messages)  # --continue / --session
+            self.renderer.replay(self.host.session.messages, self.custom_entries())  # --continue / --session
         if self.host.session.model is None:
             from pi_core.runtime.auth_guidance import repl_no_model_notice
 

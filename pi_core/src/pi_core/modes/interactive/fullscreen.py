@@ -560,7 +560,7 @@ class FullscreenMode(InteractiveMode):
         """Session navigation: the transcript is replaced by the session's, drawn as it was live."""
         self.transcript.clear()
         self._print_header()
-        self.renderer.replay(self.host.session.messages)
+        self.renderer.replay(self.host.session.messages, self.custom_entries())
 
     def toggle_tool_output(self) -> None:
         """Ctrl+O: every tool result on screen is drawn again, expanded or collapsed."""

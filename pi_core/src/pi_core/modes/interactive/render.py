@@ -17,6 +17,7 @@ from rich.text import Text
 from pi_core.modes.interactive.blocks import BlockBuffer
 from pi_core.modes.interactive.sanitize import sanitize, sanitize_content, sanitize_result, sanitize_value
 from pi_core.plugins.renderers import (
+    EntryRenderer,
     MarkdownContext,
     MarkdownSurface,
     MarkdownTransformer,
@@ -24,6 +25,7 @@ from pi_core.plugins.renderers import (
     resolve_owned_tool_renderer,
     transform_markdown,
 )
+from pi_core.session.context import iso_to_ms
 
 HIDDEN_THINKING = Text("▸ thinking (hidden; Ctrl+T shows it)", style="dim italic")
 
@@ -53,6 +55,7 @@ class EventRenderer:
         message_renderers: Callable[[], Mapping[str, Callable[..., Any]]] = dict,
         *,
         tool_renderers: Callable[[], Sequence[ToolRendererResolver]] = tuple,
+        entry_renderers: Callable[[], Mapping[str, EntryRenderer]] = dict,
         markdown_transformers: Callable[[], Sequence[MarkdownTransformer]] = tuple,
         tool_owner: Callable[[str], str | None] = lambda name: None,
         report_error: RenderErrorSink | None = None,
@@ -60,6 +63,7 @@ class EventRenderer:
         #: The plugins' custom-message renderers (read per message: a reload may replace them).
         self._message_renderers = message_renderers
         self._tool_renderers = tool_renderers
+        self._entry_renderers = entry_renderers
         self._markdown_transformers = markdown_transformers
         self._tool_owner = tool_owner
         self._report_error = report_error
@@ -191,14 +195,51 @@ class EventRenderer:
         elif message.stop_reason == "error":
             self.console.print(Text(f"Error: {message.error_message or 'unknown error'}", style="bold red"))
 
-    def replay(self, messages: list[Any]) -> None:
+    # --- custom entries (``ctx.append_entry``) through the plugins' entry renderers ----------------
+
+    def _on_entry_appended(self, event: Any) -> None:
+        entry = event.entry
+        if not isinstance(entry, dict) or entry.get("type") != "custom":
+            return
+        if entry.get("customType") not in self._entry_renderers():
+            return
+        from pi_core.session.entries import parse_entry
+
+        self.print_entry(parse_entry(entry))
+
+    def print_entry(self, entry: Any) -> None:
+        """A ``custom`` entry through its plugin's renderer; nothing without one, or when it
+        draws nothing. One that raises is reported once and the entry is left out."""
+        renderer = self._entry_renderers().get(getattr(entry, "custom_type", ""))
+        if renderer is None:
+            return
+        ctx = self._tool_context()
+        theme = getattr(getattr(ctx, "ui", None), "theme", None)
+        try:
+            rendered = renderer.render(entry, {"expanded": self.expand_tools}, theme)
+        except Exception as error:  # display only: the transcript goes on without it
+            self._report(renderer.plugin, "render_entry", error)
+            return
+        if rendered is not None:
+            self.console.print(Text.from_ansi(rendered) if isinstance(rendered, str) else rendered)
+
+    def custom_entries_wanted(self) -> bool:
+        return bool(self._entry_renderers())
+
+    def replay(self, messages: list[Any], entries: Sequence[Any] = ()) -> None:
         """Print a transcript that already exists (a resumed, switched or forked session) as it
         looked live: tool calls through their renderers with their results beneath (edit diffs,
-        bash previews), images, compaction and branch-summary markers."""
+        bash previews), images, compaction and branch-summary markers; the branch's ``custom``
+        ``entries`` through their renderers, each before the first message that came after it."""
         results = {m.tool_call_id: m for m in messages if getattr(m, "role", None) == "toolResult"}
         shown: set[str] = set()
+        waiting = sorted(((iso_to_ms(e.timestamp), n, e) for n, e in enumerate(entries)), key=lambda x: x[:2])
         for message in messages:
             role = getattr(message, "role", None)
+            if role not in ("compactionSummary", "branchSummary", "system"):
+                stamp = getattr(message, "timestamp", None)
+                while waiting and isinstance(stamp, int) and waiting[0][0] < stamp:
+                    self.print_entry(waiting.pop(0)[2])
             if role == "user":
                 self._print_user(message)
             elif role == "assistant":
@@ -243,6 +284,8 @@ class EventRenderer:
             elif role == "branchSummary":
                 self.console.print(Text("── summary of the branch left ──", style="magenta"))
                 self.console.print(Text(self.markdown(sanitize(message.summary), "summary"), style="dim"))
+        for _, _, entry in waiting:
+            self.print_entry(entry)
 
     # --- tools ----------------------------------------------------------------------------------
 
