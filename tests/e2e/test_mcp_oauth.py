@@ -276,3 +276,50 @@ def test_mcp_login_and_logout_inside_a_session(
     finally:
         assert rpc.close() == 0, rpc.stderr
     assert "Traceback" not in rpc.stderr
+
+
+def test_mcp_login_takes_the_address_pasted_from_a_browser_elsewhere(
+    pi_env: PiEnv, oauth_server: Callable[..., int], browser_log: Path
+) -> None:
+    import httpx
+
+    port = oauth_server()
+    write_config(pi_env, {"sec": {"url": f"http://127.0.0.1:{port}/mcp", "exposure": "direct"}})
+    pi_env.extra_env.update(BROWSER="true", DISPLAY="")  # the browser is on "another machine"
+    rpc = pi_env.rpc()
+
+    def request(method: str, text: str) -> dict[str, Any]:
+        return rpc.wait_for(lambda r: r.get("method") == method and text in json.dumps(r), 60)
+
+    def answered(request_id: str) -> None:
+        # The command's prompt is answered once the command ends.
+        response = rpc.wait_for(lambda r: r.get("type") == "response" and r.get("id") == request_id, 60)
+        assert response["success"] is True, response
+
+    try:
+        first = rpc.send({"type": "prompt", "message": "/mcp login sec"})
+        page = request("notify", "Open this page")["message"].splitlines()[-1]
+        # What the remote browser's address bar shows after the approval: the redirect to pi's listener.
+        landed = httpx.get(page, follow_redirects=False).headers["location"]
+        assert "/callback?code=" in landed
+        ask = request("input", "paste the address")
+        rpc.send_raw(json.dumps({"type": "extension_ui_response", "id": ask["id"], "value": "http://x/y"}))
+        assert "not the URL of this sign-in's redirect" in request("notify", "paste the full")["message"]
+        again = rpc.wait_for(lambda r: r.get("method") == "input" and r["id"] != ask["id"], 30)
+        rpc.send_raw(json.dumps({"type": "extension_ui_response", "id": again["id"], "value": landed}))
+        assert request("notify", "Signed in")["message"] == 'Signed in to MCP server "sec" (2 tools).'
+        answered(first)
+        # Cancelling the dialog cancels a sign-in.
+        assert rpc.call({"type": "prompt", "message": "/mcp logout sec"}, 30)["success"] is True
+        request("notify", "Signed out")
+        second = rpc.send({"type": "prompt", "message": "/mcp login sec"})
+        seen = (ask["id"], again["id"])
+        third = rpc.wait_for(lambda r: r.get("method") == "input" and r["id"] not in seen, 60)
+        rpc.send_raw(json.dumps({"type": "extension_ui_response", "id": third["id"], "cancelled": True}))
+        failed = request("notify", "failed")["message"]
+        assert failed == 'Sign-in to MCP server "sec" failed: cancelled'
+        answered(second)
+    finally:
+        assert rpc.close() == 0, rpc.stderr
+    assert "Traceback" not in rpc.stderr
+    assert not browser_log.exists()

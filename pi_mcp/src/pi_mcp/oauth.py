@@ -489,6 +489,11 @@ class CallbackListener:
             return "that is not the URL of this sign-in's redirect"
         return self._take(parse_qs(parsed.query))
 
+    def cancel(self) -> None:
+        """The user gave up: the sign-in ends with :class:`SignInError`."""
+        if self._result is not None and not self._result.done():
+            self._result.set_exception(SignInError("cancelled"))
+
     def _take(self, query: dict[str, list[str]]) -> str | None:
         result = self._result
         if result is None or result.done():

@@ -109,7 +109,7 @@ async def _mcp_command(args: str, ctx: Any) -> None:
 async def _sign_in_command(manager: McpManager, action: str, names: list[str], ctx: Any) -> None:
     """``/mcp login|logout [server]``; without a name, the one OAuth server (one needing a sign-in
     first, for login)."""
-    from pi_mcp.oauth import SignInError
+    from pi_mcp.oauth import CallbackListener, SignInError
 
     oauth = [s for s in manager.servers.values() if s.oauth_url is not None and s.config.enabled]
     if names:
@@ -142,8 +142,32 @@ async def _sign_in_command(manager: McpManager, action: str, names: list[str], c
     def show(url: str) -> None:
         ctx.ui.notify(f'Open this page to sign in to MCP server "{name}":\n{url}')
 
+    async def paste(listener: CallbackListener) -> None:
+        # For a browser on another machine: the address it ended up on, typed into a dialog that
+        # closes when the browser reaches the listener first. Cancelling it cancels the sign-in.
+        from pi_core.ai.abort import AbortController
+
+        closing = AbortController()
+        try:
+            while True:
+                text = await ctx.ui.input(
+                    f'Waiting for the browser to sign in to "{name}". If it runs on another machine, '
+                    "paste the address it ended up on:",
+                    "http://127.0.0.1:…/callback?code=…",
+                    signal=closing.signal,
+                )
+                if not text or not text.strip():
+                    listener.cancel()
+                    return
+                problem = listener.deliver(text)
+                if problem is None:
+                    return
+                ctx.ui.notify(f"{problem}; paste the full address", "error")
+        finally:
+            closing.abort()
+
     try:
-        await server.sign_in(show_url=show)
+        await server.sign_in(show_url=show, paste=paste if ctx.has_ui else None)
     except (SignInError, OSError) as error:
         ctx.ui.notify(f'Sign-in to MCP server "{name}" failed: {error}', "error")
         return
