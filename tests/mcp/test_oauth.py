@@ -93,3 +93,43 @@ def test_a_broken_credential_file_is_reported_with_line_and_column(tmp_path: Pat
     path.write_text('{\n  "x": ,\n}')
     with pytest.raises(OSError, match=r"mcp-auth.json:2:8: invalid JSON"):
         CredentialStore(path).load_sync("x", "https://x/mcp")
+
+
+async def test_the_callback_listener_takes_the_browser_or_a_pasted_address() -> None:
+    import asyncio
+
+    import httpx
+    from pi_mcp.oauth import CallbackListener, SignInError
+
+    listener = CallbackListener("127.0.0.1", 0, "127.0.0.1", "/callback")
+    await listener.start()
+    try:
+        port = int(listener.redirect_url.rsplit(":", 1)[1].split("/")[0])
+        assert listener.redirect_url == f"http://127.0.0.1:{port}/callback"
+        assert listener.deliver(f"http://127.0.0.1:{port + 1}/callback?code=c&state=s") is not None
+        assert listener.deliver(f"http://127.0.0.1:{port}/other?code=c") is not None
+        assert (
+            listener.deliver(f"http://127.0.0.1:{port}/callback?state=s")
+            == "the URL carries no authorization code"
+        )
+        async with httpx.AsyncClient() as client:
+            missing = await client.get(f"http://127.0.0.1:{port}/favicon.ico")
+            assert missing.status_code == 404
+            page = await client.get(f"{listener.redirect_url}?code=abc&state=xyz")
+            assert page.status_code == 200 and "Signed in" in page.text
+            assert await asyncio.wait_for(listener.wait(), 5) == ("abc", "xyz")
+            late = await client.get(f"{listener.redirect_url}?code=again&state=xyz")
+            assert late.status_code == 400
+    finally:
+        await listener.close()
+
+    refused = CallbackListener("127.0.0.1", 0, "127.0.0.1", "/callback")
+    await refused.start()
+    try:
+        async with httpx.AsyncClient() as client:
+            page = await client.get(f"{refused.redirect_url}?error=access_denied&error_description=no+thanks")
+        assert page.status_code == 400 and "no thanks" in page.text
+        with pytest.raises(SignInError, match="the authorization server refused: no thanks"):
+            await refused.wait()
+    finally:
+        await refused.close()

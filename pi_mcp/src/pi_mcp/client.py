@@ -173,6 +173,7 @@ class McpServer:
         if self.config.enabled:
             self.state = "needs-auth"
             self.last_error = str(SignInRequired(self.name))
+            self.credentials_seen = self._credentials_stamp()
         return removed
 
     @property

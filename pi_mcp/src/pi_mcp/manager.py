@@ -147,6 +147,7 @@ class McpManager:
         self.agent_dir = agent_dir()
         self.servers: dict[str, McpServer] = {}
         self.credentials = credential_store(self.agent_dir)
+        self._told_sign_in: set[str] = set()
         self.configs: dict[str, ServerConfig] = {}
         self.errors: list[str] = []
         #: pi tool name → (server, MCP tool name).
@@ -319,7 +320,8 @@ class McpManager:
 
     def _sign_in_needed(self, server: McpServer) -> None:
         self.drop_tools(server.name)
-        if self.ctx is not None and server.last_error:
+        if self.ctx is not None and server.last_error and server.name not in self._told_sign_in:
+            self._told_sign_in.add(server.name)  # once per session: /mcp shows it from then on
             self.ctx.ui.notify(server.last_error, "warning")
 
     # --- tools ----------------------------------------------------------------------------------

@@ -485,7 +485,7 @@ class CallbackListener:
     def deliver(self, url: str) -> str | None:
         """A redirect URL pasted by the user: ``None`` when taken, else why it does not fit."""
         parsed = urlparse(url.strip())
-        if parsed.path != self.path or not parsed.query:
+        if parsed.path != self.path or parsed.port != urlparse(self.redirect_url).port or not parsed.query:
             return "that is not the URL of this sign-in's redirect"
         return self._take(parse_qs(parsed.query))
 
@@ -515,7 +515,9 @@ class CallbackListener:
             target = urlparse(parts[1]) if len(parts) >= 2 else urlparse("/")
             if parts and parts[0] == "GET" and target.path == self.path:
                 problem = self._take(parse_qs(target.query))
-                failed = self._result is not None and self._result.done() and self._result.exception()
+                result = self._result
+                settled = result is not None and result.done() and not result.cancelled()
+                failed = settled and result is not None and result.exception()
                 if problem is None and not failed:
                     page, status = PAGE.format(title="Signed in", text="You can close this tab."), "200 OK"
                 else:
