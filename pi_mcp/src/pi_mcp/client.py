@@ -224,7 +224,9 @@ class McpServer:
 
     async def _run(self) -> None:
         if self._sdk is not None:
-            await asyncio.wrap_future(self._sdk)
+            # Shielded: a server stopped during the import must not cancel the import every later
+            # server waits for too.
+            await asyncio.shield(asyncio.wrap_future(self._sdk))
         from mcp import ClientSession
 
         try:
@@ -430,7 +432,7 @@ def _import_sdk(kind: str) -> concurrent.futures.Future[None]:
     """The SDK's import for ``kind``, in a worker thread (on the event loop it would hold up the
     first prompt), started when the first server of that kind starts."""
     running = _sdk_imports.get(kind)
-    if running is not None and not (running.done() and running.exception() is not None):
+    if running is not None and not (running.done() and (running.cancelled() or running.exception())):
         return running
     transport = {"stdio": "mcp.client.stdio", "http": "mcp.client.streamable_http"}
     # httpx first, and requests wait for it: the openai SDK trips over a half-imported httpx.
