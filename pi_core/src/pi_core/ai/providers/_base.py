@@ -369,6 +369,18 @@ def request_options(options: StreamOptions) -> dict[str, Any]:
 COPILOT_PROVIDER = "github-copilot"
 
 
+def is_openrouter(model: Model) -> bool:
+    """OpenRouter by provider name or by base URL: it routes by ``x-session-id``."""
+    return model.provider == "openrouter" or "openrouter.ai" in (model.base_url or "")
+
+
+def affinity_session_id(options: StreamOptions) -> str | None:
+    """The session id that pins a session to one replica; none when caching is off."""
+    if resolve_cache_retention(options.cache_retention) == "none":
+        return None
+    return options.session_id or None
+
+
 def copilot_headers(model: Model, context: Context) -> dict[str, str]:
     """The headers GitHub Copilot wants per request (pi 1.6.0 sends them on all three APIs):
     ``X-Initiator`` says whether the user (last message theirs) or the agent asks,

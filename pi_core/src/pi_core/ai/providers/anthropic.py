@@ -43,10 +43,12 @@ from pi_core.ai.providers._base import (
     COPILOT_PROVIDER,
     ProviderStream,
     StreamFailure,
+    affinity_session_id,
     client_kwargs,
     copilot_headers,
     finish_tool_call,
     finish_usage,
+    is_openrouter,
     resolve_cache_retention,
     run_stream,
     sdk_post,
@@ -57,6 +59,8 @@ from pi_core.ai.thinking import adjust_max_tokens_for_thinking, default_max_toke
 from pi_core.ai.transform import transform_messages
 
 API = "anthropic-messages"
+#: The Messages API version pi sends (its Node SDK's); the Python SDK would send a newer one.
+API_VERSION = "2023-06-01"
 INTERLEAVED_THINKING_BETA = "interleaved-thinking-2025-05-14"
 FINE_GRAINED_TOOL_STREAMING_BETA = "fine-grained-tool-streaming-2025-05-14"
 CLAUDE_CODE_IDENTITY = "You are Claude Code, Anthropic's official CLI for Claude."
@@ -280,19 +284,36 @@ def build_params(model: Model, context: Context, options: StreamOptions, oauth: 
     return params
 
 
+def affinity_headers(model: Model, options: StreamOptions) -> dict[str, str]:
+    """Replica pinning for API-key requests, on when ``compat.sendSessionAffinityHeaders`` is.
+
+    On by default for OpenRouter, which takes ``x-session-id``; elsewhere the header is
+    ``x-session-affinity`` unless ``compat.sessionAffinityFormat`` is ``openrouter``.
+    """
+    compat = model.compat or {}
+    session_id = affinity_session_id(options)
+    send = compat.get("sendSessionAffinityHeaders")
+    if session_id is None or not (is_openrouter(model) if send is None else send):
+        return {}
+    fmt = compat.get("sessionAffinityFormat") or ("openrouter" if is_openrouter(model) else None)
+    return {"x-session-id" if fmt == "openrouter" else "x-session-affinity": session_id}
+
+
 def _headers(model: Model, context: Context, options: StreamOptions, oauth: bool) -> dict[str, str]:
     betas: list[str] = []
     if context.tools and not _supports_eager_tool_streaming(model):
         betas.append(FINE_GRAINED_TOOL_STREAMING_BETA)
     if not supports_adaptive_thinking(model.id):
         betas.append(INTERLEAVED_THINKING_BETA)
-    headers: dict[str, str] = {"accept": "application/json"}
+    headers: dict[str, str] = {"accept": "application/json", "anthropic-version": API_VERSION}
     if oauth:
         headers["anthropic-beta"] = ",".join(["claude-code-20250219", "oauth-2025-04-20", *betas])
         headers["user-agent"] = "claude-cli/2.1.75"
         headers["x-app"] = "cli"
     elif betas:
         headers["anthropic-beta"] = ",".join(betas)
+    if not oauth and model.provider != COPILOT_PROVIDER:
+        headers.update(affinity_headers(model, options))
     headers.update(model.headers or {})
     headers.update(copilot_headers(model, context))
     headers.update(options.headers or {})

@@ -43,10 +43,12 @@ from pi_core.ai.provider import (
 from pi_core.ai.providers._base import (
     ProviderStream,
     StreamFailure,
+    affinity_session_id,
     compact_json,
     copilot_headers,
     finish_tool_call,
     finish_usage,
+    is_openrouter,
     open_openai_client,
     resolve_cache_retention,
     run_stream,
@@ -87,7 +89,7 @@ def detect_compat(model: Model) -> dict[str, Any]:
         thinking_format = "deepseek"
     elif is_zai:
         thinking_format = "zai"
-    elif provider == "openrouter" or "openrouter.ai" in url:
+    elif is_openrouter(model):
         thinking_format = "openrouter"
     else:
         thinking_format = "openai"
@@ -109,6 +111,8 @@ def detect_compat(model: Model) -> dict[str, Any]:
         if provider == "openrouter" and model.id.startswith("anthropic/")
         else None,
         "supportsLongCacheRetention": not (is_cf_workers or is_cf_gateway),
+        "sendSessionAffinityHeaders": is_openrouter(model),
+        "sessionAffinityFormat": "openrouter" if is_openrouter(model) else "openai",
     }
     for key, value in (model.compat or {}).items():
         if value is not None:
@@ -391,6 +395,25 @@ def map_finish_reason(reason: str) -> tuple[str, str | None]:
     return "error", f"Provider finish_reason: {reason}"
 
 
+def affinity_headers(model: Model, options: StreamOptions) -> dict[str, str]:
+    """Replica-pinning headers, sent only when ``compat.sendSessionAffinityHeaders`` is on.
+
+    That is the default on OpenRouter (``x-session-id``); a provider such as Fireworks turns it on
+    to get ``x-client-request-id`` and ``x-session-affinity``, plus ``session_id`` in format
+    ``openai`` (``openai-nosession`` leaves that one out).
+    """
+    session_id = affinity_session_id(options)
+    compat = detect_compat(model)
+    if session_id is None or not compat["sendSessionAffinityHeaders"]:
+        return {}
+    fmt = compat["sessionAffinityFormat"]
+    if fmt == "openrouter":
+        return {"x-session-id": session_id}
+    headers = {"session_id": session_id} if fmt == "openai" else {}
+    headers.update({"x-client-request-id": session_id, "x-session-affinity": session_id})
+    return headers
+
+
 class OpenAICompletionsProvider:
     api = API
 
@@ -403,6 +426,7 @@ def _run(
 ) -> AsyncIterator[AssistantMessageEvent]:
     def open_client() -> Any:
         headers = {**(model.headers or {}), **copilot_headers(model, context)}
+        headers.update(affinity_headers(model, options))
         headers.update(options.headers or {})
         return open_openai_client(model, options, headers)
 

@@ -45,10 +45,12 @@ from pi_core.ai.provider import (
 from pi_core.ai.providers._base import (
     ProviderStream,
     StreamFailure,
+    affinity_session_id,
     client_kwargs,
     compact_json,
     copilot_headers,
     finish_tool_call,
+    is_openrouter,
     open_openai_client,
     resolve_cache_retention,
     run_stream,
@@ -259,6 +261,25 @@ class OpenAIResponsesProvider:
         return run_stream(model, options, lambda output: _run(model, context, options, output))
 
 
+def affinity_headers(model: Model, options: StreamOptions) -> dict[str, str]:
+    """The headers that keep a session on one replica, by ``compat.sessionAffinityFormat``.
+
+    ``openrouter`` (the default on OpenRouter) sends ``x-session-id``; ``openai`` (the default
+    elsewhere) ``session-id`` and ``x-client-request-id``; ``openai-nosession`` only the latter.
+    """
+    session_id = affinity_session_id(options)
+    if session_id is None:
+        return {}
+    fmt = (model.compat or {}).get("sessionAffinityFormat") or (
+        "openrouter" if is_openrouter(model) else "openai"
+    )
+    if fmt == "openrouter":
+        return {"x-session-id": session_id}
+    if fmt == "openai":
+        return {"session-id": session_id, "x-client-request-id": session_id}
+    return {"x-client-request-id": session_id}
+
+
 class AzureOpenAIResponsesProvider:
     api = AZURE_API
 
@@ -289,11 +310,7 @@ def _run(
         if model.api == AZURE_API:
             return _open_azure_client(model, options)
         headers = {**(model.headers or {}), **copilot_headers(model, context)}
-        retention = resolve_cache_retention(options.cache_retention)
-        if options.session_id and retention != "none":
-            if (model.compat or {}).get("sendSessionIdHeader", True):
-                headers["session_id"] = options.session_id
-            headers["x-client-request-id"] = options.session_id
+        headers.update(affinity_headers(model, options))
         headers.update(options.headers or {})
         return open_openai_client(model, options, headers)
 
