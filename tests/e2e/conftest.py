@@ -158,7 +158,7 @@ class PiEnv:
         return env
 
     def run(
-        self, *args: str, input: str | None = "", timeout: float = 30, model: str | None = "loop/fake-model"
+        self, *args: str, input: str | None = "", timeout: float = 60, model: str | None = "loop/fake-model"
     ) -> subprocess.CompletedProcess[str]:
         argv = [PI, *(["--model", model] if model else []), *args]
         return subprocess.run(

@@ -304,7 +304,8 @@ def test_repl_asks_what_to_do_with_a_session_whose_folder_is_gone(pi_env: PiEnv)
     pane = start_pane(pi_env, "--session", str(path))
     try:
         pane.wait_for(f"Session cwd does not exist: {pi_env.root / 'deleted-project'}")
-        pane.wait_for(f"Fork into {pi_env.project} (new session ID, original kept)")
+        # The row is cut at the pane's width when the temporary folder's path is long (CI's is).
+        pane.wait_for(f"Fork into {pi_env.project}")
         pane.keys("Down")
         pane.keys("Enter")
         pane.wait_for_editor()

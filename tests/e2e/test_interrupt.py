@@ -65,8 +65,15 @@ def test_sigint_during_startup_never_hangs(pi_env: PiEnv, model: str) -> None:
             process.kill()
             process.communicate()
             pytest.fail(f"pi hung after a Ctrl+C {delay} s into start-up")
-        # 130 from pi's handler; -SIGINT if the signal came before Python had run any of pi's code.
-        assert process.returncode in (130, -signal.SIGINT), (delay, process.returncode, err[-500:])
+        # 130 from pi's handler; -SIGINT if the signal came before Python had run any of pi's code;
+        # 1 with Python's own KeyboardInterrupt report if it landed in the interpreter's start-up
+        # (site and .pth processing, seen on a loaded machine) - outside anything pi can handle.
+        in_python_startup = process.returncode == 1 and "KeyboardInterrupt" in err and "pi_core" not in err
+        assert process.returncode in (130, -signal.SIGINT) or in_python_startup, (
+            delay,
+            process.returncode,
+            err[-500:],
+        )
         if process.returncode == 130:
             assert "Traceback" not in err, (delay, err[-500:])
         pi_env.server._state.script.clear()

@@ -179,7 +179,11 @@ def test_a_one_megabyte_paste_is_collapsed_and_sent_whole(pane: Pane, pi_env: Pi
     sent = pi_env.server.requests[-1].body["messages"][-1]["content"]
     sent_text = sent if isinstance(sent, str) else "".join(part.get("text", "") for part in sent)
     assert sent_text == text
-    assert _roles(pi_env) == ["user", "assistant"]
+    recorded = [e["message"] for e in _session_lines(pi_env) if e.get("type") == "message"]
+    outcomes = [
+        (m.get("role"), m.get("stopReason"), m.get("errorMessage")) for m in recorded if isinstance(m, dict)
+    ]
+    assert _roles(pi_env) == ["user", "assistant"], outcomes
 
 
 def test_binary_garbage_in_tool_output(pane: Pane, pi_env: PiEnv) -> None:

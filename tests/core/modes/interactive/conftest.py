@@ -72,7 +72,7 @@ class Repl:
         await self.wait_idle_editor()
         self.send(text + ENTER)
 
-    async def wait_idle_editor(self, seconds: float = 5) -> None:
+    async def wait_idle_editor(self, seconds: float = 15) -> None:
         """Until the editor is running (typed keys reach it, not a closed app)."""
         await self.until(self._editor_running, seconds)
 
@@ -82,11 +82,11 @@ class Repl:
             return bool(app.is_running) and self.mode._dialogs == 0
         return self.mode._editor is not None and self.mode._editor.app.is_running
 
-    async def in_dialog(self, seconds: float = 5) -> None:
+    async def in_dialog(self, seconds: float = 15) -> None:
         """Until a plugin dialog holds the terminal (keys typed now go to it, not to the editor)."""
         await self.until(lambda: self.mode._dialogs > 0 and self.mode._editor_free.is_set(), seconds)
 
-    async def until(self, check: Callable[[], bool], seconds: float = 5) -> None:
+    async def until(self, check: Callable[[], bool], seconds: float = 15) -> None:
         deadline = asyncio.get_running_loop().time() + seconds
         while not check():
             if self.task.done():
@@ -97,10 +97,10 @@ class Repl:
                 raise AssertionError(f"timed out {state}; output so far:\n{self.output}")
             await asyncio.sleep(0.01)
 
-    async def wait_for(self, text: str, seconds: float = 5) -> None:
+    async def wait_for(self, text: str, seconds: float = 15) -> None:
         await self.until(lambda: text in self.output, seconds)
 
-    async def idle(self, seconds: float = 5) -> None:
+    async def idle(self, seconds: float = 15) -> None:
         await self.until(lambda: not self.mode.busy, seconds)
 
     async def quit(self) -> int:
