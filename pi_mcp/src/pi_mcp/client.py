@@ -153,6 +153,9 @@ class McpServer:
                 "Authorization header"
             )
         await self.stop()
+        # The sign-in imports the SDK's auth modules here; the background import of the SDK must
+        # be finished first, or the two threads can deadlock on the package's import locks.
+        await asyncio.shield(asyncio.wrap_future(_import_sdk(self.config.kind)))
         await sign_in(
             self.credentials, self.name, self.config.raw, show_url=show_url, paste=paste, limit=limit
         )
