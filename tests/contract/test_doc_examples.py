@@ -34,7 +34,6 @@ PLUGINS_EXAMPLE = ROOT / "plugins-example"
 CONFORMANCE = """
 from __future__ import annotations
 
-from pi_core.cli.run import _NoDialogs
 from pi_core.modes.interactive.trust import TerminalTrustDialogs
 from pi_core.modes.interactive.ui import InteractiveUI
 from pi_core.modes.rpc.ui import RpcExtensionUI
@@ -50,10 +49,8 @@ def ui(
     return [headless, rpc, interactive, scripted]
 
 
-def trust_dialogs(
-    before_the_repl: TerminalTrustDialogs, nobody: _NoDialogs, headless: HeadlessUI
-) -> list[ProjectTrustUI]:
-    return [before_the_repl, nobody, headless]
+def trust_dialogs(before_the_repl: TerminalTrustDialogs, nobody: HeadlessUI) -> list[ProjectTrustUI]:
+    return [before_the_repl, nobody]
 
 
 def contexts(ctx: RuntimeContext, command: RuntimeCommandContext) -> tuple[ExtensionContext, CommandContext]:

@@ -102,44 +102,6 @@ async def prepare_plugins_async(
     return PluginSetup(control, pm, registrations, problems, trust_decisions=decisions)
 
 
-class _NoDialogs:
-    """``project_trust``'s ``ctx.ui`` where nobody can answer: dialogs answer nothing at once,
-    notifications go to stderr."""
-
-    async def select(
-        self,
-        title: str,
-        options: Sequence[str],
-        *,
-        signal: Any = None,
-        timeout: float | None = None,  # noqa: ASYNC109 - pi's dialog API
-    ) -> str | None:
-        return None
-
-    async def confirm(
-        self,
-        title: str,
-        message: str,
-        *,
-        signal: Any = None,
-        timeout: float | None = None,  # noqa: ASYNC109 - pi's dialog API
-    ) -> bool:
-        return False
-
-    async def input(
-        self,
-        title: str,
-        placeholder: str | None = None,
-        *,
-        signal: Any = None,
-        timeout: float | None = None,  # noqa: ASYNC109 - pi's dialog API
-    ) -> str | None:
-        return None
-
-    def notify(self, message: str, type: str = "info") -> None:
-        click.echo(message, err=True)
-
-
 def _trust_asker(decisions: dict[str, bool | None], mode: str, has_ui: bool) -> TrustAsker:
     """The ``project_trust`` hook over the plugins loaded so far; a ``remember`` answer is recorded."""
 
@@ -149,11 +111,13 @@ def _trust_asker(decisions: dict[str, bool | None], mode: str, has_ui: bool) -> 
         from pi_core.plugins.dispatch import Dispatcher, Hooks
         from pi_core.plugins.events import ProjectTrustEvent
         from pi_core.plugins.trust import decline_project, trust_project
+        from pi_core.runtime.ui import HeadlessUI
 
         hooks = Hooks(Dispatcher(pm, on_error=_echo_hook_error))
         if not hooks.has("project_trust"):
             return None
-        ui: ProjectTrustUI = _NoDialogs()
+        # Where nobody can answer: dialogs answer nothing at once, notifications go to stderr.
+        ui: ProjectTrustUI = HeadlessUI(on_notify=lambda message, _type: click.echo(message, err=True))
         if has_ui:
             from pi_core.modes.interactive.trust import TerminalTrustDialogs
 

@@ -65,8 +65,42 @@ class UIThemeResult(Protocol):
         ...
 
 
+class ProjectTrustUI(Protocol):
+    """The dialogs a ``project_trust`` handler may use (a part of :class:`ExtensionUI`): before
+    the project's plugins load there is no REPL yet, only one-question prompts on the terminal."""
+
+    async def select(
+        self,
+        title: str,
+        options: Sequence[str],
+        *,
+        signal: AbortSignal | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - pi's dialog API (ms)
+    ) -> str | None: ...
+
+    async def confirm(
+        self,
+        title: str,
+        message: str,
+        *,
+        signal: AbortSignal | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109
+    ) -> bool: ...
+
+    async def input(
+        self,
+        title: str,
+        placeholder: str | None = None,
+        *,
+        signal: AbortSignal | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109
+    ) -> str | None: ...
+
+    def notify(self, message: str, type: str = "info") -> None: ...
+
+
 @runtime_checkable
-class ExtensionUI(Protocol):
+class ExtensionUI(ProjectTrustUI, Protocol):
     """Dialogs and decorations (spec §5.2). Without a UI dialogs resolve to ``None``/``False`` at once.
 
     ``timeout`` (ms) is part of pi's dialog API: the dialog resolves to its empty value when it expires.
@@ -80,36 +114,7 @@ class ExtensionUI(Protocol):
     @property
     def theme(self) -> UITheme: ...
 
-    async def select(
-        self,
-        title: str,
-        options: Sequence[str],
-        *,
-        signal: AbortSignal | None = None,
-        timeout: float | None = None,  # noqa: ASYNC109
-    ) -> str | None: ...
-
-    async def confirm(
-        self,
-        title: str,
-        message: str,
-        *,
-        signal: AbortSignal | None = None,
-        timeout: float | None = None,  # noqa: ASYNC109 (pi's dialog API)
-    ) -> bool: ...
-
-    async def input(
-        self,
-        title: str,
-        placeholder: str | None = None,
-        *,
-        signal: AbortSignal | None = None,
-        timeout: float | None = None,  # noqa: ASYNC109
-    ) -> str | None: ...
-
     async def editor(self, title: str, prefill: str | None = None) -> str | None: ...
-
-    def notify(self, message: str, type: str = "info") -> None: ...
 
     def set_status(self, key: str, text: str | None) -> None: ...
 
@@ -181,40 +186,6 @@ class ExtensionUI(Protocol):
     def add_autocomplete_provider(self, factory: Callable[[Any], Any]) -> None:
         """``factory(current)`` wraps the editor's prompt-toolkit ``Completer`` with the plugin's."""
         ...
-
-
-class ProjectTrustUI(Protocol):
-    """The dialogs a ``project_trust`` handler may use (a part of :class:`ExtensionUI`): before
-    the project's plugins load there is no REPL yet, only one-question prompts on the terminal."""
-
-    async def select(
-        self,
-        title: str,
-        options: Sequence[str],
-        *,
-        signal: AbortSignal | None = None,
-        timeout: float | None = None,  # noqa: ASYNC109 - pi's dialog API (ms)
-    ) -> str | None: ...
-
-    async def confirm(
-        self,
-        title: str,
-        message: str,
-        *,
-        signal: AbortSignal | None = None,
-        timeout: float | None = None,  # noqa: ASYNC109
-    ) -> bool: ...
-
-    async def input(
-        self,
-        title: str,
-        placeholder: str | None = None,
-        *,
-        signal: AbortSignal | None = None,
-        timeout: float | None = None,  # noqa: ASYNC109
-    ) -> str | None: ...
-
-    def notify(self, message: str, type: str = "info") -> None: ...
 
 
 class ProjectTrustContext:
