@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -17,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from pi_core.testing import ToolUse, text_turn, tool_turn
+
+from tests.e2e.loopback_scripts import ScriptServers, free_port
 
 if TYPE_CHECKING:
     from conftest import PiEnv
@@ -260,33 +260,17 @@ def test_a_third_party_server_from_pypi_mcp_server_time(pi_env: PiEnv) -> None:
     assert stored["c_time"]["isError"] is False and stored["c_bad"]["isError"] is True
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture
 def http_demo(tmp_path: Path) -> Iterator[Callable[[str], int]]:
-    started: list[subprocess.Popen[bytes]] = []
+    servers = ScriptServers(tmp_path)
 
     def start(transport: str) -> int:
-        port = _free_port()
-        env = {**os.environ, "DEMO_TRANSPORT": transport, "DEMO_PORT": str(port)}
-        with (tmp_path / f"{transport}.log").open("wb") as log:
-            started.append(subprocess.Popen([sys.executable, DEMO], env=env, stderr=log, stdout=log))
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            with socket.socket() as sock:
-                if sock.connect_ex(("127.0.0.1", port)) == 0:
-                    return port
-            time.sleep(0.05)
-        raise AssertionError((tmp_path / f"{transport}.log").read_text())
+        port = free_port()
+        env = {"DEMO_TRANSPORT": transport, "DEMO_PORT": str(port)}
+        return servers.start(DEMO, port, env, log=f"{transport}.log", timeout=20)
 
     yield start
-    for process in started:
-        process.kill()
-        process.wait()
+    servers.stop_all()
 
 
 def test_streamable_http_with_headers_from_the_environment_and_sse_refused(

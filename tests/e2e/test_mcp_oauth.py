@@ -7,10 +7,7 @@ callback, as a browser whose user approves would.
 from __future__ import annotations
 
 import json
-import os
-import socket
 import stat
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -20,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from pi_core.testing import ToolUse, text_turn, tool_turn
 
+from tests.e2e.loopback_scripts import ScriptServers, free_port
+
 if TYPE_CHECKING:
     from conftest import PiEnv
 
@@ -28,33 +27,18 @@ SERVER = str(HERE / "oauth_server.py")
 BROWSER = f"{sys.executable} {HERE / 'fake_browser.py'}"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture
 def oauth_server(tmp_path: Path) -> Iterator[Callable[..., int]]:
-    started: list[subprocess.Popen[bytes]] = []
+    servers = ScriptServers(tmp_path)
 
     def start(**env: str) -> int:
-        port = _free_port()
-        full = {**os.environ, "OAUTH_PORT": str(port), **env}
-        with (tmp_path / f"oauth-{port}.log").open("wb") as log:
-            started.append(subprocess.Popen([sys.executable, SERVER], env=full, stderr=log, stdout=log))
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            with socket.socket() as sock:
-                if sock.connect_ex(("127.0.0.1", port)) == 0:
-                    return port
-            time.sleep(0.05)
-        raise AssertionError((tmp_path / f"oauth-{port}.log").read_text())
+        port = free_port()
+        return servers.start(
+            SERVER, port, {"OAUTH_PORT": str(port), **env}, log=f"oauth-{port}.log", timeout=30
+        )
 
     yield start
-    for process in started:
-        process.kill()
-        process.wait()
+    servers.stop_all()
 
 
 @pytest.fixture
@@ -194,7 +178,7 @@ def test_expired_or_rejected_tokens_are_refreshed_and_a_dead_refresh_needs_sign_
 def test_a_pre_registered_client_with_a_fixed_callback_port(
     pi_env: PiEnv, oauth_server: Callable[..., int], browser_log: Path
 ) -> None:
-    callback = _free_port()
+    callback = free_port()
     redirect = f"http://127.0.0.1:{callback}/callback"
     port = oauth_server(OAUTH_CLIENT="pi-test:s3cret", OAUTH_CLIENT_REDIRECT=redirect)
     pi_env.extra_env["SEC_SECRET"] = "s3cret"
