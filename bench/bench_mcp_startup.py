@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from _bytecode import compile_environment
+from _home import isolated_env
 from pi_core.testing import LoopbackLLMServer, text_turn
 
 BENCH = Path(__file__).resolve().parent
@@ -64,16 +65,7 @@ def run_once(pi: str, row: str, server: LoopbackLLMServer, root: Path, delay: fl
         mcp_file.unlink(missing_ok=True)
     else:
         mcp_file.write_text(json.dumps({"mcpServers": config}))
-    env = dict(
-        os.environ,
-        HOME=str(home),
-        PI_CODING_AGENT_DIR=str(agent),
-        PI_OFFLINE="1",
-        PI_SKIP_VERSION_CHECK="1",
-        PI_TELEMETRY="0",
-    )
-    for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "PI_DISABLED_PLUGINS", "PI_MCP_DIRECT_WAIT"):
-        env.pop(key, None)
+    env = isolated_env(home, agent)
     server.add(text_turn("ok"))
     before = len(server.requests)
     first: list[float] = []

@@ -53,6 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from _bytecode import compile_environment
+from _home import isolated_env
 from pi_core.testing import text_turn
 from pi_core.testing.wire import anthropic_stream, completions_stream
 from session_files import write_session
@@ -372,16 +373,7 @@ def main() -> None:
         agent.mkdir()
         home.mkdir()
         (agent / "models.json").write_text(json.dumps(_models_json(url)))
-        env = dict(
-            os.environ,
-            HOME=str(home),
-            PI_CODING_AGENT_DIR=str(agent),
-            PI_OFFLINE="1",
-            PI_SKIP_VERSION_CHECK="1",
-            PI_TELEMETRY="0",
-        )
-        for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "PI_DISABLED_PLUGINS"):
-            env.pop(key, None)
+        env = isolated_env(home, agent)
         print(f"ours: {args.ours}\npi 1.6.0: {implementations['pi 1.6.0'][0]}")
         print(f"before: {load()}; medians of {args.runs} interleaved runs after one warm-up each")
         print(f"| {'row':12} | {names[0]:34} | {names[1]:34} | ratio |")
