@@ -415,7 +415,7 @@ def open_openai_client(model: Model, options: StreamOptions, headers: dict[str, 
     )
 
 
-def client_kwargs(options: StreamOptions, sdk: str = "openai") -> dict[str, Any]:
+def client_kwargs(options: StreamOptions, sdk: str) -> dict[str, Any]:
     """The SDK client's options: pi's retries and timeout, and the SDK's own HTTP client with the
     process's shared TLS context (:func:`pi_core.ai.sdk_import.http_client`)."""
     kwargs: dict[str, Any] = {}

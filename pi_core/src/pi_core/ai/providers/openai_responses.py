@@ -299,7 +299,7 @@ def _open_azure_client(model: Model, options: StreamOptions) -> Any:
         api_version=azure_api_version(),
         base_url=model.base_url or None,
         default_headers={**(model.headers or {}), **(options.headers or {})},
-        **client_kwargs(options),
+        **client_kwargs(options, "openai"),
     )
 
 
