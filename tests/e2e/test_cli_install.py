@@ -75,11 +75,23 @@ def test_refusals_and_failures_are_clear(tmp_path: Path, target: str) -> None:
 FIRST_PARTY = ["permission-gate", "protected-paths", "git-checkpoint", "plan-mode", "todo", "subagent"]
 
 
-def test_the_first_party_plugins_install_from_their_folders(tmp_path: Path, target: str) -> None:
+def test_the_first_party_plugins_install_from_their_folders(tmp_path: Path) -> None:
     import os
 
-    examples = Path(__file__).resolve().parents[2] / "plugins-example"
-    folders = [str(examples / f"pi-ext-{name}") for name in FIRST_PARTY]
+    # As a user installs plugins: into an environment that already has pi. It is made from the
+    # workspace's lock file, so every dependency comes from uv's cache; resolving them afresh offline
+    # would need index pages that a cache filled only by `uv sync --locked` does not hold.
+    workspace = Path(__file__).resolve().parents[2]
+    environment = tmp_path / "with-pi"
+    subprocess.run(
+        ["uv", "sync", "-q", "--locked", "--offline", "--package", "pi-coding-agent-core"],
+        cwd=workspace,
+        env={**os.environ, "UV_PROJECT_ENVIRONMENT": str(environment)},
+        check=True,
+        timeout=300,
+    )
+    target = str(environment / "bin" / "python")
+    folders = [str(workspace / "plugins-example" / f"pi-ext-{name}") for name in FIRST_PARTY]
     done = subprocess.run(
         [PI, "install", "--python", target, *folders],
         capture_output=True,
