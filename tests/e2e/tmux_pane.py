@@ -8,6 +8,7 @@ open a little while, so a test can read what was left on the screen.
 
 from __future__ import annotations
 
+import atexit
 import shlex
 import subprocess
 import sys
@@ -21,6 +22,16 @@ if TYPE_CHECKING:
     from conftest import PiEnv
 
 PI = str(Path(sys.executable).with_name("pi"))
+
+#: Sockets of the tmux servers this process started and has not killed yet. A test stopped before
+#: its own clean-up (a timeout, an interrupted run) would otherwise leave its ``pi`` running.
+_live_sockets: set[str] = set()
+
+
+@atexit.register
+def _kill_leftover_servers() -> None:
+    for socket in list(_live_sockets):
+        Pane(socket).kill()
 
 
 class Pane:
@@ -82,6 +93,7 @@ class Pane:
 
     def kill(self) -> None:
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, check=False)
+        _live_sockets.discard(self.socket)
 
     def alive(self) -> bool:
         return "pi" in self.tmux("list-sessions", "-F", "#{session_name}").split()
@@ -113,4 +125,5 @@ def start_pane(
          str(pi_env.project), command],
         check=True,
     )  # fmt: skip
+    _live_sockets.add(socket)
     return Pane(socket)
