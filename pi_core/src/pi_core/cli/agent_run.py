@@ -131,7 +131,9 @@ def plugin_parts(setup: PluginSetup, *, reloadable: bool = True) -> PluginParts:
         ],
         flag_values=dict(setup.flag_values),
         shortcuts=dict(registrations.shortcuts),
-        message_renderers={kind: r.item for kind, r in registrations.message_renderers.items()},
+        message_renderers={
+            kind: EntryRenderer(r.plugin, r.item) for kind, r in registrations.message_renderers.items()
+        },
         entry_renderers={
             kind: EntryRenderer(r.plugin, r.item) for kind, r in registrations.entry_renderers.items()
         },

@@ -310,10 +310,11 @@ def register_message_renderers(register: Callable[..., None]) -> None:
     Combine: the first plugin in load order registering a ``custom_type`` wins.
 
     :param register: ``register(custom_type: str, render)``; ``render(message, options, theme)``
-        returns a rich renderable or ``None``.
+        returns a rich renderable, text or ``None`` (drawn as ``[type] text``).
     :returns: nothing.
 
-    Errors: an exception here is a load error of the plugin.
+    Errors: an exception here is a load error of the plugin; a ``render`` that raises is reported
+    once as the plugin's error (part ``render_message``) and the message is drawn as ``[type] text``.
 
     Example::
 

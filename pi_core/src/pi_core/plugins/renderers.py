@@ -90,7 +90,9 @@ def resolve_tool_renderer(
 
 @dataclass(frozen=True)
 class EntryRenderer:
-    """A ``register_entry_renderers`` renderer and the plugin that registered it."""
+    """A renderer of one ``custom_type`` and the plugin that registered it: of ``custom`` entries
+    (``register_entry_renderers``) or of displayed custom messages (``register_message_renderers``,
+    which are ``custom_message`` entries in the session file)."""
 
     plugin: str
     render: Callable[..., Any]

@@ -90,7 +90,7 @@ class PluginParts:
     flag_values: dict[str, Any] = field(default_factory=dict)
     #: ``register_shortcuts`` (key → spec) and ``register_message_renderers`` (custom type → render).
     shortcuts: dict[str, Any] = field(default_factory=dict)
-    message_renderers: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    message_renderers: dict[str, EntryRenderer] = field(default_factory=dict)
     #: ``register_entry_renderers`` (custom type → render), ``register_tool_renderers`` (resolvers,
     #: load order) and ``register_markdown_transformers`` (load order); the REPL draws with them
     #: through :mod:`pi_core.plugins.renderers`.

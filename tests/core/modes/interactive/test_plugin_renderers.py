@@ -182,3 +182,42 @@ async def test_plugin_entry_renderer_draws_custom_entries_live_and_when_resumed(
     assert replayed.index("first") < replayed.index("CARD after first") < replayed.index("> two")
     assert replayed.index("second") < replayed.index("CARD after second")
     assert await again.quit() == 0
+
+
+FAILING_MESSAGE_RENDERER = """
+from pi_core import hookimpl
+
+
+def render_alarm(message, options, theme):
+    raise KeyError("no such field")
+
+
+async def alarm(args, ctx):
+    await ctx.send_message("alarm", "first alarm text", display=True)
+    await ctx.send_message("alarm", "second alarm text", display=True)
+
+
+@hookimpl
+def register_message_renderers(register):
+    register("alarm", render_alarm)
+
+
+@hookimpl
+def register_commands(register):
+    register("alarm", alarm, description="show two alarms")
+"""
+
+
+@pytest.mark.parametrize("fullscreen", [False, True], ids=["regular", "fullscreen"])
+async def test_a_raising_message_renderer_is_its_plugins_error_and_the_message_still_shows(
+    repl_factory: Callable[..., Any], tmp_path: Path, fullscreen: bool
+) -> None:
+    extension = _write(tmp_path, "alarms", FAILING_MESSAGE_RENDERER)
+    repl = await repl_factory(extensions=(extension,), fullscreen=fullscreen)
+    await repl.submit("/alarm")
+    await repl.wait_for("second alarm text")
+    out = repl.output
+    assert "[alarm] first alarm text" in out and "[alarm] second alarm text" in out
+    assert "Extension error (alarms, render_message): KeyError: 'no such field'" in out
+    assert out.count("no such field") == 1  # once, however many messages it fails on
+    assert await repl.quit() == 0

@@ -52,7 +52,7 @@ class EventRenderer:
         console: Console,
         tools: Callable[[], Mapping[str, Any]],
         tool_context: Callable[[], Any] = lambda: None,
-        message_renderers: Callable[[], Mapping[str, Callable[..., Any]]] = dict,
+        message_renderers: Callable[[], Mapping[str, EntryRenderer]] = dict,
         *,
         tool_renderers: Callable[[], Sequence[ToolRendererResolver]] = tuple,
         entry_renderers: Callable[[], Mapping[str, EntryRenderer]] = dict,
@@ -170,15 +170,18 @@ class EventRenderer:
         self.console.print(Text("> ", style="bold green") + Text(self.markdown(_user_text(message), "user")))
 
     def _print_custom(self, message: Any) -> None:
-        """A custom message through its plugin renderer, else its type and text."""
-        render = self._message_renderers().get(message.custom_type)
-        if render is not None:
+        """A custom message through its plugin renderer, else (no renderer, it drew nothing, or it
+        raised: reported once as its plugin's error) its type and text."""
+        renderer = self._message_renderers().get(message.custom_type)
+        if renderer is not None:
+            theme = getattr(getattr(self._tool_context(), "ui", None), "theme", None)
             try:
-                rendered = render(message, {"expanded": False}, None)
-            except Exception as error:  # a broken renderer must not stop the REPL
-                rendered = Text(f"(message renderer failed: {error})", style="red")
+                rendered = renderer.render(message, {"expanded": False}, theme)
+            except Exception as error:  # display only: the default drawing stands in
+                self._report(renderer.plugin, "render_message", error)
+                rendered = None
             if rendered is not None:
-                self.console.print(rendered)
+                self.console.print(Text.from_ansi(rendered) if isinstance(rendered, str) else rendered)
                 return
         label = Text(f"[{message.custom_type}] ", style="magenta")
         shown = self.markdown(_content_text(sanitize_content(message.content)), "custom")
