@@ -166,3 +166,60 @@ def test_rpc_switch_session_refuses_a_session_whose_folder_is_gone(pi_env: PiEnv
     assert (reply["success"], reply["error"]) == (False, _missing_cwd_message(pi_env, path).rstrip("\n"))
     assert client.call({"type": "get_state"})["data"]["sessionFile"] == first  # still the same session
     assert client.close() == 0
+
+
+def _session_of_another_project(pi_env: PiEnv) -> tuple[Path, Path]:
+    """A finished session recorded in another existing project folder (with its own AGENTS.md),
+    stored in that project's session folder; returns (file, folder)."""
+    other = pi_env.root / "other-project"
+    other.mkdir()
+    (other / "AGENTS.md").write_text("Rules of the other project.\n")
+    (pi_env.project / "AGENTS.md").write_text("Rules of the project pi was started in.\n")
+    path = _session(pi_env, "old prompt", "old answer")
+    records = _records(path)
+    records[0]["cwd"] = str(other)
+    moved = pi_env.agent_dir / "sessions" / "elsewhere" / path.name
+    moved.parent.mkdir(parents=True)
+    moved.write_text("".join(json.dumps(record) + "\n" for record in records))
+    path.unlink()
+    return moved, other
+
+
+def _system_text(body: dict[str, object]) -> str:
+    messages = body["messages"]
+    assert isinstance(messages, list)
+    return json.dumps(messages[0]["content"])
+
+
+def test_a_session_file_of_another_project_runs_in_that_project(pi_env: PiEnv) -> None:
+    # As pi 1.6.0: no question, no notice; the run works in the folder the session was recorded in.
+    path, other = _session_of_another_project(pi_env)
+    pi_env.server.add(tool_turn(ToolUse("bash", {"command": "pwd"}, id="c1")), text_turn("there"))
+    result = pi_env.run("--session", str(path), "-p", "where are we?")
+    assert (result.returncode, result.stdout, result.stderr) == (0, "there\n", "")
+    first, second = (request.body for request in pi_env.server.requests)
+    assert "Rules of the other project." in _system_text(first)
+    assert "Rules of the project pi was started in." not in _system_text(first)
+    tool_results = [m for m in second["messages"] if m["role"] == "tool"]
+    assert str(other) in json.dumps(tool_results)
+    assert _user_texts(path) == ["old prompt", "where are we?"]  # the file goes on, header untouched
+    assert _records(path)[0]["cwd"] == str(other)
+
+
+def test_a_session_id_of_another_project_asks_to_fork_it_here(pi_env: PiEnv) -> None:
+    path, other = _session_of_another_project(pi_env)
+    session_id = str(_records(path)[0]["id"])
+    before = pi_env.session_files()
+    declined = pi_env.run("--session", session_id[:8], "-p", "hello", input="n\n")
+    asked = f"Session found in different project: {other}\nFork this session into current directory? [y/N] "
+    assert (declined.returncode, declined.stdout, declined.stderr) == (0, "", asked + "Aborted.\n")
+    closed = pi_env.run("--session", session_id[:8], "-p", "hello", input="")
+    assert (closed.returncode, closed.stderr) == (0, asked + "\nAborted.\n")
+    assert pi_env.server.requests == [] and pi_env.session_files() == before
+    pi_env.server.add(text_turn("forked"))
+    accepted = pi_env.run("--session", session_id[:8], "-p", "hello", input="y\n")
+    assert (accepted.returncode, accepted.stdout, accepted.stderr) == (0, "forked\n", asked)
+    (fork,) = set(pi_env.session_files()) - set(before)
+    assert _records(fork)[0]["cwd"] == str(pi_env.project)
+    assert _user_texts(fork) == ["old prompt", "hello"]
+    assert _user_texts(path) == ["old prompt"]

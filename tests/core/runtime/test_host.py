@@ -318,3 +318,80 @@ async def test_switching_to_a_session_whose_cwd_is_gone_is_refused_before_any_ho
     assert host.session.session_manager.get_cwd() == str(dirs[1])
     assert guard.events[1:] == ["before_switch:resume", "shutdown:resume", "start:resume"]
     await host.dispose()
+
+
+def _finished_session(cwd: Path, session_dir: Path) -> Path:
+    from pi_core.ai.messages import AssistantMessage, TextContent, UserMessage
+    from pi_core.session.manager import SessionManager
+
+    manager = SessionManager.create(str(cwd), session_dir)
+    manager.append_message(UserMessage(content=[TextContent(text="old prompt")]))
+    manager.append_message(
+        AssistantMessage(
+            content=[TextContent(text="old")], api="openai-completions", provider="loop", model="m1"
+        )
+    )
+    manager.close()
+    return Path(manager.get_session_file() or "")
+
+
+async def test_resuming_a_session_of_another_project_moves_the_run_there(
+    dirs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    # pi 1.6.0 runs a session in the folder it was recorded in: that project's context files,
+    # settings and plugins; later new sessions start there too.
+    project = dirs[1]
+    other = tmp_path / "other-project"
+    (other / ".pi").mkdir(parents=True)
+    (other / "AGENTS.md").write_text("Rules of the other project.")
+    (other / ".pi" / "settings.json").write_text(json.dumps({"quietStartup": True}))
+    (project / "AGENTS.md").write_text("Rules of this project.")
+    path = _finished_session(other, tmp_path / "other-sessions")
+    loaded_for: list[str | None] = []
+
+    def parts() -> PluginParts:
+        fresh = _parts()
+        fresh.reload = reload
+        return fresh
+
+    async def reload(confirm: Any, where: str | None = None) -> PluginParts:
+        loaded_for.append(where)
+        return parts()
+
+    host = await RuntimeHost.create(_options(dirs), parts())
+    assert "Rules of this project." in host.session.system_prompt
+    assert await host.switch_session(str(path)) is False
+    assert (host.services.cwd, host.session.cwd) == (str(other), str(other))
+    assert "Rules of the other project." in host.session.system_prompt
+    assert "Rules of this project." not in host.session.system_prompt
+    assert host.services.settings.settings.quiet_startup is True
+    assert loaded_for == [str(other)]
+    assert await host.new_session() is False
+    assert host.session.session_manager.get_cwd() == str(other)
+    assert loaded_for == [str(other), None]  # already there: the plugins of the same project
+    await host.dispose()
+
+
+async def test_import_minds_the_cwd_the_file_records(dirs: tuple[Path, Path], tmp_path: Path) -> None:
+    from pi_core.runtime.host import MissingSessionCwdError
+
+    project = str(dirs[1])
+    gone = _session_of_a_deleted_folder(tmp_path)
+    host = await RuntimeHost.create(_options(dirs, session_dir=str(tmp_path / "sessions")), _parts())
+    with pytest.raises(MissingSessionCwdError):
+        await host.import_session(str(gone))
+    assert not (tmp_path / "sessions" / gone.name).exists()  # refused: nothing copied
+    # Continue: a copy in this project's session folder, run here; the copy keeps its header.
+    assert await host.import_session(str(gone), "continue") is False
+    manager = host.session.session_manager
+    copy = tmp_path / "sessions" / gone.name
+    assert (manager.get_session_file(), manager.get_cwd()) == (str(copy), project)
+    assert len(host.session.messages) == 2
+    # Fork: a new session here from the file, which is not copied as it is.
+    (tmp_path / "sessions" / gone.name).unlink()
+    assert await host.import_session(str(gone), "fork") is False
+    forked = host.session.session_manager
+    assert forked.get_cwd() == project
+    assert Path(forked.get_session_file() or "").parent == tmp_path / "sessions"
+    assert not (tmp_path / "sessions" / gone.name).exists()
+    await host.dispose()

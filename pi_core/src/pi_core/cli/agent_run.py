@@ -144,7 +144,8 @@ def plugin_parts(setup: PluginSetup, *, reloadable: bool = True) -> PluginParts:
 
 
 def _plugin_reloader(setup: PluginSetup) -> PluginReloader:
-    """Load the plugins as ``setup`` did (same flags, same project), keeping the flag values.
+    """Load the plugins as ``setup`` did (same flags; its project or another one), keeping the
+    flag values.
 
     Project code that changed since it was trusted is loaded only when ``confirm`` says yes
     (the trust is then recorded, as ``pi trust`` would); otherwise the reload goes on without it
@@ -153,18 +154,17 @@ def _plugin_reloader(setup: PluginSetup) -> PluginReloader:
     from pi_core.cli.run import prepare_plugins_async
     from pi_core.plugins.trust import trust_project, untrusted_message
 
-    cwd = Path.cwd()
-
-    async def reload(confirm: TrustConfirm | None) -> PluginParts:
-        fresh = await prepare_plugins_async(setup.control, cwd=cwd, trust_decisions=setup.trust_decisions)
+    async def reload(confirm: TrustConfirm | None, project: str | None = None) -> PluginParts:
+        cwd = Path(project) if project is not None else setup.project
+        # -e paths keep naming the files they named where pi was started.
+        control = setup.control.anchored() if cwd != Path.cwd() else setup.control
+        fresh = await prepare_plugins_async(control, cwd=cwd, trust_decisions=setup.trust_decisions)
         fresh.declined_trust = setup.declined_trust
         check = fresh.pm.untrusted_project
         if check is not None and confirm is not None and check.fingerprint not in setup.declined_trust:
             if await confirm(check):
                 await asyncio.to_thread(trust_project, check.project, agent_dir())
-                fresh = await prepare_plugins_async(
-                    setup.control, cwd=cwd, trust_decisions=setup.trust_decisions
-                )
+                fresh = await prepare_plugins_async(control, cwd=cwd, trust_decisions=setup.trust_decisions)
                 fresh.declined_trust = setup.declined_trust
             else:
                 setup.declined_trust.add(check.fingerprint)
@@ -251,40 +251,53 @@ async def _run(
     setup: PluginSetup, options: RunOptions, app_mode: AppMode, stdin_tty: bool, out: IO[str]
 ) -> int:
     from pi_core.runtime.auth_guidance import no_model_message
-    from pi_core.runtime.host import MissingSessionCwdError, RuntimeHost, SessionNotFoundError
+    from pi_core.runtime.host import (
+        MissingSessionCwdError,
+        RuntimeHost,
+        SessionInOtherProjectError,
+        SessionNotFoundError,
+    )
 
-    cwd = os.getcwd()
     session_path = None
     if options.resume:
-        session_path = await _pick_session(options, cwd, arrows=app_mode == "interactive" and _has_repl())
+        here = os.getcwd()
+        session_path = await _pick_session(options, here, arrows=app_mode == "interactive" and _has_repl())
         if session_path is None:
             click.echo("No session selected", err=True)
             return 0
+        setup = await _plugins_for_session(setup, session_path, app_mode)
     if app_mode == "interactive" and setup.pm.untrusted_project is not None and _has_repl():
         setup = await _confirm_trust(setup)
         if setup.problems:
             return 1
     # A project_trust plugin's yes trusts the project's program settings too, as --approve does.
     trusted_now = setup.control.trust_project or setup.pm.trust_decision is True
-    start = runtime_options(options, cwd, session_path, trust_project=trusted_now)
+    # The project the plugins were loaded for: here, or where the chosen session was recorded.
+    start = runtime_options(options, str(setup.project), session_path, trust_project=trusted_now)
     auth_problem = await asyncio.to_thread(_auth_file_problem, Path(start.agent_dir) / "auth.json")
     if auth_problem is not None:
         click.echo(auth_problem, err=True)
         return 1
-    try:
+    host = None
+    while host is None:
         try:
             host = await RuntimeHost.create(start, plugin_parts(setup))
         except MissingSessionCwdError as missing:
             # As pi 1.6.0: the REPL asks what to do, every other mode refuses the file.
-            if app_mode != "interactive" or not _has_repl():
-                raise
+            if start.missing_cwd != "refuse" or app_mode != "interactive" or not _has_repl():
+                click.echo(str(missing), err=True)
+                return 1
             choice = await _ask_missing_cwd(missing)
             if choice is None:
                 return 0
-            host = await RuntimeHost.create(replace(start, missing_cwd=choice), plugin_parts(setup))
-    except (SessionNotFoundError, MissingSessionCwdError) as error:
-        click.echo(str(error), err=True)
-        return 1
+            start = replace(start, missing_cwd=choice)
+        except SessionInOtherProjectError as elsewhere:
+            if not await _confirm_fork_here(elsewhere):
+                return 0
+            start = replace(start, session=None, fork=elsewhere.session_file)
+        except SessionNotFoundError as error:
+            click.echo(str(error), err=True)
+            return 1
     if options.list_models is not None:
         # As pi: listing comes before start-up diagnostics (only a models.json problem is shown).
         _list_models(host, options.list_models, out)
@@ -330,6 +343,35 @@ def _has_repl() -> bool:
     return importlib.util.find_spec("pi_core.modes.interactive") is not None
 
 
+async def _plugins_for_session(setup: PluginSetup, session_path: str, app_mode: AppMode) -> PluginSetup:
+    """The plugins for the project a picked session was recorded in (pi 1.6.0 runs it there);
+    ``setup`` itself when that is the project they were loaded for."""
+    from pi_core.cli.run import gate, prepare_plugins_async, recorded_project
+
+    project = await asyncio.to_thread(recorded_project, Path(session_path))
+    if project is None or project.resolve() == setup.project:
+        return setup
+    moved = await prepare_plugins_async(
+        setup.control.anchored(), cwd=project, trust_decisions=setup.trust_decisions
+    )
+    moved.flag_values = dict(setup.flag_values)
+    moved.declined_trust = setup.declined_trust
+    gate(moved, interactive=app_mode == "interactive" and _has_repl())
+    return moved
+
+
+async def _confirm_fork_here(elsewhere: Any) -> bool:
+    """``--session <id>`` of another project: fork it into this directory? (pi 1.6.0 asks on the
+    terminal; no answer, as from a closed stdin, is no.)"""
+    click.echo(str(elsewhere))
+    click.echo("Fork this session into current directory? [y/N] ", nl=False)
+    answer = await asyncio.to_thread(sys.stdin.readline)
+    if answer.strip().lower() in ("y", "yes"):
+        return True
+    click.echo("\nAborted." if not answer else "Aborted.")
+    return False
+
+
 async def _confirm_trust(setup: PluginSetup) -> PluginSetup:
     """Ask whether to run the untrusted project's plugin code; reloads the plugins on yes."""
     from pi_core.modes.interactive.trust import confirm_project_trust
@@ -353,7 +395,7 @@ async def _initial_message(options: RunOptions, stdin_text: str | None, host: An
         try:
             files = await process_file_arguments(
                 options.file_args,
-                host.services.cwd,
+                os.getcwd(),  # where pi was started, also when the session runs in its own folder
                 auto_resize_images=host.services.settings.settings.images.auto_resize,
             )
         except FileArgumentError as error:

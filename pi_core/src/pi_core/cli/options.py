@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -64,6 +65,16 @@ class PluginControl:
     trace_hooks: bool = False
     #: ``--no-approve``: leave the project's plugin code out of this run, without asking.
     no_approve: bool = False
+    #: ``--session``'s value: a session file of another project runs in that project, with its
+    #: plugins (see ``pi_core.cli.run.plugin_project``).
+    session: str | None = None
+
+    def anchored(self) -> PluginControl:
+        """This control with its ``-e`` paths made absolute against the current directory, so they
+        name the same files when the run works in another project's folder (``--session``)."""
+        cwd = os.getcwd()
+        paths = tuple(os.path.join(cwd, os.path.expanduser(path)) for path in self.extensions)
+        return dataclasses.replace(self, extensions=paths)
 
     @classmethod
     def from_options(cls, options: dict[str, Any]) -> PluginControl:
@@ -73,6 +84,7 @@ class PluginControl:
             trust_project=bool(options.get("trust_project")),
             trace_hooks=bool(options.get("trace_hooks")) or _env_flag("PI_TRACE_HOOKS"),
             no_approve=bool(options.get("no_approve")),
+            session=options.get("session") or None,
         )
 
 
@@ -84,6 +96,7 @@ def preparse(args: Sequence[str]) -> PluginControl:
     """Read the plugin-control options from raw argv, before any plugin (and its flags) exists."""
     extensions: list[str] = []
     no_extensions = trust_project = trace = no_approve = False
+    session: str | None = None
     iterator = iter(args)
     for arg in iterator:
         if arg == "--":
@@ -104,8 +117,17 @@ def preparse(args: Sequence[str]) -> PluginControl:
             no_approve = True
         elif arg == "--trace-hooks":
             trace = True
+        elif arg == "--session":
+            session = next(iterator, None)
+        elif arg.startswith("--session="):
+            session = arg.split("=", 1)[1]
     return PluginControl(
-        tuple(extensions), no_extensions, trust_project, trace or _env_flag("PI_TRACE_HOOKS"), no_approve
+        tuple(extensions),
+        no_extensions,
+        trust_project,
+        trace or _env_flag("PI_TRACE_HOOKS"),
+        no_approve,
+        session or None,
     )
 
 

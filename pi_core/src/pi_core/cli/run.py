@@ -48,6 +48,9 @@ class PluginSetup:
     #: Directories the ``project_trust`` hook was asked about in this process, with what a plugin
     #: decided (``None``: nobody did); pi asks once per directory and process. Shared likewise.
     trust_decisions: dict[str, bool | None] = field(default_factory=dict)
+    #: The project the plugins were loaded for: the current directory, or the folder a
+    #: ``--session`` file was recorded in (:func:`plugin_project`).
+    project: Path = field(default_factory=Path.cwd)
 
     def build_hooks(self, on_error: ErrorSink | None = None, *, trace: IO[str] | None = None) -> Hooks:
         """A dispatcher + typed facade over this setup's plugins; tracing when ``--trace-hooks``."""
@@ -86,7 +89,7 @@ async def prepare_plugins_async(
     from pi_core.plugins.registry import collect_registrations
 
     decisions = {} if trust_decisions is None else trust_decisions
-    project = (cwd or Path.cwd()).resolve()
+    project = (cwd or plugin_project(control)).resolve()
     options = LoadOptions(
         cwd=project,
         extension_paths=control.extensions,
@@ -99,7 +102,28 @@ async def prepare_plugins_async(
     pm = await load_plugins_async(options, ask_trust=asker)
     registrations = await collect_registrations(pm)
     problems = [*pm.load_errors, *registrations.errors]
-    return PluginSetup(control, pm, registrations, problems, trust_decisions=decisions)
+    return PluginSetup(control, pm, registrations, problems, trust_decisions=decisions, project=project)
+
+
+def plugin_project(control: PluginControl) -> Path:
+    """The folder a run works in: where the ``--session`` file was recorded, when that file exists
+    and its folder still does (pi 1.6.0 runs such a session there, with that project's settings,
+    context files and plugins), else the current directory."""
+    here = Path.cwd()
+    if control.session is None:
+        return here
+    candidate = Path(control.session).expanduser()
+    if not candidate.is_file():
+        return here  # an id: this project's sessions first, another project's are forked here
+    return recorded_project(candidate) or here
+
+
+def recorded_project(session_file: Path) -> Path | None:
+    """The folder a session file's header records, when it still exists (only the header is read)."""
+    from pi_core.session.manager import peek_header_cwd
+
+    stored = peek_header_cwd(session_file)
+    return Path(stored) if stored and Path(stored).is_dir() else None
 
 
 def _trust_asker(decisions: dict[str, bool | None], mode: str, has_ui: bool) -> TrustAsker:
@@ -175,7 +199,10 @@ def command_with_plugin_flags(ctx: click.Context, command: click.Command, args: 
     from pi_core.errors import PluginLoadError
 
     control = preparse(args)
-    snapshot = flag_cache.try_snapshot(control, Path.cwd())  # before loading: a change meanwhile shows
+    if control.session is not None:
+        control = control.anchored()
+    # Taken before loading, so that a change meanwhile shows.
+    snapshot = flag_cache.try_snapshot(control, plugin_project(control))
     setup = prepare_plugins(control, args=args)
     ctx.meta[_META_KEY] = setup
     taken = {opt for param in command.params for opt in getattr(param, "opts", [])}
@@ -236,7 +263,8 @@ def run_agent(ctx: click.Context, messages: tuple[str, ...], options: dict[str, 
     """The default command: plugin gate, then the session (wired in by the runtime layer)."""
     setup: PluginSetup | None = ctx.meta.get(_META_KEY)
     if setup is None:
-        setup = prepare_plugins(PluginControl.from_options(options))
+        control = PluginControl.from_options(options)
+        setup = prepare_plugins(control.anchored() if control.session is not None else control)
     setup.flag_values = {name: options.get(name.replace("-", "_")) for name in setup.registrations.flags}
     from pi_core.cli.agent_run import start_agent, wants_repl
 

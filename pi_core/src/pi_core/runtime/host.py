@@ -19,7 +19,7 @@ import logging
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any, Literal
 
 from pi_core._paths import agent_dir
@@ -51,6 +51,7 @@ __all__ = [
     "PluginParts",
     "RuntimeHost",
     "RuntimeOptions",
+    "SessionInOtherProjectError",
     "SessionNotFoundError",
     "default_agent_dir",
     "resolve_session_arg",
@@ -127,17 +128,36 @@ def open_session_file(
     raise missing
 
 
-def resolve_session_arg(arg: str, cwd: str, session_dir: str | None) -> Path:
-    """A session file path, or the first session whose id starts with ``arg`` (this project first)."""
+class SessionInOtherProjectError(LookupError):
+    """``--session <id>`` matched only a session of another project; pi 1.6.0 asks whether to fork
+    it into the current directory (``RuntimeOptions.fork`` with :attr:`session_file`)."""
+
+    def __init__(self, session_file: str, session_cwd: str) -> None:
+        self.session_file = session_file
+        self.session_cwd = session_cwd
+        super().__init__(f"Session found in different project: {session_cwd}")
+
+
+def resolve_session_arg(arg: str, cwd: str, session_dir: str | None, *, local_only: bool = False) -> Path:
+    """A session file path, or the first session whose id starts with ``arg`` (this project first;
+    with ``local_only`` a match in another project raises :class:`SessionInOtherProjectError`)."""
     from pi_core.session.manager import SessionManager
 
     candidate = Path(arg).expanduser()
     if candidate.is_file() or arg.endswith(".jsonl"):
         return candidate.resolve()
-    for info in [*SessionManager.list_sessions(cwd, session_dir), *SessionManager.list_all()]:
+    for info in SessionManager.list_sessions(cwd, session_dir):
         if info.id.startswith(arg):
             return Path(info.path)
-    raise SessionNotFoundError(arg)
+    everywhere = SessionManager.list_all()
+    found = next((i for i in everywhere if i.id == arg), None) or next(
+        (i for i in everywhere if i.id.startswith(arg)), None
+    )
+    if found is None:
+        raise SessionNotFoundError(arg)
+    if local_only and found.cwd and os.path.abspath(found.cwd) != os.path.abspath(cwd):
+        raise SessionInOtherProjectError(found.path, found.cwd)
+    return Path(found.path)
 
 
 def _session_manager(options: RuntimeOptions) -> tuple[Any, list[Diagnostic]]:
@@ -155,7 +175,7 @@ def _session_manager(options: RuntimeOptions) -> tuple[Any, list[Diagnostic]]:
         source = resolve_session_arg(options.fork, options.cwd, options.session_dir)
         return SessionManager.fork_from(source, options.cwd, options.session_dir, session_id=wanted_id), notes
     if options.session:
-        path = resolve_session_arg(options.session, options.cwd, options.session_dir)
+        path = resolve_session_arg(options.session, options.cwd, options.session_dir, local_only=True)
         return open_session_file(path, options.session_dir, options.cwd, options.missing_cwd), notes
     if options.continue_recent:
         return SessionManager.continue_recent(options.cwd, options.session_dir), notes
@@ -378,8 +398,12 @@ class RuntimeHost:
         target = None if reason == "reload" else manager.get_session_file()
         await old.dispose(reason, target)
         issues = await self._reread_configuration() if reason == "reload" else []
+        project = manager.get_cwd()
+        moved = reason == "resume" and PurePath(project) != PurePath(self.services.cwd)
+        if moved:
+            issues += await self._move_to(project)
         known_tools = set(self.services.tools)
-        issues += await self._reload_plugins(ui)
+        issues += await self._reload_plugins(ui, project if moved else None)
         self._issues = issues
         context = manager.build_session_context()
         model = old.model
@@ -422,8 +446,24 @@ class RuntimeHost:
         self.services = replace(self.services, resources=resources)
         return problems
 
-    async def _reload_plugins(self, ui: Any) -> list[str]:
-        """Load the plugins again and swap them into the services (pi's new extension runtime).
+    async def _move_to(self, project: str) -> list[str]:
+        """Work in ``project`` from now on — a resumed session was recorded there, and pi 1.6.0
+        runs a session in its own folder: that project's settings, context files, skills and
+        templates (its plugins follow in :meth:`_reload_plugins`); returns problems to show."""
+        self.options = replace(self.options, cwd=project)
+        settings = await asyncio.to_thread(SettingsManager.create, project, self.options.agent_dir)
+        problems = [str(problem) for problem in settings.drain_errors()]
+        withheld = await asyncio.to_thread(_withhold_untrusted_programs, settings, self.options)
+        if withheld:
+            problems.append(withheld)
+        resources = await load_resources_async(_resource_options(self.options, settings))
+        problems += [str(diagnostic) for diagnostic in resources.diagnostics]
+        self.services = replace(self.services, cwd=project, settings=settings, resources=resources)
+        return problems
+
+    async def _reload_plugins(self, ui: Any, project: str | None = None) -> list[str]:
+        """Load the plugins again (for ``project`` when the run moved there) and swap them into the
+        services (pi's new extension runtime).
 
         Returns what went wrong (load failures, conflicts, refused providers) for the user.
         """
@@ -437,7 +477,7 @@ class RuntimeHost:
             return bool(await ui.confirm("Run this project's plugin code?", untrusted_message(check)))
 
         try:
-            plugins = await reload(confirm)
+            plugins = await reload(confirm, project)
         except Exception as error:  # keep the plugins we have rather than none at all
             logger.exception("reloading plugins failed")
             return [f"Reloading the plugins failed, the previous ones stay loaded: {error}"]
@@ -481,24 +521,32 @@ class RuntimeHost:
             raise missing
         if await self._before_switch("resume", path):
             return True
-        manager = await asyncio.to_thread(open_session_file, path, None, self.services.cwd, missing_cwd)
+        # A fork goes next to the current session, as pi 1.6.0 puts it.
+        directory = self.session.session_manager.get_session_dir() if missing_cwd == "fork" else None
+        manager = await asyncio.to_thread(open_session_file, path, directory, self.services.cwd, missing_cwd)
         await self._replace(manager, "resume")
         return False
 
-    async def import_session(self, path: str) -> bool:
+    async def import_session(self, path: str, missing_cwd: MissingCwdChoice = "refuse") -> bool:
         """``/import``: copy a session file into this project's session directory and switch to it.
 
-        Raises ``FileNotFoundError`` for a missing file; returns whether a plugin cancelled
-        (``session_before_switch`` with reason ``resume``).
+        Raises ``FileNotFoundError`` for a missing file, and :class:`MissingSessionCwdError` for a
+        file whose stored cwd is gone unless ``missing_cwd`` says to continue it in this cwd (the
+        copy keeps its header) or to fork it here (no copy; a new session from the file). Returns
+        whether a plugin cancelled (``session_before_switch`` with reason ``resume``).
         """
         import shutil
-
-        from pi_core.session.manager import SessionManager
 
         source = await asyncio.to_thread(_existing_file, path)
         directory = self.session.session_manager.get_session_dir()
         if directory is None:
             raise RuntimeError("This session is not saved (--no-session); there is nowhere to import to")
+        cwd = self.services.cwd
+        missing = await asyncio.to_thread(missing_session_cwd, source, cwd)
+        if missing is not None and missing_cwd == "refuse":
+            raise missing
+        if missing is not None and missing_cwd == "fork":
+            return await self.switch_session(str(source), "fork")
         destination = Path(directory) / source.name
         if await self._before_switch("resume", str(destination)):
             return True
@@ -509,7 +557,8 @@ class RuntimeHost:
                 shutil.copyfile(source, destination)
 
         await asyncio.to_thread(copy)
-        manager = await asyncio.to_thread(SessionManager.open, destination, directory)
+        choice: MissingCwdChoice = "continue" if missing is not None else "refuse"
+        manager = await asyncio.to_thread(open_session_file, destination, directory, cwd, choice)
         await self._replace(manager, "resume")
         return False
 

@@ -13,10 +13,11 @@ from pi_core.plugins.renderers import EntryRenderer, MarkdownTransformer, ToolRe
 TrustConfirm = Callable[[Any], Awaitable[bool]]
 """Asks the user whether to run a project's plugin code (gets the ``TrustCheck``); True runs it."""
 
-PluginReloader = Callable[[TrustConfirm | None], Awaitable["PluginParts"]]
+PluginReloader = Callable[[TrustConfirm | None, str | None], Awaitable["PluginParts"]]
 """Loads every plugin again — local extension files as fresh modules — for ``/reload`` and for each
-session replacement, as pi builds a new extension runtime then. Never raises: what went wrong is in
-the result's ``problems``."""
+session replacement, as pi builds a new extension runtime then; the second argument, when given, is
+another project folder to load them for (a resumed session recorded there). Never raises: what went
+wrong is in the result's ``problems``."""
 
 
 @dataclass(frozen=True)

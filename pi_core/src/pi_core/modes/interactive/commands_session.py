@@ -6,11 +6,15 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from pi_core.modes.interactive.command_base import CommandBase
 from pi_core.modes.interactive.picker import Picker
 from pi_core.modes.interactive.tree_view import FILTER_MODES, FilterMode, TreeRow, active_index, tree_rows
 from pi_core.runtime.compaction.navigate import collect_entries_for_branch_summary
+
+if TYPE_CHECKING:
+    from pi_core.runtime.host import MissingCwdChoice, MissingSessionCwdError
 
 #: Where ``/share`` links point (``PI_SHARE_VIEWER_URL`` overrides), as pi.
 DEFAULT_SHARE_VIEWER_URL = "https://pi.dev/session/"
@@ -83,14 +87,10 @@ class SessionCommands(CommandBase):
             cancelled = await self.mode.host.switch_session(target)
             done = f"Resumed {target}"
         except MissingSessionCwdError as missing:
-            # As pi 1.6.0: continue it here (the file is not changed) or fork it into this cwd.
-            choices = missing.choices()
-            labels = [label for label, _ in choices] + ["Cancel"]
-            picked = await self.mode.pick(missing.question, labels, numbered=False)
-            if picked is None or picked >= len(choices):
+            choice = await self._missing_cwd_choice(missing)
+            if choice is None:
                 self._info("Resume cancelled")
                 return
-            choice = choices[picked][1]
             cancelled = await self.mode.host.switch_session(target, choice)
             done = f"Resumed session in {missing.fallback_cwd}" if choice == "continue" else "Forked session"
         if cancelled:
@@ -98,6 +98,14 @@ class SessionCommands(CommandBase):
             return
         self.mode.redraw()
         self._info(done)
+
+    async def _missing_cwd_choice(self, missing: MissingSessionCwdError) -> MissingCwdChoice | None:
+        """As pi 1.6.0 for a session whose folder is gone: continue it here (the file is not
+        changed) or fork it into this cwd; ``None`` when cancelled."""
+        choices = missing.choices()
+        labels = [label for label, _ in choices] + ["Cancel"]
+        picked = await self.mode.pick(missing.question, labels, numbered=False)
+        return None if picked is None or picked >= len(choices) else choices[picked][1]
 
     async def _rename_session(self, path: str) -> None:
         from pi_core.session.manager import SessionManager
@@ -282,7 +290,14 @@ class SessionCommands(CommandBase):
         if not await self.mode.ui.confirm("Import session", f"Replace current session with {path}?"):
             self._info("Import cancelled")
             return
-        if await self.mode.host.import_session(path):
+        from pi_core.runtime.host import MissingSessionCwdError
+
+        try:
+            cancelled = await self.mode.host.import_session(path)
+        except MissingSessionCwdError as missing:
+            choice = await self._missing_cwd_choice(missing)
+            cancelled = choice is None or await self.mode.host.import_session(path, choice)
+        if cancelled:
             self._info("Import cancelled")
             return
         self.mode.redraw()
