@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -383,6 +384,45 @@ async def test_block_being_streamed_shows_live_under_the_editor(
     await repl.idle()
     assert "one long paragraph" not in (repl.mode._toolbar() or "")
     await repl.quit()
+
+
+async def test_streaming_redraws_are_paced_and_plain_rows_are_not_parsed_as_ansi(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    """Tokens at ~200/s redraw the editor at most every LIVE_REFRESH, not once each (a key
+    redraws at once anyway); the streamed rows reach the toolbar as one fragment per row, a
+    plugin's coloured status as its styles."""
+    from pi_core.modes.interactive.app import LIVE_REFRESH
+
+    pi_llm_server.add(Turn(blocks=[Text("tok " * 300, chunks=300)], delay=0.005))
+    repl = await repl_factory()
+    mode = repl.mode
+    await repl.until(lambda: mode._editor is not None and mode._editor.app.is_running)
+    app = mode._editor.app
+    redraws: list[float] = []
+    real_invalidate = app.invalidate
+
+    def invalidate() -> None:
+        redraws.append(time.monotonic())
+        real_invalidate()
+
+    app.invalidate = invalidate  # type: ignore[method-assign]
+    mode.ui.set_status("mark", "\x1b[31mRED\x1b[0m")
+    await repl.submit("stream")
+    await repl.until(lambda: "tok " * 8 in (mode._toolbar() or ""), 10)
+    toolbar = mode._styled_toolbar()
+    assert toolbar is not None
+    rows = [text for _, text, *_ in toolbar if "tok" in text]
+    assert rows and all(row.startswith("tok") and len(row) > 20 for row in rows)
+    assert "".join(text for style, text, *_ in toolbar if "red" in style) == "RED"
+    assert "\x1b" not in str(toolbar)
+    started = time.monotonic()
+    await repl.until(lambda: not mode.renderer.pending_text(), 15)
+    streamed = time.monotonic() - started
+    await repl.idle()
+    during = [t for t in redraws if started <= t <= started + streamed]
+    assert len(during) <= streamed / LIVE_REFRESH * 1.5 + 5, (len(during), streamed)
+    assert await repl.quit() == 0
 
 
 UP = "\x1b[A"

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TextIO, TypeVar, cast
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import Completer, DynamicCompleter
-from prompt_toolkit.formatted_text import ANSI
+from prompt_toolkit.formatted_text import ANSI, StyleAndTextTuples, to_formatted_text
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import DynamicKeyBindings, KeyBindings, KeyPress
@@ -62,6 +62,10 @@ SEQUENCE_WAIT = 0.0
 #: Seconds between two writes above the editor (each one redraws the editor below it): output
 #: arriving meanwhile goes in the next write, as the fullscreen mode paces its redraws.
 OUTPUT_PAUSE = 0.03
+#: Seconds between two redraws for the block being streamed or a running tool's output: tokens
+#: arriving faster are drawn together (one redraw per token kept the loop busy redrawing, and a
+#: key waited behind those redraws); a key redraws at once, with what has arrived.
+LIVE_REFRESH = 0.05
 #: Laid out once while the first prompt is typed: paragraphs, emphasis, a list, inline code (a
 #: fenced block would import pygments, a 0.1 s step the loop cannot split).
 _MARKDOWN_SAMPLE = "Ready *to* **go**:\n\n- one `two`\n"
@@ -106,7 +110,10 @@ class InteractiveMode:
         self._key_bindings = KeyBindings()
         self.keymap = default_keymap()
         self._plugins_of: object = None
-        self.renderer.on_live_change = self.invalidate
+        self.renderer.on_live_change = self._live_changed
+        self._live_timer: asyncio.TimerHandle | None = None
+        #: When the live block was last drawn (``time.monotonic``).
+        self._live_at = 0.0
         self._unsubscribe: Callable[[], None] | None = None
         self._task: asyncio.Task[None] | None = None
         self._task_started = 0.0
@@ -199,6 +206,18 @@ class InteractiveMode:
     def invalidate(self) -> None:
         if self._editor is not None and self._editor.app.is_running:
             self._editor.app.invalidate()
+
+    def _live_changed(self) -> None:
+        """The block being streamed or a running tool's output grew: drawn once the interval
+        since it was last drawn is over (at once after a pause, so the first token is not held)."""
+        if self._live_timer is None:
+            wait = max(0.0, LIVE_REFRESH - (time.monotonic() - self._live_at))
+            self._live_timer = asyncio.get_running_loop().call_later(wait, self._live_due)
+
+    def _live_due(self) -> None:
+        self._live_timer = None
+        self._live_at = time.monotonic()
+        self.invalidate()
 
     def _warm_up(self) -> None:
         """The model's SDK is imported in the background while the first prompt is typed."""
@@ -700,11 +719,23 @@ class InteractiveMode:
     def _prompt_message(self) -> str:
         return "… " if self.busy else "> "
 
-    def _styled_toolbar(self) -> ANSI | None:
+    def _styled_toolbar(self) -> StyleAndTextTuples | None:
         """The toolbar as drawn: plugin statuses and widgets keep their colour escapes (all
-        other text in it was sanitised)."""
+        other text in it was sanitised). Only lines with an escape in them are parsed as ANSI:
+        the parser makes a fragment of every character, and the streaming block's rows, redrawn
+        with each key, are plain text."""
         text = self._toolbar()
-        return ANSI(text) if text else None
+        if not text:
+            return None
+        fragments: StyleAndTextTuples = []
+        for line in text.split("\n"):
+            if fragments:
+                fragments.append(("", "\n"))
+            if "\x1b" in line:
+                fragments.extend(to_formatted_text(ANSI(line)))
+            else:
+                fragments.append(("", line))
+        return fragments
 
     def _toolbar(self) -> str | None:
         size = self._editor.app.output.get_size() if self._editor is not None else None

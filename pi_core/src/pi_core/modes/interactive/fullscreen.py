@@ -54,7 +54,13 @@ from prompt_toolkit.utils import get_cwidth
 from rich.markdown import Markdown
 from rich.text import Text
 
-from pi_core.modes.interactive.app import SEQUENCE_WAIT, InteractiveMode, _default_history, escape_wait
+from pi_core.modes.interactive.app import (
+    LIVE_REFRESH,
+    SEQUENCE_WAIT,
+    InteractiveMode,
+    _default_history,
+    escape_wait,
+)
 from pi_core.modes.interactive.transcript import Block, Line, Transcript, TranscriptConsole
 
 if TYPE_CHECKING:
@@ -66,9 +72,6 @@ T = TypeVar("T")
 #: A streaming block longer than this many lines is shown as its plain tail while it grows
 #: (laying out a huge unfinished code block as markdown on every token would lag the keys).
 LIVE_MARKDOWN_LINES = 120
-#: Seconds between two layouts of the block being streamed: tokens arriving faster are drawn
-#: together, and a key pressed meanwhile redraws without laying the block out again.
-LIVE_REFRESH = 0.05
 #: Seconds between two redraws for output (a key redraws at once).
 REDRAW_INTERVAL = 0.03
 #: Rows the mouse wheel scrolls per notch.
@@ -113,7 +116,6 @@ class FullscreenMode(InteractiveMode):
         )
         self._own_terminal = input is None and output is None
         self.transcript.on_change = self.invalidate
-        self.renderer.on_live_change = self._live_changed
         self._app: Application[str] | None = None
         self._app_task: asyncio.Task[str] | None = None
         self._submitted: deque[str] = deque()
@@ -124,13 +126,11 @@ class FullscreenMode(InteractiveMode):
         self._flash: tuple[float, str] | None = None
         self._live_key: tuple[Any, ...] | None = None
         self._live_lines: list[Line] = []
-        self._live_at = 0.0
         #: The interval is over: the next redraw lays the streaming block out again.
         self._live_ready = False
         self._redraw_timer: asyncio.TimerHandle | None = None
         #: An abort (Esc, Ctrl+C) is under way: its output is drawn without the output pacing.
         self._aborting_now = False
-        self._live_timer: asyncio.TimerHandle | None = None
         self._shown_rows: list[Line] = []
         #: Plugin components floating over the transcript now.
         self._overlays = 0
@@ -400,14 +400,9 @@ class FullscreenMode(InteractiveMode):
         self._live_key = key
         return self._live_lines
 
-    def _live_changed(self) -> None:
-        """The streaming block or a running tool's output grew: drawn when the layout interval is
-        over (one redraw per interval; redrawing for each token would show nothing new)."""
-        if self._live_timer is None:
-            wait = max(0.0, LIVE_REFRESH - (time.monotonic() - self._live_at))
-            self._live_timer = asyncio.get_running_loop().call_later(wait, self._live_due)
-
     def _live_due(self) -> None:
+        """The interval is over: the next redraw lays the block out again (``live_lines`` notes
+        when, as the layout may also come with a key's redraw)."""
         self._live_timer = None
         self._live_ready = True
         self._redraw_due()
