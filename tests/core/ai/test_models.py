@@ -155,10 +155,10 @@ def test_resolve_cli_model_rules(pi_agent_dir: Path) -> None:
     assert resolve_cli_model("claude-opus-4-7", models).model.id == "claude-opus-4-7"
     assert resolve_cli_model("anthropic/claude-opus-4-7", models).model.provider == "anthropic"
     # substring: prefer aliases (no -YYYYMMDD), highest id
-    assert resolve_cli_model("sonnet", models).model.id == "claude-sonnet-4-6"
-    assert resolve_cli_model("opus-4-1", models).model.id == "claude-opus-4-1"
+    assert resolve_cli_model("sonnet", models).model.id == "claude-sonnet-5-5"
+    assert resolve_cli_model("opus-4-5", models).model.id == "claude-opus-4-5"  # not -20251101
     resolved = resolve_cli_model("sonnet:high", models)
-    assert resolved.model.id == "claude-sonnet-4-6" and resolved.thinking_level == "high"
+    assert resolved.model.id == "claude-sonnet-5-5" and resolved.thinking_level == "high"
     with pytest.raises(ModelNotFoundError, match='Model "sonnet:bogus" not found'):
         resolve_cli_model("sonnet:bogus", models)
     fallback = resolve_cli_model("claude-future-9", models, cli_provider="anthropic")
@@ -187,7 +187,7 @@ def test_list_models_output_and_fuzzy(pi_agent_dir: Path) -> None:
     text = format_model_list(models, "sonnet 4-6")
     lines = text.splitlines()
     assert lines[0].split() == ["provider", "model", "context", "max-out", "thinking", "images"]
-    assert lines[1].split() == ["anthropic", "claude-sonnet-4-6", "1M", "64K", "yes", "yes"]
+    assert lines[1].split() == ["anthropic", "claude-sonnet-4-6", "1M", "128K", "yes", "yes"]
     assert format_model_list(models, "qqqqq") == 'No models matching "qqqqq"'
     assert format_model_list([]).startswith("No models available. Save an API key with /login")
     assert format_model_list([], docs_dir="/d").endswith("See:\n  /d/providers.md")
@@ -197,7 +197,7 @@ def test_list_models_output_and_fuzzy(pi_agent_dir: Path) -> None:
 def test_thinking_levels_and_clamping() -> None:
     models = {m.id: m for m in builtin_models()}
     assert supported_thinking_levels(models["gpt-4o"]) == ["off"]
-    assert supported_thinking_levels(models["claude-opus-4-7"])[-1] == "xhigh"
+    assert supported_thinking_levels(models["claude-opus-4-7"])[-2:] == ["xhigh", "max"]
     assert "xhigh" not in supported_thinking_levels(models["claude-sonnet-4-5"])
     assert clamp_thinking_level(models["claude-sonnet-4-5"], "xhigh") == "high"
     assert clamp_thinking_level(models["gpt-4o"], "high") == "off"
@@ -356,3 +356,12 @@ def test_documented_models_json_example_loads(pi_agent_dir: Path) -> None:
     sonnet = reg.find("anthropic", "claude-sonnet-4-6")
     assert sonnet is not None and sonnet.max_tokens == 32000
     assert sonnet.base_url == "https://proxy.example/anthropic"
+
+
+def test_the_core_catalogue_holds_the_default_model_of_each_of_its_providers() -> None:
+    from pi_core.ai.resolve import DEFAULT_MODEL_PER_PROVIDER
+
+    ids = {(m.provider, m.id) for m in builtin_models()}
+    assert ("anthropic", DEFAULT_MODEL_PER_PROVIDER["anthropic"]) in ids
+    assert ("openai", DEFAULT_MODEL_PER_PROVIDER["openai"]) in ids
+    assert DEFAULT_MODEL_PER_PROVIDER["anthropic"] == "claude-opus-5-5"  # pi 1.6.0's, not 0.73's
