@@ -183,6 +183,16 @@ class ExtensionUI(ProjectTrustUI, Protocol):
 
     def paste_to_editor(self, text: str) -> None: ...
 
+    def set_editor_component(self, factory: Callable[..., Any] | None) -> None:
+        """``factory(tui, theme, keybindings)``'s component replaces the editor (a
+        ``pi_core.plugins.editor.CustomEditor`` subclass, or any object with ``render(width)`` and
+        ``handle_input(data)``); ``None`` restores the built-in one. No-op without a terminal."""
+        ...
+
+    def get_editor_component(self) -> Callable[..., Any] | None:
+        """The factory of the editor in use (``None``: the built-in editor)."""
+        ...
+
     def add_autocomplete_provider(self, factory: Callable[[Any], Any]) -> None:
         """``factory(current)`` wraps the editor's prompt-toolkit ``Completer`` with the plugin's."""
         ...

@@ -154,6 +154,12 @@ class NoTerminalParts:
     def get_tools_expanded(self) -> bool:
         return False
 
+    def set_editor_component(self, factory: Callable[..., Any] | None) -> None:
+        return None
+
+    def get_editor_component(self) -> Callable[..., Any] | None:
+        return None
+
     def set_tools_expanded(self, expanded: bool) -> None:
         return None
 

@@ -24,6 +24,7 @@ from prompt_toolkit.history import FileHistory, InMemoryHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import DynamicKeyBindings, KeyBindings, KeyPress
 from prompt_toolkit.keys import Keys
+from prompt_toolkit.layout.controls import BufferControl
 from prompt_toolkit.output import Output
 from prompt_toolkit.patch_stdout import StdoutProxy
 from rich.console import Console
@@ -32,6 +33,7 @@ from rich.text import Text
 from pi_core.modes.interactive.bindings import build_key_bindings
 from pi_core.modes.interactive.commands import BuiltinCommands
 from pi_core.modes.interactive.completion import GuardedCompleter, SlashCompleter
+from pi_core.modes.interactive.editor_slot import EditorControl, EditorSlot
 from pi_core.modes.interactive.keymap import default_keymap, load_keymap
 from pi_core.modes.interactive.paste import Pastes
 from pi_core.modes.interactive.picker import Picker, PickerKeys, pick
@@ -92,6 +94,9 @@ class InteractiveMode:
         self.terminal: dict[str, Any] = {"input": input, "output": output}
         self._history_file = history_file
         self.ui = InteractiveUI(self)
+        #: The editor's place: the built-in editor or a plugin's (``set_editor_component``).
+        self.editor_slot = EditorSlot(self)
+        self._editor_control: EditorControl | None = None
         self.commands = BuiltinCommands(self)
         #: Big pastes held aside while their markers stand in the editor.
         self.pastes = Pastes()
@@ -278,6 +283,8 @@ class InteractiveMode:
     def set_editor_text(self, text: str) -> None:
         """Replace the editor's text (pastes held for its markers are dropped, as pi)."""
         self.pastes.clear()
+        if self.editor_slot.set_text(text):
+            return
         if self._editor is not None and self._editor.app.is_running:
             self._editor.default_buffer.text = text
             self._editor.default_buffer.cursor_position = len(text)
@@ -286,6 +293,9 @@ class InteractiveMode:
 
     def get_editor_text(self) -> str:
         """The editor's text with big pastes in place of their markers."""
+        own = self.editor_slot.get_text()
+        if own is not None:
+            return own
         if self._editor is not None and self._editor.app.is_running:
             return self.pastes.expand(self._editor.default_buffer.text)
         return self.pastes.expand(self._restore_text)
@@ -399,6 +409,15 @@ class InteractiveMode:
     def _editor_app(self) -> Any:
         editor = self._editor
         return editor.app if editor is not None else None
+
+    def editor_focused(self) -> bool:
+        """Whether keys go to the editor now (not to the search bar or a floating component)."""
+        app = self._editor_app()
+        return (
+            app is not None
+            and self._editor_control is not None
+            and (app.layout.current_control is self._editor_control)
+        )
 
     def paste_to_editor(self, text: str) -> None:
         """``text`` into the editor as a bracketed paste (the editor's paste handling applies)."""
@@ -714,7 +733,37 @@ class InteractiveMode:
         session.app.ttimeoutlen = escape_wait()
         session.app.timeoutlen = SEQUENCE_WAIT
         self._tap_input(session.app)
+        self._adopt_editor_window(session)
         return session
+
+    def _adopt_editor_window(self, session: PromptSession[str]) -> None:
+        """The prompt's buffer is drawn by an :class:`EditorControl`, so that a plugin editor's
+        rows can stand in its place (without the prompt in front of them)."""
+        for window in session.app.layout.find_all_windows():
+            original = window.content
+            if isinstance(original, BufferControl) and original.buffer is session.default_buffer:
+                control = EditorControl(
+                    session.default_buffer,
+                    self.editor_slot,
+                    input_processors=original.input_processors,
+                    include_default_input_processors=False,
+                    lexer=original.lexer,
+                    preview_search=original.preview_search,
+                    search_buffer_control=original._search_buffer_control,
+                )
+                window.content = control
+                window.get_line_prefix = self._editor_line_prefix(window.get_line_prefix)
+                self._editor_control = control
+                return
+
+    def _editor_line_prefix(self, prompt_prefix: Any) -> Callable[[int, int], Any]:
+        """The prompt in front of the buffer's lines, none in front of a plugin editor's rows."""
+        slot = self.editor_slot
+
+        def line_prefix(line: int, wrap: int) -> Any:
+            return [] if slot.draws_rows() or prompt_prefix is None else prompt_prefix(line, wrap)
+
+        return line_prefix
 
     def _prompt_message(self) -> str:
         return "… " if self.busy else "> "

@@ -40,6 +40,8 @@ class TerminalSize:
         self._size = size
         self._redraw = redraw
         self._app: Application[Any] | None = None
+        #: For a plugin editor's factory: the REPL's own editor, which ``CustomEditor`` wraps.
+        self.builtin_editor: Any = None
 
     @property
     def columns(self) -> int:
@@ -326,7 +328,8 @@ async def run_custom(
 
 class TappedKeyProcessor(KeyProcessor):
     """An application's key processor whose key presses pass the plugins' ``on_terminal_input``
-    handlers first (a handler may swallow a key or replace its bytes)."""
+    handlers first (a handler may swallow a key or replace its bytes), then a plugin editor
+    (:mod:`.editor_slot`)."""
 
     def __init__(self, original: KeyProcessor, mode: Any) -> None:
         super().__init__(original._bindings)
@@ -336,8 +339,13 @@ class TappedKeyProcessor(KeyProcessor):
         self.feed_multiple([key_press], first)
 
     def feed_multiple(self, key_presses: list[KeyPress], first: bool = False) -> None:
-        if self._mode.ui.input_handlers:
+        mode = self._mode
+        if mode.ui.input_handlers:
             key_presses = [kept for press in key_presses for kept in self._tap(press)]
+        # A plugin editor gets the keys typed while the editor has the focus (not the presses
+        # prompt-toolkit feeds back itself, ``first``).
+        if mode.editor_slot.component is not None and not first and mode.editor_focused():
+            key_presses = mode.editor_slot.route(key_presses)
         super().feed_multiple(key_presses, first)
 
     def feed_untapped(self, key_press: KeyPress) -> None:

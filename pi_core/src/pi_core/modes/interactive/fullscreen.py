@@ -61,6 +61,7 @@ from pi_core.modes.interactive.app import (
     _default_history,
     escape_wait,
 )
+from pi_core.modes.interactive.editor_slot import EditorControl
 from pi_core.modes.interactive.transcript import Block, Line, Transcript, TranscriptConsole
 
 if TYPE_CHECKING:
@@ -196,8 +197,9 @@ class FullscreenMode(InteractiveMode):
 
     def _build_app(self) -> Application[str]:
         assert self._buffer is not None and self._search is not None
+        self._editor_control = EditorControl(self._buffer, self.editor_slot)
         editor = Window(
-            BufferControl(self._buffer),
+            self._editor_control,
             height=Dimension(min=1, max=12),
             wrap_lines=True,
             get_line_prefix=self._line_prefix,
@@ -252,6 +254,8 @@ class FullscreenMode(InteractiveMode):
         return app
 
     def _line_prefix(self, line: int, wrap: int) -> StyleAndTextTuples:
+        if self.editor_slot.draws_rows():
+            return []  # a plugin editor draws its own prompt
         if line == 0 and wrap == 0:
             return [("class:prompt", self._prompt_message())]
         return [("", "  ")]
@@ -541,6 +545,8 @@ class FullscreenMode(InteractiveMode):
 
     def set_editor_text(self, text: str) -> None:
         self.pastes.clear()
+        if self.editor_slot.set_text(text):
+            return
         if self._buffer is not None:
             self._buffer.text = text
             self._buffer.cursor_position = len(text)
@@ -549,6 +555,9 @@ class FullscreenMode(InteractiveMode):
             self._restore_text = text
 
     def get_editor_text(self) -> str:
+        own = self.editor_slot.get_text()
+        if own is not None:
+            return own
         return self.pastes.expand(self._buffer.text if self._buffer is not None else self._restore_text)
 
     def redraw(self) -> None:

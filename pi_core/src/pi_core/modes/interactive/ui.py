@@ -376,6 +376,17 @@ class InteractiveUI:
     def set_title(self, text: str) -> None:
         self._mode.set_title(text)
 
+    def set_editor_component(self, factory: Callable[..., Any] | None) -> None:
+        """``factory(tui, theme, keybindings)`` makes the editor shown from now on (subclass
+        ``pi_core.plugins.editor.CustomEditor`` to start from the built-in one); it starts with
+        the editor's text. ``None``: the built-in editor again, with the plugin editor's text."""
+        plugin = _plugin_of(factory) if factory is not None else ""
+        self._mode.editor_slot.set(factory, plugin)
+
+    def get_editor_component(self) -> Callable[..., Any] | None:
+        """The factory ``set_editor_component`` was given last (``None``: the built-in editor)."""
+        return self._mode.editor_slot.factory
+
     def set_editor_text(self, text: str) -> None:
         self._mode.set_editor_text(text)
 
@@ -388,6 +399,8 @@ class InteractiveUI:
         for key in list(self.widgets):
             self._drop_widget(key)
         self.input_handlers.clear()
+        if self._mode.editor_slot.factory is not None:
+            self._mode.editor_slot.set(None, "")
         changed = self.header is not None or bool(self.autocomplete)
         self.header = self.footer = None
         self.autocomplete.clear()
