@@ -86,6 +86,17 @@ class Repl:
         """Until a plugin dialog holds the terminal (keys typed now go to it, not to the editor)."""
         await self.until(lambda: self.mode._dialogs > 0 and self.mode._editor_free.is_set(), seconds)
 
+    async def in_component(self, seconds: float = 15) -> None:
+        """Until a plugin's component (``ctx.ui.custom``) has the keys: as a dialog in regular
+        mode, inside the running application (in the editor's place or floating) in fullscreen."""
+        mode: Any = self.mode
+
+        def shown() -> bool:
+            live = bool(getattr(mode, "_in_place", None)) or getattr(mode, "_overlays", 0) > 0
+            return live or (mode._dialogs > 0 and mode._editor_free.is_set())
+
+        await self.until(shown, seconds)
+
     async def until(self, check: Callable[[], bool], seconds: float = 15) -> None:
         deadline = asyncio.get_running_loop().time() + seconds
         while not check():

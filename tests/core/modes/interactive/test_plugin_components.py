@@ -166,11 +166,11 @@ async def test_a_container_component_takes_the_editor_place_until_done(
     repl.mode.set_editor_text("kept draft")
     await repl.wait_idle_editor()
     repl.send("\x15/box\r")  # Ctrl+U: the draft goes, the command is typed
-    await repl.in_dialog()
+    await repl.in_component()
     repl.send("\r")
     await repl.wait_for("BOX-RESULT BOX-ENTER")
     await repl.submit("/box")
-    await repl.in_dialog()
+    await repl.in_component()
     repl.send(ESC)
     await repl.wait_for("BOX-RESULT None")
     assert await repl.quit() == 0
@@ -182,7 +182,7 @@ async def test_a_pi_shaped_component_gets_each_key_and_returns_its_value(
 ) -> None:
     repl = await repl_factory(extensions=(_plugin(tmp_path),), fullscreen=fullscreen)
     await repl.submit("/counter")
-    await repl.in_dialog()
+    await repl.in_component()
     repl.send("abc\r")
     await repl.wait_for("COUNTER-RESULT abc")
     assert await repl.quit() == 0

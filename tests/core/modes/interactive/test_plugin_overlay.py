@@ -61,11 +61,11 @@ async def test_a_component_made_with_keybindings_tests_keys_by_action(
     (tmp_path / "agent" / "keybindings.json").write_text(json.dumps({"tui.select.confirm": ["ctrl+y"]}))
     repl = await repl_factory(extensions=(_plugin(tmp_path),), fullscreen=fullscreen)
     await repl.submit("/choose")
-    await repl.in_dialog()
+    await repl.in_component()
     repl.send("ab\r\x19")  # Enter is no longer confirm: Ctrl+Y is (keybindings.json)
     await repl.wait_for("CHOSE confirmed:ab?")  # Enter was an ordinary key
     await repl.submit("/choose")
-    await repl.in_dialog()
+    await repl.in_component()
     repl.send("\x1b")
     await repl.wait_for("CHOSE cancelled")
     assert await repl.quit() == 0
@@ -98,11 +98,36 @@ async def test_an_overlay_floats_over_the_live_transcript_until_done(
     assert await repl.quit() == 0
 
 
+async def test_a_component_in_the_editor_place_stays_live_in_fullscreen(
+    repl_factory: Callable[..., Any], tmp_path: Path, pi_llm_server: LoopbackLLMServer
+) -> None:
+    pi_llm_server.add(Turn(blocks=[Text("streamed above the component " * 20, chunks=40)], delay=0.02))
+    repl = await repl_factory(extensions=(_plugin(tmp_path),), fullscreen=True)
+    mode: Any = repl.mode
+    await repl.submit("a question")
+    await repl.until(lambda: mode.busy)
+    await repl.submit("/choose")
+    await repl.until(lambda: len(mode._in_place) == 1)
+    assert mode._dialogs == 0 and mode._app.is_running  # no snapshot: the application draws on
+    await repl.wait_for("streamed above the component", 10)
+    repl.send("xy")
+    await repl.until(lambda: "seen=xy" in _text_of(mode._in_place[-1]))
+    repl.send("\r")
+    await repl.wait_for("CHOSE confirmed:xy")
+    await repl.until(lambda: not mode._in_place)
+    assert mode._app.layout.has_focus(mode._buffer)
+    assert await repl.quit() == 0
+
+
 def _floating_text(mode: Any) -> str:
+    return _text_of(mode._root.floats[-1].content)
+
+
+def _text_of(shown: Any) -> str:
     from prompt_toolkit.layout import walk
 
     texts: list[str] = []
-    for container in walk(mode._root.floats[-1].content):
+    for container in walk(shown):
         control = getattr(container, "content", None)
         if control is not None and hasattr(control, "create_content"):
             content = control.create_content(60, 5)

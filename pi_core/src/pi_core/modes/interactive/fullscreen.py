@@ -33,6 +33,7 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import DynamicKeyBindings, KeyBindings, KeyPressEvent, merge_key_bindings
 from prompt_toolkit.layout import (
     ConditionalContainer,
+    DynamicContainer,
     Float,
     FloatContainer,
     FormattedTextControl,
@@ -135,6 +136,8 @@ class FullscreenMode(InteractiveMode):
         self._shown_rows: list[Line] = []
         #: Plugin components floating over the transcript now.
         self._overlays = 0
+        #: Plugin components shown in the editor's place (the last one is drawn), oldest first.
+        self._in_place: list[Container] = []
         #: A mouse drag over the transcript: (row on screen, column) where it began and is now.
         self._select_from: tuple[int, int] | None = None
         self._select_to: tuple[int, int] | None = None
@@ -223,7 +226,7 @@ class FullscreenMode(InteractiveMode):
                     filter=Condition(lambda: self.ui.has_widgets("aboveEditor")),
                 ),
                 Window(FormattedTextControl(self._status_row), height=1),
-                editor,
+                DynamicContainer(lambda: self._in_place[-1] if self._in_place else editor),
                 ConditionalContainer(
                     Window(FormattedTextControl(self._below_editor), dont_extend_height=True),
                     filter=Condition(lambda: self.ui.has_widgets("belowEditor")),
@@ -575,10 +578,11 @@ class FullscreenMode(InteractiveMode):
     async def show_component(
         self, factory: Callable[..., Any], theme: Any, keys: ComponentKeys, overlay: bool
     ) -> Any:
-        """With ``overlay`` the component floats over the transcript inside the running
-        application: output goes on streaming under it and the keys are its until it is done."""
+        """The component is shown inside the running application — in the editor's place, or
+        with ``overlay`` floating over the transcript — so output goes on streaming around it;
+        the keys are its until it is done."""
         app = self._app
-        if not overlay or app is None or not app.is_running:
+        if app is None or not app.is_running:
             return await super().show_component(factory, theme, keys, overlay)
         from pi_core.modes.interactive.custom import (
             Showing,
@@ -596,28 +600,51 @@ class FullscreenMode(InteractiveMode):
         if showing.finished:
             return showing.outcome()
         content, bindings = component_container(made, showing)
-        width = max(10, min(OVERLAY_WIDTH, self._view_size[0] - 4))
-        shown = Float(
-            content=HSplit([_Sized(content, width)], key_bindings=bindings, style="class:overlay"),
-            transparent=False,
-        )
-        self._root.floats.append(shown)
-        self._overlays += 1
+        if overlay:
+            width = max(10, min(OVERLAY_WIDTH, self._view_size[0] - 4))
+            shown = Float(
+                content=HSplit([_Sized(content, width)], key_bindings=bindings, style="class:overlay"),
+                transparent=False,
+            )
+            self._root.floats.append(shown)
+            self._overlays += 1
+        else:
+            in_place = HSplit([content], key_bindings=bindings)
+            self._in_place.append(in_place)
         try:
+            # Keys find their bindings through the layout's parent links, which are otherwise
+            # only brought up to date by the next redraw: a key typed before it would miss the
+            # component's bindings.
+            app.layout.update_parents_relations()
             with contextlib.suppress(ValueError):  # a container with nothing to focus
                 app.layout.focus(content)
             self.invalidate()
             await closed.wait()
         finally:
-            self._overlays -= 1
-            with contextlib.suppress(ValueError):
-                self._root.floats.remove(shown)
-            if self._buffer is not None and app.is_running:
+            had_focus = app.is_running and app.layout.has_focus(content)
+            if overlay:
+                self._overlays -= 1
                 with contextlib.suppress(ValueError):
-                    app.layout.focus(self._buffer)
+                    self._root.floats.remove(shown)
+            else:
+                with contextlib.suppress(ValueError):
+                    self._in_place.remove(in_place)
+            app.layout.update_parents_relations()
+            if had_focus:
+                self._focus_after_component(app)
             dispose(made)
             self.invalidate()
         return showing.outcome()
+
+    def _focus_after_component(self, app: Application[str]) -> None:
+        """The focus back where keys went before: the component shown in the editor's place
+        under it, else the editor."""
+        if not app.is_running:
+            return
+        target: Any = self._in_place[-1] if self._in_place else self._buffer
+        if target is not None:
+            with contextlib.suppress(ValueError):
+                app.layout.focus(target)
 
     async def dialog(self, run: Callable[[], Awaitable[T]]) -> T:
         """A dialog takes the screen: the application steps aside (still in the alternate screen,
