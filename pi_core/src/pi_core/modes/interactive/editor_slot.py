@@ -175,6 +175,7 @@ class EditorSlot:
                     data += following.data
                     index += 1
             kept.extend(self._give(data, press))
+        self._mode.invalidate()  # a key the component kept may still have changed how it looks
         return kept
 
     def _give(self, data: str, press: KeyPress) -> list[KeyPress]:
