@@ -254,3 +254,14 @@ def test_without_pi_builtin_tools_installed_the_agent_still_answers(
     again = runner.invoke(cli, ["--tools", "read,bash", *args], prog_name="pi")
     assert again.exit_code == 0, again.output
     assert "tools" not in pi_llm_server.requests[-1].body
+
+
+def test_programs_pi_runs_can_tell_they_run_under_a_coding_agent(pi_env: PiEnv) -> None:
+    pi_env.server.add(
+        tool_turn(ToolUse("bash", {"command": 'echo "agent=$AI_AGENT coding=$PI_CODING_AGENT"'})),
+        text_turn("done"),
+    )
+    result = pi_env.run("-p", "--no-session", "show the agent variables")
+    assert result.returncode == 0, result.stderr
+    (output,) = tool_messages(pi_env.server.requests[-1].body).values()
+    assert output.strip() == "agent=pi coding=true"
