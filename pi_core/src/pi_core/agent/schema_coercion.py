@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 from pi_core.agent.json_schema import Schema, declared_types, is_number, is_type, js_number, same
@@ -64,14 +65,10 @@ def _drop_optional_nulls(schema: Schema, node: Any, value: Any) -> Any:
             del out[key]
             continue
         out[key] = _drop_optional_nulls(schema, prop, out[key])
-    for key in list(out):
-        matched = key in properties
-        for pattern, prop in patterns:
-            if pattern.search(key):
-                matched = True
-                out[key] = _drop_optional_nulls(schema, prop, out[key])
-        if not matched and extra is not None:
-            out[key] = _drop_optional_nulls(schema, extra, out[key])
+    # Pattern and additional properties are not optional properties: their keys stay.
+    _through_other_keys(
+        out, properties, patterns, extra, lambda node, item: _drop_optional_nulls(schema, node, item)
+    )
     return _unchanged_or(value, out)
 
 
@@ -333,14 +330,9 @@ def _coerce_properties(schema: Schema, node: dict[str, Any], value: dict[str, An
     for key, prop in properties.items():
         if key in out:
             out[key] = _coerce_types(schema, prop, out[key])
-    for key in list(out):
-        matched = key in properties
-        for pattern, prop in patterns:
-            if pattern.search(key):
-                matched = True
-                out[key] = _coerce_types(schema, prop, out[key])
-        if not matched and extra is not None:
-            out[key] = _coerce_types(schema, extra, out[key])
+    _through_other_keys(
+        out, properties, patterns, extra, lambda node, item: _coerce_types(schema, node, item)
+    )
     return _unchanged_or(value, out)
 
 
@@ -399,6 +391,25 @@ def _patterns(node: dict[str, Any]) -> list[tuple[re.Pattern[str], Any]]:
         except re.error:
             continue
     return out
+
+
+def _through_other_keys(
+    out: dict[str, Any],
+    properties: dict[str, Any],
+    patterns: list[tuple[re.Pattern[str], Any]],
+    extra: dict[str, Any] | None,
+    apply: Callable[[Any, Any], Any],
+) -> None:
+    """``out[key] = apply(schema, out[key])`` for each ``patternProperties`` schema matching a key,
+    and ``additionalProperties`` for keys that neither it nor ``properties`` names."""
+    for key in list(out):
+        matched = key in properties
+        for pattern, node in patterns:
+            if pattern.search(key):
+                matched = True
+                out[key] = apply(node, out[key])
+        if not matched and extra is not None:
+            out[key] = apply(extra, out[key])
 
 
 def _at_item(node: dict[str, Any], index: int, item: Any, schema: Schema, apply: Any) -> Any:
