@@ -400,7 +400,7 @@ def _through_other_keys(
     extra: dict[str, Any] | None,
     apply: Callable[[Any, Any], Any],
 ) -> None:
-    """``out[key] = apply(schema, out[key])`` for each ``patternProperties`` schema matching a key,
+    """``out[key] = apply(node, out[key])`` for each ``patternProperties`` schema matching a key,
     and ``additionalProperties`` for keys that neither it nor ``properties`` names."""
     for key in list(out):
         matched = key in properties
