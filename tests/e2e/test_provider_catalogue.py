@@ -98,3 +98,27 @@ def test_azure_chat_completions_model_goes_as_bearer_without_api_version(pi_env:
     assert request.path == "/v1/chat/completions" and request.query == {}
     assert request.headers["authorization"] == "Bearer az-key"
     assert "api-key" not in request.headers
+
+
+def test_openrouter_credits_this_client_while_install_telemetry_is_on(pi_env: PiEnv) -> None:
+    # pi 1.6.0 (side by side at this server) sends User-Agent pi/1.6.0 (linux; node/…; x64),
+    # HTTP-Referer, X-OpenRouter-Title and X-OpenRouter-Categories: cli-agent, and only the
+    # User-Agent with enableInstallTelemetry false or PI_TELEMETRY=0.
+    models = json.loads((pi_env.agent_dir / "models.json").read_text())
+    models["providers"]["openrouter"] = {"baseUrl": pi_env.server.base_url("openai-completions")}
+    (pi_env.agent_dir / "models.json").write_text(json.dumps(models))
+    pi_env.extra_env["OPENROUTER_API_KEY"] = "or-key"
+    pi_env.server.add(text_turn("one"), text_turn("two"), text_turn("three"))
+    model = "openrouter/moonshotai/kimi-k2.7-code"
+    assert pi_env.run("-p", "hi", model=model).returncode == 0
+    pi_env.extra_env["PI_TELEMETRY"] = "0"
+    assert pi_env.run("-p", "hi", model=model).returncode == 0
+    del pi_env.extra_env["PI_TELEMETRY"]
+    settings = json.loads((pi_env.agent_dir / "settings.json").read_text())
+    (pi_env.agent_dir / "settings.json").write_text(json.dumps({**settings, "enableInstallTelemetry": False}))
+    assert pi_env.run("-p", "hi", model=model).returncode == 0
+    credited, *quiet = (request.headers for request in pi_env.server.requests)
+    assert credited["user-agent"].startswith("pi-python/")
+    assert (credited["x-openrouter-title"], credited["x-openrouter-categories"]) == ("pi-python", "cli-agent")
+    for headers in quiet:
+        assert headers["user-agent"] == credited["user-agent"] and "x-openrouter-title" not in headers

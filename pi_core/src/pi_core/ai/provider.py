@@ -133,6 +133,9 @@ class StreamOptions:
     reasoning: ThinkingLevel | None = None
     thinking_budgets: dict[str, int] | None = None
     tool_choice: Any = None
+    #: Name this client to services that credit apps (OpenRouter, NVIDIA NIM, OpenCode), as pi
+    #: does while install telemetry is on (``pi_core.ai.identity``).
+    attribution: bool = True
 
 
 # --- events ---------------------------------------------------------------------------------------

@@ -815,6 +815,13 @@ class AgentSession:
         self._request_base_url = auth.base_url
         return str(auth.api_key) if auth.api_key else None
 
+    def provider_attribution(self) -> bool:
+        """Whether requests credit this client to services that rank apps: pi 1.6.0 ties it to
+        install telemetry (``PI_TELEMETRY``, else ``enableInstallTelemetry``)."""
+        from pi_core.ai.identity import attribution_enabled
+
+        return attribution_enabled(self.settings.settings.enable_install_telemetry)
+
     async def _provider_headers(self, headers: dict[str, str]) -> dict[str, str] | None:
         """``before_provider_headers``: plugins add, override (a string) or drop (``None``) headers."""
         if self.hooks is None or not self.hooks.has("before_provider_headers"):
@@ -828,6 +835,7 @@ class AgentSession:
 
         from pi_core.ai.stream import stream_simple
 
+        options = replace(options, attribution=self.provider_attribution())
         if self._request_headers:
             options = replace(options, headers={**self._request_headers, **(options.headers or {})})
         if self._request_base_url and self._request_base_url != model.base_url:

@@ -249,6 +249,7 @@ class SessionCompaction:
             signal=signal,
             api_key=await self._s._api_key_for(model.provider),
             headers=self._s._request_headers,
+            attribution=self._s.provider_attribution(),
             reasoning=level if (request.use_reasoning and model.reasoning and level != "off") else None,  # type: ignore[arg-type]
         )
         context = Context(system_prompt=request.system_prompt, messages=list(request.messages))

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from pi_core.ai._fast import construct
+from pi_core.ai.identity import identity_headers, merge_headers
 from pi_core.ai.json_parse import parse_streaming_json
 from pi_core.ai.messages import (
     AssistantMessage,
@@ -306,6 +307,8 @@ def _headers(model: Model, context: Context, options: StreamOptions, oauth: bool
     if not supports_adaptive_thinking(model.id):
         betas.append(INTERLEAVED_THINKING_BETA)
     headers: dict[str, str] = {"accept": "application/json", "anthropic-version": API_VERSION}
+    if not oauth:  # a subscription token goes as Claude Code, whose user agent is set below
+        headers = {**identity_headers(model, attribution=options.attribution), **headers}
     if oauth:
         headers["anthropic-beta"] = ",".join(["claude-code-20250219", "oauth-2025-04-20", *betas])
         headers["user-agent"] = "claude-cli/2.1.75"
@@ -314,10 +317,7 @@ def _headers(model: Model, context: Context, options: StreamOptions, oauth: bool
         headers["anthropic-beta"] = ",".join(betas)
     if not oauth and model.provider != COPILOT_PROVIDER:
         headers.update(affinity_headers(model, options))
-    headers.update(model.headers or {})
-    headers.update(copilot_headers(model, context))
-    headers.update(options.headers or {})
-    return headers
+    return merge_headers(headers, model.headers, copilot_headers(model, context), options.headers)
 
 
 # --- stream ---------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from pi_core.ai._fast import construct
+from pi_core.ai.identity import identity_headers, merge_headers
 from pi_core.ai.json_parse import parse_streaming_json
 from pi_core.ai.messages import (
     AssistantMessage,
@@ -425,9 +426,13 @@ def _run(
     model: Model, context: Context, options: StreamOptions, output: AssistantMessage
 ) -> AsyncIterator[AssistantMessageEvent]:
     def open_client() -> Any:
-        headers = {**(model.headers or {}), **copilot_headers(model, context)}
-        headers.update(affinity_headers(model, options))
-        headers.update(options.headers or {})
+        headers = merge_headers(
+            identity_headers(model, attribution=options.attribution),
+            model.headers,
+            copilot_headers(model, context),
+            affinity_headers(model, options),
+            options.headers,
+        )
         return open_openai_client(model, options, headers)
 
     return stream_sdk_request(

@@ -15,6 +15,7 @@ from typing import Any
 
 from pi_core.ai._fast import construct
 from pi_core.ai.cost import calculate_cost
+from pi_core.ai.identity import identity_headers, merge_headers
 from pi_core.ai.json_parse import parse_streaming_json
 from pi_core.ai.messages import (
     AssistantMessage,
@@ -298,7 +299,9 @@ def _open_azure_client(model: Model, options: StreamOptions) -> Any:
         api_key=options.api_key or "",
         api_version=azure_api_version(),
         base_url=model.base_url or None,
-        default_headers={**(model.headers or {}), **(options.headers or {})},
+        default_headers=merge_headers(
+            identity_headers(model, attribution=options.attribution), model.headers, options.headers
+        ),
         **client_kwargs(options, "openai"),
     )
 
@@ -309,9 +312,13 @@ def _run(
     def open_client() -> Any:
         if model.api == AZURE_API:
             return _open_azure_client(model, options)
-        headers = {**(model.headers or {}), **copilot_headers(model, context)}
-        headers.update(affinity_headers(model, options))
-        headers.update(options.headers or {})
+        headers = merge_headers(
+            identity_headers(model, attribution=options.attribution),
+            model.headers,
+            copilot_headers(model, context),
+            affinity_headers(model, options),
+            options.headers,
+        )
         return open_openai_client(model, options, headers)
 
     return stream_sdk_request(
