@@ -11,12 +11,13 @@ from pi_core.ai.stream import complete_simple
 from pi_core.testing import LOOPBACK_API_KEY, HttpError, LoopbackLLMServer
 
 
-def test_register_providers_hook_registers_the_four_apis() -> None:
+def test_register_providers_hook_registers_the_five_apis() -> None:
     seen: list[Any] = []
     builtin_providers.register_providers(seen.append)
     assert sorted(p.api for p in seen) == [
         "anthropic-messages",
         "azure-openai-responses",
+        "openai-codex-responses",
         "openai-completions",
         "openai-responses",
     ]

@@ -15,6 +15,7 @@ BUILTIN_SOURCE = "builtin"
 
 def builtin_api_providers() -> list[ApiProvider]:
     from pi_core.ai.providers.anthropic import AnthropicMessagesProvider
+    from pi_core.ai.providers.openai_codex import OpenAICodexResponsesProvider
     from pi_core.ai.providers.openai_completions import OpenAICompletionsProvider
     from pi_core.ai.providers.openai_responses import AzureOpenAIResponsesProvider, OpenAIResponsesProvider
 
@@ -23,13 +24,14 @@ def builtin_api_providers() -> list[ApiProvider]:
         OpenAICompletionsProvider(),
         OpenAIResponsesProvider(),
         AzureOpenAIResponsesProvider(),
+        OpenAICodexResponsesProvider(),
     ]
 
 
 @hookimpl
 def register_providers(register: Callable[[ApiProvider | ProviderConfig], None]) -> None:
-    """Register ``anthropic-messages``, ``openai-completions``, ``openai-responses`` and
-    ``azure-openai-responses``."""
+    """Register ``anthropic-messages``, ``openai-completions``, ``openai-responses``,
+    ``azure-openai-responses`` and ``openai-codex-responses``."""
     for provider in builtin_api_providers():
         register(provider)
 

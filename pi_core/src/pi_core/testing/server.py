@@ -5,12 +5,16 @@ loop), plays a script of entries in order — one per request, whichever API is 
 every request. Responses stream with chunked transfer encoding, so a dropped connection looks to the
 client exactly like a real one dropping mid-body.
 
-Paths: ``POST /v1/messages`` (Anthropic), ``POST /v1/chat/completions``, ``POST /v1/responses``.
+Paths: ``POST /v1/messages`` (Anthropic), ``POST /v1/chat/completions``, ``POST /v1/responses``,
+and ``POST /codex/responses`` (the Responses API as the ChatGPT backend serves it to OpenAI Codex; a
+body sent zstd-compressed, as pi 1.6.0 sends it there, is decompressed with the ``zstd`` command).
 """
 
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 import sys
 import threading
 import time
@@ -37,7 +41,17 @@ _API_BY_PATH = {
     "/v1/messages": "anthropic-messages",
     "/v1/chat/completions": "openai-completions",
     "/v1/responses": "openai-responses",
+    "/codex/responses": "openai-codex-responses",
 }
+
+
+def _decompress_zstd(raw: bytes) -> bytes:
+    """The body of a request sent with ``content-encoding: zstd`` (as is when ``zstd`` is missing)."""
+    command = shutil.which("zstd")
+    if command is None:
+        return raw
+    done = subprocess.run([command, "-dc"], input=raw, capture_output=True, check=False)
+    return done.stdout if done.returncode == 0 else raw
 
 
 @dataclass
@@ -89,6 +103,8 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length) if length else b""
+        if self.headers.get("content-encoding", "").lower() == "zstd":
+            raw = _decompress_zstd(raw)
         try:
             body: Any = json.loads(raw) if raw else None
         except ValueError:
@@ -123,7 +139,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _frames(self, api: str, turn: Turn, model: str, seq: int, body: Any) -> Iterator[bytes]:
         if api == "anthropic-messages":
             return anthropic_stream(turn, model, seq)
-        if api == "openai-responses":
+        if api in ("openai-responses", "openai-codex-responses"):
             return responses_stream(turn, model, seq)
         include_usage = isinstance(body, dict) and bool(
             (body.get("stream_options") or {}).get("include_usage")
@@ -260,12 +276,15 @@ class LoopbackLLMServer:
         return f"http://{host!s}:{port}"
 
     def base_url(self, api: str) -> str:
-        """The base URL the SDKs expect: Anthropic appends ``/v1/messages``, OpenAI only the path."""
-        return self.url if api == "anthropic-messages" else f"{self.url}/v1"
+        """The base URL the SDKs expect: Anthropic appends ``/v1/messages``, OpenAI only the path,
+        OpenAI Codex ``/codex/responses``."""
+        return self.url if api in ("anthropic-messages", "openai-codex-responses") else f"{self.url}/v1"
 
     def model(self, api: str, id: str | None = None, provider: str | None = None, **fields: Any) -> Model:
         """A :class:`Model` pointing at this server (default provider ``anthropic``/``openai``)."""
-        default_provider = "anthropic" if api == "anthropic-messages" else "openai"
+        default_provider = {"anthropic-messages": "anthropic", "openai-codex-responses": "openai-codex"}.get(
+            api, "openai"
+        )
         return Model(
             id=id or f"loopback-{api}",
             api=api,

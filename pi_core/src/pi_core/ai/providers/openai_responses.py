@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from pi_core.ai._fast import construct
@@ -119,7 +119,13 @@ def _image(block: ImageContent) -> dict[str, Any]:
     }
 
 
-def convert_messages(model: Model, context: Context) -> list[dict[str, Any]]:
+def convert_messages(
+    model: Model,
+    context: Context,
+    before_assistant: Callable[[AssistantMessage], list[dict[str, Any]]] | None = None,
+) -> list[dict[str, Any]]:
+    """The Responses ``input`` items of the conversation. ``before_assistant(message)`` gives items
+    to put in front of an assistant message's own (OpenAI Codex's ``configuration_update``)."""
     keep_items = AZURE_TOOL_CALL_PROVIDERS if model.api == AZURE_API else TOOL_CALL_PROVIDERS
 
     def normalize(call_id: str, _target: Model, source: AssistantMessage) -> str:
@@ -147,6 +153,7 @@ def convert_messages(model: Model, context: Context) -> list[dict[str, Any]]:
                 if parts:
                     items.append({"role": "user", "content": parts})
         elif isinstance(msg, AssistantMessage):
+            first = len(items)
             for block in msg.content:
                 if isinstance(block, ThinkingContent):
                     if block.thinking_signature:
@@ -191,6 +198,8 @@ def convert_messages(model: Model, context: Context) -> list[dict[str, Any]]:
                     if item_id:
                         call["id"] = item_id
                     items.append(call)
+            if before_assistant is not None and len(items) > first:
+                items[first:first] = before_assistant(msg)
         elif isinstance(msg, ToolResultMessage):
             text = "\n".join(b.text for b in msg.content if isinstance(b, TextContent))
             images = [b for b in msg.content if isinstance(b, ImageContent)]
