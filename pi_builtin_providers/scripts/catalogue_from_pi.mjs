@@ -14,7 +14,13 @@ const version = JSON.parse(
   (await import("node:fs")).readFileSync(`${root}/pi-coding-agent/package.json`, "utf8"),
 ).version;
 
-const OURS = new Set(["anthropic-messages", "openai-completions", "openai-responses", "azure-openai-responses"]);
+const OURS = new Set([
+  "anthropic-messages",
+  "openai-completions",
+  "openai-responses",
+  "azure-openai-responses",
+  "openai-codex-responses",
+]);
 // Wire APIs pi has its own clients for, served by these providers on an OpenAI-compatible endpoint too.
 const REMAP = {
   "mistral:mistral-conversations": { api: "openai-completions", baseUrl: "https://api.mistral.ai/v1" },
@@ -37,9 +43,9 @@ const BASE_URLS = {
   },
 };
 // Providers whose keys are not API keys (OAuth, token exchange, cloud credentials).
-const SKIP = new Set(["amazon-bedrock", "google-vertex", "openai-codex", "radius", "typesafe"]);
+const SKIP = new Set(["amazon-bedrock", "google-vertex", "radius", "typesafe"]);
 // Providers with a login of their own (pi_builtin_providers registers the flow under this name).
-const OAUTH = { "github-copilot": "github-copilot" };
+const OAUTH = { "github-copilot": "github-copilot", "openai-codex": "openai-codex" };
 const KEY_ENV = /(_API_KEY|_TOKEN)$/;
 
 const order = Object.keys(defaultModelPerProvider);

@@ -257,6 +257,9 @@ def test_help_names_the_tools_the_key_variables_and_shows_examples(env: Env) -> 
     from pi_builtin_providers.copilot import LOGIN_URL_ENV
 
     assert LOGIN_URL_ENV in settings and "COPILOT_GITHUB_TOKEN" in keys
+    from pi_builtin_providers.codex import LOGIN_URL_ENV as CODEX_LOGIN_URL_ENV
+
+    assert CODEX_LOGIN_URL_ENV in settings and "(/login openai-codex)" in keys
     assert "PI_CODING_AGENT_DIR" in own and "(default: ~/.pi/agent)" in " ".join(own.split())
     examples = section(text, "Examples")
     assert "  pi" in examples and any(line.startswith("  pi --provider ollama") for line in examples)

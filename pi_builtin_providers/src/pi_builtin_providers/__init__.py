@@ -40,6 +40,8 @@ def markdown_table() -> str:
     lines = ["| provider | name | key in | base URL | models |", "| --- | --- | --- | --- | --- |"]
     for d in provider_definitions():
         key = ", ".join(f"`{name}`" for name in d.env) if d.env else "none needed"
+        if not d.env and d.oauth:
+            key = f"`/login {d.id}`"
         models = "what the server has loaded" if d.local else str(len(d.models))
         lines.append(f"| `{d.id}` | {d.name or d.id} | {key} | `{d.base_url}` | {models} |")
     return "\n".join(lines)

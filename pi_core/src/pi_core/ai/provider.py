@@ -274,8 +274,15 @@ class OAuthAuth:
 class OAuthLoginIO(Protocol):
     """How a login flow talks to the user (the REPL's ``/login`` implements it)."""
 
-    async def prompt(self, message: str, placeholder: str = "") -> str | None:
-        """Ask for a line of text; ``None`` when the user cancels."""
+    async def prompt(
+        self, message: str, placeholder: str = "", *, signal: AbortSignal | None = None
+    ) -> str | None:
+        """Ask for a line of text; ``None`` when the user cancels or ``signal`` withdraws the
+        question (a browser sign-in that completed while the user could still paste a code)."""
+        ...
+
+    async def select(self, message: str, options: list[str]) -> int | None:
+        """Let the user pick one of ``options`` (a login method); its index, ``None`` on cancel."""
         ...
 
     def notify(self, message: str) -> None:

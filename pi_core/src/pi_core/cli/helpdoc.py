@@ -163,7 +163,9 @@ def provider_environment() -> tuple[list[tuple[str, str]], list[tuple[str, str]]
         if head.get("local"):
             local.append(f"{head['id']} {urlsplit(str(head.get('baseUrl', ''))).netloc}")
             continue
-        keys.setdefault(", ".join(head.get("env") or []) or "(none)", []).append(name)
+        # A provider that only a login gives a key (OpenAI Codex) is listed under that login.
+        login = f"(/login {head['id']})" if head.get("oauth") else "(none)"
+        keys.setdefault(", ".join(head.get("env") or []) or login, []).append(name)
         url = str(head.get("baseUrl", ""))
         for variable in _PLACEHOLDER.findall(url):
             shown = url.replace(f"{{{variable}}}", "NAME")
@@ -180,6 +182,10 @@ def provider_environment() -> tuple[list[tuple[str, str]], list[tuple[str, str]]
             # Read by the providers plugin's login (pi_builtin_providers.copilot.LOGIN_URL_ENV).
             text = "the server /login's device flow goes to (default: https://github.com)"
             settings.setdefault("PI_GITHUB_COPILOT_LOGIN_URL", (text, []))[1].append(name)
+        if head.get("oauth") == "openai-codex":
+            # Read by the providers plugin's login (pi_builtin_providers.codex.LOGIN_URL_ENV).
+            text = "the server /login and token refreshes go to (default: https://auth.openai.com)"
+            settings.setdefault("PI_OPENAI_CODEX_LOGIN_URL", (text, []))[1].append(name)
         if head.get("api") == "azure-openai-responses":
             # Read by that wire API itself (pi_core.ai.providers.openai_responses.AZURE_API_VERSION_ENV).
             text = "the api-version of each request (default: v1)"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+from pi_core.ai.abort import AbortSignal
 from pi_core.ai.provider import THINKING_LEVELS, Model, OAuthError, OAuthProvider
 from pi_core.ai.resolve import did_you_mean, find_exact_model, fuzzy_filter
 from pi_core.modes.interactive.command_base import CommandBase
@@ -118,14 +119,21 @@ class ModelCommands(CommandBase):
         await self._take_default_model(provider)
 
     async def _oauth_login(self, provider: str, flow: OAuthProvider) -> None:
-        """Run ``provider``'s own login (a device code to enter on the web) and store its credential."""
+        """Run ``provider``'s own login (a device code to enter on the web, a browser sign-in) and
+        store its credential."""
         registry = self._session.model_registry
-        ui = self.mode.ui
+        mode = self.mode
+        ui = mode.ui
         info = self._info
 
         class LoginIO:
-            async def prompt(self, message: str, placeholder: str = "") -> str | None:
-                return await ui.input(message, placeholder)
+            async def prompt(
+                self, message: str, placeholder: str = "", *, signal: AbortSignal | None = None
+            ) -> str | None:
+                return await ui.input(message, placeholder, signal=signal)
+
+            async def select(self, message: str, options: list[str]) -> int | None:
+                return await mode.pick(message, options, numbered=False)
 
             def notify(self, message: str) -> None:
                 info(message)
