@@ -105,3 +105,46 @@ def test_the_auth_json_we_refreshed_works_in_pi16(codex_env: tuple[PiEnv, Loopba
     assert theirs.headers["chatgpt-account-id"] == ACCOUNT_ID
     assert _stored(pi_env) == ours  # still valid: pi 1.6.0 used it as it was
     assert isinstance(ours["expires"], int) and ours["expires"] > time.time() * 1000
+
+
+def test_interactive_browser_login_then_an_answer(codex_env: tuple[PiEnv, LoopbackAuthServer]) -> None:
+    import re
+    import socket
+
+    import httpx
+
+    from tests.e2e.tmux_pane import start_pane
+
+    pi_env, auth = codex_env
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        pi_env.extra_env["PI_OPENAI_CODEX_CALLBACK_PORT"] = str(probe.getsockname()[1])
+    (pi_env.agent_dir / "models.json").write_text(
+        json.dumps({"providers": {"openai-codex": {"baseUrl": pi_env.server.url}}})
+    )
+    pane = start_pane(pi_env, tui=None, model=None)
+    try:
+        pane.wait_for("No model yet. Type /login")
+        time.sleep(0.5)  # let the editor take the terminal
+        pane.submit("/login openai-codex")
+        pane.wait_for("Select OpenAI Codex login method")
+        pane.keys("Enter")  # the first row: browser login
+        screen = pane.wait_for("paste the authorization code / redirect URL here")
+        url = re.search(r"http://127\.0\.0\.1:\d+/oauth/authorize\?\S+", screen)
+        assert url is not None, screen
+        page = httpx.get(url.group(0), follow_redirects=True, timeout=10)  # the user's browser
+        assert page.status_code == 200 and "Authentication successful" in page.text
+        pane.wait_for("Logged in to OpenAI (ChatGPT Plus/Pro)")
+        pane.wait_for("Model: openai-codex/gpt-6.2-sol")
+        pi_env.server.add(text_turn("ANSWER through ChatGPT"))
+        pane.submit("hi")
+        screen = pane.wait_for("ANSWER through ChatGPT")
+        assert "rt-loopback" not in screen
+    finally:
+        pane.kill()
+    stored = _stored(pi_env)
+    assert stored["accountId"] == ACCOUNT_ID and stored["refresh"] == "rt-loopback-1"
+    (request,) = pi_env.server.requests
+    assert request.path == "/codex/responses"
+    assert request.headers["authorization"] == f"Bearer {stored['access']}"
+    assert [path for _, path, _ in auth.requests] == ["/oauth/authorize", "/oauth/token"]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+from rich.text import Text
+
 from pi_core.ai.abort import AbortSignal
 from pi_core.ai.provider import THINKING_LEVELS, Model, OAuthError, OAuthProvider
 from pi_core.ai.resolve import did_you_mean, find_exact_model, fuzzy_filter
@@ -124,7 +126,6 @@ class ModelCommands(CommandBase):
         registry = self._session.model_registry
         mode = self.mode
         ui = mode.ui
-        info = self._info
 
         class LoginIO:
             async def prompt(
@@ -136,7 +137,8 @@ class ModelCommands(CommandBase):
                 return await mode.pick(message, options, numbered=False)
 
             def notify(self, message: str) -> None:
-                info(message)
+                # Soft-wrapped: a sign-in URL stays one line the terminal can copy whole.
+                mode.console.print(Text(message, style="cyan"), soft_wrap=True)
 
         default = registry.default_model_of(provider)
         self._info(f"Logging in to {flow.name}…")
