@@ -25,6 +25,12 @@ def test_guess_sdk_from_model_flag_and_models_json(agent_dir: Path) -> None:
     assert guess_sdk(["--provider", "local", "--model", "m"]) == "openai"
     assert guess_sdk(["--model=anthropic/claude-opus-4-7"]) == "anthropic"
     assert guess_sdk(["--model", "nobody/knows"]) is None
+    assert guess_sdk(["--model", "openai-codex/gpt-6.2-sol"]) == "openai"
+
+
+def test_guess_sdk_keeps_the_providers_api_under_a_base_url_override(agent_dir: Path) -> None:
+    (agent_dir / "models.json").write_text('{"providers": {"openai-codex": {"baseUrl": "http://proxy"}}}')
+    assert guess_sdk(["--model", "openai-codex/gpt-6.2-sol", "-p", "hi"]) == "openai"
 
 
 def test_guess_sdk_from_saved_default_provider(agent_dir: Path) -> None:

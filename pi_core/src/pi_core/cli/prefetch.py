@@ -22,7 +22,11 @@ from pathlib import Path
 from pi_core._paths import agent_dir
 
 #: Built-in providers whose wire API is known without loading the model catalogue.
-_PROVIDER_API = {"anthropic": "anthropic-messages", "openai": "openai-responses"}
+_PROVIDER_API = {
+    "anthropic": "anthropic-messages",
+    "openai": "openai-responses",
+    "openai-codex": "openai-codex-responses",
+}
 
 
 def _sdk_for_api(api: str | None) -> str | None:
@@ -103,7 +107,9 @@ def guess_sdk(args: Sequence[str]) -> str | None:
             models = config.get("models")
             first = models[0] if isinstance(models, list) and models and isinstance(models[0], dict) else {}
             api = first.get("api") if isinstance(first.get("api"), str) else None
-        return _sdk_for_api(api)
+        if api is not None:
+            return _sdk_for_api(api)
+    # A models.json entry that names no API (a baseUrl override) keeps the provider's own.
     return _sdk_for_api(_PROVIDER_API.get(provider.lower()))
 
 
