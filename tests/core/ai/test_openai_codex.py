@@ -79,6 +79,7 @@ async def test_streams_reasoning_text_and_a_tool_call_with_codex_headers() -> No
     assert headers["authorization"].startswith("Bearer ey")
     assert headers["chatgpt-account-id"] == ACCOUNT_ID
     assert headers["originator"] == "pi"
+    assert headers["user-agent"].startswith("pi-python/")
     assert headers["openai-beta"] == "responses=experimental"
     assert headers["accept"] == "text/event-stream"
     assert headers["session-id"] == headers["x-client-request-id"] == "sess-1"

@@ -29,6 +29,7 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
+from pi_core.ai.identity import identity_headers, merge_headers
 from pi_core.ai.messages import AssistantMessage
 from pi_core.ai.provider import AssistantMessageEvent, Context, Model, StreamOptions
 from pi_core.ai.providers._base import (
@@ -105,9 +106,14 @@ def cache_session_id(options: StreamOptions) -> str | None:
 
 
 def request_headers(model: Model, options: StreamOptions, token: str, session: str | None) -> dict[str, str]:
-    """The headers of one request, in pi's order: ``originator``, then the model's and the
-    caller's headers, then the account and the SSE headers, which nothing overrides."""
-    headers: dict[str, str] = {"originator": "pi", **(model.headers or {}), **(options.headers or {})}
+    """The headers of one request, in pi's order: ``originator`` and the client identity, then
+    the model's and the caller's headers, then the account and the SSE headers, which nothing
+    overrides."""
+    headers = merge_headers(
+        {"originator": "pi", **identity_headers(model, attribution=options.attribution)},
+        model.headers,
+        options.headers,
+    )
     protected = {"authorization", "chatgpt-account-id", "openai-beta", "accept", "content-type"}
     headers = {k: v for k, v in headers.items() if k.lower() not in protected}
     headers["chatgpt-account-id"] = account_id(token)
