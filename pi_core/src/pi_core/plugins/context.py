@@ -162,10 +162,19 @@ class ExtensionUI(ProjectTrustUI, Protocol):
         this run only)."""
         ...
 
-    async def custom(self, factory: Callable[..., Any], *, overlay: bool = False) -> Any:
+    async def custom(
+        self,
+        factory: Callable[..., Any],
+        *,
+        overlay: bool = False,
+        overlay_options: Any = None,
+        on_handle: Callable[[Any], Any] | None = None,
+    ) -> Any:
         """Show ``factory(tui, theme, done)``'s component (a prompt-toolkit container, or an
         object with ``render(width) -> list[str]`` and ``handle_input(data)``) in place of the
-        editor until it calls ``done(value)``; that value. ``None`` without a terminal UI."""
+        editor until it calls ``done(value)``; that value. ``None`` without a terminal UI.
+        With ``overlay`` it floats (fullscreen) where ``overlay_options`` (pi's
+        ``OverlayOptions``) put it, and ``on_handle(handle)`` gets pi's ``OverlayHandle``."""
         ...
 
     def set_header(self, factory: Callable[..., Any] | None) -> None:

@@ -235,7 +235,14 @@ class HeadlessUI(NoTerminalParts):
     def get_editor_text(self) -> str:
         return ""
 
-    async def custom(self, factory: Callable[..., Any], *, overlay: bool = False) -> Any:
+    async def custom(
+        self,
+        factory: Callable[..., Any],
+        *,
+        overlay: bool = False,
+        overlay_options: Any = None,
+        on_handle: Callable[[Any], Any] | None = None,
+    ) -> Any:
         return None
 
     def paste_to_editor(self, text: str) -> None:

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 
     from pi_core.ai.abort import AbortSignal
     from pi_core.modes.interactive.custom import ComponentKeys
+    from pi_core.modes.interactive.overlay import OverlayRequest
     from pi_core.runtime.host import RuntimeHost
 
 T = TypeVar("T")
@@ -388,10 +389,16 @@ class InteractiveMode:
         return self._completer
 
     async def show_component(
-        self, factory: Callable[..., Any], theme: Any, keys: ComponentKeys, overlay: bool
+        self,
+        factory: Callable[..., Any],
+        theme: Any,
+        keys: ComponentKeys,
+        overlay: bool,
+        request: OverlayRequest | None = None,
     ) -> Any:
         """A plugin's component in place of the editor until it is done (``overlay`` too: printed
-        output cannot be drawn over); its value. Raises what the component raised."""
+        output cannot be drawn over, so the overlay's ``request`` — placement, handle — has
+        nothing to act on); its value. Raises what the component raised."""
         from pi_core.modes.interactive.custom import run_custom
 
         async def run() -> Any:

@@ -63,6 +63,7 @@ from pi_core.modes.interactive.app import (
     escape_wait,
 )
 from pi_core.modes.interactive.editor_slot import EditorControl
+from pi_core.modes.interactive.overlay import OverlayOptions, OverlayRequest, PlacedOverlay
 from pi_core.modes.interactive.transcript import Block, Line, Transcript, TranscriptConsole
 
 if TYPE_CHECKING:
@@ -80,8 +81,6 @@ REDRAW_INTERVAL = 0.03
 WHEEL_ROWS = 3
 #: Seconds a note such as "Copied 3 lines" stays in the status row.
 FLASH_SECONDS = 2.5
-#: Columns of a plugin component floating over the transcript (fewer on a narrow terminal).
-OVERLAY_WIDTH = 80
 
 _STYLE = Style.from_dict(
     {
@@ -138,6 +137,8 @@ class FullscreenMode(InteractiveMode):
         self._overlays = 0
         #: Plugin components shown in the editor's place (the last one is drawn), oldest first.
         self._in_place: list[Container] = []
+        #: The floating ones, in the order shown.
+        self._placed: list[PlacedOverlay] = []
         #: A mouse drag over the transcript: (row on screen, column) where it began and is now.
         self._select_from: tuple[int, int] | None = None
         self._select_to: tuple[int, int] | None = None
@@ -576,14 +577,20 @@ class FullscreenMode(InteractiveMode):
         self.flash("Tool output " + ("expanded" if self.renderer.expand_tools else "collapsed"))
 
     async def show_component(
-        self, factory: Callable[..., Any], theme: Any, keys: ComponentKeys, overlay: bool
+        self,
+        factory: Callable[..., Any],
+        theme: Any,
+        keys: ComponentKeys,
+        overlay: bool,
+        request: OverlayRequest | None = None,
     ) -> Any:
         """The component is shown inside the running application — in the editor's place, or
-        with ``overlay`` floating over the transcript — so output goes on streaming around it;
-        the keys are its until it is done."""
+        with ``overlay`` floating over the transcript where ``request``'s options put it — so
+        output goes on streaming around it; the keys are its until it is done (an overlay's
+        handle may give them back meanwhile)."""
         app = self._app
         if app is None or not app.is_running:
-            return await super().show_component(factory, theme, keys, overlay)
+            return await super().show_component(factory, theme, keys, overlay, request)
         from pi_core.modes.interactive.custom import (
             Showing,
             TerminalSize,
@@ -600,47 +607,68 @@ class FullscreenMode(InteractiveMode):
         if showing.finished:
             return showing.outcome()
         content, bindings = component_container(made, showing)
+        request = request or OverlayRequest()
+        placed: PlacedOverlay | None = None
         if overlay:
-            width = max(10, min(OVERLAY_WIDTH, self._view_size[0] - 4))
-            shown = Float(
-                content=HSplit([_Sized(content, width)], key_bindings=bindings, style="class:overlay"),
-                transparent=False,
+            placed = PlacedOverlay(
+                HSplit([content], key_bindings=bindings, style="class:overlay"),
+                request.options or _own_width(made),
+                app,
+                give_focus_back=self._focus_under,
+                close=lambda: showing.done(None),
             )
-            self._root.floats.append(shown)
+            shown: Container = placed.content
+            self._root.floats.append(placed.float)
+            self._placed.append(placed)
             self._overlays += 1
         else:
-            in_place = HSplit([content], key_bindings=bindings)
-            self._in_place.append(in_place)
+            shown = HSplit([content], key_bindings=bindings)
+            self._in_place.append(shown)
         try:
             # Keys find their bindings through the layout's parent links, which are otherwise
             # only brought up to date by the next redraw: a key typed before it would miss the
             # component's bindings.
             app.layout.update_parents_relations()
-            with contextlib.suppress(ValueError):  # a container with nothing to focus
-                app.layout.focus(content)
+            if placed is None or not placed.non_capturing:
+                with contextlib.suppress(ValueError):  # a container with nothing to focus
+                    app.layout.focus(content)
+            if placed is not None and request.on_handle is not None:
+                try:
+                    request.on_handle(placed)
+                except Exception as error:
+                    if request.report is not None:
+                        request.report(error)
             self.invalidate()
             await closed.wait()
         finally:
-            had_focus = app.is_running and app.layout.has_focus(content)
-            if overlay:
+            had_focus = app.is_running and app.layout.has_focus(shown)
+            if placed is not None:
                 self._overlays -= 1
+                self._placed.remove(placed)
                 with contextlib.suppress(ValueError):
-                    self._root.floats.remove(shown)
+                    self._root.floats.remove(placed.float)
             else:
                 with contextlib.suppress(ValueError):
-                    self._in_place.remove(in_place)
+                    self._in_place.remove(shown)
             app.layout.update_parents_relations()
             if had_focus:
-                self._focus_after_component(app)
+                self._focus_under(placed)
             dispose(made)
             self.invalidate()
         return showing.outcome()
 
-    def _focus_after_component(self, app: Application[str]) -> None:
-        """The focus back where keys went before: the component shown in the editor's place
-        under it, else the editor."""
-        if not app.is_running:
+    def _focus_under(self, leaving: PlacedOverlay | None) -> None:
+        """The keys go where they went before the component that is leaving (or hiding) took
+        them: the front-most other overlay that takes keys, else the component in the editor's
+        place, else the editor."""
+        app = self._app
+        if app is None or not app.is_running:
             return
+        for placed in reversed(self._placed):
+            if placed is not leaving and placed.showing() and not placed.non_capturing:
+                with contextlib.suppress(ValueError):
+                    app.layout.focus(placed.content)
+                    return
         target: Any = self._in_place[-1] if self._in_place else self._buffer
         if target is not None:
             with contextlib.suppress(ValueError):
@@ -732,30 +760,11 @@ class FullscreenMode(InteractiveMode):
                 console.print(*block.objects, **block.kwargs)
 
 
-class _Sized(Container):
-    """A component drawn ``width`` columns wide (and as tall as it wants)."""
-
-    def __init__(self, inner: Container, width: int) -> None:
-        self.inner = inner
-        self.width = width
-
-    def reset(self) -> None:
-        self.inner.reset()
-
-    def preferred_width(self, max_available_width: int) -> Dimension:
-        return Dimension.exact(min(self.width, max_available_width))
-
-    def preferred_height(self, width: int, max_available_height: int) -> Dimension:
-        return self.inner.preferred_height(min(self.width, width), max_available_height)
-
-    def write_to_screen(self, *args: Any, **kwargs: Any) -> None:
-        self.inner.write_to_screen(*args, **kwargs)
-
-    def get_key_bindings(self) -> Any:
-        return self.inner.get_key_bindings()
-
-    def get_children(self) -> list[Container]:
-        return [self.inner]
+def _own_width(made: Any) -> Callable[[], OverlayOptions]:
+    """Without options an overlay is as wide as the component's ``width`` attribute says (pi)."""
+    width = getattr(made, "width", None)
+    options = OverlayOptions(width=width) if isinstance(width, int) and width > 0 else OverlayOptions()
+    return lambda: options
 
 
 class _HeaderView:

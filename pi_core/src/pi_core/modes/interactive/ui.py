@@ -246,24 +246,41 @@ class InteractiveUI:
 
         return await self._mode.dialog(run)
 
-    async def custom(self, factory: Callable[..., Any], *, overlay: bool = False) -> Any:
+    async def custom(
+        self,
+        factory: Callable[..., Any],
+        *,
+        overlay: bool = False,
+        overlay_options: Any = None,
+        on_handle: Callable[[Any], Any] | None = None,
+    ) -> Any:
         """Show the plugin's component until it calls ``done(value)``; that value.
 
         ``factory(tui, theme, keybindings, done)`` (pi's arguments; ``(tui, theme, done)`` works
         too) returns a prompt-toolkit container or an object with ``render(width)`` (and
         ``handle_input(data)``). It takes the editor's place; with ``overlay`` it floats over the
-        transcript in fullscreen while the rest stays drawn (regular mode has no screen to float
-        over and shows it in place). A component that raises is reported as the plugin's; ``None``
-        then.
+        transcript in fullscreen while the rest stays drawn — placed by ``overlay_options`` (pi's
+        ``OverlayOptions``, a dict or a function returning one; see :mod:`.overlay`), and
+        ``on_handle(handle)`` gets the handle that hides, shows and focuses it. Regular mode has
+        no screen to float over: it shows an overlay in place and calls no ``on_handle``. A
+        component that raises is reported as the plugin's; ``None`` then.
         """
         from pi_core.modes.interactive.custom import ComponentKeys
+        from pi_core.modes.interactive.overlay import OverlayRequest, options_source
 
         plugin = _plugin_of(factory)
         mode = self._mode
-        try:
-            return await mode.show_component(factory, self.theme, ComponentKeys(mode.keymap.keys), overlay)
-        except Exception as error:
+
+        def report(error: BaseException) -> None:
             mode.host.session.report_plugin_error(plugin, "ui.custom", error)
+
+        request = OverlayRequest(options_source(overlay_options, report), on_handle, report)
+        try:
+            return await mode.show_component(
+                factory, self.theme, ComponentKeys(mode.keymap.keys), overlay, request
+            )
+        except Exception as error:
+            report(error)
             return None
 
     def set_header(self, factory: Callable[..., Any] | None) -> None:

@@ -157,7 +157,14 @@ class RpcExtensionUI(NoTerminalParts):
     # pi's extension-UI sub-protocol has no requests for these: in RPC mode they do nothing
     # (``custom`` answers ``None``, ``on_terminal_input`` returns an unsubscribe that does nothing).
 
-    async def custom(self, factory: Callable[..., Any], *, overlay: bool = False) -> Any:
+    async def custom(
+        self,
+        factory: Callable[..., Any],
+        *,
+        overlay: bool = False,
+        overlay_options: Any = None,
+        on_handle: Callable[[Any], Any] | None = None,
+    ) -> Any:
         return None
 
     def set_theme(self, theme: str | UITheme) -> ThemeResult:
