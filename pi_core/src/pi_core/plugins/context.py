@@ -140,7 +140,7 @@ class ExtensionUI(ProjectTrustUI, Protocol):
         self, frames: Sequence[str] | None = None, *, interval_ms: float | None = None
     ) -> None:
         """The frames drawn in turn before the working message, every ``interval_ms`` (80 by
-        default); one frame stands still, ``[]`` draws none, ``None`` restores the built-in row."""
+        default); one frame stands still, ``[]`` draws none, ``None`` restores pi's braille spinner."""
         ...
 
     def get_tools_expanded(self) -> bool:

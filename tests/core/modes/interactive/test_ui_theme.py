@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from pi_core.modes.interactive.sanitize import keep_style
+from pi_core.modes.interactive.ui import SPINNER_FRAMES
 from pi_core.runtime.ui import THEMES, HeadlessUI, Theme
 from pi_core.testing import LoopbackLLMServer, Text, Thinking, Turn
 
@@ -106,11 +107,44 @@ async def test_working_indicator_frames_turn_before_the_message(
     assert "A\x1b[39m working…" not in row() and "B working…" not in row() and "working…" in row()
     ui.set_working_indicator(["*"])  # one frame stands still
     assert "* working…" in row()
-    ui.set_working_indicator()
+    ui.set_working_indicator()  # pi's spinner again
     assert "* working…" not in row() and "working…" in row()
+    assert any(f"{frame}\x1b[39m working…" in row() for frame in SPINNER_FRAMES)
     await repl.idle(15)
     await repl.quit()
     assert ui._ticker is None
+
+
+@pytest.mark.parametrize("fullscreen", [False, True], ids=["regular", "fullscreen"])
+async def test_the_working_row_turns_pis_braille_spinner_by_default(
+    fullscreen: bool, repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    pi_llm_server.add(Turn(blocks=[Text("slow " * 60, chunks=60)], delay=0.03))
+    repl = await repl_factory(fullscreen=fullscreen)
+    mode = repl.mode
+    accent = THEMES["dark"]["accent"]
+    red, green, blue = (int(accent[i : i + 2], 16) for i in (1, 3, 5))
+
+    def frame() -> str | None:
+        """The spinner frame on the working row, checked to be in the accent colour."""
+        if fullscreen:
+            parts = mode._status_row()
+            if "working…" not in "".join(text for _, text, *_ in parts):
+                return None
+            frames = [text for style, text, *_ in parts if text in SPINNER_FRAMES and accent in style]
+        else:
+            shown = mode._toolbar() or ""
+            prefix = f"\x1b[38;2;{red};{green};{blue}m"
+            frames = [f for f in SPINNER_FRAMES if f"{prefix}{f}\x1b[39m working…" in shown]
+        return frames[0] if frames else None
+
+    await repl.submit("go")
+    await repl.until(lambda: mode.busy)
+    seen: set[str | None] = set()
+    await repl.until(lambda: seen.add(frame()) or len(seen - {None}) >= 3, 5)  # it turns by itself
+    await repl.idle(15)
+    assert frame() is None  # idle: no working row
+    await repl.quit()
 
 
 @pytest.mark.parametrize("fullscreen", [False, True], ids=["regular", "fullscreen"])

@@ -587,6 +587,7 @@ class InteractiveMode:
 
         self._task_started = time.monotonic()
         self._task = asyncio.create_task(job())
+        self.ui.start_ticker()
         self.invalidate()
 
     async def _report(self, work: Awaitable[Any]) -> None:

@@ -29,8 +29,10 @@ if TYPE_CHECKING:
 _NOTIFY_STYLES = {"info": "cyan", "warning": "yellow", "error": "bold red"}
 #: A widget given as lines shows this many of them, then a note that it was cut (as pi).
 MAX_WIDGET_LINES = 10
-#: Seconds between two frames of a plugin's working indicator when it names no interval (pi's).
+#: Seconds between two frames of the working indicator when a plugin names no interval (pi's).
 INDICATOR_INTERVAL = 0.08
+#: The working row's spinner when no plugin sets frames of its own (pi's, in the accent colour).
+SPINNER_FRAMES = ("⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏")
 
 
 class InteractiveUI:
@@ -54,7 +56,7 @@ class InteractiveUI:
         #: ``set_working_visible(False)`` hides the working row.
         self.working_visible = True
         #: ``set_working_indicator``: the frames shown in turn before the message (``None``: the
-        #: built-in row, which counts seconds and has no spinner).
+        #: built-in spinner, :data:`SPINNER_FRAMES`).
         self.working_frames: list[str] | None = None
         self._frame_interval = INDICATOR_INTERVAL
         self._frames_since = 0.0
@@ -147,24 +149,37 @@ class InteractiveUI:
         self._frame_interval = interval_ms / 1000 if interval_ms and interval_ms > 0 else INDICATOR_INTERVAL
         self._frames_since = time.monotonic()
         self.stop_ticker()
-        if self.working_frames is not None and len(self.working_frames) > 1:
-            with contextlib.suppress(RuntimeError):  # no running loop: drawn at the next redraw
-                self._ticker = asyncio.get_running_loop().create_task(self._tick(self._frame_interval))
+        self.start_ticker()
         self._mode.invalidate()
 
+    def indicator_frames(self) -> list[str]:
+        """The frames drawn in turn: the plugin's as given, else the spinner in the accent colour."""
+        if self.working_frames is not None:
+            return self.working_frames
+        theme = self.theme
+        return [theme.fg("accent", frame) for frame in SPINNER_FRAMES]
+
     def working_prefix(self) -> str:
-        """The indicator's frame for now, with a space after it ("" without frames)."""
-        frames = self.working_frames
+        """The indicator's frame for now, with a space after it ("" when it has no frames)."""
+        frames = self.indicator_frames()
         if not frames:
             return ""
         frame = frames[int((time.monotonic() - self._frames_since) / self._frame_interval) % len(frames)]
         return f"{frame} " if frame else ""
 
+    def start_ticker(self) -> None:
+        """Turn the indicator while the agent works (the mode calls this when a job starts)."""
+        frames = self.working_frames if self.working_frames is not None else SPINNER_FRAMES
+        if len(frames) <= 1 or (self._ticker is not None and not self._ticker.done()):
+            return
+        with contextlib.suppress(RuntimeError):  # no running loop: drawn at the next redraw
+            self._ticker = asyncio.get_running_loop().create_task(self._tick(self._frame_interval))
+
     async def _tick(self, interval: float) -> None:
         """Redraw at each frame while the agent works (the row shows only then)."""
-        while True:
+        while self._mode.busy:
             await asyncio.sleep(interval)
-            if self._mode.busy and self.working_visible:
+            if self.working_visible:
                 self._mode.invalidate()
 
     def stop_ticker(self) -> None:
@@ -432,6 +447,7 @@ class InteractiveUI:
         self.working_visible = True
         self.working_frames = None
         self.stop_ticker()
+        self.start_ticker()
 
     def has_widgets(self, placement: str) -> bool:
         """Whether a widget is placed ``aboveEditor`` or ``belowEditor`` (nothing is drawn)."""
