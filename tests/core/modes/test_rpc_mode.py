@@ -183,3 +183,24 @@ async def test_fire_and_forget_requests() -> None:
     methods = [request.method for request in sent]
     assert methods == ["notify", "setStatus", "setWidget", "setTitle", "set_editor_text"]
     assert ui.get_editor_text() == ""
+
+
+async def test_terminal_only_parts_do_nothing_without_a_terminal() -> None:
+    """As pi's RPC mode: a plugin editor is never made, ``custom`` (overlay options and all)
+    answers ``None`` at once without a handle; print and JSON mode (``HeadlessUI``) alike."""
+    from pi_core.runtime.ui import HeadlessUI
+
+    sent: list[Any] = []
+    called: list[str] = []
+
+    def factory(*parts: Any) -> Any:
+        called.append("factory")
+
+    for ui in (RpcExtensionUI(sent.append), HeadlessUI()):
+        ui.set_editor_component(factory)
+        assert ui.get_editor_component() is None
+        value = await ui.custom(
+            factory, overlay=True, overlay_options={"anchor": "top-right"}, on_handle=called.append
+        )
+        assert value is None
+    assert called == [] and sent == []
