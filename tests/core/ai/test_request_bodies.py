@@ -73,19 +73,24 @@ async def test_anthropic_cache_control_and_budget_thinking(pi_llm_server: Loopba
 
 
 async def test_anthropic_off_and_adaptive(pi_llm_server: LoopbackLLMServer) -> None:
+    # Checked side by side with pi 1.6.0 through models.json models: thinking off or a model that
+    # does not reason gets no interleaved-thinking beta; effort ("adaptive") thinking comes from
+    # compat.forceAdaptiveThinking, not from the name (a bare claude-opus-4-7 thinks by budget).
     body = await send(pi_llm_server, "anthropic-messages", simple(), model={"reasoning": True})
     assert body["thinking"] == {"type": "disabled"}
     assert body["max_tokens"] == 16384
-    body = await send(
-        pi_llm_server,
-        "anthropic-messages",
-        simple(),
-        model={"id": "claude-opus-4-7", "reasoning": True},
-        reasoning="xhigh",
-    )
+    assert "anthropic-beta" not in pi_llm_server.requests[-1].headers
+    body = await send(pi_llm_server, "anthropic-messages", simple(), reasoning="high")
+    assert "thinking" not in body and "anthropic-beta" not in pi_llm_server.requests[-1].headers
+    adaptive = {"reasoning": True, "compat": {"forceAdaptiveThinking": True}}
+    body = await send(pi_llm_server, "anthropic-messages", simple(), model=adaptive, reasoning="xhigh")
     assert body["thinking"] == {"type": "adaptive", "display": "summarized"}
     assert body["output_config"] == {"effort": "high"}
     assert "anthropic-beta" not in pi_llm_server.requests[-1].headers
+    named = {"id": "claude-opus-4-7", "reasoning": True}
+    body = await send(pi_llm_server, "anthropic-messages", simple(), model=named, reasoning="high")
+    assert body["thinking"]["type"] == "enabled" and "output_config" not in body
+    assert pi_llm_server.requests[-1].headers["anthropic-beta"] == "interleaved-thinking-2025-05-14"
 
 
 async def test_anthropic_authenticates_like_pi(

@@ -70,7 +70,6 @@ _CLAUDE_CODE_TOOL_NAMES = (
     "Skill Task TaskOutput TodoWrite WebFetch WebSearch"
 )
 CLAUDE_CODE_TOOLS = {name.lower(): name for name in _CLAUDE_CODE_TOOL_NAMES.split()}
-_ADAPTIVE = ("opus-4-6", "opus-4.6", "opus-4-7", "opus-4.7", "sonnet-4-6", "sonnet-4.6")
 _BAD_ID_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
 
 STOP_REASONS = {
@@ -84,8 +83,11 @@ STOP_REASONS = {
 }
 
 
-def supports_adaptive_thinking(model_id: str) -> bool:
-    return any(marker in model_id for marker in _ADAPTIVE)
+def uses_adaptive_thinking(model: Model) -> bool:
+    """Thinking by effort (``adaptive``) rather than a token budget: pi 1.6.0 takes it from the
+    model's ``compat.forceAdaptiveThinking`` (its catalogue sets it for Opus/Sonnet 4.6 and later),
+    not from the model's name."""
+    return (model.compat or {}).get("forceAdaptiveThinking") is True
 
 
 def is_oauth_token(api_key: str) -> bool:
@@ -243,7 +245,7 @@ def build_params(model: Model, context: Context, options: StreamOptions, oauth: 
     if model.reasoning:
         if level is None or level == "off":
             thinking = {"type": "disabled"}
-        elif supports_adaptive_thinking(model.id):
+        elif uses_adaptive_thinking(model):
             thinking = {"type": "adaptive", "display": "summarized"}
             output_config = {"effort": effort_for_level(model, level)}
         else:
@@ -304,7 +306,8 @@ def _headers(model: Model, context: Context, options: StreamOptions, oauth: bool
     betas: list[str] = []
     if context.tools and not _supports_eager_tool_streaming(model):
         betas.append(FINE_GRAINED_TOOL_STREAMING_BETA)
-    if not supports_adaptive_thinking(model.id):
+    thinking = model.reasoning and options.reasoning not in (None, "off")
+    if thinking and not uses_adaptive_thinking(model):  # as pi 1.6.0: only when budgets think
         betas.append(INTERLEAVED_THINKING_BETA)
     headers: dict[str, str] = {"accept": "application/json", "anthropic-version": API_VERSION}
     if not oauth:  # a subscription token goes as Claude Code, whose user agent is set below
