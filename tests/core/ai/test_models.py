@@ -131,6 +131,39 @@ def test_models_json_syntax_and_schema_errors(pi_agent_dir: Path) -> None:
     assert reg.error.endswith(f"File: {pi_agent_dir / 'models.json'}")
 
 
+def test_models_json_compat_values_are_checked_one_line_each(pi_agent_dir: Path) -> None:
+    # As pi 1.6.0: a known compat field with a value of the wrong kind makes models.json invalid
+    # (unknown fields are allowed); here each bad value is named once, with what it may be.
+    provider = {
+        "baseUrl": "http://127.0.0.1:9/v1",
+        "api": "openai-completions",
+        "apiKey": "k",
+        "compat": {"supportsStore": "nope", "maxTokensField": "max_tokens", "myOwnKnob": [1]},
+        "models": [{"id": "m", "compat": {"thinkingFormat": "weird", "openRouterRouting": {"order": [3]}}}],
+        "modelOverrides": {"x": {"compat": {"vllmPriority": True}}},
+    }
+    reg = registry(pi_agent_dir, {"providers": {"p": provider}})
+    assert reg.error is not None
+    lines = reg.error.splitlines()
+    assert lines[:2] == [
+        "Invalid models.json schema:",
+        "  - providers.p.compat.supportsStore: must be boolean",
+    ]
+    assert lines[2].startswith('  - providers.p.models.0.compat.thinkingFormat: must be one of "openai", ')
+    assert lines[3:6] == [
+        "  - providers.p.models.0.compat.openRouterRouting.order.0: must be string",
+        "  - providers.p.modelOverrides.x.compat.vllmPriority: must be number",
+        "",
+    ]
+    assert all(m.provider != "p" for m in reg.all())
+    provider["compat"] = {"supportsStore": False, "maxTokensField": "max_tokens", "myOwnKnob": [1]}
+    provider["models"] = [
+        {"id": "m", "compat": {"thinkingFormat": "qwen", "openRouterRouting": {"order": ["a"]}}}
+    ]
+    provider["modelOverrides"] = {"x": {"compat": {"vllmPriority": 2}}}
+    assert registry(pi_agent_dir, {"providers": {"p": provider}}).error is None
+
+
 def test_strip_json_comments_keeps_urls() -> None:
     assert json.loads(strip_json_comments('{"u": "http://x//y", // c\n "a": [1,2,],}')) == {
         "u": "http://x//y",

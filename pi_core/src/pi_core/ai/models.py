@@ -120,12 +120,32 @@ def parse_models_json(text: str, path: Path, builtin_provider_ids: set[str]) -> 
                 where = ".".join(str(p) for p in ("providers", name, *err["loc"]))
                 problems.append(f"  - {where}: {err['msg']}")
             continue
+        problems.extend(_compat_problems(raw, f"providers.{name}"))
         configs[name] = config
     if problems:
         raise ModelsJsonError("Invalid models.json schema:\n" + "\n".join(problems) + f"\n\nFile: {path}")
     for name, config in configs.items():
         _check_provider(name, config, name in builtin_provider_ids)
     return configs
+
+
+def _compat_problems(provider: dict[str, Any], where: str) -> list[str]:
+    """The bad values of the provider's ``compat`` and of its models' and overrides' (pi checks
+    them against pi-ai's schema; unknown fields are allowed)."""
+    from pi_core.ai.compat_schema import compat_problems
+
+    places: list[tuple[Any, str]] = [(provider.get("compat"), f"{where}.compat")]
+    for index, model in enumerate(provider.get("models") or []):
+        places.append((model.get("compat"), f"{where}.models.{index}.compat"))
+    for model_id, override in (provider.get("modelOverrides") or {}).items():
+        if isinstance(override, dict):
+            places.append((override.get("compat"), f"{where}.modelOverrides.{model_id}.compat"))
+    return [
+        f"  - {problem}"
+        for value, place in places
+        if value is not None
+        for problem in compat_problems(value, place)
+    ]
 
 
 def _check_provider(name: str, config: ProviderConfig, builtin: bool) -> None:
