@@ -8,6 +8,7 @@ import tracemalloc
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from pi_core.modes.interactive.fullscreen import FullscreenMode
 from pi_core.modes.interactive.transcript import Transcript
 from pi_core.testing import LoopbackLLMServer, Text, ToolUse, Turn, text_turn, tool_turn
@@ -271,4 +272,35 @@ async def test_what_an_abort_prints_is_drawn_at_once(
     appended.clear()
     mode.console.print("later output")
     assert appended == [("later output", False)]  # paced again once the abort is over
+    await repl.quit()
+
+
+@pytest.mark.parametrize("fullscreen", [True, False])
+async def test_a_redraw_is_not_held_back_behind_a_busy_loop(
+    repl_factory: Callable[..., Any], fullscreen: bool
+) -> None:
+    """While an answer streams the loop always has work ready; a key's redraw runs at the next
+    turn of the loop, not after prompt-toolkit's 10 ms grace for busy loops."""
+    repl = await repl_factory(fullscreen=fullscreen)
+    mode = repl.mode
+    await repl.until(lambda: mode._editor_app() is not None and mode._editor_app().is_running)
+    app = mode._editor_app()
+    await asyncio.sleep(0.2)  # start-up redraws are over
+    loop = asyncio.get_running_loop()
+    turns = [0]
+    rendered: list[int] = []
+    app.after_render += lambda _: rendered.append(turns[0])
+    done = loop.create_future()
+
+    def busy() -> None:  # one ready callback after another, as a stream's chunks keep coming
+        turns[0] += 1
+        if turns[0] < 3000 and not rendered:
+            loop.call_soon(busy)
+        elif not done.done():
+            done.set_result(None)
+
+    loop.call_soon(busy)
+    app.invalidate()
+    await done
+    assert rendered and rendered[0] <= 5, rendered
     await repl.quit()

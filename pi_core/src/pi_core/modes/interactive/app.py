@@ -62,6 +62,11 @@ SSH_ESCAPE_WAIT = 0.100
 #: (Alt+X is Esc then X). None at all: our only longer bindings are Alt ones, whose bytes a terminal
 #: sends in one write, so the parser has both keys at once, or took Esc alone already.
 SEQUENCE_WAIT = 0.0
+#: How long prompt-toolkit may hold a redraw back while other callbacks are ready to run: none.
+#: Its default (10 ms) lets a busy loop go first, and while an answer streams the loop is busy
+#: with its chunks, so the redraw showing a typed key waited behind them. Output redraws are paced
+#: by the REPL itself (:data:`LIVE_REFRESH`, the fullscreen mode's interval).
+RENDER_POSTPONE = None
 #: Seconds between two writes above the editor (each one redraws the editor below it): output
 #: arriving meanwhile goes in the next write, as the fullscreen mode paces its redraws.
 OUTPUT_PAUSE = 0.03
@@ -740,6 +745,7 @@ class InteractiveMode:
         # bytes of one key in one write: a few milliseconds for the first, none for the second.
         session.app.ttimeoutlen = escape_wait()
         session.app.timeoutlen = SEQUENCE_WAIT
+        session.app.max_render_postpone_time = RENDER_POSTPONE
         self._tap_input(session.app)
         self._adopt_editor_window(session)
         return session

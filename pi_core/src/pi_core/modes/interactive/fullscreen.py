@@ -57,6 +57,7 @@ from rich.text import Text
 
 from pi_core.modes.interactive.app import (
     LIVE_REFRESH,
+    RENDER_POSTPONE,
     SEQUENCE_WAIT,
     InteractiveMode,
     _default_history,
@@ -255,6 +256,7 @@ class FullscreenMode(InteractiveMode):
         # Esc alone aborts at once (see InteractiveMode._make_editor).
         app.ttimeoutlen = escape_wait()
         app.timeoutlen = SEQUENCE_WAIT
+        app.max_render_postpone_time = RENDER_POSTPONE
         return app
 
     def _line_prefix(self, line: int, wrap: int) -> StyleAndTextTuples:
