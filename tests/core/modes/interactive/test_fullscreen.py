@@ -269,6 +269,7 @@ async def test_what_an_abort_prints_is_drawn_at_once(
     await repl.wait_for("Operation aborted", 5)
     await repl.idle()
     assert ("Operation aborted", True) in appended
+    await repl.until(lambda: not mode._aborting_now)  # the run ends before the abort call returns
     appended.clear()
     mode.console.print("later output")
     assert appended == [("later output", False)]  # paced again once the abort is over
