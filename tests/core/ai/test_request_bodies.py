@@ -322,3 +322,44 @@ async def test_openai_completions_thinking_formats_reach_the_wire(pi_llm_server:
         reasoning="high",
     )
     assert body["reasoning"] == {"effort": "high"}
+
+
+async def test_bodies_go_out_encoded_as_the_sdk_encodes_them(pi_llm_server: LoopbackLLMServer) -> None:
+    # The body is encoded before the collector resumes (providers._base.encoded_body): the bytes
+    # must be the SDK's own (compact, non-ASCII kept), and anything that is not plain JSON left
+    # for the SDK to encode its way.
+    import anthropic
+    import openai
+    from openai._utils._json import openapi_dumps
+    from pi_core.ai.provider import Model
+    from pi_core.ai.providers._base import encoded_body
+    from pydantic import BaseModel
+
+    params = {"model": "m", "messages": [{"role": "user", "content": "grüß 🌍 \u2028"}], "t": 0.1, "n": None}
+    for client in (openai.AsyncOpenAI(api_key="x"), anthropic.AsyncAnthropic(api_key="x")):
+        assert encoded_body(client, params) == openapi_dumps(params)
+        await client.close()
+
+    class Extra(BaseModel):
+        value: int = 7
+
+    odd = {"model": "m", "extra": Extra()}
+    client = openai.AsyncOpenAI(api_key="x")
+    assert encoded_body(client, odd) is odd
+    not_a_number = {"x": float("nan")}
+    assert encoded_body(client, not_a_number) is not_a_number
+    await client.close()
+
+    async def add_model(params: dict[str, Any], model: Model) -> dict[str, Any]:
+        return {**params, "metadata": Extra(value=8)}
+
+    for api in ("anthropic-messages", "openai-completions", "openai-responses"):
+        pi_llm_server.add(text_turn("ok"))
+        context = Context(system_prompt="SYS", messages=[UserMessage(content="grüß 🌍")])
+        options = StreamOptions(api_key=LOOPBACK_API_KEY, max_retries=0, on_payload=add_model)
+        message = await complete_simple(pi_llm_server.model(api), context, options)
+        assert message.stop_reason == "stop", message.error_message
+        request = pi_llm_server.requests[-1]
+        assert request.headers["content-type"] == "application/json"
+        assert request.body["metadata"] == {"value": 8}
+        assert "grüß 🌍" in str(request.body)

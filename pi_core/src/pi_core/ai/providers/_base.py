@@ -199,8 +199,9 @@ def run_stream(model: Model, options: StreamOptions, body: Body) -> ProviderStre
     return ProviderStream(model, options, body)
 
 
-#: ``send(client, body, request_options)`` → the SDK's stream object for one request.
-Send = Callable[[Any, dict[str, Any], dict[str, Any]], Awaitable[Any]]
+#: ``send(client, body, request_options)`` → the SDK's stream object for one request; the body
+#: is the JSON object, or its encoding (:func:`encoded_body`).
+Send = Callable[[Any, dict[str, Any] | bytes, dict[str, Any]], Awaitable[Any]]
 
 
 async def stream_sdk_request(
@@ -225,15 +226,21 @@ async def stream_sdk_request(
     await settle_guarded_imports()  # the SDK must not meet a module another thread half-imported
     client = open_client()
     try:
-        with gc_paused(freeze=False):  # a long history: hundreds of thousands of new dicts
+        # A long history makes hundreds of thousands of new dicts: they are built, shown to the
+        # payload hook and encoded with the collector paused, and dropped before it resumes, so
+        # no collection walks them (a handler that awaits just keeps it paused that long).
+        with gc_paused(freeze=False):
             params = build_params()
-        if options.on_payload is not None:
-            replaced = await options.on_payload(params, model)
-            if replaced is not None:
-                params = replaced
-        if fixed_params:
-            params = {**params, **fixed_params}
-        response = await send(client, params, request_options(options))
+            if options.on_payload is not None:
+                replaced = await options.on_payload(params, model)
+                if replaced is not None:
+                    params = replaced
+                del replaced
+            if fixed_params:
+                params = {**params, **fixed_params}
+            body = encoded_body(client, params)
+            del params
+        response = await send(client, body, request_options(options))
         if options.on_response is not None:
             http = response.response
             await options.on_response(
@@ -273,7 +280,7 @@ class _Observed:
 async def sdk_post(
     client: Any,
     path: str,
-    body: dict[str, Any],
+    body: dict[str, Any] | bytes,
     request: dict[str, Any],
     *,
     cast_to: Any,
@@ -286,11 +293,42 @@ async def sdk_post(
     pi builds plain JSON-ready dicts, which that transform returns unchanged, so the body goes
     to ``client.post`` as it is — still with the client's headers, authentication, retries,
     timeouts, error classes and SSE stream (``stream_cls``), and with fields the SDK does not
-    declare reaching the server untouched.
+    declare reaching the server untouched. An already encoded body (:func:`encoded_body`) is
+    passed as the request's ``content``; the client's ``Content-Type: application/json`` stays.
     """
+    if isinstance(body, bytes):
+        return await client.post(
+            path, content=body, cast_to=cast_to, options=request, stream=True, stream_cls=stream_cls
+        )
     return await client.post(
         path, body=body, cast_to=cast_to, options=request, stream=True, stream_cls=stream_cls
     )
+
+
+#: client class -> whether its ``post`` takes a ready body (``content=``; SDK releases since 2025)
+_takes_content: dict[type, bool] = {}
+
+
+def encoded_body(client: Any, params: dict[str, Any]) -> dict[str, Any] | bytes:
+    """``params`` as the JSON bytes the SDK would send (compact, non-ASCII kept, no NaN), or
+    ``params`` itself when the client cannot take bytes or a value is not plain JSON (the SDK
+    then encodes it its own way, or reports the problem)."""
+    cls = type(client)
+    takes = _takes_content.get(cls)
+    if takes is None:
+        import inspect
+
+        try:
+            takes = "content" in inspect.signature(cls.post).parameters
+        except (TypeError, ValueError):
+            takes = False
+        _takes_content[cls] = takes
+    if not takes:
+        return params
+    try:
+        return _encode_body(params).encode()
+    except (TypeError, ValueError):
+        return params
 
 
 def _not_json(value: Any) -> Any:
@@ -316,6 +354,8 @@ def _make_compact() -> Callable[[Any], str]:
 
 
 _compact = _make_compact()
+#: How the SDKs encode a request body (``openapi_dumps``), with CPython's C encoder.
+_encode_body = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
 
 def compact_json(value: Any) -> str:

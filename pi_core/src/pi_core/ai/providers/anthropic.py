@@ -385,7 +385,7 @@ def anthropic_client_class() -> type:
     return _client_class
 
 
-async def _send(client: Any, body: dict[str, Any], request: dict[str, Any]) -> Any:
+async def _send(client: Any, body: dict[str, Any] | bytes, request: dict[str, Any]) -> Any:
     AsyncStream = sdk_object("anthropic._streaming", "AsyncStream")
     from anthropic.types import Message, RawMessageStreamEvent
 

@@ -341,7 +341,7 @@ def _run(
     )
 
 
-async def _send(client: Any, body: dict[str, Any], request: dict[str, Any]) -> Any:
+async def _send(client: Any, body: dict[str, Any] | bytes, request: dict[str, Any]) -> Any:
     AsyncStream = sdk_object("openai._streaming", "AsyncStream")
     from openai.types.responses import Response, ResponseStreamEvent
 
