@@ -23,7 +23,6 @@ from pi_core.ai.messages import (
     ToolCall,
     ToolResultMessage,
     Usage,
-    UserMessage,
 )
 from pi_core.ai.provider import (
     AssistantMessageEvent,
@@ -153,29 +152,31 @@ def convert_messages(model: Model, context: Context, compat: dict[str, Any]) -> 
         msg = messages[i]
         if after_results and last_role == "toolResult" and msg.role == "user":
             append({"role": "assistant", "content": "I have processed the tool results."})
-        if isinstance(msg, UserMessage):
+        # Roles and block types by their tags, as transform_messages does (this loop too runs
+        # over the whole history).
+        if msg.role == "user":
             if isinstance(msg.content, str):
                 append({"role": "user", "content": msg.content})
             else:
                 parts = [
-                    {"type": "text", "text": b.text} if isinstance(b, TextContent) else _image_url(b)
+                    {"type": "text", "text": b.text} if b.type == "text" else _image_url(b)
                     for b in msg.content
                 ]
                 if parts:
                     append({"role": "user", "content": parts})
-        elif isinstance(msg, AssistantMessage):
+        elif msg.role == "assistant":
             out: dict[str, Any] = {"role": "assistant", "content": "" if after_results else None}
             texts: list[str] = []
             thinking: list[ThinkingContent] = []
             calls: list[ToolCall] = []
             for b in msg.content:  # one pass over the blocks (this runs once per message)
-                if isinstance(b, TextContent):
+                if b.type == "text":
                     if b.text.strip():
                         texts.append(b.text)
-                elif isinstance(b, ThinkingContent):
+                elif b.type == "thinking":
                     if b.thinking.strip():
                         thinking.append(b)
-                elif isinstance(b, ToolCall):
+                elif b.type == "toolCall":
                     calls.append(b)
             if thinking and thinking_as_text:
                 joined = "\n\n".join(b.thinking for b in thinking)
@@ -217,14 +218,15 @@ def convert_messages(model: Model, context: Context, compat: dict[str, Any]) -> 
             append(out)
         else:
             images: list[dict[str, Any]] = []
-            while i < count and isinstance(messages[i], ToolResultMessage):
+            while i < count:
                 result = messages[i]
-                assert isinstance(result, ToolResultMessage)
+                if result.role != "toolResult":
+                    break
                 blocks = result.content
-                if len(blocks) == 1 and isinstance(blocks[0], TextContent):
+                if len(blocks) == 1 and blocks[0].type == "text":
                     text = blocks[0].text
                 else:
-                    text = "\n".join(b.text for b in blocks if isinstance(b, TextContent))
+                    text = "\n".join(b.text for b in blocks if b.type == "text")
                 entry: dict[str, Any] = {
                     "role": "tool",
                     "content": text if text else "(see attached image)",
@@ -234,7 +236,7 @@ def convert_messages(model: Model, context: Context, compat: dict[str, Any]) -> 
                     entry["name"] = result.tool_name
                 append(entry)
                 if images_ok:
-                    images.extend(_image_url(b) for b in blocks if isinstance(b, ImageContent))
+                    images.extend(_image_url(b) for b in blocks if b.type == "image")
                 i += 1
             if images:
                 if after_results:
