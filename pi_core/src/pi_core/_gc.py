@@ -29,18 +29,23 @@ FREEZE_ABOVE = 50_000
 
 
 @contextmanager
-def gc_paused(*, freeze: bool = True) -> Iterator[None]:
+def gc_paused(*, freeze: bool = True, references: int = 0) -> Iterator[None]:
     """The collector paused for the block; with ``freeze`` (session loads), a block that created
     many objects moves them to the permanent generation. Without it (a provider's request body,
     built from a long history and dropped once sent, see ``providers._base``) the collector is
     only switched back on: freezing at every request of a long session would also keep every
-    garbage cycle waiting at those moments."""
+    garbage cycle waiting at those moments.
+
+    ``references``: how many objects the block's new containers point to. A context of a long
+    session is few new objects but lists of 100k messages, and every collection that finds such
+    a list young visits each item (one cache miss each: ~30 ms per pass for a 100k context); past
+    :data:`FREEZE_ABOVE` they are frozen too."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if enabled:
-            if freeze and gc.get_count()[0] > FREEZE_ABOVE:
+            if freeze and (gc.get_count()[0] > FREEZE_ABOVE or references > FREEZE_ABOVE):
                 gc.freeze()
             gc.enable()

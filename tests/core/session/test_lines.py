@@ -175,6 +175,13 @@ def test_large_load_freezes_what_it_created(monkeypatch: pytest.MonkeyPatch) -> 
     with _gc.gc_paused():
         small = [[number] for number in range(10)]
     assert gc.get_freeze_count() == 0 and len(small) == 10
+    numbers = [[number] for number in range(5000)]  # old enough: made outside any pause
+    try:
+        with _gc.gc_paused(references=len(numbers)):  # few new objects, one long list of old ones
+            context = list(numbers)
+        assert gc.get_freeze_count() >= 1 and len(context) == 5000
+    finally:
+        gc.unfreeze()
     with _gc.gc_paused(freeze=False):  # a request body: paused while built, never frozen
         assert not gc.isenabled()
         body = [[number] for number in range(5000)]

@@ -808,8 +808,8 @@ class SessionManager:
         return SessionContext(list(context.messages), context.thinking_level, context.model)
 
     def _build_context(self) -> SessionContext:
-        with gc_paused():
-            path = self._path_metas(self._leaf_id)
+        path = self._path_metas(self._leaf_id)
+        with gc_paused(references=len(path)):
             for _attempt in range(len(path)):  # each retry has one more entry set aside
                 try:
                     context = context_from_path(path, self._load_for_context, self._load_message)
