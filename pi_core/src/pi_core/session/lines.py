@@ -53,7 +53,13 @@ from pi_core.session.entries import MessageEntry
 from pi_core.session.index import EntryMeta, shared_str
 
 #: Unknown entry keys are collected (and then dropped): their absence makes a line *plain*.
-_LINE_CONFIG = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
+#: ``cache_strings="keys"``: the parser's cache of short strings is used for keys only. Values
+#: are mostly unique (ids, timestamps, texts, paths), so looking each up cost more than sharing
+#: the few repeated ones saved: 12 % of a 100k-message load's validation, for ~0.3 KB more per
+#: message (the repeated ``api``/``provider``/``model``/tool names are separate strings).
+_LINE_CONFIG = ConfigDict(
+    alias_generator=to_camel, populate_by_name=True, extra="allow", cache_strings="keys"
+)
 
 
 def _line_model(message_class: type[BaseModel]) -> type[BaseModel]:
