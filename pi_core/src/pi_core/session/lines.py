@@ -86,10 +86,23 @@ _MESSAGE_CLASSES: tuple[type[BaseModel], ...] = (
     CompactionSummaryMessage,
     SystemMessage,
 )
-#: role -> the line model's validator (called directly: skips ``model_validate_json``'s wrapper).
-_LINE_VALIDATORS: dict[str, Any] = {
-    cls.model_fields["role"].default: _line_model(cls).__pydantic_validator__ for cls in _MESSAGE_CLASSES
+_CLASS_OF_ROLE: dict[str, type[BaseModel]] = {
+    cls.model_fields["role"].default: cls for cls in _MESSAGE_CLASSES
 }
+#: role -> the line model's validator (called directly: skips ``model_validate_json``'s wrapper).
+#: Built on first use: sixteen models built at import (these and the entry models below) were
+#: 0.1-0.2 s of start-up before a session could open, and a resume uses few of them, if any.
+_LINE_VALIDATORS: dict[str, Any] = {}
+
+
+def _line_validator(role: str) -> Any | None:
+    validator = _LINE_VALIDATORS.get(role)
+    if validator is None:
+        cls = _CLASS_OF_ROLE.get(role)
+        if cls is None:
+            return None
+        validator = _LINE_VALIDATORS[role] = _line_model(cls).__pydantic_validator__
+    return validator
 
 
 class _MessageEntryLine(BaseModel):
@@ -158,7 +171,7 @@ def message_from_line(line: str, role: str | None) -> AgentMessage:
 
 def plain_message_from_line(line: str, role: str | None) -> tuple[AgentMessage, bool]:
     """:func:`message_from_line`, and whether the line is plain (see :func:`wrap_message`)."""
-    validator = _LINE_VALIDATORS.get(role) if role is not None else None
+    validator = _line_validator(role) if role is not None else None
     message: AgentMessage
     plain = False
     if validator is None:  # unknown or missing role: let the entry model decide (and explain)
@@ -200,16 +213,25 @@ def _entry_model(message_class: type[BaseModel]) -> type[MessageEntry]:
     return create_model(f"{message_class.__name__}Entry", __base__=MessageEntry, message=(message_class, ...))
 
 
-_ENTRY_VALIDATORS: dict[str, Any] = {
-    cls.model_fields["role"].default: _entry_model(cls).__pydantic_validator__ for cls in _MESSAGE_CLASSES
-}
+#: role -> the entry model's validator, built on first use (see ``_LINE_VALIDATORS``).
+_ENTRY_VALIDATORS: dict[str, Any] = {}
+
+
+def _entry_validator(role: str) -> Any | None:
+    validator = _ENTRY_VALIDATORS.get(role)
+    if validator is None:
+        cls = _CLASS_OF_ROLE.get(role)
+        if cls is None:
+            return None
+        validator = _ENTRY_VALIDATORS[role] = _entry_model(cls).__pydantic_validator__
+    return validator
 
 
 def message_entry_from_line(line: str, role: str | None) -> MessageEntry:
     """The :class:`MessageEntry` of a line whose ``message.role`` is ``role``: equal to
     ``MessageEntry.model_validate_json(line)`` (same class, fields, extras and field sets), in
     about half the time. Raises :class:`pydantic.ValidationError` as that would."""
-    validator = _ENTRY_VALIDATORS.get(role) if role is not None else None
+    validator = _entry_validator(role) if role is not None else None
     if validator is None:
         entry = MessageEntry.model_validate_json(line)
     else:
