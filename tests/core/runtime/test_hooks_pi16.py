@@ -310,3 +310,37 @@ async def test_context_with_system_without_its_head_is_reported_and_sent_bare(
         assert [m["role"] for m in body["messages"]] == ["user"] and "tools" not in body
         [error] = pi.errors
         assert error.hook == "context_with_system" and "no system message at index 0" in str(error.error)
+
+
+class ConversationWatcher:
+    """``context``: records the roles it is shown; from the second request on, keeps only the
+    last user message (a list of its own, in place of the one it was given)."""
+
+    def __init__(self) -> None:
+        self.roles: list[list[str]] = []
+
+    @hookimpl
+    def context(self, event: ev.ContextEvent) -> dict[str, Any] | None:
+        self.roles.append([m.role for m in event.messages])
+        if len(self.roles) == 1:
+            return None
+        return {"messages": [m for m in event.messages if m.role == "user"][-1:]}
+
+
+async def test_context_handlers_see_no_system_messages(
+    pi_llm_server: LoopbackLLMServer, tmp_path: Path
+) -> None:
+    # pi 1.6.0 leaves the transcript's system messages (prompt and tool state) out of what
+    # `context` handlers see; a list they return is sent under the current system message.
+    watcher = ConversationWatcher()
+    pi_llm_server.add(text_turn("one"), text_turn("two"))
+    async with PiSession(pi_llm_server, tmp_path, plugins=[watcher], builtin_tools=True) as pi:
+        await pi.prompt("first")
+        assert "system" in [m.role for m in pi.session.messages]  # the transcript records the prompt
+        await pi.prompt("second")
+        assert watcher.roles == [["user"], ["user", "assistant", "user"]]
+        body = pi.requests[-1].body
+        assert body["messages"][0] == {"role": "system", "content": pi.session.system_prompt}
+        assert [m["role"] for m in body["messages"][1:]] == ["user"]
+        assert "second" in str(body["messages"][1]["content"])
+        assert "read" in [tool["function"]["name"] for tool in body["tools"]]

@@ -1067,10 +1067,14 @@ def message_end(event: MessageEndEvent, ctx: ExtensionContext) -> Ret:
 @hookspec
 @event_hook(Combine.CHAIN, ContextEvent, ContextResult)
 def context(event: ContextEvent, ctx: ExtensionContext) -> Ret:
-    """Before every LLM call: the messages about to be sent, as a deep copy safe to change.
+    """Before every LLM call: the conversation about to be sent, as a deep copy safe to change.
+
+    The transcript's system messages (the prompt and tool state pi records) are not among
+    ``event.messages``, as in pi 1.6.0; ``context_with_system`` sees them.
 
     Combine: CHAIN — a returned ``messages`` list replaces ``event.messages`` for the next handler;
-    the final list is sent for this call only (nothing is persisted). ``None`` = unchanged.
+    the final list is sent for this call only (nothing is persisted), led by the current system
+    message. ``None`` = unchanged (every system message stays where it was).
 
     :param event: ``messages``.
     :returns: ``ContextResult(messages=[...])`` or ``None``.

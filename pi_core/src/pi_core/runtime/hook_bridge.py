@@ -95,12 +95,21 @@ class HookBridge:
     async def transform_context(
         self, messages: list[AgentMessage], signal: AbortSignal | None
     ) -> list[AgentMessage]:
+        """``context``: handlers see the conversation only, as in pi 1.6.0 — the transcript's
+        system messages (the prompt and tool state pi records) are left out. A list they return
+        in place of it is sent led by the current system message; an unchanged one keeps every
+        system message where it was."""
         if not self.hooks.has("context"):
             return messages
-        result = await self.hooks.context(hook_events.ContextEvent(messages=messages), self._context())
-        if result is not None and result.messages is not None:
-            return list(result.messages)
-        return messages
+        visible = [m for m in messages if not isinstance(m, SystemMessage)]
+        event = hook_events.ContextEvent(messages=visible)
+        shown = list(event.messages)
+        result = await self.hooks.context(event, self._context())
+        returned = result.messages if result is not None and result.messages is not None else event.messages
+        if len(returned) == len(shown) and all(a is b for a, b in zip(returned, shown, strict=True)):
+            return messages
+        head = current_system_message(messages)
+        return [head, *returned] if head is not None else list(returned)
 
     async def transform_request(self, parts: RequestParts, signal: AbortSignal | None) -> RequestParts | None:
         """``context_with_system``: the request as messages led by its system message; the
