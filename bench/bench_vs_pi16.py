@@ -13,6 +13,10 @@ ours / pi 1.6.0 (below 1 = we are faster).
 Rows:
 
 * ``openai``, ``anthropic`` — ``pi -p --model <loopback model> hi`` in each dialect;
+* ``codex`` — ``pi -p --model openai-codex/gpt-6.2-sol hi`` with a ChatGPT login in auth.json (a
+  valid token: no refresh) and ``openai-codex``'s base URL moved to the loopback server (pi 1.6.0
+  first tries its WebSocket there, which the server refuses, then SSE, as against a server
+  without WebSockets); not a default row;
 * ``version`` — ``pi --version``;
 * ``resume10k``, ``resume100k``, ``resume1m-linear`` — ``pi --session FILE -p --model <model> hi``
   on a linear session (no compaction: every entry goes to the request) of that many entries, ~460
@@ -55,7 +59,8 @@ from typing import Any
 from _bytecode import compile_environment
 from _home import isolated_env
 from pi_core.testing import text_turn
-from pi_core.testing.wire import anthropic_stream, completions_stream
+from pi_core.testing.codex import codex_credential
+from pi_core.testing.wire import anthropic_stream, completions_stream, responses_stream
 from session_files import write_session
 
 BENCH = Path(__file__).resolve().parent
@@ -63,7 +68,7 @@ ROOT = BENCH.parent
 OURS = str(Path(sys.executable).with_name("pi"))
 CACHE = Path(os.environ.get("PI_BENCH_CACHE") or Path.home() / ".cache" / "pi-bench")
 MODELS = {"openai-completions": "loop/fake-model", "anthropic-messages": "loopa/fake-claude"}
-ROWS = ("openai", "anthropic", "version", "resume10k", "resume100k", "resume1m", "resume1m-linear")
+ROWS = ("openai", "anthropic", "codex", "version", "resume10k", "resume100k", "resume1m", "resume1m-linear")
 DEFAULT_ROWS = ("openai", "anthropic", "version", "resume10k", "resume100k")
 #: row -> (entries, with a compaction near the end)
 SIZES = {
@@ -113,6 +118,8 @@ class _Handler(BaseHTTPRequestHandler):
             frames: Iterator[bytes] = anthropic_stream(turn, model, seq)
         elif path == "/v1/chat/completions":
             frames = completions_stream(turn, model, seq, bool(_USAGE.search(head + tail)))
+        elif path == "/codex/responses":
+            frames = responses_stream(turn, model, seq)
         else:
             data = json.dumps({"error": {"message": f"unknown path {path}"}}).encode()
             self.send_response(404)
@@ -160,6 +167,7 @@ def _models_json(url: str) -> dict[str, Any]:
                 "apiKey": "sk-loopback",
                 "models": [{"id": "fake-claude", "contextWindow": 2_000_000_000}],
             },
+            "openai-codex": {"baseUrl": url},
         }
     }
 
@@ -373,6 +381,10 @@ def main() -> None:
         agent.mkdir()
         home.mkdir()
         (agent / "models.json").write_text(json.dumps(_models_json(url)))
+        # A ChatGPT login as pi 1.6.0 stores it, valid for a month (the codex row refreshes nothing).
+        login = {"openai-codex": codex_credential(expires_in_s=30 * 24 * 3600)}
+        (agent / "auth.json").write_text(json.dumps(login))
+        (agent / "auth.json").chmod(0o600)
         env = isolated_env(home, agent)
         print(f"ours: {args.ours}\npi 1.6.0: {implementations['pi 1.6.0'][0]}")
         print(f"before: {load()}; medians of {args.runs} interleaved runs after one warm-up each")
@@ -387,6 +399,8 @@ def main() -> None:
             elif name in ("openai", "anthropic"):
                 api = "openai-completions" if name == "openai" else "anthropic-messages"
                 argv = ["-p", "--model", MODELS[api], "hi"]
+            elif name == "codex":
+                argv = ["-p", "--model", "openai-codex/gpt-6.2-sol", "hi"]
             else:
                 count, compacted = SIZES[name]
                 pristine = Pristine(session_file(count, project, compacted), root)
