@@ -206,3 +206,47 @@ async def test_a_revoked_refresh_token_asks_for_a_new_login(
     )
     assert "refresh_token_reused" in message and message.endswith("Run /login openai-codex again.")
     assert json.loads((tmp_path / "auth.json").read_text())["openai-codex"]["refresh"] == before["refresh"]
+
+
+async def test_two_processes_refresh_a_rotating_token_once(
+    tmp_path: Path, auth_server: LoopbackAuthServer
+) -> None:
+    first = registry_with(tmp_path, codex_credential(expires_in_s=-10))
+    from pi_builtin_providers.plugin import register_providers
+
+    second = ModelRegistry(AuthStorage(tmp_path / "auth.json"), tmp_path / "models.json")
+    register_providers(second.register)  # another pi on the same auth.json
+    model = first.find("openai-codex", "gpt-6.2-sol")
+    assert model is not None
+    a, b = await asyncio.gather(first.get_api_key_and_headers(model), second.get_api_key_and_headers(model))
+    assert a.api_key == b.api_key
+    assert len([r for r in auth_server.requests if r[1] == "/oauth/token"]) == 1
+    assert not (tmp_path / "auth.json.lock").exists()
+
+
+async def test_the_refresh_waits_for_pi16s_lock_and_takes_over_a_stale_one(
+    tmp_path: Path, auth_server: LoopbackAuthServer
+) -> None:
+    import os
+
+    registry = registry_with(tmp_path, codex_credential(expires_in_s=-10))
+    model = registry.find("openai-codex", "gpt-6.2-sol")
+    assert model is not None
+    lock = tmp_path / "auth.json.lock"
+    lock.mkdir()  # pi 1.6.0 (proper-lockfile) holds auth.json
+
+    async def release_later() -> None:
+        await asyncio.sleep(0.3)
+        lock.rmdir()
+
+    releaser = asyncio.ensure_future(release_later())
+    started = time.monotonic()
+    await registry.get_api_key_and_headers(model)
+    assert time.monotonic() - started >= 0.3
+    await releaser
+    registry.auth.set_oauth("openai-codex", codex_credential(expires_in_s=-10, refresh="rt-loopback-1"))
+    lock.mkdir()
+    os.utime(lock, (time.time() - 60, time.time() - 60))  # its holder died a minute ago
+    await registry.get_api_key_and_headers(model)
+    assert len([r for r in auth_server.requests if r[1] == "/oauth/token"]) == 2
+    assert not lock.exists()

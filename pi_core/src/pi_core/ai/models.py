@@ -24,6 +24,7 @@ from urllib.parse import urlsplit, urlunsplit
 from pydantic import ValidationError
 
 from pi_core.ai.auth import AuthStorage, agent_dir, resolve_config_value
+from pi_core.ai.auth_lock import auth_file_lock
 from pi_core.ai.provider import (
     ApiProvider,
     Model,
@@ -699,9 +700,26 @@ class ModelRegistry:
             entry = (await asyncio.to_thread(self.auth.read)).get(provider)
             if not isinstance(entry, dict) or entry.get("type") != "oauth":
                 return None
-            expires = entry.get("expires")
-            now_ms = time.time() * 1000
-            if not isinstance(expires, (int, float)) or now_ms + OAUTH_REFRESH_MARGIN_MS >= expires:
+            if _expires_soon(entry):
+                entry = await self._refresh_locked(provider, flow)
+                if entry is None:
+                    return None  # logged out meanwhile
+            try:
+                return flow.to_auth(entry)
+            except OAuthError as error:
+                raise RuntimeError(f"The stored {provider} login is unusable: {error}") from None
+
+    async def _refresh_locked(self, provider: str, flow: OAuthProvider) -> dict[str, Any] | None:
+        """Refresh ``provider``'s login under pi's lock on auth.json, checking again under it:
+        another process (either pi) may have refreshed it first, and a refresh token OpenAI
+        rotated must not be presented twice."""
+        try:
+            async with auth_file_lock(self.auth.path):
+                entry = (await asyncio.to_thread(self.auth.read)).get(provider)
+                if not isinstance(entry, dict) or entry.get("type") != "oauth":
+                    return None
+                if not _expires_soon(entry):
+                    return entry
                 model = self.default_model_of(provider)
                 try:
                     entry = await flow.refresh(entry, model.base_url if model is not None else None)
@@ -710,10 +728,14 @@ class ModelRegistry:
                         f"OAuth refresh failed for {provider}: {error}. Run /login {provider} again."
                     ) from None
                 await asyncio.to_thread(self.auth.set_oauth, provider, entry)
-            try:
-                return flow.to_auth(entry)
-            except OAuthError as error:
-                raise RuntimeError(f"The stored {provider} login is unusable: {error}") from None
+                return entry
+        except TimeoutError as error:
+            raise RuntimeError(f"OAuth refresh failed for {provider}: {error}") from None
+
+
+def _expires_soon(entry: dict[str, Any]) -> bool:
+    expires = entry.get("expires")
+    return not isinstance(expires, (int, float)) or time.time() * 1000 + OAUTH_REFRESH_MARGIN_MS >= expires
 
 
 def list_models_text(registry: ModelRegistry, search: str | None = None) -> str:
