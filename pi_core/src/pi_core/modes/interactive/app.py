@@ -915,7 +915,10 @@ class InteractiveMode:
         parts = [f"{model.provider}/{model.id}" if model else "no model"]
         if model is not None and model.reasoning:
             parts.append(f"thinking {session.thinking_level}")
-        usage = session.get_context_usage()
+        # The statistics carry the context usage: asking for it apart walked the branch twice
+        # per footer, and the fullscreen footer is drawn on every redraw (keys included).
+        stats = session.get_session_stats()
+        usage = stats.context_usage
         if usage is not None:
             from pi_core.ai.resolve import format_token_count
 
@@ -926,7 +929,7 @@ class InteractiveMode:
                 )
             else:
                 parts.append(f"context ? of {format_token_count(usage.context_window)}")
-        parts.extend(_usage_parts(session.get_session_stats()))
+        parts.extend(_usage_parts(stats))
         if session.session_name:
             parts.append(session.session_name)
         return " · ".join(parts)
