@@ -250,3 +250,16 @@ async def test_the_refresh_waits_for_pi16s_lock_and_takes_over_a_stale_one(
     await registry.get_api_key_and_headers(model)
     assert len([r for r in auth_server.requests if r[1] == "/oauth/token"]) == 2
     assert not lock.exists()
+
+
+async def test_an_unreachable_token_server_reads_as_pi_words_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PI_OPENAI_CODEX_LOGIN_URL", f"http://127.0.0.1:{free_port()}")
+    registry = registry_with(tmp_path, codex_credential(expires_in_s=-10))
+    model = registry.find("openai-codex", "gpt-6.2-sol")
+    assert model is not None
+    with pytest.raises(
+        RuntimeError, match=r"^OAuth refresh failed for openai-codex: OpenAI Codex token refresh error: "
+    ):
+        await registry.get_api_key_and_headers(model)

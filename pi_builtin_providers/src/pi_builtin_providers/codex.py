@@ -155,19 +155,25 @@ class CodexLogin:
 # --- token endpoint -------------------------------------------------------------------------------
 
 
-async def _post(url: str, *, data: dict[str, str] | None = None, json_body: Any = None) -> Any:
+async def _post(
+    url: str, *, data: dict[str, str] | None = None, json_body: Any = None, failure: str | None = None
+) -> Any:
+    """POST; a network failure raises ``OAuthError`` as ``failure: reason`` (default: naming the URL)."""
     import httpx
 
     try:
         async with httpx.AsyncClient(timeout=HTTP_TIMEOUT_S) as client:
             return await client.post(url, data=data, json=json_body)
     except httpx.HTTPError as error:
-        raise OAuthError(f"cannot reach {url}: {error or type(error).__name__}") from None
+        reason = str(error) or type(error).__name__
+        raise OAuthError(f"{failure}: {reason}" if failure else f"cannot reach {url}: {reason}") from None
 
 
 async def _token_request(body: dict[str, str], operation: str) -> dict[str, Any]:
     """POST the token endpoint and turn its answer into pi's auth.json record."""
-    response = await _post(f"{auth_base_url()}/oauth/token", data=body)
+    # pi's words for a refresh that could not reach the server (the exchange names the URL).
+    failure = "OpenAI Codex token refresh error" if operation == "refresh" else None
+    response = await _post(f"{auth_base_url()}/oauth/token", data=body, failure=failure)
     if response.status_code >= 400:
         detail = response.text.strip() or response.reason_phrase
         raise OAuthError(f"OpenAI Codex token {operation} failed ({response.status_code}): {detail}")
