@@ -107,7 +107,10 @@ def test_the_auth_json_we_refreshed_works_in_pi16(codex_env: tuple[PiEnv, Loopba
     assert isinstance(ours["expires"], int) and ours["expires"] > time.time() * 1000
 
 
-def test_interactive_browser_login_then_an_answer(codex_env: tuple[PiEnv, LoopbackAuthServer]) -> None:
+@pytest.mark.parametrize("tui", [None, "regular"], ids=["default-tui", "regular-tui"])
+def test_interactive_browser_login_then_an_answer(
+    codex_env: tuple[PiEnv, LoopbackAuthServer], tui: str | None
+) -> None:
     import re
     import socket
 
@@ -122,7 +125,7 @@ def test_interactive_browser_login_then_an_answer(codex_env: tuple[PiEnv, Loopba
     (pi_env.agent_dir / "models.json").write_text(
         json.dumps({"providers": {"openai-codex": {"baseUrl": pi_env.server.url}}})
     )
-    pane = start_pane(pi_env, tui=None, model=None)
+    pane = start_pane(pi_env, tui=tui, model=None)
     try:
         pane.wait_for("No model yet. Type /login")
         time.sleep(0.5)  # let the editor take the terminal
