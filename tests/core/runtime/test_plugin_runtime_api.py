@@ -313,3 +313,45 @@ async def test_the_mid_run_tool_check_replays_the_transcript_once_per_run(
         ][-1]
         assert removed["toolsRemoved"] == [{"name": "late"}]
         assert [declared(r) for r in pi.requests[5:]] == [["step"]] * 3
+
+
+class Narrower:
+    """A tool that leaves only ``read`` and itself active when called."""
+
+    @hookimpl
+    def register_tools(self, register: Any) -> None:
+        async def narrow(call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any) -> str:
+            ctx.set_active_tools(["read", "narrow"])
+            return "narrowed"
+
+        register(
+            AgentTool(name="narrow", label="narrow", description="narrows", parameters=SCHEMA, execute=narrow)
+        )
+
+
+def _system_text(request: Any) -> str:
+    return str(request.body["messages"][0]["content"])
+
+
+async def test_the_prompt_follows_a_mid_run_tool_change(
+    pi_llm_server: LoopbackLLMServer, tmp_path: Path
+) -> None:
+    # pi 1.6.0 rebuilds the prompt before the next turn when the active tools changed, and records
+    # its changed sections with the tool changes in one system message.
+    pi_llm_server.add(tool_turn(ToolUse("narrow", {"text": "x"})), text_turn("done"))
+    async with PiSession(pi_llm_server, tmp_path, plugins=[Narrower()], builtin_tools=True) as pi:
+        await pi.prompt("go")
+        first, second = pi.requests
+        assert "bash" in declared(first) and declared(second) == ["read", "narrow"]
+        assert "bash" in _system_text(first) and "bash" not in _system_text(second)
+        assert _system_text(second) == pi.session.system_prompt
+        messages = [e["message"] for e in pi.entries if e["type"] == "message"]
+        update = [m for m in messages if m["role"] == "system"][-1]
+        assert {t["name"] for t in update["toolsRemoved"]} == set(declared(first)) - {"read", "narrow"}
+        assert update["sections"] and set(update["sections"]) <= set(messages[0]["sections"])
+        # The transcript's prompt, replayed, is the one the second request was sent.
+        from pi_core.ai.messages import current_system_message
+        from pi_core.runtime.resources.system_prompt import render_system_prompt
+
+        replayed = current_system_message(pi.session.messages)
+        assert replayed is not None and render_system_prompt(replayed.sections or {}) == _system_text(second)

@@ -201,6 +201,9 @@ class AgentLoopConfig:
     #: Messages to record before a request that is not the run's first (read after ``get_tools``):
     #: pi 1.6.0's system message declaring the tools registered or removed since the last one.
     get_context_updates: Callable[[], Sequence[AgentMessage]] | None = None
+    #: The system prompt of a request that is not the run's first (read after
+    #: ``get_context_updates``): pi 1.6.0 rebuilds it when the active tools changed mid-run.
+    get_system_prompt: Callable[[], str] | None = None
     #: The tools ``ctx.execute_tool`` may call (default: the active ``direct`` ones).
     get_callable_tools: Callable[[], Sequence[AgentTool]] | None = None
     #: Builds the ``ctx`` of one ``execute`` call from the call and a :data:`NestedRunner` for
@@ -371,6 +374,8 @@ async def _run_loop(
                     await _emit_complete_message(message, emit)
                     current.messages.append(message)
                     new_messages.append(message)
+            if not first_request and config.get_system_prompt is not None:
+                current.system_prompt = config.get_system_prompt()
             first_request = False
 
             message = await _stream_assistant_response(current, config, signal, emit)

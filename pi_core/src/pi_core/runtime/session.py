@@ -177,6 +177,8 @@ class AgentSession:
         #: tool objects they were compared with, both ``None`` at each run's start.
         self._recorded_tools: dict[str, ToolDeclaration] | None = None
         self._checked_tools: list[AgentTool] | None = None
+        #: The prompt sections the transcript records, as of that check.
+        self._recorded_sections: dict[str, str | None] | None = None
         #: ``get_session_stats``'s running tally and what it was counted from.
         self._stats_tally: tuple[tuple[Any, int, int], StatsTally] | None = None
         #: The message persisted last and its entry id (a failed reply is omitted by id).
@@ -215,6 +217,7 @@ class AgentSession:
             on_response=bridge.on_response if bridge else None,
             get_tools=lambda: self.agent.state.tools,
             get_context_updates=self._system_updates,
+            get_system_prompt=lambda: self.agent.state.system_prompt,
             after_turn=self._after_turn if bridge else None,
         )
         state = AgentState(model=model or _UNKNOWN_MODEL)
@@ -398,9 +401,13 @@ class AgentSession:
     def _apply_tools(self) -> None:
         tools = [self.services.tools[name] for name in self._active_tools]
         self.agent.state.tools = tools
+        # A run whose prompt a before_agent_start handler replaced keeps it to the end (pi 1.6.0's
+        # forced prompt); the default prompt follows the tools, also mid-run.
+        follows = self.agent.state.system_prompt == self._base_system_prompt
         self._system_prompt_sections = build_system_prompt_sections(tools, self.resources)
         self._base_system_prompt = render_system_prompt(self._system_prompt_sections)
-        self.agent.state.system_prompt = self._base_system_prompt
+        if follows or not self.is_streaming:
+            self.agent.state.system_prompt = self._base_system_prompt
 
     def set_active_tools(self, names: Sequence[str]) -> None:
         """Activate exactly these registered tools (unknown and ``hidden`` ones are ignored, as pi does)."""
@@ -526,6 +533,7 @@ class AgentSession:
         if recorded is None:
             replayed = current_system_message(self.agent.state.messages)
             recorded = {tool.name: tool for tool in (replayed.tools_added if replayed else None) or ()}
+            self._recorded_sections = dict((replayed.sections if replayed else None) or {})
         added, removed = _tool_changes(recorded, tools)
         recorded = dict(recorded)
         for reference in removed:
@@ -534,7 +542,18 @@ class AgentSession:
         self._recorded_tools, self._checked_tools = recorded, list(tools)
         if not added and not removed:
             return []
-        return [SystemMessage(content="", tools_added=added or None, tools_removed=removed or None)]
+        # The default prompt was rebuilt for the new tools (pi 1.6.0 rebuilds it before the next
+        # turn): its changed sections are recorded with the tools. A replaced prompt stays as it is.
+        sections = None
+        if self._run_sections is None and self.agent.state.system_prompt == self._base_system_prompt:
+            recorded_sections = self._recorded_sections or {}
+            sections = diff_system_prompt_sections(recorded_sections, self._system_prompt_sections)
+            self._recorded_sections = dict(self._system_prompt_sections)
+        return [
+            SystemMessage(
+                content="", sections=sections, tools_added=added or None, tools_removed=removed or None
+            )
+        ]
 
     def _system_update(self) -> SystemMessage | None:
         """The system message that brings the transcript's recorded prompt and tools up to date
