@@ -277,8 +277,6 @@ def _run(
 async def _send(client: Any, body: dict[str, Any] | bytes, request: dict[str, Any]) -> Any:
     AsyncStream = sdk_object("openai._streaming", "AsyncStream")
     APIStatusError = sdk_object("openai._exceptions", "APIStatusError")
-    from openai.types.responses import Response
-
     try:
         return await sdk_post(
             client,
@@ -286,7 +284,7 @@ async def _send(client: Any, body: dict[str, Any] | bytes, request: dict[str, An
             body,
             # "events": hand every event over as it came; the legacy mode raises on an "error" key.
             {**request, "security": {"bearer_auth": True}, "stream_mode": "events"},
-            cast_to=Response,
+            cast_to=object,
             stream_cls=AsyncStream[object],
         )
     except APIStatusError as error:
@@ -298,8 +296,18 @@ async def _send(client: Any, body: dict[str, Any] | bytes, request: dict[str, An
         raise StreamFailure(error_message(response.status_code, text.strip())) from None
 
 
+class _Fields(dict[str, Any]):
+    """A raw event, or a part of one, read as the Responses mapping reads the SDK's typed events:
+    fields as attributes (a missing one is ``None``), nested objects alike. Building the SDK's
+    types instead would import its 156 Responses type modules for every request."""
+
+    def __getattr__(self, name: str) -> Any:
+        value = self.get(name)
+        return _Fields(value) if type(value) is dict else value
+
+
 class _Events:
-    """The backend's raw events as the Responses SDK's typed events, its variations mapped
+    """The backend's raw events as the Responses mapping reads them, its variations mapped
     (see the module's docstring); ``close`` closes the SDK stream."""
 
     def __init__(self, response: Any, output: AssistantMessage) -> None:
@@ -310,9 +318,6 @@ class _Events:
         return getattr(self._response, name)
 
     async def __aiter__(self) -> AsyncIterator[Any]:
-        construct_type = sdk_object("openai._models", "construct_type")
-        from openai.types.responses import ResponseStreamEvent
-
         async for event in self._response:
             if not isinstance(event, dict) or not isinstance(event.get("type"), str):
                 continue
@@ -331,10 +336,9 @@ class _Events:
                         self._output.__pydantic_extra__[END_TURN] = result["end_turn"]  # type: ignore[index]
                     status = result.get("status")
                     result = {**result, "status": status if status in KNOWN_STATUSES else None}
-                event = {**event, "type": "response.completed", "response": result}
-                yield construct_type(type_=ResponseStreamEvent, value=event)
+                yield _Fields({**event, "type": "response.completed", "response": result})
                 return
-            yield construct_type(type_=ResponseStreamEvent, value=event)
+            yield _Fields(event)
 
 
 def _events(response: Any, output: AssistantMessage) -> Any:
