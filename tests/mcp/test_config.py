@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pi_mcp.config import load_config, validate
+import pytest
+from pi_mcp.config import McpConfigError, load_config, update_entry, validate
 from pi_mcp.manager import tool_name
 
 
@@ -82,3 +83,45 @@ def test_tool_names_as_pi_names_them() -> None:
     long = tool_name("s", "t" * 80)
     assert len(long) == 64 and long.startswith("mcp__s__ttt")
     assert tool_name("s", "a-b", lambda n: n == "mcp__s__a_b") != "mcp__s__a_b"
+
+
+def test_update_entry_keeps_the_rest_of_the_file_and_its_indentation(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    text = (
+        '{\n\t"other": 1,\n\t"mcpServers": {\n\t\t"a": {"command": "x", "enabled": false},\n'
+        '\t\t"b": {"url": "https://e.x/mcp"}\n\t}\n}\n'
+    )
+    path.write_text(text)
+    update_entry(path, "a", {"enabled": None, "exposure": "direct"})
+    data = json.loads(path.read_text())
+    assert data == {
+        "other": 1,
+        "mcpServers": {"a": {"command": "x", "exposure": "direct"}, "b": {"url": "https://e.x/mcp"}},
+    }
+    assert path.read_text().startswith('{\n\t"other": 1,\n\t"mcpServers": {\n\t\t"a": {\n')
+    # A project override of a user-level server is a new entry in a file that may not exist yet.
+    override = tmp_path / "project" / ".pi" / "mcp.json"
+    update_entry(override, "a", {"enabled": False})
+    assert json.loads(override.read_text()) == {"mcpServers": {"a": {"enabled": False}}}
+    assert override.read_text().startswith('{\n  "mcpServers"')
+
+
+def test_update_entry_refuses_a_file_it_cannot_read(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    path.write_text('{"mcpServers": {"a": ')
+    with pytest.raises(McpConfigError, match="invalid JSON"):
+        update_entry(path, "a", {"enabled": False})
+    assert path.read_text() == '{"mcpServers": {"a": '
+    path.write_text('{"mcpServers": []}')
+    with pytest.raises(McpConfigError, match="mcpServers must be an object"):
+        update_entry(path, "a", {"enabled": False})
+
+
+def test_a_project_override_names_its_file(tmp_path: Path) -> None:
+    agent, project = tmp_path / "agent", tmp_path / "project"
+    write(agent / "mcp.json", {"mcpServers": {"a": {"command": "x"}, "b": {"command": "y"}}})
+    write(project / ".pi" / "mcp.json", {"mcpServers": {"a": {"enabled": False}}})
+    loaded = load_config(agent, project, project_allowed=True)
+    assert loaded.servers["a"].override == project / ".pi" / "mcp.json"
+    assert loaded.servers["a"].enabled is False and loaded.servers["a"].source == "user"
+    assert loaded.servers["b"].override is None

@@ -43,6 +43,8 @@ class ServerConfig:
     tool_exposure: dict[str, str] = field(default_factory=dict)
     timeout: float = DEFAULT_TIMEOUT
     description: str | None = None
+    #: The project file whose entry overrides ``enabled``/``exposure`` of this user-level server.
+    override: Path | None = None
 
     def exposure_of(self, tool: str) -> Exposure:
         """The tool's effective exposure: an exact ``toolExposure`` key, else the first pattern."""
@@ -198,6 +200,8 @@ def load_config(agent_dir: Path, cwd: Path, *, project_allowed: bool) -> LoadedC
             merged = dict(base.raw)
             merged.update({k: v for k, v in raw.items() if k in OVERRIDE_FIELDS})
             checked = validate(name, merged, base.source)
+            if not isinstance(checked, str):
+                checked.override = project_path
         else:
             checked = validate(name, raw, "project")
             result.servers.pop(name, None)
@@ -291,3 +295,34 @@ async def resolve_value(value: str, what: str) -> str:
 
 def project_mcp_file(cwd: Path) -> Path:
     return cwd / ".pi" / "mcp.json"
+
+
+def update_entry(path: Path, name: str, changes: dict[str, Any]) -> None:
+    """Change fields of server ``name`` in ``path`` (a ``None`` value removes the field), keeping
+    the rest of the file and its indentation; the entry is created when missing (a project
+    override). :class:`McpConfigError` or ``OSError`` when the file cannot be read or written."""
+    from pi_core._files import replace_file
+
+    data = read_json(path) or {}
+    servers = data.setdefault("mcpServers", {})
+    if not isinstance(servers, dict):
+        raise McpConfigError(f"{path}: mcpServers must be an object")
+    entry = servers.setdefault(name, {})
+    if not isinstance(entry, dict):
+        raise McpConfigError(f'{path}: server "{name}" must be an object')
+    for key, value in changes.items():
+        if value is None:
+            entry.pop(key, None)
+        else:
+            entry[key] = value
+    path.parent.mkdir(parents=True, exist_ok=True)
+    replace_file(path, json.dumps(data, indent=_indent_of(path), ensure_ascii=False) + "\n")
+
+
+def _indent_of(path: Path) -> str | int:
+    """The indentation the file uses (its first indented line), 2 spaces when it has none."""
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        found = re.search(r"\n([ \t]+)\S", path.read_text(encoding="utf-8"))
+        if found:
+            return found.group(1)
+    return 2
