@@ -80,8 +80,10 @@ class McpServer:
         self.cwd = cwd
         self.log = log
         self.on_tools = on_tools
+        #: Called after every change of :attr:`state` (the ``/mcp`` panel redraws from it).
+        self.on_state: Callable[[McpServer], None] | None = None
         self.connect_timeout = connect_timeout
-        self.state: State = "disabled" if not config.enabled else "connecting"
+        self._state: State = "disabled" if not config.enabled else "connecting"
         self.last_error: str | None = None
         self.tools: list[Any] = []
         self.instructions: str | None = None
@@ -93,6 +95,16 @@ class McpServer:
         self._task: asyncio.Task[None] | None = None
         self._sdk: concurrent.futures.Future[None] | None = None
         self._refresh: asyncio.Task[None] | None = None
+
+    @property
+    def state(self) -> State:
+        return self._state
+
+    @state.setter
+    def state(self, value: State) -> None:
+        self._state = value
+        if self.on_state is not None:
+            self.on_state(self)
 
     # --- life cycle -------------------------------------------------------------------------------
 
@@ -156,9 +168,13 @@ class McpServer:
         # The sign-in imports the SDK's auth modules here; the background import of the SDK must
         # be finished first, or the two threads can deadlock on the package's import locks.
         await asyncio.shield(asyncio.wrap_future(_import_sdk(self.config.kind)))
-        await sign_in(
-            self.credentials, self.name, self.config.raw, show_url=show_url, paste=paste, limit=limit
-        )
+        try:
+            await sign_in(
+                self.credentials, self.name, self.config.raw, show_url=show_url, paste=paste, limit=limit
+            )
+        except BaseException:
+            self.start()  # back to the state before (it needs a sign-in still, most likely)
+            raise
         self.start()
         await self.wait_settled(self.connect_timeout + 1)
         if self.state != "connected":

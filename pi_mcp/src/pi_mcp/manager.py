@@ -8,7 +8,7 @@ import hashlib
 import json
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import IO, Any
 
@@ -17,7 +17,15 @@ from pi_core.agent.tools import AgentTool, AgentToolResult
 from pi_core.ai.messages import ImageContent, TextContent
 
 from pi_mcp.client import McpCallError, McpServer, open_log
-from pi_mcp.config import LoadedConfig, ServerConfig, load_config, project_mcp_file, validate
+from pi_mcp.config import (
+    LoadedConfig,
+    McpConfigError,
+    ServerConfig,
+    load_config,
+    project_mcp_file,
+    update_entry,
+    validate,
+)
 from pi_mcp.oauth import credential_store
 from pi_mcp.output import limit_content
 
@@ -157,6 +165,12 @@ class McpManager:
         self._resource_tools = False
         self._search_tool = False
         self._sync: asyncio.Task[None] | None = None
+        #: Called whenever a server's state, tools or entry changed (the ``/mcp`` panel redraws).
+        self.watchers: set[Callable[[], None]] = set()
+        #: Reconnects and enable/disable changes the ``/mcp`` panel started and does not wait for.
+        self._background: set[asyncio.Task[None]] = set()
+        #: One change of a server's connection at a time (a Disable still stopping it, then Enable).
+        self._changing: dict[str, asyncio.Lock] = {}
 
     # --- life cycle ---------------------------------------------------------------------------
 
@@ -182,6 +196,7 @@ class McpManager:
             if server is not None:
                 server.on_tools = self._tools_arrived
                 server.on_sign_in_needed = self._sign_in_needed
+                server.on_state = self._changed
                 self.servers[name] = server
                 if server.state == "connected":
                     self._tools_arrived(server)
@@ -214,8 +229,14 @@ class McpManager:
             credentials=self.credentials,
             on_sign_in_needed=self._sign_in_needed,
         )
+        server.on_state = self._changed
         self.servers[config.name] = server
         server.start()
+        self._changed()
+
+    def _changed(self, server: McpServer | None = None) -> None:
+        for watcher in list(self.watchers):
+            watcher()
 
     def detach(self) -> None:
         """The session is being replaced: keep the servers for :meth:`hand_over`, drop the tools."""
@@ -272,6 +293,8 @@ class McpManager:
         self._sync = asyncio.get_running_loop().create_task(stop())
 
     async def close(self) -> None:
+        for task in list(self._background):
+            task.cancel()
         if self._sync is not None:
             await self._sync
         await _stop_all(list(self.servers.values()))
@@ -279,12 +302,78 @@ class McpManager:
         if self._log is not None:
             self._log.close()
 
+    def _lock(self, name: str) -> asyncio.Lock:
+        return self._changing.setdefault(name, asyncio.Lock())
+
     async def reconnect(self, names: list[str]) -> None:
         for name in names:
-            server = self.servers[name]
-            self.drop_tools(name)
-            await server.restart()
+            async with self._lock(name):
+                server = self.servers[name]
+                self.drop_tools(name)
+                await server.restart()
             await server.wait_settled(server.connect_timeout + 1)
+
+    def in_background(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` without waiting for it (until the session closes)."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._background.add(task)
+        task.add_done_callback(self._background_done)
+
+    def _background_done(self, task: asyncio.Task[None]) -> None:
+        self._background.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            logger.error("MCP background change failed", exc_info=task.exception())
+            if self.ctx is not None:
+                self.ctx.ui.notify(f"MCP: {task.exception()}", "error")
+
+    def config_file(self, config: ServerConfig) -> Path | None:
+        """The file that defines the server (``None``: a plugin registered it for this session)."""
+        if config.source == "user":
+            return self.agent_dir / "mcp.json"
+        if config.source == "project":
+            return project_mcp_file(self.cwd)
+        return None
+
+    async def change_entry(
+        self, name: str, changes: dict[str, Any], *, in_project: bool = False
+    ) -> str | None:
+        """Change ``enabled`` or ``exposure`` of a server, saved to the file that defines it (with
+        ``in_project``, or when one exists, to the project's override of a user-level server) and
+        applied now. The reason when it could not be saved; ``None`` when done."""
+        async with self._lock(name):
+            return await self._change_entry(name, changes, in_project)
+
+    async def _change_entry(self, name: str, changes: dict[str, Any], in_project: bool) -> str | None:
+        config = self.configs.get(name)
+        if config is None:
+            return f'MCP server "{name}" is no longer configured.'
+        raw = {k: v for k, v in {**config.raw, **changes}.items() if v is not None}
+        checked = validate(name, raw, config.source)
+        if isinstance(checked, str):
+            return checked
+        checked.override = project_mcp_file(self.cwd) if in_project else config.override
+        target = checked.override or self.config_file(config)
+        if target is not None:
+            try:
+                await asyncio.to_thread(update_entry, target, name, changes)
+            except (McpConfigError, OSError) as error:
+                return f"Could not update {target}: {error}"
+        self.configs[name] = checked
+        server = self.servers.get(name)
+        if "enabled" in changes or server is None:
+            self.drop_tools(name)
+            if server is not None:
+                await server.stop()
+            self._start_server(checked)
+        else:
+            server.config = checked
+            self.drop_tools(name)
+            if server.state == "connected":
+                self._tools_arrived(server)
+        if checked.enabled and _reaches_deferred(checked):
+            self._ensure_search_tool()
+        self._changed()
+        return None
 
     async def pick_up_sign_ins(self, limit: float) -> None:
         """Reconnect servers waiting for a sign-in once one happened outside the session."""
@@ -338,6 +427,7 @@ class McpManager:
 
     def _tools_arrived(self, server: McpServer) -> None:
         """(Re-)register the server's tools; tools it no longer lists are withdrawn."""
+        self._changed()
         if self.ctx is None:
             return
         fresh: dict[str, AgentTool] = {}
