@@ -102,7 +102,8 @@ class Pane:
 def start_pane(
     pi_env: PiEnv, *args: str, tui: str | None = "regular", model: str | None = "loop/fake-model"
 ) -> Pane:
-    """``pi --model MODEL --tui-mode TUI ARGS`` in a new 120x40 tmux session of its own.
+    """``pi --model MODEL --tui-mode TUI ARGS`` in a new 120x40 tmux session of its own, with the
+    environment's ``PI_*``, ``HOME`` and ``PATH`` and what the test put in ``pi_env.extra_env``.
 
     ``model=None`` / ``tui=None`` leave that option off (a first run with no model chosen).
     """
@@ -112,7 +113,11 @@ def start_pane(
     command = " ".join(
         [
             "env",
-            *(shlex.quote(f"{k}={v}") for k, v in env.items() if k.startswith(("PI_", "HOME", "PATH"))),
+            *(
+                shlex.quote(f"{k}={v}")
+                for k, v in env.items()
+                if k.startswith(("PI_", "HOME", "PATH")) or k in pi_env.extra_env
+            ),
             "TERM=xterm-256color",
             shlex.quote(PI),
             *options,
