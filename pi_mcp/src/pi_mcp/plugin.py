@@ -9,12 +9,16 @@ when a server is configured.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_core import hookimpl
 from pi_mcp.manager import McpManager, connect_wait
+
+if TYPE_CHECKING:
+    from pi_mcp.panel import McpPanel
 
 #: The manager of the current session (entry-point plugins are not re-imported on /reload).
 _state: dict[str, McpManager] = {}
@@ -35,7 +39,7 @@ def register_commands(register: Callable[..., None]) -> None:
     register(
         "mcp",
         _mcp_command,
-        description="MCP servers: state, tools, errors; /mcp reconnect|login|logout [name]",
+        description="Manage MCP servers: sign in, reconnect, enable or disable, change exposure",
     )
 
 
@@ -102,8 +106,39 @@ async def _mcp_command(args: str, ctx: Any) -> None:
             f"Unknown /mcp action {words[0]!r}; use /mcp, /mcp reconnect|login|logout [server]", "error"
         )
         return
+    if ctx.mode == "tui":
+        from pi_mcp.manage import McpDialogue
+
+        await _in_panel(ctx, lambda panel: McpDialogue(manager, panel, ctx).run())
+        return
     await manager.wait_all()  # servers still connecting get a moment (bounded) to settle
     ctx.ui.notify(manager.status_text())
+
+
+async def _in_panel(ctx: Any, work: Callable[[McpPanel], Coroutine[Any, Any, None]]) -> None:
+    """Show the ``/mcp`` panel while ``work`` drives it; it closes when ``work`` returns."""
+    from pi_mcp.panel import McpPanel
+
+    running: list[asyncio.Task[None]] = []
+
+    def make(tui: Any, theme: Any, keys: Any, done: Callable[..., None]) -> McpPanel:
+        panel = McpPanel(tui, theme, keys)
+
+        def finished(task: asyncio.Task[None]) -> None:
+            if not task.cancelled() and task.exception() is not None:
+                ctx.ui.notify(f"/mcp: {task.exception()}", "error")
+            done(None)
+
+        task = asyncio.get_running_loop().create_task(work(panel))
+        task.add_done_callback(finished)
+        running.append(task)
+        return panel
+
+    try:
+        await ctx.ui.custom(make)
+    finally:
+        for task in running:  # the panel went away first (the session ends)
+            task.cancel()
 
 
 async def _sign_in_command(manager: McpManager, action: str, names: list[str], ctx: Any) -> None:
@@ -166,6 +201,22 @@ async def _sign_in_command(manager: McpManager, action: str, names: list[str], c
         finally:
             closing.abort()
 
+    if ctx.mode == "tui":
+        from pi_mcp.manage import McpDialogue
+
+        failure: list[str] = []
+
+        async def sign_in_here(panel: McpPanel) -> None:
+            message = await McpDialogue(manager, panel, ctx).sign_in(server)
+            if message is not None:
+                failure.append(message)
+
+        await _in_panel(ctx, sign_in_here)
+        if failure:
+            ctx.ui.notify(failure[0], "info" if failure[0] == "Sign-in cancelled." else "error")
+            return
+        ctx.ui.notify(f'Signed in to MCP server "{name}" ({len(server.tools)} tools).')
+        return
     try:
         await server.sign_in(show_url=show, paste=paste if ctx.has_ui else None)
     except (SignInError, OSError) as error:
