@@ -40,7 +40,35 @@ def register_commands(register: Callable[..., None]) -> None:
         "mcp",
         _mcp_command,
         description="Manage MCP servers: sign in, reconnect, enable or disable, change exposure",
+        get_argument_completions=_mcp_completions,
     )
+
+
+ACTIONS = ("login", "logout", "reconnect")
+
+
+def _mcp_completions(prefix: str) -> list[dict[str, str]] | None:
+    """``/mcp`` arguments: the sub-commands, then the servers each applies to (OAuth servers for
+    login and logout, enabled ones for reconnect), with their state."""
+    import re
+
+    action, *rest = re.split(r"\s+", prefix.lstrip())
+    if not rest:
+        return [{"value": f"{a} ", "label": a} for a in ACTIONS if a.startswith(action)] or None
+    manager = _state.get("manager")
+    if len(rest) > 1 or action not in ACTIONS or manager is None:
+        return None
+    from pi_mcp.manage import describe_state
+
+    items = []
+    for name, server in manager.servers.items():
+        config = manager.configs.get(name, server.config)
+        fits = config.enabled if action == "reconnect" else server.oauth_url is not None
+        if fits and name.startswith(rest[0]):
+            items.append(
+                {"value": f"{action} {name}", "label": name, "description": describe_state(server, config)}
+            )
+    return items or None
 
 
 @hookimpl
