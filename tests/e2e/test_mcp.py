@@ -174,6 +174,20 @@ def test_a_server_killed_mid_call_and_broken_servers_give_clear_errors(pi_env: P
     assert not any(n.startswith("mcp__mute__") for n in tool_names(pi_env.server.requests[0].body))
 
 
+def test_a_failed_stdio_server_shows_the_end_of_its_stderr(pi_env: PiEnv) -> None:
+    complain = (
+        "import sys; sys.stderr.write('starting\\n' + 'x' * 3000 + '\\nset DEMO_TOKEN first\\n'); sys.exit(3)"
+    )
+    write_config(pi_env, {"grumpy": {"command": sys.executable, "args": ["-c", complain]}})
+    listed = pi_env.run("mcp", "list", model=None, timeout=60)
+    assert listed.returncode == 1
+    error = listed.stdout.split("  error: ", 1)[1]
+    assert "\n    " + "x" * 1979 + "\n    set DEMO_TOKEN first" in error  # its last 2,000 characters
+    assert "starting" not in error
+    log = (pi_env.agent_dir / "mcp.log").read_text()
+    assert "starting\n" in log and "set DEMO_TOKEN first" in log  # all of it still goes to mcp.log
+
+
 def test_malformed_mcp_json_names_line_and_column(pi_env: PiEnv) -> None:
     (pi_env.agent_dir / "mcp.json").write_text('{\n  "mcpServers": {\n    "a": {"command": "x",}\n  }\n}\n')
     pi_env.server.add(text_turn("fine"))

@@ -209,7 +209,8 @@ def _list(args: argparse.Namespace) -> int:
             if row["state"] == "needs-auth":
                 print(f"  sign in with: pi mcp login {row['name']}")
             elif row["error"]:
-                print(f"  error: {row['error']}")
+                error = str(row["error"]).replace("\n", "\n    ")  # with the end of its stderr
+                print(f"  error: {error}")
             for tool in row["tools"]:
                 mark = f"  [{tool['exposure']}]" if tool["exposure"] != row["exposure"] else ""
                 print(f"  {tool['name']}{mark}")

@@ -18,9 +18,12 @@ import time
 from collections.abc import Callable, Coroutine
 from datetime import timedelta
 from pathlib import Path
-from typing import IO, Any, Literal, TextIO, cast
+from typing import IO, TYPE_CHECKING, Any, Literal, TextIO, cast
 
 from pi_core.ai.sdk_import import import_in_background
+
+if TYPE_CHECKING:
+    from pi_mcp.stdio import StderrTail
 
 from pi_mcp.config import McpValueError, ServerConfig, resolve_value
 from pi_mcp.oauth import (
@@ -95,6 +98,8 @@ class McpServer:
         self._task: asyncio.Task[None] | None = None
         self._sdk: concurrent.futures.Future[None] | None = None
         self._refresh: asyncio.Task[None] | None = None
+        #: The end of the stdio server's stderr in this connection (shown when it fails).
+        self._stderr: StderrTail | None = None
 
     @property
     def state(self) -> State:
@@ -114,6 +119,7 @@ class McpServer:
             return
         self.state = "connecting"
         self.last_error = None
+        self._stderr = None
         self._settled.clear()
         self._sdk = _import_sdk(self.config.kind)
         self._stop.clear()
@@ -229,7 +235,8 @@ class McpServer:
                     self.on_sign_in_needed(self)
                 return
         text = error if isinstance(error, str) else _describe(error)
-        self.last_error = text
+        said = self._stderr.text if self._stderr is not None else ""
+        self.last_error = f"{text}\n{said}" if said else text
         self.state = "failed"
         self.session = None
         self._settled.set()
@@ -318,7 +325,10 @@ class McpServer:
             from pi_mcp import stdio
 
             if stdio.supported():
-                return stdio.stdio_transport(command, args, env=env, cwd=cwd, errlog=self.log)
+                self._stderr = stdio.StderrTail()
+                return stdio.stdio_transport(
+                    command, args, env=env, cwd=cwd, errlog=self.log, tail=self._stderr
+                )
             params = StdioServerParameters(command=command, args=args, env=env, cwd=str(cwd))
             return stdio_client(params, errlog=cast(TextIO, self.log))
         headers = dict(values)

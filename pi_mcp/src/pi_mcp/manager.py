@@ -696,7 +696,8 @@ class McpManager:
             line = f"{row['name']}: {row['state']}, {len(row['tools'])} tools, {row['exposure']}"
             line += f" ({row['source']})"
             if row["error"]:
-                line += f"\n  last error: {row['error']}"
+                error = str(row["error"]).replace("\n", "\n    ")
+                line += f"\n  last error: {error}"
             if row["tools"]:
                 line += "\n  " + ", ".join(row["tools"])
             lines.append(line)

@@ -7,11 +7,13 @@ message over :func:`max_message_bytes` is dropped as it streams in (nothing of i
 first bytes), and when those name the request it answers, that request fails at once with an error
 saying so instead of waiting for its timeout. The server starts in a new session (process group);
 on exit its stdin is closed, it has 0.5 s to leave, then the group gets SIGTERM and, 2 s later,
-SIGKILL (pi 1.6.0's sequence; the SDK waits 2 s before SIGTERM).
+SIGKILL (pi 1.6.0's sequence; the SDK waits 2 s before SIGTERM). Its stderr goes on to
+``mcp.log``, and its last 2,000 characters are kept for the error of a server that fails.
 """
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import json
 import os
@@ -34,6 +36,8 @@ _HEAD_BYTES = 512
 #: and as long again after SIGTERM before SIGKILL.
 _GRACE = 0.5
 _TERM_WAIT = 2.0
+#: Characters of a failed server's stderr shown with its error (pi 1.6.0's figure).
+STDERR_TAIL_CHARS = 2000
 #: ``"id": 7`` or ``"id": "x"`` near the start of a response.
 _ID = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")')
 
@@ -113,20 +117,40 @@ def too_big_reply(head: bytes, size: int, limit: int) -> types.JSONRPCMessage | 
     return types.JSONRPCMessage(error)
 
 
+class StderrTail:
+    """The end of what a server wrote to stderr, for its error once it failed."""
+
+    def __init__(self, limit: int = STDERR_TAIL_CHARS) -> None:
+        self.limit = limit
+        self._text = ""
+
+    def add(self, text: str) -> None:
+        self._text = (self._text + text)[-4 * self.limit :]
+
+    @property
+    def text(self) -> str:
+        return self._text.strip()[-self.limit :]
+
+
 @contextlib.asynccontextmanager
 async def stdio_transport(
-    command: str, args: list[str], *, env: dict[str, str], cwd: Path, errlog: IO[str]
+    command: str,
+    args: list[str],
+    *,
+    env: dict[str, str],
+    cwd: Path,
+    errlog: IO[str],
+    tail: StderrTail | None = None,
 ) -> AsyncIterator[tuple[Any, Any]]:
-    """``(read_stream, write_stream)`` of a started server, as the SDK's transports yield them."""
+    """``(read_stream, write_stream)`` of a started server, as the SDK's transports yield them;
+    its stderr is copied to ``errlog`` and the end of it kept in ``tail``."""
     from mcp.os.posix.utilities import terminate_posix_process_tree
 
     limit = max_message_bytes()
     reader_send, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, writer_receive = anyio.create_memory_object_stream[SessionMessage](0)
     try:
-        process = await anyio.open_process(
-            [command, *args], env=env, stderr=errlog, cwd=cwd, start_new_session=True
-        )
+        process = await anyio.open_process([command, *args], env=env, cwd=cwd, start_new_session=True)
     except OSError:
         for stream in (read_stream, write_stream, reader_send, writer_receive):
             await stream.aclose()
@@ -166,6 +190,21 @@ async def stdio_transport(
         except anyio.ClosedResourceError:
             await anyio.lowlevel.checkpoint()
 
+    async def copy_stderr() -> None:
+        assert process.stderr is not None
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        while True:
+            try:
+                data = await process.stderr.receive(_READ_SIZE)
+            except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+                return
+            text = decoder.decode(data)
+            if tail is not None:
+                tail.add(text)
+            with contextlib.suppress(OSError, ValueError):
+                errlog.write(text)
+                errlog.flush()
+
     async def write_stdin() -> None:
         assert process.stdin is not None
         try:
@@ -178,6 +217,7 @@ async def stdio_transport(
 
     async with anyio.create_task_group() as group, process:
         group.start_soon(read_stdout)
+        group.start_soon(copy_stderr)
         group.start_soon(write_stdin)
         try:
             yield read_stream, write_stream
