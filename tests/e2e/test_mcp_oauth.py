@@ -220,7 +220,11 @@ def test_bad_oauth_settings_and_servers_that_cannot_sign_in(pi_env: PiEnv) -> No
     unknown = pi_env.run("mcp", "logout", "tko", model=None)
     assert unknown.returncode == 1
     assert 'no MCP server named "tko". Did you mean "tok"? Configured: tok.' in unknown.stderr
-    for result in (listed, login, unknown):
+    # Print mode has nobody to open the page or paste an address: /mcp login says so and stops.
+    write_config(pi_env, {"sec": {"url": "http://127.0.0.1:9/mcp"}})
+    printed = pi_env.run("-p", "/mcp login sec", timeout=60)
+    assert 'Signing in to MCP server "sec" requires interactive mode.' in printed.stderr
+    for result in (listed, login, unknown, printed):
         assert "Traceback" not in result.stdout + result.stderr
 
 

@@ -190,6 +190,10 @@ async def _sign_in_command(manager: McpManager, action: str, names: list[str], c
             return
         server = pool[0]
     name = server.name
+    if action == "login" and not ctx.has_ui:
+        # Print and JSON mode: nobody could paste an address or see the page, as pi 1.6.0 says.
+        ctx.ui.notify(f'Signing in to MCP server "{name}" requires interactive mode.', "error")
+        return
     manager.ctx = ctx  # the server's tools are registered again through this command's context
     if action == "logout":
         try:
