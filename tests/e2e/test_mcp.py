@@ -424,6 +424,23 @@ def test_tools_list_changed_and_servers_plugins_register(pi_env: PiEnv, tmp_path
     ]
 
 
+def test_a_registered_server_mcp_json_overrides_is_listed_as_overridden(
+    pi_env: PiEnv, tmp_path: Path
+) -> None:
+    write_config(pi_env, {"ext": {"command": "/no/such/program-xyz"}})
+    ext = tmp_path / "ext.py"
+    ext.write_text(
+        "from pi_core import hookimpl\n\n\n@hookimpl\ndef session_start(event, ctx):\n"
+        "    ctx.register_mcp_server('ext', {'command': 'srv'})\n"
+    )
+    result = pi_env.run("-p", "-e", str(ext), "/mcp", timeout=60)
+    assert result.returncode == 0, result.stderr
+    line = next(line for line in result.stderr.splitlines() if line.startswith("overridden: "))
+    assert line.startswith('overridden: "ext" registered by ')
+    assert line.endswith(f'is overridden by "ext" in {pi_env.agent_dir / "mcp.json"}')
+    assert "ext: failed" in result.stderr
+
+
 def test_rpc_lists_the_mcp_command_and_mcp_reports_and_reconnects(pi_env: PiEnv) -> None:
     write_config(pi_env, {"demo": demo(exposure="direct"), "gone": {"command": "/no/such/program-xyz"}})
     rpc = pi_env.rpc()

@@ -114,7 +114,10 @@ class McpDialogue:
         return Menu(
             title="MCP servers",
             items=items,
-            error="\n".join(f"config: {line}" for line in manager.errors),
+            error="\n".join(
+                [f"config: {line}" for line in manager.errors]
+                + [f"overridden: {line}" for line in manager.overridden]
+            ),
             empty=f"No MCP servers configured. Add them to {manager.agent_dir / 'mcp.json'} or .pi/mcp.json.",
             confirm="manage",
             cancel="close",

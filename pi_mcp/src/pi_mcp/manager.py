@@ -169,6 +169,8 @@ class McpManager:
         self.watchers: set[Callable[[], None]] = set()
         #: Reconnects and enable/disable changes the ``/mcp`` panel started and does not wait for.
         self._background: set[asyncio.Task[None]] = set()
+        #: Plugins' servers that an ``mcp.json`` entry of the same name replaces, one line each.
+        self.overridden: list[str] = []
         #: One change of a server's connection at a time (a Disable still stopping it, then Enable).
         self._changing: dict[str, asyncio.Lock] = {}
 
@@ -206,9 +208,15 @@ class McpManager:
     def _merge_registered(
         self, loaded: LoadedConfig, registered: dict[str, tuple[str, dict[str, Any]]]
     ) -> None:
+        self.overridden = []
         for name, (plugin, raw) in registered.items():
-            if any(n.replace("-", "_") == name.replace("-", "_") for n in loaded.servers):
-                continue  # a file entry of that name takes precedence
+            same = [c for n, c in loaded.servers.items() if n.replace("-", "_") == name.replace("-", "_")]
+            if same:  # a file entry of that name takes precedence
+                where = self.config_file(same[0]) or same[0].source
+                self.overridden.append(
+                    f'"{name}" registered by {plugin} is overridden by "{same[0].name}" in {where}'
+                )
+                continue
             checked = validate(name, raw, f"plugin:{plugin}")
             if isinstance(checked, str):
                 loaded.errors.append(f"registered server: {checked}")
@@ -685,7 +693,7 @@ class McpManager:
         return rows
 
     def status_text(self) -> str:
-        if not self.servers and not self.errors:
+        if not self.servers and not self.errors and not self.overridden:
             return "No MCP servers configured (~/.pi/agent/mcp.json, .pi/mcp.json)"
         lines = []
         for row in self.snapshot():
@@ -702,4 +710,5 @@ class McpManager:
                 line += "\n  " + ", ".join(row["tools"])
             lines.append(line)
         lines.extend(f"config: {e}" for e in self.errors)
+        lines.extend(f"overridden: {line}" for line in self.overridden)
         return "\n".join(lines)
