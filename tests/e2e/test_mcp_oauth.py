@@ -242,7 +242,7 @@ def test_mcp_login_and_logout_inside_a_session(
     try:
         assert rpc.call({"type": "prompt", "message": "/mcp"}, 90)["success"] is True
         shown = notice("sec:")
-        assert "sec: needs sign-in, run /mcp login sec" in shown["message"]
+        assert shown["message"] == "sec: needs sign-in, run /mcp login sec (direct)"
         assert rpc.call({"type": "prompt", "message": "/mcp login"}, 90)["success"] is True
         assert f"http://127.0.0.1:{port}/authorize?" in notice("Open this page")["message"]
         assert notice("Signed in")["message"] == 'Signed in to MCP server "sec" (2 tools).'

@@ -676,39 +676,24 @@ class McpManager:
 
     # --- reports ----------------------------------------------------------------------------------
 
-    def snapshot(self) -> list[dict[str, Any]]:
-        rows = []
-        for name, server in self.servers.items():
-            tools = [t for t, (owner, _m) in self.tool_map.items() if owner == name]
-            rows.append(
-                {
-                    "name": name,
-                    "state": server.state,
-                    "source": server.config.source,
-                    "exposure": server.config.exposure,
-                    "tools": tools,
-                    "error": server.last_error,
-                }
-            )
-        return rows
-
     def status_text(self) -> str:
-        if not self.servers and not self.errors and not self.overridden:
-            return "No MCP servers configured (~/.pi/agent/mcp.json, .pi/mcp.json)"
+        """What ``/mcp`` says where there is no panel, in pi 1.6.0's words: one line per server
+        (state, tool count, exposure as configured), its error indented under it."""
+        if not self.configs and not self.errors and not self.overridden:
+            return f"No MCP servers configured. Add them to {self.agent_dir / 'mcp.json'} or .pi/mcp.json."
         lines = []
-        for row in self.snapshot():
-            if row["state"] == "needs-auth":
-                name, where = row["name"], f"{row['exposure']}, {row['source']}"
-                lines.append(f"{name}: needs sign-in, run /mcp login {name} ({where})")
+        for name, config in self.configs.items():
+            server = self.servers.get(name)
+            exposure = config.raw.get("exposure", "codemode")
+            state = server.state if server is not None and config.enabled else "disabled"
+            if state == "needs-auth":
+                lines.append(f"{name}: needs sign-in, run /mcp login {name} ({exposure})")
                 continue
-            line = f"{row['name']}: {row['state']}, {len(row['tools'])} tools, {row['exposure']}"
-            line += f" ({row['source']})"
-            if row["error"]:
-                error = str(row["error"]).replace("\n", "\n    ")
-                line += f"\n  last error: {error}"
-            if row["tools"]:
-                line += "\n  " + ", ".join(row["tools"])
+            tools = f", {len(server.tools)} tools" if server is not None and state == "connected" else ""
+            line = f"{name}: {state}{tools} ({exposure})"
+            if server is not None and server.last_error and state != "connected":
+                line += "\n    " + server.last_error.replace("\n", "\n    ")
             lines.append(line)
-        lines.extend(f"config: {e}" for e in self.errors)
+        lines.extend(f"config error: {e}" for e in self.errors)
         lines.extend(f"overridden: {line}" for line in self.overridden)
         return "\n".join(lines)
