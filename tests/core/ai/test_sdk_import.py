@@ -231,3 +231,108 @@ def test_clients_share_one_tls_context_per_certificate_setting(sdk: str, tmp_pat
         "certificates": True,
         "timeout": True,
     }
+
+
+def make_traced_package(root: Path) -> None:
+    """An SDK-shaped package whose client binds a function of a lazy helpers package at import,
+    as ``anthropic._base_client`` binds ``finish_api_call_span`` from its tracing helpers."""
+    top = root / "tracedsdk"
+    (top / "helpers").mkdir(parents=True)
+    (top / "__init__.py").write_text("from ._client import call\nINIT_RAN = True\n")
+    (top / "_client.py").write_text(
+        "from .helpers import finish, Config\n\ndef call(value):\n    return finish(Config(), value)\n"
+    )
+    (top / "helpers" / "__init__.py").write_text(
+        "from ._heavy import finish as finish\nfrom ._config import Config as Config\n"
+    )
+    (top / "helpers" / "_config.py").write_text("class Config:\n    pass\n")
+    (top / "helpers" / "_heavy.py").write_text("def finish(config, value):\n    return ['real', value]\n")
+
+
+TRACED_SETUP = """
+    import importlib, json, sys
+    from pi_core.ai import sdk_import
+    sdk_import._LAZY_HELPERS = sdk_import._LAZY_HELPERS | {"tracedsdk.helpers"}
+    sdk_import._DEFERRED_CALLS["tracedsdk.helpers"] = frozenset({"finish"})
+    sys.meta_path.insert(0, sdk_import._Finder(frozenset({"tracedsdk"})))
+    client = importlib.import_module("tracedsdk._client")
+    helpers = sys.modules["tracedsdk.helpers"]
+    deferred = "tracedsdk.helpers._heavy" not in sys.modules and "_heavy" not in vars(helpers)
+
+    def real_everywhere():
+        heavy = sys.modules["tracedsdk.helpers._heavy"]
+        return client.finish is heavy.finish and helpers.finish is heavy.finish
+"""
+
+
+@pytest.mark.parametrize(
+    "trigger",
+    [
+        "result = client.call(7)",  # the first call
+        "result = sys.modules['tracedsdk'].INIT_RAN and client.call(7)",  # the SDK's full __init__
+        "importlib.import_module('tracedsdk.helpers._heavy'); helpers.Config; result = client.call(7)",
+    ],
+)
+def test_a_deferred_function_becomes_the_real_one_wherever_it_was_bound(tmp_path: Path, trigger: str) -> None:
+    make_traced_package(tmp_path)
+    script = (
+        TRACED_SETUP
+        + f"""
+    {trigger}
+    print(json.dumps({{"deferred": deferred, "result": result, "real": real_everywhere()}}))
+    """
+    )
+    assert run(script, path=tmp_path) == {"deferred": True, "result": ["real", 7], "real": True}
+
+
+def test_full_init_leaves_no_stand_in() -> None:
+    script = """
+        import json, sys
+        from pi_core.ai.sdk_import import import_client_modules
+        import_client_modules("anthropic")
+        heavy = ("anthropic.lib._tracing._api_call", "anthropic.types.beta.message_create_params")
+        tracing = [m for m in heavy if m in sys.modules]
+        import anthropic
+        anthropic.AsyncAnthropic  # runs the SDK's __init__
+        from anthropic import _base_client
+        from anthropic.lib._tracing import _api_call
+        print(json.dumps({
+            "tracing_before_init": tracing,
+            "real": _base_client.finish_api_call_span is _api_call.finish_api_call_span,
+        }))
+    """
+    assert run(script) == {"tracing_before_init": [], "real": True}
+
+
+def test_the_sdk_typed_client_after_pi_s_import_has_the_real_tracing_helpers() -> None:
+    """A plugin's own client, used through the SDK's typed ``messages.create``, after pi's path
+    imported the client modules: the resource module imports the tracing helpers, the stand-in
+    in the base client gives way to the real function, and the request streams as usual."""
+    script = """
+        import asyncio, json, sys
+        from pi_core.ai.sdk_import import import_client_modules, sdk_object
+        from pi_core.testing import LoopbackLLMServer, text_turn
+        import_client_modules("anthropic")
+        client_class = sdk_object("anthropic._client", "AsyncAnthropic")
+        with LoopbackLLMServer() as server:
+            server.add(text_turn("hello"))
+
+            async def main():
+                url = server.base_url("anthropic-messages")
+                client = client_class(api_key="k", base_url=url, max_retries=0)
+                stream = await client.messages.create(
+                    model="m", max_tokens=5, stream=True, messages=[{"role": "user", "content": "hi"}]
+                )
+                kinds = [event.type async for event in stream]
+                await client.close()
+                return kinds
+
+            kinds = asyncio.run(main())
+        from anthropic import _base_client
+        from anthropic.lib._tracing import _api_call
+        print(json.dumps({
+            "first": kinds[0], "last": kinds[-1],
+            "real": _base_client.finish_api_call_span is _api_call.finish_api_call_span,
+        }))
+    """
+    assert run(script) == {"first": "message_start", "last": "message_stop", "real": True}

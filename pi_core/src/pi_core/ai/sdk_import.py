@@ -17,6 +17,9 @@ cost is in two kinds of package ``__init__`` the SDKs' code generator writes:
   anthropic._client`` pays only for the client. Code that uses ``anthropic.X`` gets exactly what an
   eager import gives, a moment later.
 
+One function the Anthropic base client binds from its tracing helpers at import is handed out as
+a stand-in until its module is needed (:class:`_Forwarder`).
+
 Only the SDK's *types* packages (``types`` in the dotted name) and :data:`_LAZY_HELPERS` are made
 lazy, and only when their ``__init__.py`` is nothing but docstrings, ``from __future__`` lines,
 relative ``from .x import a [as b]`` lines and an ``__all__`` list; everything else keeps the
@@ -33,13 +36,14 @@ import asyncio
 import concurrent.futures
 import importlib
 import importlib.machinery
+import importlib.util
 import os
 import sys
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 if TYPE_CHECKING:
     import importlib.abc
@@ -318,9 +322,13 @@ def _resolve(package: str, where: str, attribute: str) -> Any:
 class _LazyExports:
     """A re-export package whose names are bound on first access."""
 
-    def __init__(self, exports: _Exports, submodules: set[str]) -> None:
+    def __init__(
+        self, exports: _Exports, submodules: set[str], deferred_calls: frozenset[str] = frozenset()
+    ) -> None:
         self.exports = exports
         self.submodules = submodules
+        #: functions handed out as :class:`_Forwarder` while their module is not imported
+        self.deferred_calls = deferred_calls
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
         return None
@@ -335,6 +343,11 @@ class _LazyExports:
 
         def __getattr__(name: str) -> Any:
             target = plan.get(name)
+            if name in self.deferred_calls and target is not None:
+                forwarder = _Forwarder.get(package, name, target)
+                if not forwarder.source_imported():
+                    return forwarder  # not bound here: a later lookup may find the module imported
+                return forwarder.materialize()
             if target is not None:
                 value = _resolve(package, *target)
             elif name in submodules:
@@ -342,6 +355,7 @@ class _LazyExports:
             else:
                 raise AttributeError(f"module {package!r} has no attribute {name!r}")
             setattr(module, name, value)
+            _Forwarder.materialize_imported(package)
             return value
 
         def __dir__() -> list[str]:
@@ -383,6 +397,7 @@ class _DeferredInit:
                         if module.__dict__.get(hook) is ours:
                             del module.__dict__[hook]
                     self.real.exec_module(module)
+                    _Forwarder.materialize_all(package)  # the whole SDK is loaded now: no stand-ins left
 
         def __getattr__(name: str) -> Any:
             if name in self.submodules and not self.done:
@@ -405,9 +420,81 @@ class _DeferredInit:
         module.__dir__ = __dir__  # type: ignore[method-assign]
 
 
+class _Forwarder:
+    """Stands in for a function of a module that is not imported yet, and calls it when called.
+
+    The one use: ``anthropic._base_client`` binds ``finish_api_call_span`` from the SDK's tracing
+    helpers at import, and the module defining it imports the typed request parameters of the
+    Messages and beta Messages APIs (about 700 modules, 40 % of the client's import). The base
+    client calls it only for a client that records OpenTelemetry spans, and pi's clients record
+    none (``open_telemetry=False``), so on pi's path the module is never needed. The first call,
+    a lookup of the name once its module is imported, and the SDK's full ``__init__`` (which
+    imports that module anyway) put the real function in place of the stand-in in every module
+    of the SDK that bound it, so code that imports the whole SDK sees what an eager import gives.
+    """
+
+    _all: ClassVar[dict[tuple[str, str], _Forwarder]] = {}
+    _lock: ClassVar[threading.RLock] = threading.RLock()
+
+    def __init__(self, package: str, name: str, target: tuple[str, str]) -> None:
+        self.package = package
+        self.name = name
+        self.source = importlib.util.resolve_name(target[0], package) if target[0] != "." else package
+        self.attribute = target[1]
+        self.real: Any = None
+        self.__name__ = self.__qualname__ = target[1]
+        self.__module__ = self.source
+
+    @classmethod
+    def get(cls, package: str, name: str, target: tuple[str, str]) -> _Forwarder:
+        with cls._lock:
+            forwarder = cls._all.get((package, name))
+            if forwarder is None:
+                forwarder = cls._all[(package, name)] = cls(package, name, target)
+            return forwarder
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.materialize()(*args, **kwargs)
+
+    def source_imported(self) -> bool:
+        return self.source in sys.modules
+
+    def materialize(self) -> Any:
+        """Import the real function and bind it wherever this stand-in is bound."""
+        with self._lock:
+            if self.real is None:
+                self.real = getattr(importlib.import_module(self.source), self.attribute)
+                root = self.package.partition(".")[0]
+                for module_name, module in list(sys.modules.items()):
+                    if module is None or not (module_name == root or module_name.startswith(root + ".")):
+                        continue
+                    namespace = getattr(module, "__dict__", {})
+                    for key, value in list(namespace.items()):
+                        if value is self:
+                            namespace[key] = self.real
+                setattr(sys.modules[self.package], self.name, self.real)
+            return self.real
+
+    @classmethod
+    def materialize_imported(cls, package: str) -> None:
+        """Replace the stand-ins of ``package`` whose module something else has imported since."""
+        for forwarder in [f for f in cls._all.values() if f.package == package and f.real is None]:
+            if forwarder.source_imported():
+                forwarder.materialize()
+
+    @classmethod
+    def materialize_all(cls, root: str) -> None:
+        for forwarder in [f for f in cls._all.values() if f.package.partition(".")[0] == root]:
+            forwarder.materialize()
+
+
 #: Re-export packages outside ``types`` whose submodules need nothing optional: the helpers
-#: ``openai._client`` pulls in (structured-output parsing and pydantic tool schemas).
-_LAZY_HELPERS = frozenset({"openai.lib"})
+#: ``openai._client`` pulls in (structured-output parsing and pydantic tool schemas), and the
+#: Anthropic SDK's tracing helpers, which the base client imports (see :class:`_Forwarder`).
+_LAZY_HELPERS = frozenset({"openai.lib", "anthropic.lib._tracing"})
+
+#: Functions of lazy packages handed out as :class:`_Forwarder` until their module is imported.
+_DEFERRED_CALLS = {"anthropic.lib._tracing": frozenset({"finish_api_call_span"})}
 
 
 def _may_be_lazy(fullname: str) -> bool:
@@ -441,7 +528,8 @@ class _Finder:
         submodules = _submodule_names(spec.submodule_search_locations)
         found = _plan(source) if _may_be_lazy(fullname) else None
         if found is not None:
-            spec.loader = cast("importlib.abc.Loader", _LazyExports(found, submodules))
+            deferred = _DEFERRED_CALLS.get(fullname, frozenset())
+            spec.loader = cast("importlib.abc.Loader", _LazyExports(found, submodules, deferred))
         elif fullname in self.roots:
             spec.loader = cast("importlib.abc.Loader", _DeferredInit(spec.loader, submodules))
         return spec

@@ -346,6 +346,7 @@ def _run(
             default_headers=_headers(model, context, options, oauth),
             **({"auth_token": options.api_key or ""} if bearer else {"api_key": options.api_key or ""}),
             **client_kwargs(options, "anthropic"),
+            **_NO_SPANS,
         )
 
     return stream_sdk_request(
@@ -361,6 +362,8 @@ def _run(
 
 
 _client_class: type | None = None
+#: Client options that switch off the SDK's OpenTelemetry spans (filled by anthropic_client_class)
+_NO_SPANS: dict[str, Any] = {}
 
 
 def anthropic_client_class() -> type:
@@ -369,10 +372,18 @@ def anthropic_client_class() -> type:
     The Python SDK (2.x) sends any key as ``Authorization: Bearer``; proxies and gateways that
     check ``x-api-key`` refuse that. OAuth tokens (``auth_token``) stay Bearer. Built on first use,
     so that importing this module does not import the SDK.
+
+    pi records no traces; an SDK release that records OpenTelemetry spans by default is told not
+    to (``open_telemetry=False``): no span work per request, and its tracing helpers, which
+    import about 700 modules of request types, are never loaded (docs/providers.md).
     """
     global _client_class
     if _client_class is None:
+        import inspect
+
         base = sdk_object("anthropic._client", "AsyncAnthropic")
+        if "open_telemetry" in inspect.signature(base.__init__).parameters:
+            _NO_SPANS["open_telemetry"] = False
 
         class PiAnthropic(base):  # type: ignore[misc,valid-type]
             @property
