@@ -329,3 +329,24 @@ async def test_provider_outside_cancellation_propagates(pi_llm_server: LoopbackL
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
+
+
+async def test_anthropic_event_that_is_not_an_object_fails_the_stream(
+    pi_llm_server: LoopbackLLMServer,
+) -> None:
+    """The SDK hands Anthropic's events over as the JSON values they are; one that is not an
+    object (a proxy's stray line, say) fails the reply with a message naming it."""
+    from pi_core.ai.messages import AssistantMessage
+    from pi_core.ai.providers._base import StreamFailure
+    from pi_core.ai.providers.anthropic import _consume
+
+    async def events() -> Any:
+        yield {"type": "message_start", "message": {"id": "msg_1", "usage": {"input_tokens": 3}}}
+        yield ["not", "an", "object"]
+
+    model = pi_llm_server.model("anthropic-messages")
+    output = AssistantMessage(api=model.api, provider=model.provider, model=model.id)
+    with pytest.raises(StreamFailure, match=r"Malformed stream event \(not a JSON object\)"):
+        async for _ in _consume(events(), model, ctx(), False, output):
+            pass
+    assert output.response_id == "msg_1" and output.usage.input == 3

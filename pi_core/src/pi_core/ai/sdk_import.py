@@ -209,12 +209,7 @@ async def settle_guarded_imports() -> None:
 
 #: The modules a request imports, per SDK (the types its stream is parsed into included).
 _CLIENT_MODULES = {
-    "anthropic": (
-        "anthropic._client",
-        "anthropic._streaming",
-        "anthropic.types.message",
-        "anthropic.types.raw_message_stream_event",
-    ),
+    "anthropic": ("anthropic._client", "anthropic._streaming"),  # its events arrive as plain dicts
     "openai": (
         "openai._client",
         "openai._streaming",

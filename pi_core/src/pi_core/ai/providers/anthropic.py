@@ -397,17 +397,25 @@ def anthropic_client_class() -> type:
 
 
 async def _send(client: Any, body: dict[str, Any] | bytes, request: dict[str, Any]) -> Any:
+    # ``AsyncStream[object]``: the SDK decodes the SSE stream (and raises its error events as API
+    # errors) but hands each event over as the JSON object it is, the way pi's TypeScript SDK
+    # does. Typed events would cost a pydantic object per delta and, before the first request,
+    # the import of the ~150 modules of the Messages response types.
     AsyncStream = sdk_object("anthropic._streaming", "AsyncStream")
-    from anthropic.types import Message, RawMessageStreamEvent
-
     return await sdk_post(
-        client,
-        "/v1/messages",
-        body,
-        request,
-        cast_to=Message,
-        stream_cls=AsyncStream[RawMessageStreamEvent],
+        client, "/v1/messages", body, request, cast_to=object, stream_cls=AsyncStream[object]
     )
+
+
+def _event_fields(event: Any) -> dict[str, Any]:
+    if not isinstance(event, dict):
+        raise StreamFailure(f"Malformed stream event (not a JSON object): {str(event)[:200]!r}")
+    return event
+
+
+def _object(value: Any) -> dict[str, Any]:
+    """A nested JSON object of an event, or an empty one where the server sent none (or null)."""
+    return value if isinstance(value, dict) else {}
 
 
 async def _consume(
@@ -419,85 +427,83 @@ async def _consume(
     usage = output.usage
     saw_start = saw_stop = False
     tools = context.tools or []
-    async for event in response:
-        kind = event.type
+    async for item in response:
+        event = _event_fields(item)
+        kind = event.get("type")
         if kind == "content_block_delta":
-            at = index_of.get(event.index)
+            at = index_of.get(event.get("index", -1))
             if at is None:
                 continue
             block = blocks[at]
-            delta = event.delta
-            dtype = delta.type
+            delta = _object(event.get("delta"))
+            dtype = delta.get("type")
             if dtype == "text_delta" and isinstance(block, TextContent):
-                block.text += delta.text
+                text = delta.get("text") or ""
+                block.text += text
                 yield construct(
                     TextDeltaEvent,
-                    {"type": "text_delta", "content_index": at, "delta": delta.text, "partial": output},
+                    {"type": "text_delta", "content_index": at, "delta": text, "partial": output},
                 )
             elif dtype == "thinking_delta" and isinstance(block, ThinkingContent):
-                block.thinking += delta.thinking
+                thinking = delta.get("thinking") or ""
+                block.thinking += thinking
                 yield construct(
                     ThinkingDeltaEvent,
-                    {
-                        "type": "thinking_delta",
-                        "content_index": at,
-                        "delta": delta.thinking,
-                        "partial": output,
-                    },
+                    {"type": "thinking_delta", "content_index": at, "delta": thinking, "partial": output},
                 )
             elif dtype == "input_json_delta" and isinstance(block, ToolCall):
-                raw_json[at] += delta.partial_json
+                piece = delta.get("partial_json") or ""
+                raw_json[at] += piece
                 block.arguments = parse_streaming_json(raw_json[at])
                 yield construct(
                     ToolCallDeltaEvent,
-                    {
-                        "type": "toolcall_delta",
-                        "content_index": at,
-                        "delta": delta.partial_json,
-                        "partial": output,
-                    },
+                    {"type": "toolcall_delta", "content_index": at, "delta": piece, "partial": output},
                 )
             elif dtype == "signature_delta" and isinstance(block, ThinkingContent):
-                block.thinking_signature = (block.thinking_signature or "") + delta.signature
+                block.thinking_signature = (block.thinking_signature or "") + (delta.get("signature") or "")
         elif kind == "message_start":
             saw_start = True
-            output.response_id = event.message.id
-            start_usage = event.message.usage
-            usage.input = start_usage.input_tokens or 0
-            usage.output = start_usage.output_tokens or 0
-            usage.cache_read = start_usage.cache_read_input_tokens or 0
-            usage.cache_write = start_usage.cache_creation_input_tokens or 0
-            creation = getattr(start_usage, "cache_creation", None)
-            usage.cache_write_1h = (getattr(creation, "ephemeral_1h_input_tokens", 0) if creation else 0) or 0
+            message = _object(event.get("message"))
+            output.response_id = message.get("id")
+            start_usage = _object(message.get("usage"))
+            usage.input = start_usage.get("input_tokens") or 0
+            usage.output = start_usage.get("output_tokens") or 0
+            usage.cache_read = start_usage.get("cache_read_input_tokens") or 0
+            usage.cache_write = start_usage.get("cache_creation_input_tokens") or 0
+            creation = _object(start_usage.get("cache_creation"))
+            usage.cache_write_1h = creation.get("ephemeral_1h_input_tokens") or 0
             finish_usage(model, usage)
         elif kind == "content_block_start":
-            cb = event.content_block
+            cb = _object(event.get("content_block"))
+            ctype = cb.get("type")
             at = len(blocks)
-            if cb.type == "text":
+            if ctype == "text":
                 blocks.append(TextContent(text=""))
                 yield TextStartEvent(content_index=at, partial=output)
-            elif cb.type == "thinking":
+            elif ctype == "thinking":
                 blocks.append(ThinkingContent(thinking="", thinking_signature=""))
                 yield ThinkingStartEvent(content_index=at, partial=output)
-            elif cb.type == "redacted_thinking":
+            elif ctype == "redacted_thinking":
                 blocks.append(
                     ThinkingContent(
-                        thinking="[Reasoning redacted]", thinking_signature=cb.data, redacted=True
+                        thinking="[Reasoning redacted]",
+                        thinking_signature=cb.get("data") or "",
+                        redacted=True,
                     )
                 )
                 yield ThinkingStartEvent(content_index=at, partial=output)
-            elif cb.type == "tool_use":
-                name = cb.name
+            elif ctype == "tool_use":
+                name = str(cb.get("name") or "")
                 if oauth:
                     name = next((t.name for t in tools if t.name.lower() == name.lower()), name)
-                blocks.append(ToolCall(id=cb.id, name=name, arguments={}))
+                blocks.append(ToolCall(id=str(cb.get("id") or ""), name=name, arguments={}))
                 raw_json[at] = ""
                 yield ToolCallStartEvent(content_index=at, partial=output)
             else:
                 continue
-            index_of[event.index] = at
+            index_of[event.get("index", -1)] = at
         elif kind == "content_block_stop":
-            at = index_of.pop(event.index, -1)
+            at = index_of.pop(event.get("index", -1), -1)
             if at < 0:
                 continue
             block = blocks[at]
@@ -509,7 +515,7 @@ async def _consume(
                 finish_tool_call(block, raw_json.pop(at, ""))
                 yield ToolCallEndEvent(content_index=at, tool_call=block, partial=output)
         elif kind == "message_delta":
-            reason = event.delta.stop_reason
+            reason = _object(event.get("delta")).get("stop_reason")
             if reason:
                 output.raw_stop_reason = reason  # pi 1.6.0 records the API's own reason
                 mapped = STOP_REASONS.get(reason)
@@ -518,23 +524,18 @@ async def _consume(
                 output.stop_reason = mapped  # type: ignore[assignment]
                 if mapped == "error":
                     output.error_message = f"Anthropic stop reason: {reason}"
-            delta_usage = event.usage
-            if getattr(delta_usage, "input_tokens", None) is not None:
-                usage.input = delta_usage.input_tokens
-            if delta_usage.output_tokens is not None:
-                usage.output = delta_usage.output_tokens
-            if getattr(delta_usage, "cache_read_input_tokens", None) is not None:
-                usage.cache_read = delta_usage.cache_read_input_tokens
-            if getattr(delta_usage, "cache_creation_input_tokens", None) is not None:
-                usage.cache_write = delta_usage.cache_creation_input_tokens
-            creation = getattr(delta_usage, "cache_creation", None)
-            long_write = _item(creation, "ephemeral_1h_input_tokens")
+            delta_usage = _object(event.get("usage"))
+            for field, attribute in _DELTA_USAGE:
+                value = delta_usage.get(field)
+                if value is not None:
+                    setattr(usage, attribute, value)
+            long_write = _object(delta_usage.get("cache_creation")).get("ephemeral_1h_input_tokens")
             if long_write is not None:
                 usage.cache_write_1h = long_write
             # Thinking tokens are reported as a share of output_tokens (pi 1.6.0 records them).
-            thinking = _item(getattr(delta_usage, "output_tokens_details", None), "thinking_tokens")
-            if thinking is not None:
-                usage.reasoning = thinking
+            thinking_tokens = _object(delta_usage.get("output_tokens_details")).get("thinking_tokens")
+            if thinking_tokens is not None:
+                usage.reasoning = thinking_tokens
             finish_usage(model, usage)
         elif kind == "message_stop":
             saw_stop = True
@@ -544,10 +545,10 @@ async def _consume(
         raise StreamFailure("Anthropic stream ended without any message")
 
 
-def _item(obj: Any, name: str) -> Any:
-    """A field of an SDK object or of the plain dict an unknown field arrives as; ``None`` if absent."""
-    if obj is None:
-        return None
-    if isinstance(obj, dict):
-        return obj.get(name)
-    return getattr(obj, name, None)
+#: message_delta usage fields → Usage attributes (a field the server leaves out keeps its count)
+_DELTA_USAGE = (
+    ("input_tokens", "input"),
+    ("output_tokens", "output"),
+    ("cache_read_input_tokens", "cache_read"),
+    ("cache_creation_input_tokens", "cache_write"),
+)
