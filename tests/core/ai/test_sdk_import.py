@@ -290,18 +290,21 @@ def test_full_init_leaves_no_stand_in() -> None:
         import json, sys
         from pi_core.ai.sdk_import import import_client_modules
         import_client_modules("anthropic")
-        heavy = ("anthropic.lib._tracing._api_call", "anthropic.types.beta.message_create_params")
+        heavy = ("anthropic.lib._tracing._api_call", "anthropic.types.beta.message_create_params",
+                 "anthropic.types.rate_limit_exceeded_error", "anthropic.types.organization")
         tracing = [m for m in heavy if m in sys.modules]
+        table_ran = "ERROR_CLASSES" in vars(sys.modules["anthropic._error_classes"])
         import anthropic
         anthropic.AsyncAnthropic  # runs the SDK's __init__
-        from anthropic import _base_client
+        from anthropic import _base_client, _error_classes
         from anthropic.lib._tracing import _api_call
         print(json.dumps({
-            "tracing_before_init": tracing,
-            "real": _base_client.finish_api_call_span is _api_call.finish_api_call_span,
+            "deferred_before_init": tracing + (["ERROR_CLASSES"] if table_ran else []),
+            "real": _base_client.finish_api_call_span is _api_call.finish_api_call_span
+                and _base_client.make_status_error is _error_classes.make_status_error,
         }))
     """
-    assert run(script) == {"tracing_before_init": [], "real": True}
+    assert run(script) == {"deferred_before_init": [], "real": True}
 
 
 def test_the_sdk_typed_client_after_pi_s_import_has_the_real_tracing_helpers() -> None:
@@ -336,3 +339,77 @@ def test_the_sdk_typed_client_after_pi_s_import_has_the_real_tracing_helpers() -
         }))
     """
     assert run(script) == {"first": "message_start", "last": "message_stop", "real": True}
+
+
+def test_a_deferred_module_runs_on_first_use_and_its_stand_in_gives_way(tmp_path: Path) -> None:
+    top = tmp_path / "tablesdk"
+    top.mkdir()
+    (top / "__init__.py").write_text("")
+    (top / "_client.py").write_text(
+        "from ._table import lookup\n\ndef fail(code):\n    return lookup(code)\n"
+    )
+    (top / "_table.py").write_text(
+        "TABLE = {404: 'NotFound'}\n\ndef lookup(code):\n    return TABLE.get(code, 'Unknown')\n"
+    )
+    script = """
+        import importlib, json, sys
+        from pi_core.ai import sdk_import
+        sdk_import._DEFERRED_MODULES["tablesdk._table"] = frozenset({"lookup"})
+        sys.meta_path.insert(0, sdk_import._Finder(frozenset({"tablesdk"})))
+        client = importlib.import_module("tablesdk._client")
+        table = sys.modules["tablesdk._table"]
+        before = "TABLE" in vars(table)
+        missing = hasattr(table, "nothing")  # a lookup runs the module
+        after_lookup = "TABLE" in vars(table)
+        print(json.dumps({
+            "before": before, "missing": missing, "after_lookup": after_lookup,
+            "result": client.fail(404), "real": client.lookup is table.lookup,
+        }))
+    """
+    assert run(script, path=tmp_path) == {
+        "before": False,
+        "missing": False,
+        "after_lookup": True,
+        "result": "NotFound",
+        "real": True,
+    }
+
+
+def test_the_first_http_error_loads_the_sdk_s_error_classes() -> None:
+    """pi's path defers the SDK's table of error classes; an error response still raises the
+    class the table names for it (429: RateLimitError), with the server's body."""
+    script = """
+        import asyncio, json, sys
+        from pi_core.ai.sdk_import import import_client_modules, sdk_object
+        from pi_core.testing import LoopbackLLMServer, rate_limited
+        import_client_modules("anthropic")
+        client_class = sdk_object("anthropic._client", "AsyncAnthropic")
+        table_before = "ERROR_CLASSES" in vars(sys.modules["anthropic._error_classes"])
+        with LoopbackLLMServer() as server:
+            server.add(rate_limited())
+
+            async def main():
+                url = server.base_url("anthropic-messages")
+                client = client_class(api_key="k", base_url=url, max_retries=0, open_telemetry=False)
+                try:
+                    await client.post("/v1/messages", body={"model": "m"}, cast_to=object)
+                except Exception as error:
+                    return type(error).__name__, error.status_code, error.body
+                finally:
+                    await client.close()
+
+            name, status, body = asyncio.run(main())
+        from anthropic import _base_client, _error_classes
+        print(json.dumps({
+            "table_before": table_before, "error": name, "status": status,
+            "message": body["error"]["message"],
+            "real": _base_client.make_status_error is _error_classes.make_status_error,
+        }))
+    """
+    assert run(script) == {
+        "table_before": False,
+        "error": "RateLimitError",
+        "status": 429,
+        "message": "Rate limit reached for requests",
+        "real": True,
+    }

@@ -40,7 +40,7 @@ import importlib.util
 import os
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, cast
@@ -339,8 +339,11 @@ class _LazyExports:
         def __getattr__(name: str) -> Any:
             target = plan.get(name)
             if name in self.deferred_calls and target is not None:
-                forwarder = _Forwarder.get(package, name, target)
-                if not forwarder.source_imported():
+                source = importlib.util.resolve_name(target[0], package)
+                forwarder = _Forwarder.get(
+                    package, name, lambda: _resolve(package, *target), lambda: _has_run(source)
+                )
+                if not forwarder.source_ran():
                     return forwarder  # not bound here: a later lookup may find the module imported
                 return forwarder.materialize()
             if target is not None:
@@ -350,7 +353,7 @@ class _LazyExports:
             else:
                 raise AttributeError(f"module {package!r} has no attribute {name!r}")
             setattr(module, name, value)
-            _Forwarder.materialize_imported(package)
+            _Forwarder.materialize_ready(package)
             return value
 
         def __dir__() -> list[str]:
@@ -416,50 +419,58 @@ class _DeferredInit:
 
 
 class _Forwarder:
-    """Stands in for a function of a module that is not imported yet, and calls it when called.
+    """Stands in for a function whose module has not run yet, and calls it when called.
 
-    The one use: ``anthropic._base_client`` binds ``finish_api_call_span`` from the SDK's tracing
-    helpers at import, and the module defining it imports the typed request parameters of the
-    Messages and beta Messages APIs (about 700 modules, 40 % of the client's import). The base
-    client calls it only for a client that records OpenTelemetry spans, and pi's clients record
-    none (``open_telemetry=False``), so on pi's path the module is never needed. The first call,
-    a lookup of the name once its module is imported, and the SDK's full ``__init__`` (which
-    imports that module anyway) put the real function in place of the stand-in in every module
-    of the SDK that bound it, so code that imports the whole SDK sees what an eager import gives.
+    Two uses, both in ``anthropic._base_client``, which binds these functions at import:
+
+    * ``finish_api_call_span`` from the SDK's tracing helpers. The module defining it imports the
+      typed request parameters of the Messages and beta Messages APIs (about 540 modules). The
+      base client calls it only for a client that records OpenTelemetry spans, and pi's clients
+      record none (``open_telemetry=False``), so on pi's path that module is never needed.
+    * ``make_status_error`` from ``anthropic._error_classes``, whose table of error classes by
+      status and error code imports about 250 modules of error types. It is called when a
+      response is an HTTP error: the first error of a process loads the table (see
+      :class:`_DeferredModule`).
+
+    The first call, a lookup of the name once its module has run, and the SDK's full
+    ``__init__`` put the real function in place of the stand-in in every module of the SDK that
+    bound it, so code that imports the whole SDK sees what an eager import gives.
     """
 
     _all: ClassVar[dict[tuple[str, str], _Forwarder]] = {}
-    _lock: ClassVar[threading.RLock] = threading.RLock()
+    #: guards ``_all`` only: a lookup must not wait for another thread's materialize (which imports)
+    _registry_lock: ClassVar[threading.Lock] = threading.Lock()
 
-    def __init__(self, package: str, name: str, target: tuple[str, str]) -> None:
-        self.package = package
+    def __init__(self, owner: str, name: str, load: Callable[[], Any], ready: Callable[[], bool]) -> None:
+        self.owner = owner  # the module the name was looked up in
         self.name = name
-        self.source = importlib.util.resolve_name(target[0], package) if target[0] != "." else package
-        self.attribute = target[1]
+        self._load = load  # runs what defines the function, and returns it
+        self._ready = ready  # whether that has run
         self.real: Any = None
-        self.__name__ = self.__qualname__ = target[1]
-        self.__module__ = self.source
+        self._lock = threading.RLock()
+        self.__name__ = self.__qualname__ = name
+        self.__module__ = owner
 
     @classmethod
-    def get(cls, package: str, name: str, target: tuple[str, str]) -> _Forwarder:
-        with cls._lock:
-            forwarder = cls._all.get((package, name))
+    def get(cls, owner: str, name: str, load: Callable[[], Any], ready: Callable[[], bool]) -> _Forwarder:
+        with cls._registry_lock:
+            forwarder = cls._all.get((owner, name))
             if forwarder is None:
-                forwarder = cls._all[(package, name)] = cls(package, name, target)
+                forwarder = cls._all[(owner, name)] = cls(owner, name, load, ready)
             return forwarder
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.materialize()(*args, **kwargs)
 
-    def source_imported(self) -> bool:
-        return self.source in sys.modules
+    def source_ran(self) -> bool:
+        return self._ready()
 
     def materialize(self) -> Any:
-        """Import the real function and bind it wherever this stand-in is bound."""
+        """Load the real function and bind it wherever this stand-in is bound."""
         with self._lock:
             if self.real is None:
-                self.real = getattr(importlib.import_module(self.source), self.attribute)
-                root = self.package.partition(".")[0]
+                self.real = self._load()
+                root = self.owner.partition(".")[0]
                 for module_name, module in list(sys.modules.items()):
                     if module is None or not (module_name == root or module_name.startswith(root + ".")):
                         continue
@@ -467,20 +478,77 @@ class _Forwarder:
                     for key, value in list(namespace.items()):
                         if value is self:
                             namespace[key] = self.real
-                setattr(sys.modules[self.package], self.name, self.real)
+                setattr(sys.modules[self.owner], self.name, self.real)
             return self.real
 
     @classmethod
-    def materialize_imported(cls, package: str) -> None:
-        """Replace the stand-ins of ``package`` whose module something else has imported since."""
-        for forwarder in [f for f in cls._all.values() if f.package == package and f.real is None]:
-            if forwarder.source_imported():
-                forwarder.materialize()
+    def materialize_ready(cls, owner: str) -> None:
+        """Replace the stand-ins of ``owner`` whose module has run since they were handed out."""
+        with cls._registry_lock:
+            waiting = [f for f in cls._all.values() if f.owner == owner and f.real is None]
+        for forwarder in waiting:
+            if forwarder.source_ran():
+                try:
+                    forwarder.materialize()
+                except (ImportError, AttributeError):  # another SDK release: the call finds its way
+                    continue
 
     @classmethod
     def materialize_all(cls, root: str) -> None:
-        for forwarder in [f for f in cls._all.values() if f.package.partition(".")[0] == root]:
+        with cls._registry_lock:
+            forwarders = [f for f in cls._all.values() if f.owner.partition(".")[0] == root]
+        for forwarder in forwarders:
             forwarder.materialize()
+
+
+def _has_run(module_name: str) -> bool:
+    """Whether a module is imported and its code has finished running."""
+    module = sys.modules.get(module_name)
+    return module is not None and not getattr(getattr(module, "__spec__", None), "_initializing", False)
+
+
+class _DeferredModule:
+    """A plain module whose code runs on its first attribute lookup, except for the functions in
+    ``calls``, whose lookup gives a :class:`_Forwarder` while the code has not run."""
+
+    def __init__(self, real: importlib.machinery.SourceFileLoader, calls: frozenset[str]) -> None:
+        self.real = real
+        self.calls = calls
+        self.lock = threading.RLock()
+        self.done = False
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
+        return None
+
+    def exec_module(self, module: ModuleType) -> None:
+        owner = module.__name__
+
+        def complete() -> None:
+            with self.lock:
+                if self.done:
+                    return
+                self.done = True
+                if module.__dict__.get("__getattr__") is __getattr__:
+                    del module.__dict__["__getattr__"]
+                self.real.exec_module(module)
+            _Forwarder.materialize_ready(owner)
+
+        def load(name: str) -> Any:
+            complete()
+            return module.__dict__[name]
+
+        def __getattr__(name: str) -> Any:
+            if name == "__path__":  # the import system asks whether this is a package: it is not
+                raise AttributeError(name)
+            if name in self.calls and not self.done:
+                return _Forwarder.get(owner, name, lambda: load(name), lambda: self.done)
+            complete()
+            try:
+                return module.__dict__[name]
+            except KeyError:
+                raise AttributeError(f"module {owner!r} has no attribute {name!r}") from None
+
+        module.__getattr__ = __getattr__  # type: ignore[method-assign]
 
 
 #: Re-export packages outside ``types`` whose submodules need nothing optional: the helpers
@@ -490,6 +558,9 @@ _LAZY_HELPERS = frozenset({"openai.lib", "anthropic.lib._tracing"})
 
 #: Functions of lazy packages handed out as :class:`_Forwarder` until their module is imported.
 _DEFERRED_CALLS = {"anthropic.lib._tracing": frozenset({"finish_api_call_span"})}
+
+#: Plain modules loaded as :class:`_DeferredModule`, with the functions they hand out as stand-ins.
+_DEFERRED_MODULES = {"anthropic._error_classes": frozenset({"make_status_error"})}
 
 
 def _may_be_lazy(fullname: str) -> bool:
@@ -508,6 +579,14 @@ class _Finder:
         if fullname.partition(".")[0] not in self.roots:
             return None
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        calls = _DEFERRED_MODULES.get(fullname)
+        if (
+            calls is not None
+            and spec is not None
+            and isinstance(spec.loader, importlib.machinery.SourceFileLoader)
+        ):
+            spec.loader = cast("importlib.abc.Loader", _DeferredModule(spec.loader, calls))
+            return spec
         if (
             spec is None
             or not spec.submodule_search_locations
