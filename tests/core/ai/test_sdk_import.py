@@ -413,3 +413,27 @@ def test_the_first_http_error_loads_the_sdk_s_error_classes() -> None:
         "message": "Rate limit reached for requests",
         "real": True,
     }
+
+
+def test_a_pi_request_loads_neither_the_tracing_helpers_nor_the_error_table() -> None:
+    script = """
+        import asyncio, json, sys
+        from pi_core.ai.provider import Context, StreamOptions
+        from pi_core.ai.messages import UserMessage
+        from pi_core.ai.builtin_providers import register_builtin_api_providers
+        from pi_core.ai.stream import complete_simple
+        from pi_core.testing import LoopbackLLMServer, text_turn
+        register_builtin_api_providers()
+        with LoopbackLLMServer() as server:
+            server.add(text_turn("hello"))
+            model = server.model("anthropic-messages")
+            context = Context(messages=[UserMessage(content="hi")])
+            reply = asyncio.run(complete_simple(model, context, StreamOptions(api_key="k", max_retries=0)))
+        table = vars(sys.modules["anthropic._error_classes"])
+        print(json.dumps({
+            "text": reply.content[0].text,
+            "tracing": "anthropic.lib._tracing._api_call" in sys.modules,
+            "table": "ERROR_CLASSES" in table,
+        }))
+    """
+    assert run(script) == {"text": "hello", "tracing": False, "table": False}
