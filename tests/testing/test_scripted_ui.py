@@ -6,6 +6,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
 from pi_core.testing import LoopbackLLMServer, text_turn
 from pi_core.testing.session import PiSession, ScriptedUI
 
@@ -13,8 +14,9 @@ from pi_core import hookimpl
 
 
 async def test_scripted_ui_plugin_uses_theme_and_working_row(
-    pi_llm_server: LoopbackLLMServer, tmp_path: Path
+    pi_llm_server: LoopbackLLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("PI_TRUE_COLOR", "1")  # 24-bit escapes, whatever terminal runs the tests
     seen: dict[str, Any] = {}
 
     @hookimpl
@@ -33,10 +35,10 @@ async def test_scripted_ui_plugin_uses_theme_and_working_row(
         ui = ScriptedUI("b")
         await pi.host.bind_mode(ui=ui, mode="tui")
         await pi.prompt("go")
-    assert seen == {"has_ui": True, "accent": "#5fafd7", "answer": "b"}
+    assert seen == {"has_ui": True, "accent": "#a798d7", "answer": "b"}  # dark's accent, okhsl(295 50% 67%)
     assert ui.asked == ["Pick"]
     assert ui.notices == [("done", "info")]
-    assert ui.statuses["mood"] == "\x1b[38;2;135;215;135mok\x1b[39m"
+    assert ui.statuses["mood"] == "\x1b[38;2;104;183;141mok\x1b[39m"  # dark's success
 
 
 async def test_headless_binding_has_no_ui(pi_llm_server: LoopbackLLMServer, tmp_path: Path) -> None:

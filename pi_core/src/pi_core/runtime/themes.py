@@ -1,146 +1,431 @@
-"""Themes by name: the built-in ``dark`` and ``light`` palettes and theme files (pi's JSON format).
+"""Themes by name: the built-in ``dark`` and ``light`` themes and theme files, in pi's JSON format.
 
-A theme file has a ``name``, optional ``vars`` (colours several roles share; they may name other
-vars) and ``colors`` by role (``accent``, ``error``, ``toolTitle``, …). A colour is ``#rgb`` or
-``#rrggbb``, a 256-colour index, a var's name, or ``""`` for the terminal's default — here the
-built-in palette's colour of that role for the file's ``appearance``. pi's perceptual forms
-(``oklch(…)``, ``okhsl(…)``) are not read yet: a file using them is reported with its colour.
+A theme file has a ``name`` (no ``/``; ``system`` is reserved), an optional ``appearance``
+(``dark``/``light``; otherwise judged from the lightness of its colours), optional ``vars``
+(colours several roles share; they may name other vars), ``colors`` by role (every role of
+:data:`TOKENS`; the five with a fallback may be left out) and optional ``export`` colours for
+HTML export. A colour is anything :func:`pi_core.runtime.colors.parse` reads, a var's name, or
+``""`` for the terminal's default colour. Any other key is an error, as in pi.
 
 The ``theme`` setting names one theme, or a ``light/dark`` pair chosen by the terminal's
 background as ``COLORFGBG`` reports it (dark when it says nothing); ``system`` is the same choice
-between the built-in palettes, since the terminal's own colours are not queried.
+between the built-in themes, since the terminal's own palette is not queried.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
-import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from pi_core.runtime.ui import THEMES, Theme, ThemeInfo
+from pi_core.runtime import colors
+from pi_core.runtime.colors import Color, ColorError, ColorMode, color_mode
 
 #: Theme names that need no file.
 BUILTIN = ("dark", "light")
 SYSTEM = "system"
+BUILTIN_DIR = Path(__file__).with_name("builtin_themes")
 
-_HEX = re.compile(r"#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})")
+Slot = Literal["foreground", "background"]
+
+#: pi's colour roles in its order: the slot each colours and, for the optional ones, the role
+#: whose colour they take when a theme leaves them out.
+TOKENS: dict[str, tuple[Slot, str | None]] = {
+    **{name: ("foreground", None) for name in ("accent", "border", "borderAccent", "borderMuted")},
+    **{name: ("foreground", None) for name in ("success", "error", "warning", "muted", "dim", "text")},
+    "thinkingText": ("foreground", None),
+    "scrollbarTrack": ("foreground", "muted"),
+    "scrollbarThumb": ("foreground", "text"),
+    "selectedBg": ("background", None),
+    "searchMatchBg": ("background", "selectedBg"),
+    "searchMatchText": ("foreground", "text"),
+    "userMessageBg": ("background", None),
+    "userMessageText": ("foreground", None),
+    "customMessageBg": ("background", None),
+    "customMessageText": ("foreground", None),
+    "customMessageLabel": ("foreground", None),
+    **{name: ("background", None) for name in ("toolPendingBg", "toolSuccessBg", "toolErrorBg")},
+    "toolTitle": ("foreground", None),
+    "toolOutput": ("foreground", None),
+    **{
+        f"md{part}": ("foreground", None)
+        for part in (
+            "Heading",
+            "Link",
+            "LinkUrl",
+            "Code",
+            "CodeBlock",
+            "CodeBlockBorder",
+            "Quote",
+            "QuoteBorder",
+            "Hr",
+            "ListBullet",
+        )
+    },
+    **{f"toolDiff{part}": ("foreground", None) for part in ("Added", "Removed", "Context")},
+    **{
+        f"syntax{part}": ("foreground", None)
+        for part in (
+            "Comment",
+            "Keyword",
+            "Function",
+            "Variable",
+            "String",
+            "Number",
+            "Type",
+            "Operator",
+            "Punctuation",
+        )
+    },
+    **{
+        f"thinking{level}": ("foreground", None)
+        for level in ("Off", "Minimal", "Low", "Medium", "High", "Xhigh")
+    },
+    "thinkingMax": ("foreground", "thinkingXhigh"),
+    "bashMode": ("foreground", None),
+}
+_DEFAULT_BG = "\x1b[49m"
+_EXPORT_KEYS = ("pageBg", "cardBg", "infoBg")
+_TOP_LEVEL = ("$schema", "name", "appearance", "vars", "colors", "export")
+#: The terminal's default colours where a concrete value is needed and the terminal did not say.
+_GUESSED_DEFAULT = {
+    "dark": (Color((0xE5, 0xE5, 0xE7)), Color((0, 0, 0))),
+    "light": (Color((0, 0, 0)), Color((0xFF, 0xFF, 0xFF))),
+}
 
 
 class ThemeError(ValueError):
-    """A theme file that cannot be used (the message names the file and the problem)."""
+    """A theme that cannot be used (the message names the file and the problem)."""
+
+
+@dataclass(frozen=True)
+class ThemeInfo:
+    """One theme ``get_all_themes`` lists: its name and its file (``None`` for a built-in one)."""
+
+    name: str
+    path: str | None = None
+
+
+class Theme:
+    """``ctx.ui.theme``: pi's colour roles as terminal escapes (``fg``/``bg``, made once per
+    theme, so drawing with them is a lookup) and as ``#rrggbb`` (``color``).
+
+    ``Theme(name)`` is a built-in theme (``dark`` for a name it does not know). With ``colors``
+    (role → a colour value, ``""``/``None`` for the terminal's default) it is a theme of that name;
+    roles it leaves out take the built-in dark theme's colour. ``mode`` is the terminal's colour
+    depth (by default what :func:`pi_core.runtime.colors.color_mode` finds)."""
+
+    def __init__(
+        self,
+        name: str | None = None,
+        colors: Mapping[str, Color | str | int | None] | None = None,
+        *,
+        path: str | None = None,
+        appearance: str | None = None,
+        mode: ColorMode | None = None,
+    ) -> None:
+        if colors is None:
+            self.name = name if name in BUILTIN else "dark"
+            values, declared = _builtin_values(self.name)
+        else:
+            self.name = name or "custom"
+            base, _ = _builtin_values("dark")
+            values = {**base, **{role: _value(value) for role, value in colors.items()}}
+            declared = appearance if appearance in ("dark", "light") else None
+        self.path = path
+        self.mode: ColorMode = mode or color_mode()
+        #: Role → its colour (``None``: the terminal's default colour).
+        self.values: dict[str, Color | None] = dict(values)
+        self.appearance = declared or _detect_appearance(self.values) or "dark"
+        self._fg = {role: _escape(value, self.mode, background=False) for role, value in self.values.items()}
+        self._bg = {role: _escape(value, self.mode, background=True) for role, value in self.values.items()}
+
+    def __repr__(self) -> str:
+        return f"Theme({self.name!r}, mode={self.mode!r})"
+
+    def shown(self, name: str) -> Color | None:
+        """The colour the terminal shows for ``name`` (its palette entry on a 256-colour one;
+        ``None``: the terminal's default)."""
+        value = self.values.get(name, self.values.get("text"))
+        return None if value is None else value.for_mode(self.mode)
+
+    def slot(self, name: str) -> Slot:
+        return TOKENS.get(name, ("foreground", None))[0]
+
+    def color(self, name: str) -> str:
+        """The colour ``name`` as ``#rrggbb`` (the theme's ``text`` for an unknown name; a role
+        left to the terminal gets the usual default colour for the theme's appearance)."""
+        value = self.values.get(name, self.values.get("text"))
+        if value is None:
+            foreground, background = _GUESSED_DEFAULT[self.appearance]
+            value = background if self.slot(name) == "background" else foreground
+        return value.hex
+
+    def fg(self, name: str, text: str) -> str:
+        return f"{self._fg.get(name) or self._fg['text']}{text}\x1b[39m"
+
+    def bg(self, name: str, text: str) -> str:
+        return f"{self._bg.get(name, _DEFAULT_BG)}{text}{_DEFAULT_BG}"
+
+    def bold(self, text: str) -> str:
+        return f"\x1b[1m{text}\x1b[22m"
+
+    def italic(self, text: str) -> str:
+        return f"\x1b[3m{text}\x1b[23m"
+
+    def underline(self, text: str) -> str:
+        return f"\x1b[4m{text}\x1b[24m"
+
+    def inverse(self, text: str) -> str:
+        return f"\x1b[7m{text}\x1b[27m"
+
+    def strikethrough(self, text: str) -> str:
+        return f"\x1b[9m{text}\x1b[29m"
+
+
+def _value(value: Color | str | int | None) -> Color | None:
+    if value is None or value == "":
+        return None
+    return value if isinstance(value, Color) else colors.parse(value)
+
+
+def _escape(value: Color | None, mode: ColorMode, *, background: bool) -> str:
+    if value is None:
+        return "\x1b[49m" if background else "\x1b[39m"
+    return value.ansi(mode, background=background)
+
+
+def _detect_appearance(values: Mapping[str, Color | None]) -> str | None:
+    """Dark or light from the theme's own colours: backgrounds darker than the text make a dark
+    theme (palette colours 0–15 are left out: the terminal chooses them)."""
+
+    def lightness(slot: Slot) -> float | None:
+        fixed = [
+            colors.rgb_to_oklab(value.rgb)[0]
+            for role, value in values.items()
+            if value is not None and TOKENS.get(role, ("foreground", None))[0] == slot
+            and (value.index is None or value.index >= 16)
+        ]  # fmt: skip
+        return sum(fixed) / len(fixed) if fixed else None
+
+    foreground, background = lightness("foreground"), lightness("background")
+    if foreground is not None and background is not None:
+        return "dark" if background < foreground else "light"
+    if background is not None:
+        return "dark" if background < 0.5 else "light"
+    if foreground is not None:
+        return "dark" if foreground > 0.5 else "light"
+    return None
+
+
+@functools.cache
+def _builtin_values(name: str) -> tuple[dict[str, Color | None], str | None]:
+    path = BUILTIN_DIR / f"{name}.json"
+    spec = _validated(json.loads(path.read_text(encoding="utf-8")), str(path))
+    return _resolve(spec, str(path)), spec.get("appearance")
+
+
+# --- the setting ----------------------------------------------------------------------------------
 
 
 def terminal_is_light(environ: Mapping[str, str] | None = None) -> bool:
-    """Whether ``COLORFGBG`` (``fg;bg``) reports a light background (7 or 9–15)."""
+    """Whether ``COLORFGBG`` (``fg;bg`` or ``fg;xpm;bg``) reports a light background: palette
+    index 7 or 9–15 (0–6 and 8 are dark; anything else says nothing)."""
     value = (environ if environ is not None else os.environ).get("COLORFGBG", "")
     background = value.split(";")[-1].strip()
-    return background.isdigit() and (int(background) == 7 or 9 <= int(background) <= 15)
+    return (
+        background.isdigit() and len(background) <= 2 and (int(background) == 7 or 9 <= int(background) <= 15)
+    )
+
+
+def parse_pair(setting: str | None) -> tuple[str, str] | None:
+    """``light/dark`` as its two names (``None`` for anything else)."""
+    if not setting or setting.count("/") != 1:
+        return None
+    light, dark = (part.strip() for part in setting.split("/"))
+    return (light, dark) if light and dark else None
 
 
 def resolve_setting(setting: str | None, environ: Mapping[str, str] | None = None) -> str:
-    """The theme name the ``theme`` setting asks for now (``light/dark`` picks one of the pair)."""
-    if not setting or setting == SYSTEM:
+    """The theme name the ``theme`` setting asks for now (``light/dark`` picks one of the pair;
+    ``system``, nothing, or a malformed pair: the built-in theme for the terminal)."""
+    pair = parse_pair(setting)
+    if pair is not None:
+        return pair[0] if terminal_is_light(environ) else pair[1]
+    if not setting or setting == SYSTEM or "/" in setting:
         return "light" if terminal_is_light(environ) else "dark"
-    if setting.count("/") == 1:
-        light, dark = (part.strip() for part in setting.split("/"))
-        return light if terminal_is_light(environ) else dark
     return setting
 
 
-def theme_files(paths: Sequence[str]) -> dict[str, str]:
-    """The theme files among ``paths`` by the name inside each (the first file of a name wins;
-    files that cannot be read or named are left out)."""
-    found: dict[str, str] = {}
-    for path in paths:
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8-sig"))
-        except (OSError, ValueError):
+# --- files ----------------------------------------------------------------------------------------
+
+
+def _read(path: str) -> dict[str, Any]:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8-sig"))
+    except OSError as error:
+        raise ThemeError(f"{path}: cannot read the theme: {error.strerror or error}") from None
+    except ValueError as error:
+        raise ThemeError(f"{path}: the theme is not valid JSON: {error}") from None
+    return _validated(data, path)
+
+
+def _validated(data: Any, path: str) -> dict[str, Any]:
+    """``data`` when it is a theme pi accepts; otherwise :class:`ThemeError` with every problem."""
+    if not isinstance(data, dict):
+        raise ThemeError(f"{path}: a theme is a JSON object")
+    problems: list[str] = []
+    name = data.get("name")
+    if not isinstance(name, str) or not name:
+        problems.append("name must be a non-empty string")
+    elif "/" in name:
+        problems.append(f'the name "{name}" contains "/", which the light/dark setting reserves')
+    if extra := [key for key in data if key not in _TOP_LEVEL]:
+        problems.append(f"unknown keys: {', '.join(extra)}")
+    if data.get("appearance", "dark") not in ("dark", "light"):
+        problems.append('appearance must be "dark" or "light"')
+    for section, allowed in (("vars", None), ("colors", TOKENS), ("export", _EXPORT_KEYS)):
+        value = data.get(section, {} if section != "colors" else None)
+        if not isinstance(value, dict):
+            problems.append(f"{section} must be an object")
             continue
-        name = data.get("name") if isinstance(data, dict) else None
-        if isinstance(name, str) and name and name not in found and name not in (*BUILTIN, SYSTEM):
-            found[name] = path
-    return found
+        if allowed is not None and (unknown := [key for key in value if key not in allowed]):
+            problems.append(f"unknown {section}: {', '.join(unknown)}")
+        for key, entry in value.items():
+            if isinstance(entry, bool) or not isinstance(entry, (str, int)):
+                problems.append(f"{section}.{key}: {entry!r} is not a colour")
+    if isinstance(data.get("colors"), dict):
+        required = [role for role, (_, fallback) in TOKENS.items() if fallback is None]
+        if missing := [role for role in required if role not in data["colors"]]:
+            problems.append(f"missing colors: {', '.join(missing)}")
+    if problems:
+        raise ThemeError(f"{path}: invalid theme: {'; '.join(problems)}")
+    return data
+
+
+def _resolve(spec: dict[str, Any], path: str) -> dict[str, Color | None]:
+    """Every role's colour: vars followed, fallbacks filled, values parsed."""
+    variables: dict[str, Any] = spec.get("vars", {})
+    raw: dict[str, Any] = dict(spec["colors"])
+    for role, (_, fallback) in TOKENS.items():
+        if role not in raw and fallback is not None:
+            raw[role] = raw[fallback]
+    resolved: dict[str, Color | None] = {}
+    for role, value in raw.items():
+        resolved[role] = _colour(value, variables, path, role)
+    return resolved
+
+
+@functools.lru_cache(maxsize=512)
+def _parse(value: str | int) -> Color:
+    return colors.parse(value)
+
+
+def _colour(value: str | int, variables: Mapping[str, Any], path: str, role: str) -> Color | None:
+    seen: list[str] = []
+    while (
+        isinstance(value, str)
+        and value
+        and not value.startswith("#")
+        and not value[:6].lower().startswith(("oklch(", "okhsl("))
+    ):
+        if value in seen:
+            raise ThemeError(f"{path}: {role}: the var {value} refers back to itself")
+        if value not in variables:
+            raise ThemeError(f"{path}: {role}: {value!r} is neither a colour nor one of the vars")
+        seen.append(value)
+        value = variables[value]
+    if value == "":
+        return None
+    try:
+        return _parse(value)
+    except ColorError as error:
+        raise ThemeError(f"{path}: {role}: {error}") from None
+
+
+def read_file(path: str, mode: ColorMode | None = None) -> Theme:
+    """A theme file as a :class:`Theme`. Raises :class:`ThemeError` naming what is wrong."""
+    spec = _read(path)
+    return Theme(
+        str(spec["name"]), _resolve(spec, path), path=path, appearance=spec.get("appearance"), mode=mode
+    )
+
+
+#: The name older callers use.
+load_file = read_file
+
+
+def theme_file_paths(paths: Sequence[str]) -> list[str]:
+    """``paths`` with each directory replaced by the ``.json`` files under it (sorted)."""
+    files: list[str] = []
+    for path in paths:
+        if os.path.isdir(path):
+            files += sorted(str(found) for found in Path(path).rglob("*.json") if found.is_file())
+        else:
+            files.append(path)
+    return files
+
+
+@dataclass
+class Scan:
+    """What :func:`scan` found: the usable theme files by name (the first of a name wins; a
+    built-in name stays the built-in theme's), one message per file that cannot be used, and
+    (name, kept, dropped) for names two files take."""
+
+    files: dict[str, str]
+    problems: list[str]
+    duplicates: list[tuple[str, str, str]]
+
+
+def scan(paths: Sequence[str]) -> Scan:
+    """Read every theme file among ``paths`` (directories: the files in them)."""
+    result = Scan({}, [], [])
+    for path in theme_file_paths(paths):
+        try:
+            name = read_file(path).name
+        except ThemeError as error:
+            result.problems.append(str(error))
+            continue
+        if name in (*BUILTIN, SYSTEM):
+            continue  # the built-in theme of that name comes first, as in pi
+        if name in result.files:
+            result.duplicates.append((name, result.files[name], path))
+        else:
+            result.files[name] = path
+    return result
+
+
+def theme_files(paths: Sequence[str]) -> dict[str, str]:
+    """The usable theme files among ``paths`` by the name inside each (see :func:`scan`)."""
+    return scan(paths).files
+
+
+def problems(paths: Sequence[str]) -> list[str]:
+    """One message per theme file that cannot be used (for the start-up report)."""
+    return scan(paths).problems
 
 
 def available(paths: Sequence[str]) -> list[ThemeInfo]:
     """Every theme by name, as ``get_all_themes`` lists them: ``system`` first, then by name."""
-    infos = [ThemeInfo(SYSTEM), *(ThemeInfo(name) for name in BUILTIN)]
+    infos = [ThemeInfo(name) for name in BUILTIN]
     infos += [ThemeInfo(name, path) for name, path in theme_files(paths).items()]
-    return [infos[0], *sorted(infos[1:], key=lambda info: info.name)]
+    return [ThemeInfo(SYSTEM), *sorted(infos, key=lambda info: info.name)]
 
 
-def load(name: str, paths: Sequence[str]) -> Theme:
+def load(name: str, paths: Sequence[str], mode: ColorMode | None = None) -> Theme:
     """The theme called ``name``. Raises :class:`ThemeError` when there is none or it is broken."""
     if name == SYSTEM:
-        return Theme(resolve_setting(SYSTEM))
+        return Theme(resolve_setting(SYSTEM), mode=mode)
     if name in BUILTIN:
-        return Theme(name)
+        return Theme(name, mode=mode)
     path = theme_files(paths).get(name)
     if path is None:
+        for candidate in theme_file_paths(paths):  # a broken file of that name: say what is wrong
+            if Path(candidate).stem == name:
+                read_file(candidate, mode)
         raise ThemeError(f"Theme not found: {name}")
-    return load_file(path)
-
-
-def load_file(path: str) -> Theme:
-    """A theme file as a :class:`Theme`. Raises :class:`ThemeError` naming what is wrong."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8-sig"))
-    except (OSError, ValueError) as error:
-        raise ThemeError(f"{path}: cannot read the theme: {error}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("name"), str):
-        raise ThemeError(f"{path}: a theme is an object with a name")
-    colors, variables = data.get("colors"), data.get("vars", {})
-    if not isinstance(colors, dict) or not isinstance(variables, dict):
-        raise ThemeError(f"{path}: colors (and vars, if given) must be objects")
-    appearance = data.get("appearance", "dark")
-    base = THEMES["light" if appearance == "light" else "dark"]
-    resolved = dict(base)
-    for role, value in colors.items():
-        colour = _colour(value, variables, path, role, set())
-        resolved[role] = colour if colour is not None else base.get(role, base["text"])
-    return Theme(str(data["name"]), resolved, path=path)
-
-
-def _colour(value: Any, variables: dict[str, Any], path: str, role: str, seen: set[str]) -> str | None:
-    """One colour as ``#rrggbb`` (``None``: the terminal's default)."""
-    if isinstance(value, bool):
-        raise ThemeError(f"{path}: {role}: {value!r} is not a colour")
-    if isinstance(value, int):
-        if not 0 <= value <= 255:
-            raise ThemeError(f"{path}: {role}: {value} is not a 256-colour index")
-        return _xterm(value)
-    if not isinstance(value, str):
-        raise ThemeError(f"{path}: {role}: {value!r} is not a colour")
-    if value == "":
-        return None
-    if _HEX.fullmatch(value):
-        digits = value[1:]
-        return "#" + ("".join(d * 2 for d in digits) if len(digits) == 3 else digits).lower()
-    if value in variables:
-        if value in seen:
-            raise ThemeError(f"{path}: {role}: the var {value} refers back to itself")
-        return _colour(variables[value], variables, path, role, {*seen, value})
-    raise ThemeError(
-        f"{path}: {role}: {value!r} is not a colour this version reads (#rrggbb, 0-255 or a var)"
-    )
-
-
-def _xterm(index: int) -> str:
-    """The usual xterm colour of a 256-colour index."""
-    basic = [
-        (0, 0, 0), (205, 0, 0), (0, 205, 0), (205, 205, 0), (0, 0, 238), (205, 0, 205), (0, 205, 205),
-        (229, 229, 229), (127, 127, 127), (255, 0, 0), (0, 255, 0), (255, 255, 0), (92, 92, 255),
-        (255, 0, 255), (0, 255, 255), (255, 255, 255),
-    ]  # fmt: skip
-    if index < 16:
-        red, green, blue = basic[index]
-    elif index < 232:
-        steps = (0, 95, 135, 175, 215, 255)
-        cube = index - 16
-        red, green, blue = steps[cube // 36], steps[(cube // 6) % 6], steps[cube % 6]
-    else:
-        red = green = blue = 8 + (index - 232) * 10
-    return f"#{red:02x}{green:02x}{blue:02x}"
+    return read_file(path, mode)

@@ -11,15 +11,22 @@ from typing import Any
 import pytest
 from pi_core.modes.interactive.sanitize import keep_style
 from pi_core.modes.interactive.ui import SPINNER_FRAMES
-from pi_core.runtime.ui import THEMES, HeadlessUI, Theme
+from pi_core.runtime import themes
+from pi_core.runtime.ui import HeadlessUI, Theme
 from pi_core.testing import LoopbackLLMServer, Text, Thinking, Turn
+
+
+@pytest.fixture(autouse=True)
+def _truecolor(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests read 24-bit escapes: the REPL's terminal takes them whatever runs the tests."""
+    monkeypatch.setenv("PI_TRUE_COLOR", "1")
 
 
 def test_theme_colours_as_escapes_and_hex() -> None:
     dark, light = Theme("dark"), Theme("light")
     assert Theme("no-such-theme").name == "dark"
     assert dark.color("accent") != light.color("accent")
-    assert set(THEMES["dark"]) == set(THEMES["light"])
+    assert set(dark.values) == set(light.values) == set(themes.TOKENS)
     red = dark.fg("error", "bad")
     assert red.startswith("\x1b[38;2;") and red.endswith("bad\x1b[39m")
     assert dark.bold("b") == "\x1b[1mb\x1b[22m"
@@ -52,7 +59,7 @@ async def test_fullscreen_statuses_keep_their_colours_and_the_working_row_follow
     assert ui.theme.name == "light"
     ui.set_status("build", ui.theme.fg("success", "BUILD-OK") + "\x1b]0;x\x07")
     footer = mode._footer()
-    coloured = "".join(text for style, text, *_ in footer if THEMES["light"]["success"] in style)
+    coloured = "".join(text for style, text, *_ in footer if Theme("light").color("success") in style)
     assert coloured == "BUILD-OK", footer
     assert "\x1b" not in json.dumps([text for _, text, *_ in footer])
     ui.set_working_message("Thinking deeply")
@@ -87,7 +94,7 @@ async def test_working_indicator_frames_turn_before_the_message(
     pi_llm_server.add(Turn(blocks=[Text("slow " * 60, chunks=60)], delay=0.03))
     repl = await repl_factory(fullscreen=fullscreen)
     mode, ui = repl.mode, repl.mode.ui
-    accent = THEMES["dark"]["accent"]
+    accent = Theme("dark").color("accent")
 
     def row() -> str:
         """The working row; fullscreen's accent-coloured text gets the reset escape, as inline."""
@@ -122,7 +129,7 @@ async def test_the_working_row_turns_pis_braille_spinner_by_default(
     pi_llm_server.add(Turn(blocks=[Text("slow " * 60, chunks=60)], delay=0.03))
     repl = await repl_factory(fullscreen=fullscreen)
     mode = repl.mode
-    accent = THEMES["dark"]["accent"]
+    accent = Theme("dark").color("accent")
     red, green, blue = (int(accent[i : i + 2], 16) for i in (1, 3, 5))
 
     def frame() -> str | None:
@@ -177,7 +184,8 @@ async def test_themes_are_listed_loaded_and_switched(
     themes_dir = tmp_path / "agent" / "themes"
     themes_dir.mkdir(parents=True)
     ocean = themes_dir / "ocean.json"
-    ocean.write_text(json.dumps({"name": "ocean", "colors": {"accent": "#0088ff"}}))
+    dark = json.loads((themes.BUILTIN_DIR / "dark.json").read_text(encoding="utf-8"))
+    ocean.write_text(json.dumps({**dark, "name": "ocean", "colors": {**dark["colors"], "accent": "#0088ff"}}))
     repl = await repl_factory(fullscreen=fullscreen)
     await repl.wait_idle_editor()
     ui = repl.mode.ui

@@ -8,6 +8,7 @@ Widget content other than a list of strings is not representable over RPC and is
 from __future__ import annotations
 
 import asyncio
+import functools
 import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -44,8 +45,6 @@ class RpcExtensionUI(NoTerminalParts):
         self._send = send
         self._pending: dict[str, asyncio.Future[UiResponse | None]] = {}
         self._closed = False
-        #: The colours exist (plugins may read them); the client draws with its own theme.
-        self.theme = Theme()
 
     def resolve(self, response: UiResponse) -> None:
         """Hand a client's ``extension_ui_response`` to the dialog waiting for it (unknown ids ignored)."""
@@ -166,6 +165,11 @@ class RpcExtensionUI(NoTerminalParts):
         on_handle: Callable[[Any], Any] | None = None,
     ) -> Any:
         return None
+
+    @functools.cached_property
+    def theme(self) -> Theme:
+        """The colours exist (plugins may read them); the client draws with its own theme."""
+        return Theme()
 
     def set_theme(self, theme: str | UITheme) -> ThemeResult:
         return ThemeResult(False, "Theme switching not supported in RPC mode")

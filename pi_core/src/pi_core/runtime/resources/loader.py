@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from pi_core.runtime.resources.context_files import ContextFile, load_context_files
-from pi_core.runtime.resources.diagnostics import ResourceDiagnostic
+from pi_core.runtime.resources.diagnostics import Collision, ResourceDiagnostic
 from pi_core.runtime.resources.discovery import ResolvedResource, ResourceType, merge_paths, resolve_resources
 from pi_core.runtime.resources.paths import CONFIG_DIR_NAME, get_agent_dir, is_under, resolve_path
 from pi_core.runtime.resources.prompt_templates import PromptTemplate, load_prompt_templates
@@ -169,6 +169,21 @@ def _info_for(resource: ResolvedResource) -> SourceInfo:
     )
 
 
+def _theme_diagnostics(paths: Sequence[str]) -> list[ResourceDiagnostic]:
+    """Theme files that cannot be used, and names two files take (the first one is used)."""
+    if not paths:
+        return []
+    from pi_core.runtime import themes
+
+    found = themes.scan(paths)
+    diagnostics = [ResourceDiagnostic("error", problem) for problem in found.problems]
+    for name, kept, dropped in found.duplicates:
+        collision = Collision("theme", name, kept, dropped)
+        message = f'Theme "{name}" is also defined by {kept}'
+        diagnostics.append(ResourceDiagnostic("collision", message, dropped, collision))
+    return diagnostics
+
+
 def _string_list(value: object) -> list[str]:
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
@@ -213,6 +228,7 @@ def load_resources(options: ResourceOptions) -> Resources:
     discovered_themes = [] if options.no_themes else _enabled_paths("themes", resources)
     resources.theme_paths = merge_paths(discovered_themes, options.theme_paths, resolve)
     resources.theme_diagnostics += _missing_cli_paths(options.theme_paths, "Theme path does not exist", [])
+    resources.theme_diagnostics += _theme_diagnostics(resources.theme_paths)
 
     if not options.no_context_files:
         resources.context_files = load_context_files(cwd, agent_dir, resources.other_diagnostics)
