@@ -80,3 +80,11 @@ def test_check_rejects_fork_combinations_and_rpc_files() -> None:
     ]
     _, diagnostics = check_run_options(_parse(["@x"]), "rpc")
     assert diagnostics[0].render() == "Error: @file arguments are not supported in RPC mode"
+
+
+def test_use_theme_names_one_theme_or_a_pair() -> None:
+    assert _parse(["--use-theme", "light"]).use_theme == "light"
+    assert _parse(["--use-theme", "sun/moon", "--theme", "t.json"]).use_theme == "sun/moon"
+    assert _parse([]).use_theme is None
+    with pytest.raises(click.BadOptionUsage, match="requires an argument"):
+        _parse(["--use-theme"])

@@ -438,6 +438,7 @@ async def _run_mode(
                 options.messages[1:],
                 verbose=options.verbose,
                 tui_mode=options.tui_mode,
+                use_theme=options.use_theme,
             )
         )
     elif app_mode == "rpc":

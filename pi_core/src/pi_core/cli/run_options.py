@@ -61,6 +61,8 @@ class RunOptions:
     prompt_templates: tuple[str, ...] = ()
     no_prompt_templates: bool = False
     themes: tuple[str, ...] = ()
+    #: ``--use-theme``: the REPL's theme (a name or a ``light/dark`` pair) for this run only.
+    use_theme: str | None = None
     no_themes: bool = False
     no_context_files: bool = False
     export: str | None = None
@@ -211,6 +213,12 @@ RUN_OPTIONS: tuple[click.Option, ...] = (
         multiple=True,
         help="Load a theme file or directory (can be used multiple times)",
     ),
+    _value(
+        "--use-theme",
+        dest="use_theme",
+        metavar="<name[/name]>",
+        help="Set the initial interactive theme for this run",
+    ),
     _flag("--no-themes", dest="no_themes", help="Disable theme discovery and loading"),
     _flag(
         "--no-context-files",
@@ -300,6 +308,7 @@ def run_options_from_params(params: dict[str, Any]) -> RunOptions:
         prompt_templates=tuple(params.get("prompt_templates") or ()),
         no_prompt_templates=bool(params.get("no_prompt_templates")),
         themes=tuple(params.get("themes") or ()),
+        use_theme=params.get("use_theme"),
         no_themes=bool(params.get("no_themes")),
         no_context_files=bool(params.get("no_context_files")),
         export=params.get("export"),

@@ -20,12 +20,14 @@ async def run_interactive(
     *,
     verbose: bool = False,
     tui_mode: str | None = None,
+    use_theme: str | None = None,
 ) -> int:
     """Run the REPL on the host's session until the user quits; returns the exit status.
 
     ``tui_mode`` (``--tui-mode``) or else the ``tuiMode`` setting picks the fullscreen application
     or the inline REPL; fullscreen needs a terminal that can draw it (:func:`fullscreen_capable`).
     Plugin shortcuts and message renderers come from ``host.plugins`` (again after ``/reload``).
+    ``use_theme`` (``--use-theme``) stands in for the ``theme`` setting until a theme is chosen.
     """
     from pi_core.modes.interactive.app import InteractiveMode
 
@@ -36,6 +38,7 @@ async def run_interactive(
         mode: InteractiveMode = FullscreenMode(host, verbose=verbose)
     else:
         mode = InteractiveMode(host, verbose=verbose)
+    mode.ui.theme_for_run = use_theme or None
     return await mode.run(initial_message, list(images or []), list(messages))
 
 

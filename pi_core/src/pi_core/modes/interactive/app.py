@@ -15,7 +15,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Literal, TextIO, TypeVar, cast
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import Completer, DynamicCompleter
@@ -27,6 +27,7 @@ from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout.controls import BufferControl
 from prompt_toolkit.output import Output
 from prompt_toolkit.patch_stdout import StdoutProxy
+from prompt_toolkit.styles import DynamicStyle
 from rich.console import Console
 from rich.text import Text
 
@@ -38,8 +39,10 @@ from pi_core.modes.interactive.keymap import default_keymap, load_keymap
 from pi_core.modes.interactive.paste import Pastes
 from pi_core.modes.interactive.picker import Picker, PickerKeys, pick
 from pi_core.modes.interactive.render import EventRenderer
+from pi_core.modes.interactive.styles import ReplStyles, styles_for
 from pi_core.modes.interactive.ui import InteractiveUI
 from pi_core.runtime.events import ExtensionErrorEvent
+from pi_core.runtime.themes import Theme
 
 if TYPE_CHECKING:
     from prompt_toolkit.buffer import Buffer
@@ -47,6 +50,7 @@ if TYPE_CHECKING:
     from pi_core.ai.abort import AbortSignal
     from pi_core.modes.interactive.custom import ComponentKeys
     from pi_core.modes.interactive.overlay import OverlayRequest
+    from pi_core.runtime.colors import ColorMode
     from pi_core.runtime.host import RuntimeHost
 
 T = TypeVar("T")
@@ -96,13 +100,17 @@ class InteractiveMode:
         #: ``--verbose``: the start-up header even with the ``quietStartup`` setting.
         self.verbose = verbose
         self._own_terminal = console is None
-        self.console = console or terminal_console()
+        self.ui = InteractiveUI(self)
+        self.console = console or terminal_console(self.ui.colour_mode)
         self.terminal: dict[str, Any] = {"input": input, "output": output}
         self._history_file = history_file
-        self.ui = InteractiveUI(self)
         #: The editor's place: the built-in editor or a plugin's (``set_editor_component``).
         self.editor_slot = EditorSlot(self)
         self._editor_control: EditorControl | None = None
+        #: The styles the console was last given (:meth:`apply_theme`).
+        self._applied_styles: ReplStyles | None = None
+        self._applied_styles_pushed = False
+        self._theme_problems: set[str] = set()
         self.commands = BuiltinCommands(self)
         #: Big pastes held aside while their markers stand in the editor.
         self.pastes = Pastes()
@@ -168,7 +176,7 @@ class InteractiveMode:
         seen, count = self._issues_seen
         start = count if seen is issues else 0
         for issue in issues[start:]:
-            self.console.print(Text(str(issue), style="yellow"), soft_wrap=True)
+            self.console.print(Text(str(issue), style="pi.warning"), soft_wrap=True)
         self._issues_seen = (issues, len(issues))
 
     def _report_error(self, error: ExtensionErrorEvent) -> None:
@@ -315,6 +323,7 @@ class InteractiveMode:
     async def _run(self, initial: str | None, images: list[Any], messages: list[str]) -> int:
         self.host.on_session_replaced(self.bind)
         self.renderer.hide_thinking = self.host.session.settings.settings.hide_thinking_block
+        self.apply_theme()
         await self._start_plugins()
         self.show_load_issues()
         self._warm_up()
@@ -364,7 +373,9 @@ class InteractiveMode:
         if self.host.session.model is None:
             from pi_core.runtime.auth_guidance import repl_no_model_notice
 
-            self.console.print(Text(repl_no_model_notice(self.host.services.model_registry), style="yellow"))
+            self.console.print(
+                Text(repl_no_model_notice(self.host.services.model_registry), style="pi.warning")
+            )
 
     # --- plugin components ---------------------------------------------------------------------
 
@@ -413,7 +424,69 @@ class InteractiveMode:
 
     def theme_changed(self) -> None:
         """Another theme: what is drawn from now on uses it."""
+        self.apply_theme()
+
+    # --- the theme ----------------------------------------------------------------------------
+
+    @property
+    def styles(self) -> ReplStyles:
+        """The current theme's styles (made once per theme; a plugin's own theme object that is
+        not one of ours leaves the REPL's colours to ``system``'s theme)."""
+        theme = self.ui.theme
+        if not isinstance(theme, Theme):
+            from pi_core.runtime import themes
+
+            theme = themes.load(themes.SYSTEM, [], self.ui.colour_mode)
+        return styles_for(theme)
+
+    def apply_theme(self) -> None:
+        """Draw with the current theme: the console's styles (and the transcript's, fullscreen)."""
+        styles = self.styles
+        if styles is self._applied_styles:
+            return
+        self._applied_styles = styles
+        self._use_styles(styles)
         self.invalidate()
+
+    def _use_styles(self, styles: ReplStyles) -> None:
+        """What is printed from now on takes these styles (output already above the editor
+        stays as it was drawn: the terminal holds it)."""
+        if self._applied_styles_pushed:
+            self.console.pop_theme()
+        self.console.push_theme(styles.rich)
+        self._applied_styles_pushed = True
+        if self._editor is not None:
+            self._editor.color_depth = styles.color_depth
+
+    def report_theme_problem(self, message: str) -> None:
+        """Why the named theme is not used, once (a file start-up already reported is not
+        reported again); printed after the current redraw, since the theme is read while drawing."""
+        reported = {diagnostic.message for diagnostic in self.host.diagnostics}
+        if message in self._theme_problems or message in reported:
+            return
+        self._theme_problems.add(message)
+
+        def show() -> None:
+            self.console.print(Text(f"{message}; using the {self.ui.theme.name} theme", style="pi.warning"))
+
+        try:
+            asyncio.get_running_loop().call_soon(show)
+        except RuntimeError:
+            show()
+
+    def _prompt_fragments(self) -> StyleAndTextTuples:
+        return [(self.prompt_style(), self._prompt_message())]
+
+    def prompt_style(self) -> str:
+        """The prompt's colour: the thinking level's, or bash mode's while the text is a ``!``
+        command (pi colours the editor's border the same way)."""
+        buffer = self.editor_buffer()
+        styles = self.styles
+        if buffer is not None and buffer.text.startswith("!"):
+            colour = styles.fg["bashMode"]
+        else:
+            colour = styles.thinking_border(self.host.session.thinking_level)
+        return f"bold {colour}"
 
     def completer_changed(self) -> None:
         self._completer = None
@@ -528,33 +601,33 @@ class InteractiveMode:
         session = self.host.session
         if not session.is_streaming:
             self._held.append(text)  # the run has not reached the agent yet; send it after
-            self.console.print(Text(f"Queued: {text}", style="dim"))
+            self.console.print(Text(f"Queued: {text}", style="pi.dim"))
             return
         await self._report(session.prompt(text, streaming_behavior="followUp" if follow_up else "steer"))
 
     def echo(self, text: str) -> None:
-        self.console.print(Text("> ", style="bold green") + Text(text))
+        self.console.print(Text("> ", style="pi.userPrompt") + Text(text, style="pi.userMessageText"))
 
     async def _bash(self, text: str) -> None:
         exclude = text.startswith("!!")
         command = text[2:] if exclude else text[1:]
         if not command.strip():
-            self.console.print(Text("Usage: !command or !!command", style="yellow"))
+            self.console.print(Text("Usage: !command or !!command", style="pi.warning"))
             return
         if self.busy and not self.host.session.is_streaming:
-            self.console.print(Text("Wait for the current command to finish", style="yellow"))
+            self.console.print(Text("Wait for the current command to finish", style="pi.warning"))
             return
 
         async def run() -> None:
             outcome = await self.host.session.execute_bash(command, exclude_from_context=exclude)
             if outcome.output:
-                self.console.print(Text(outcome.output.rstrip("\n"), style="dim"))
+                self.console.print(Text(outcome.output.rstrip("\n"), style="pi.toolOutput"))
             if outcome.cancelled:
-                self.console.print(Text("Command cancelled", style="yellow"))
+                self.console.print(Text("Command cancelled", style="pi.warning"))
             elif outcome.exit_code:
-                self.console.print(Text(f"Exit code {outcome.exit_code}", style="yellow"))
+                self.console.print(Text(f"Exit code {outcome.exit_code}", style="pi.warning"))
             if outcome.full_output_path:
-                self.console.print(Text(f"Full output: {outcome.full_output_path}", style="dim"))
+                self.console.print(Text(f"Full output: {outcome.full_output_path}", style="pi.dim"))
 
         if self.busy:
             await self._report(run())  # alongside a run: its result joins before the next prompt
@@ -601,7 +674,7 @@ class InteractiveMode:
         except asyncio.CancelledError:
             raise
         except Exception as error:  # the session stays usable; the user sees why
-            self.console.print(Text(f"Error: {error}", style="bold red"))
+            self.console.print(Text(f"Error: {error}", style="pi.error"))
 
     async def abort(self) -> None:
         """Abort the run, user bash or compaction; queued messages come back to the editor."""
@@ -621,11 +694,11 @@ class InteractiveMode:
         queued = [*self._held, *steering, *follow_up]
         self._held.clear()
         if not queued:
-            self.console.print(Text("No queued messages to restore", style="dim"))
+            self.console.print(Text("No queued messages to restore", style="pi.dim"))
             return
         current = self.get_editor_text()
         self.set_editor_text("\n".join([*queued, current] if current else queued))
-        self.console.print(Text(f"Restored {len(queued)} queued message(s) to editor", style="dim"))
+        self.console.print(Text(f"Restored {len(queued)} queued message(s) to editor", style="pi.dim"))
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Run ``work`` from a key handler, reporting its errors; kept referenced until done."""
@@ -672,9 +745,11 @@ class InteractiveMode:
         note: str = "",
         timeout_ms: float | None = None,
         signal: AbortSignal | None = None,
+        on_highlight: Callable[[int | None], None] | None = None,
     ) -> int | None:
-        """An arrow-key list (:mod:`.picker`) as a dialog; the choice is echoed to the transcript
-        (not when one of ``extra_keys`` closed the list: its caller says what happens next)."""
+        """An arrow-key list (:mod:`.picker`) as a dialog, in the theme's colours; the choice is
+        echoed to the transcript (not when one of ``extra_keys`` closed the list: its caller says
+        what happens next). ``on_highlight`` hears of each row the highlight moves to."""
         closed_by_key: list[bool] = []
 
         def watched(handler: Callable[[Picker], None]) -> Callable[[Picker], None]:
@@ -697,11 +772,14 @@ class InteractiveMode:
                 note=note,
                 timeout_ms=timeout_ms,
                 signal=signal,
+                style=lambda: self.styles.toolkit,
+                color_depth=lambda: self.styles.color_depth,
+                on_highlight=on_highlight,
                 **self.terminal,
             )
             if not closed_by_key:
-                chosen = "cancelled" if index is None else rows[index]
-                self.console.print(Text(f"{title} → ", style="bold") + Text(chosen, style="dim"))
+                chosen = "cancelled" if index is None else rows[index].strip()
+                self.console.print(Text(f"{title} → ", style="bold") + Text(chosen, style="pi.dim"))
             return index
 
         return await self.dialog(run)
@@ -713,7 +791,7 @@ class InteractiveMode:
         renderer = self.renderer
         renderer.expand_tools = not renderer.expand_tools
         state = "expanded" if renderer.expand_tools else "collapsed"
-        self.console.print(Text(f"Tool output {state} from now on", style="dim"))
+        self.console.print(Text(f"Tool output {state} from now on", style="pi.dim"))
         if renderer.expand_tools:
             renderer.print_last_tool_result()
 
@@ -727,7 +805,9 @@ class InteractiveMode:
             else _default_history(self.host.options.agent_dir)
         )
         session: PromptSession[str] = PromptSession(
-            message=self._prompt_message,
+            message=self._prompt_fragments,
+            style=DynamicStyle(lambda: self.styles.toolkit),
+            color_depth=self.styles.color_depth,
             multiline=True,
             key_bindings=DynamicKeyBindings(lambda: self._key_bindings),
             history=history,
@@ -809,14 +889,16 @@ class InteractiveMode:
         for name, tail in self.renderer.live_output.values():
             lines.append(f"{name} running…")
             lines.extend(f"  {line}" for line in tail)
+        theme = self.ui.theme
         if self.busy:
             if self.ui.working_visible:
                 elapsed = int(time.monotonic() - self._task_started)
                 message = self.ui.working_prefix() + (self.ui.working_message or "working…")
-                lines.append(f"{message} {elapsed}s · Enter steers, Alt+Enter queues a follow-up, Esc aborts")
+                keys = f" {elapsed}s · Enter steers, Alt+Enter queues a follow-up, Esc aborts"
+                lines.append(message + theme.fg("muted", keys))
         else:
             custom = self.ui.component_rows("footer", width)
-            lines.extend(custom if custom is not None else [self._status_line(width)])
+            lines.extend(custom if custom is not None else [theme.fg("dim", self._status_line(width))])
         return "\n".join(lines) or None
 
     def _status_line(self, width: int) -> str:
@@ -864,7 +946,7 @@ class InteractiveMode:
         self.ui.clear_plugin_state()
         self.keymap = load_keymap(self.host.options.agent_dir)  # keybindings.json, again on /reload
         for warning in self.keymap.warnings:
-            self.console.print(Text(warning, style="yellow"))
+            self.console.print(Text(warning, style="pi.warning"))
         self._key_bindings = build_key_bindings(self, plugins.shortcuts, self.keymap)
 
     # --- header and footer -------------------------------------------------------------------------
@@ -879,7 +961,7 @@ class InteractiveMode:
             self.console.print(part)
         loaded = self._loaded_summary()
         if loaded:
-            self.console.print(Text(loaded, style="dim"), soft_wrap=True)
+            self.console.print(Text(loaded, style="pi.dim"), soft_wrap=True)
 
     def header_parts(self, width: int) -> list[Text]:
         """The header's rows: a plugin's (``set_header``) or pi's model, directory (``~`` for the
@@ -895,7 +977,7 @@ class InteractiveMode:
         title = f"pi · {where} · {_short_home(session.cwd)}"
         return [
             Text(title, style="bold", no_wrap=True, overflow="ellipsis"),
-            Text(keys, style="dim", no_wrap=True, overflow="ellipsis"),
+            Text(keys, style="pi.dim", no_wrap=True, overflow="ellipsis"),
         ]
 
     def _loaded_summary(self) -> str:
@@ -935,7 +1017,7 @@ class InteractiveMode:
         return " · ".join(parts)
 
     def _print_footer(self) -> None:
-        self.console.print(Text(self.footer_text(), style="dim"))
+        self.console.print(Text(self.footer_text(), style="pi.dim"))
 
 
 @contextlib.contextmanager
@@ -988,11 +1070,16 @@ def _short_path(path: str, cwd: str) -> str:
     return "~/" + str(here.relative_to(home)) if here.is_relative_to(home) else path
 
 
-def terminal_console() -> Console:
+def terminal_console(mode: ColorMode = "256color") -> Console:
     """A console that follows the terminal's size as it is resized: ``COLUMNS``/``LINES`` left in
-    the environment by a shell or a multiplexer would pin it to a stale size."""
+    the environment by a shell or a multiplexer would pin it to a stale size. On a terminal it
+    sends colours at the theme's depth (pi sends 24-bit or 256 colours, whatever ``TERM`` says)."""
     environ = {key: value for key, value in os.environ.items() if key not in ("COLUMNS", "LINES")}
-    return Console(highlight=False, _environ=environ)
+    console = Console(highlight=False, _environ=environ)
+    if console.color_system is not None:
+        system: Literal["truecolor", "256"] = "truecolor" if mode == "truecolor" else "256"
+        console = Console(highlight=False, _environ=environ, color_system=system)
+    return console
 
 
 def _short_home(path: str) -> str:

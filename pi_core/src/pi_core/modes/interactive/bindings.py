@@ -143,7 +143,7 @@ def build_key_bindings(
     def _toggle_thinking(event: KeyPressEvent) -> None:
         mode.renderer.hide_thinking = not mode.renderer.hide_thinking
         state = "hidden" if mode.renderer.hide_thinking else "shown"
-        mode.console.print(Text(f"Thinking blocks {state}", style="dim"))
+        mode.console.print(Text(f"Thinking blocks {state}", style="pi.dim"))
 
     @on("app.tools.expand")
     def _toggle_tool_output(event: KeyPressEvent) -> None:
@@ -171,7 +171,7 @@ def build_key_bindings(
     def _cycle_thinking(event: KeyPressEvent) -> None:
         level = mode.host.session.cycle_thinking_level()
         note = f"Thinking level: {level}" if level else "The current model does not support thinking"
-        mode.console.print(Text(note, style="cyan"))
+        mode.console.print(Text(note, style="pi.dim"))
 
     for action_id, command in _SESSION_ACTIONS.items():
         on(action_id)(_command_key(mode, command))
@@ -188,13 +188,13 @@ def build_key_bindings(
         if ctrl_c.twice():
             event.app.exit(exception=EOFError())
             return
-        mode.console.print(Text("Press Ctrl+C again to exit", style="dim"))
+        mode.console.print(Text("Press Ctrl+C again to exit", style="pi.dim"))
 
     for key, spec in shortcuts.items():
         sequence = to_prompt_toolkit(key)
         if sequence is None:
             note = f"Shortcut {key!r} of plugin {spec.plugin} cannot be used in this terminal"
-            mode.console.print(Text(note, style="yellow"))
+            mode.console.print(Text(note, style="pi.warning"))
             continue
         bindings.add(*sequence)(_shortcut_handler(mode, spec))
 
@@ -239,11 +239,11 @@ def _shortcut_handler(mode: InteractiveMode, spec: ShortcutSpec) -> Callable[[Ke
 async def _next_model(mode: InteractiveMode) -> None:
     cycled = await mode.host.session.cycle_model()
     if cycled is None:
-        mode.console.print(Text("Only one model available", style="yellow"))
+        mode.console.print(Text("Only one model available", style="pi.warning"))
         return
     model, level, _ = cycled
     suffix = f" (thinking {level})" if model.reasoning else ""
-    mode.console.print(Text(f"Model: {model.provider}/{model.id}{suffix}", style="cyan"))
+    mode.console.print(Text(f"Model: {model.provider}/{model.id}{suffix}", style="pi.dim"))
 
 
 async def _paste_clipboard_image(mode: InteractiveMode, buffer: Buffer) -> None:
@@ -254,7 +254,7 @@ async def _paste_clipboard_image(mode: InteractiveMode, buffer: Buffer) -> None:
     image = await read_clipboard_image()
     if image is None:
         mode.console.print(
-            Text("No image in the clipboard (text pastes with the terminal's paste)", style="dim")
+            Text("No image in the clipboard (text pastes with the terminal's paste)", style="pi.dim")
         )
         return
     data, kind = image

@@ -20,7 +20,7 @@ class CommandBase:
         return self.mode.host.session
 
     def _info(self, text: str) -> None:
-        self.mode.console.print(Text(text, style="cyan"))
+        self.mode.console.print(Text(text, style="pi.dim"))
 
     def _warn(self, text: str) -> None:
-        self.mode.console.print(Text(text, style="yellow"))
+        self.mode.console.print(Text(text, style="pi.warning"))

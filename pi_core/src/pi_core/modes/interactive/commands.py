@@ -100,7 +100,7 @@ class BuiltinCommands(SessionCommands, ModelCommands):
         try:
             await handler(args.strip())
         except Exception as error:  # a failing command is reported; the REPL goes on
-            self.mode.console.print(Text(f"Error: {error}", style="bold red"))
+            self.mode.console.print(Text(f"Error: {error}", style="pi.error"))
         return True
 
     async def cmd_help(self, args: str) -> None:

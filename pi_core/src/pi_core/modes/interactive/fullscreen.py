@@ -50,7 +50,7 @@ from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.layout.screen import Char
 from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
 from prompt_toolkit.output import Output
-from prompt_toolkit.styles import Style
+from prompt_toolkit.styles import DynamicStyle
 from prompt_toolkit.utils import get_cwidth
 from rich.markdown import Markdown
 from rich.text import Text
@@ -69,6 +69,7 @@ from pi_core.modes.interactive.transcript import Block, Line, Transcript, Transc
 
 if TYPE_CHECKING:
     from pi_core.modes.interactive.custom import ComponentKeys
+    from pi_core.modes.interactive.styles import ReplStyles
     from pi_core.runtime.host import RuntimeHost
 
 T = TypeVar("T")
@@ -82,18 +83,6 @@ REDRAW_INTERVAL = 0.03
 WHEEL_ROWS = 3
 #: Seconds a note such as "Copied 3 lines" stays in the status row.
 FLASH_SECONDS = 2.5
-
-_STYLE = Style.from_dict(
-    {
-        "footer": "#8a8a8a",
-        "status": "#8a8a8a",
-        "working": "#5fafd7",
-        "prompt": "bold #5faf5f",
-        "search": "bold",
-        "separator": "#444444",
-        "overlay": "bg:#262626",
-    }
-)
 
 _PAUSED = "\x00paused"
 
@@ -183,7 +172,15 @@ class FullscreenMode(InteractiveMode):
         self.transcript.render([Markdown(_MARKDOWN_SAMPLE)], {}, self._view_size[0])
 
     def theme_changed(self) -> None:
-        self.transcript.relayout()  # plugin rows (header, renderers) are drawn again with it
+        if self.styles is self._applied_styles:  # a plugin's own theme object: its rows again
+            self.transcript.relayout()
+        else:
+            self.apply_theme()
+
+    def _use_styles(self, styles: ReplStyles) -> None:
+        """The transcript is laid out again with the theme: old output takes its colours too."""
+        self._live_key = None
+        self.transcript.use_theme(styles.rich, styles.color_system)
 
     def terminal_size(self) -> tuple[int, int]:
         app = self._app
@@ -245,7 +242,8 @@ class FullscreenMode(InteractiveMode):
             key_bindings=merge_key_bindings(
                 [DynamicKeyBindings(lambda: self._key_bindings), self._own_keys(searching)]
             ),
-            style=_STYLE,
+            style=DynamicStyle(lambda: self.styles.toolkit),
+            color_depth=lambda: self.styles.color_depth,
             full_screen=True,
             mouse_support=True,
             refresh_interval=1.0,
@@ -263,7 +261,7 @@ class FullscreenMode(InteractiveMode):
         if self.editor_slot.draws_rows():
             return []  # a plugin editor draws its own prompt
         if line == 0 and wrap == 0:
-            return [("class:prompt", self._prompt_message())]
+            return [(self.prompt_style(), self._prompt_message())]
         return [("", "  ")]
 
     def _own_keys(self, searching: Condition) -> KeyBindings:
@@ -401,11 +399,11 @@ class FullscreenMode(InteractiveMode):
                 thinking = renderer.markdown(
                     "\n".join(rows[-LIVE_MARKDOWN_LINES:]), "assistant-thinking", streaming=True
                 )
-                parts.append(Text(thinking, style="dim italic"))
+                parts.append(Text(thinking, style="pi.thinking"))
         for name, tail in live:
-            parts.append(Text(f"{name} running…", style="cyan"))
+            parts.append(Text(f"{name} running…", style="pi.toolName"))
             if tail:
-                parts.append(Text("\n".join(f"  {line}" for line in tail), style="dim"))
+                parts.append(Text("\n".join(f"  {line}" for line in tail), style="pi.toolOutput"))
         self._live_lines = self.transcript.render(parts, {}, width) if parts else []
         self._live_key = key
         return self._live_lines
@@ -719,7 +717,7 @@ class FullscreenMode(InteractiveMode):
 
         output.write_raw(_erase(self.terminal_size()[1]))
         for row in rows:
-            print_formatted_text(output, to_formatted_text([*row, ("", "\n")]), _STYLE)
+            print_formatted_text(output, to_formatted_text([*row, ("", "\n")]), self.styles.toolkit)
         output.write_raw("\n")
         output.flush()
 
@@ -738,7 +736,7 @@ class FullscreenMode(InteractiveMode):
         from prompt_toolkit.renderer import print_formatted_text
 
         for row in self.transcript.lines(block, self._view_size[0]):
-            print_formatted_text(app.output, to_formatted_text([*row, ("", "\n")]), _STYLE)
+            print_formatted_text(app.output, to_formatted_text([*row, ("", "\n")]), self.styles.toolkit)
         app.output.flush()
 
     async def _shutdown(self) -> None:
@@ -780,7 +778,7 @@ class _HeaderView:
         yield from self.mode.header_parts(options.max_width)
         loaded = self.mode._loaded_summary()
         if loaded:
-            yield Text(loaded, style="dim")
+            yield Text(loaded, style="pi.dim")
 
 
 class _TranscriptWindow(Window):

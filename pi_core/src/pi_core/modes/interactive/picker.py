@@ -18,8 +18,8 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import FormattedTextControl, HSplit, Layout, Window
-from prompt_toolkit.output import Output
-from prompt_toolkit.styles import Style
+from prompt_toolkit.output import ColorDepth, Output
+from prompt_toolkit.styles import BaseStyle, DynamicStyle, Style
 
 from pi_core.ai.abort import AbortSignal
 from pi_core.modes.interactive.dialogs import cancelled_by
@@ -27,14 +27,8 @@ from pi_core.modes.interactive.dialogs import cancelled_by
 #: Rows shown at once at most (fewer on a short terminal).
 MAX_VISIBLE_ROWS = 15
 
-_STYLE = Style.from_dict(
-    {
-        "title": "bold",
-        "selected": "reverse",
-        "status": "#888888",
-        "query": "bold",
-    }
-)
+#: Without the REPL's theme (``style``): the terminal's own colours.
+_PLAIN_STYLE = Style.from_dict({"title": "bold", "selected": "reverse", "query": "bold"})
 
 
 @dataclass
@@ -112,13 +106,23 @@ async def pick(
     signal: AbortSignal | None = None,
     input: Input | None = None,
     output: Output | None = None,
+    style: Callable[[], BaseStyle] | None = None,
+    color_depth: Callable[[], ColorDepth] | None = None,
+    on_highlight: Callable[[int | None], None] | None = None,
 ) -> int | None:
-    """Let the user choose one of ``rows``; its index, or ``None`` when cancelled or timed out."""
+    """Let the user choose one of ``rows``; its index, or ``None`` when cancelled or timed out.
+
+    ``style`` gives the classes ``title``, ``selected``, ``status`` and ``query`` their colours
+    (asked at each redraw, so they may change while the list is open); ``on_highlight`` hears of
+    each row the highlight moves to (the theme picker previews the theme under it)."""
     if not rows or (signal is not None and signal.aborted):
         return None
     picker = Picker(list(rows), numbered=numbered, note=note)
     picker.refilter(keep=initial)
-    app = _application(title, picker, extra_keys or {}, input, output)
+    themed = DynamicStyle(style) if style is not None else _PLAIN_STYLE
+    app = _application(title, picker, extra_keys or {}, input, output, themed, color_depth)
+    if on_highlight is not None:
+        _follow_highlight(app, picker, on_highlight)
     picker._app = app
     try:
         with cancelled_by(timeout_ms, signal, lambda: picker.finish(None)):
@@ -128,7 +132,13 @@ async def pick(
 
 
 def _application(
-    title: str, picker: Picker, extra_keys: PickerKeys, input: Input | None, output: Output | None
+    title: str,
+    picker: Picker,
+    extra_keys: PickerKeys,
+    input: Input | None,
+    output: Output | None,
+    style: BaseStyle,
+    color_depth: Callable[[], ColorDepth] | None,
 ) -> Application[int | None]:
     bindings = KeyBindings()
 
@@ -215,12 +225,26 @@ def _application(
     return Application(
         layout=layout,
         key_bindings=bindings,
-        style=_STYLE,
+        style=style,
+        color_depth=color_depth,
         full_screen=False,
         erase_when_done=True,
         input=input,
         output=output,
     )
+
+
+def _follow_highlight(app: Application[Any], picker: Picker, heard: Callable[[int | None], None]) -> None:
+    """Call ``heard`` after each key that moved the highlight to another row."""
+    last = [picker.highlighted]
+
+    def after_key(_: object) -> None:
+        if picker.highlighted != last[0] and not picker.closing:
+            last[0] = picker.highlighted
+            heard(last[0])
+            app.invalidate()
+
+    app.key_processor.after_key_press += after_key
 
 
 def _visible_rows(app: Application[Any] | None) -> int:

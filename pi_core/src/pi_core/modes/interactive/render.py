@@ -27,7 +27,7 @@ from pi_core.plugins.renderers import (
 )
 from pi_core.session.context import iso_to_ms
 
-HIDDEN_THINKING = Text("▸ thinking (hidden; Ctrl+T shows it)", style="dim italic")
+HIDDEN_THINKING = Text("▸ thinking (hidden; Ctrl+T shows it)", style="pi.thinking")
 
 #: How many trailing lines of a running tool's output the live view shows.
 LIVE_LINES = 5
@@ -130,7 +130,7 @@ class EventRenderer:
             return
         block = self._thinking.take_rest() if final else self._thinking.take_complete()
         if block:
-            self.console.print(Text(self.markdown(block, "assistant-thinking"), style="dim italic"))
+            self.console.print(Text(self.markdown(block, "assistant-thinking"), style="pi.thinking"))
 
     def markdown(self, text: str, surface: MarkdownSurface, *, streaming: bool = False) -> str:
         """``text`` through the plugins' Markdown transformers for ``surface``. A block printed
@@ -156,7 +156,7 @@ class EventRenderer:
 
     def _hidden_thinking(self) -> Text:
         label = self.hidden_thinking_label
-        return Text(sanitize(label), style="dim italic") if label else HIDDEN_THINKING
+        return Text(sanitize(label), style="pi.thinking") if label else HIDDEN_THINKING
 
     def _on_message_start(self, event: Any) -> None:
         message = event.message
@@ -167,7 +167,9 @@ class EventRenderer:
             self._print_custom(message)
 
     def _print_user(self, message: Any) -> None:
-        self.console.print(Text("> ", style="bold green") + Text(self.markdown(_user_text(message), "user")))
+        self.console.print(
+            Text("> ", style="pi.userPrompt") + Text(self.markdown(_user_text(message), "user"))
+        )
 
     def _print_custom(self, message: Any) -> None:
         """A custom message through its plugin renderer, else (no renderer, it drew nothing, or it
@@ -183,7 +185,7 @@ class EventRenderer:
             if rendered is not None:
                 self.console.print(Text.from_ansi(rendered) if isinstance(rendered, str) else rendered)
                 return
-        label = Text(f"[{message.custom_type}] ", style="magenta")
+        label = Text(f"[{message.custom_type}] ", style="pi.customMessageLabel")
         shown = self.markdown(_content_text(sanitize_content(message.content)), "custom")
         self.console.print(label + Text(shown))
 
@@ -194,9 +196,9 @@ class EventRenderer:
         self._flush_thinking(final=True)
         self._flush_text(final=True)
         if message.stop_reason == "aborted":
-            self.console.print(Text("Operation aborted", style="yellow"))
+            self.console.print(Text("Operation aborted", style="pi.warning"))
         elif message.stop_reason == "error":
-            self.console.print(Text(f"Error: {message.error_message or 'unknown error'}", style="bold red"))
+            self.console.print(Text(f"Error: {message.error_message or 'unknown error'}", style="pi.error"))
 
     # --- custom entries (``ctx.append_entry``) through the plugins' entry renderers ----------------
 
@@ -253,7 +255,7 @@ class EventRenderer:
                             if self.hide_thinking
                             else Text(
                                 self.markdown(sanitize(block.thinking.strip()), "assistant-thinking"),
-                                style="dim italic",
+                                style="pi.thinking",
                             )
                         )
                         self.console.print(shown_thinking)
@@ -266,10 +268,10 @@ class EventRenderer:
                             shown.add(block.id)
                             self._print_result(block.name, result, result.is_error, self.expand_tools)
                 if message.stop_reason == "aborted":
-                    self.console.print(Text("Operation aborted", style="yellow"))
+                    self.console.print(Text("Operation aborted", style="pi.warning"))
                 elif message.stop_reason == "error":
                     self.console.print(
-                        Text(f"Error: {message.error_message or 'unknown error'}", style="red")
+                        Text(f"Error: {message.error_message or 'unknown error'}", style="pi.error")
                     )
             elif role == "toolResult" and message.tool_call_id not in shown:
                 self._print_result(message.tool_name, message, message.is_error, self.expand_tools)
@@ -278,15 +280,17 @@ class EventRenderer:
             elif role == "bashExecution":
                 self.console.print(
                     Text(f"$ {sanitize(message.command)}", style="bold")
-                    + Text(f"\n{sanitize(message.output)}", style="dim")
+                    + Text(f"\n{sanitize(message.output)}", style="pi.muted")
                 )
             elif role == "compactionSummary":
                 self.console.print(compaction_marker(message.tokens_before))
                 if self.expand_tools:
                     self.console.print(Markdown(self.markdown(sanitize(message.summary), "summary")))
             elif role == "branchSummary":
-                self.console.print(Text("── summary of the branch left ──", style="magenta"))
-                self.console.print(Text(self.markdown(sanitize(message.summary), "summary"), style="dim"))
+                self.console.print(Text("── summary of the branch left ──", style="pi.customMessageLabel"))
+                self.console.print(
+                    Text(self.markdown(sanitize(message.summary), "summary"), style="pi.muted")
+                )
         for _, _, entry in waiting:
             self.print_entry(entry)
 
@@ -336,7 +340,7 @@ class EventRenderer:
 
     def _print_call(self, name: str, args: Any) -> None:
         renderable = self._call_renderable(name, args)
-        self.console.print(Text("● ", style="cyan"), renderable, sep="")
+        self.console.print(Text("● ", style="pi.accent"), renderable, sep="")
 
     def tool_renderer(self, name: str) -> tuple[Any, str | None]:
         """What draws calls of ``name`` and whose it is: the plugins' resolvers in load order,
@@ -389,7 +393,7 @@ class EventRenderer:
         renderable = self._draw(renderer, owner, "render_result", result, options, self._tool_context())
         if renderable is None:
             text = _content_text(result.content)
-            renderable = _preview(text, expanded) if is_error else Text(text, style="dim")
+            renderable = _preview(text, expanded) if is_error else Text(text, style="pi.toolOutput")
         if is_error and isinstance(renderable, Text):
             renderable.stylize("red")
         return renderable
@@ -401,18 +405,18 @@ class EventRenderer:
             return rendered
         args = sanitize_value(args)
         shown = json.dumps(args, ensure_ascii=False) if args not in (None, {}) else ""
-        return Text(name, style="bold") + Text(f" {shown}" if shown else "", style="cyan")
+        return Text(name, style="pi.toolName") + Text(f" {shown}" if shown else "", style="pi.accent")
 
     # --- session events -------------------------------------------------------------------------
 
     def _on_compaction_start(self, event: Any) -> None:
-        self.console.print(Text(f"Compacting context ({event.reason})…", style="dim"))
+        self.console.print(Text(f"Compacting context ({event.reason})…", style="pi.dim"))
 
     def _on_compaction_end(self, event: Any) -> None:
         if event.error_message:
-            self.console.print(Text(f"Compaction failed: {event.error_message}", style="red"))
+            self.console.print(Text(f"Compaction failed: {event.error_message}", style="pi.error"))
         elif event.aborted:
-            self.console.print(Text("Compaction aborted", style="yellow"))
+            self.console.print(Text("Compaction aborted", style="pi.warning"))
         elif event.result is not None:
             self.console.print(compaction_marker(event.result.get("tokensBefore")))
 
@@ -421,22 +425,22 @@ class EventRenderer:
             Text(
                 f"Retrying ({event.attempt}/{event.max_attempts}) in {event.delay_ms / 1000:.0f}s: "
                 f"{event.error_message}",
-                style="yellow",
+                style="pi.warning",
             )
         )
 
     def _on_auto_retry_end(self, event: Any) -> None:
         if not event.success:
-            self.console.print(Text(f"Retry failed: {event.final_error}", style="red"))
+            self.console.print(Text(f"Retry failed: {event.final_error}", style="pi.error"))
 
     def _on_queue_update(self, event: Any) -> None:
         pending = [*(f"steer: {t}" for t in event.steering), *(f"follow-up: {t}" for t in event.follow_up)]
         if pending:
-            self.console.print(Text("Queued: " + " | ".join(pending), style="dim"))
+            self.console.print(Text("Queued: " + " | ".join(pending), style="pi.dim"))
 
     def _on_extension_error(self, event: Any) -> None:
         self.console.print(
-            Text(f"Extension error ({event.extension_path}, {event.event}): {event.error}", style="red")
+            Text(f"Extension error ({event.extension_path}, {event.event}): {event.error}", style="pi.error")
         )
 
 
@@ -465,17 +469,17 @@ ERROR_PREVIEW_LINES = 10
 def _preview(text: str, expanded: bool) -> Text:
     lines = text.rstrip("\n").split("\n") if text else []
     if expanded or len(lines) <= ERROR_PREVIEW_LINES:
-        return Text("\n".join(lines), style="red")
+        return Text("\n".join(lines), style="pi.error")
     hidden = len(lines) - ERROR_PREVIEW_LINES
-    out = Text(f"... ({hidden} earlier lines, Ctrl+O expands)\n", style="italic dim")
-    out.append("\n".join(lines[-ERROR_PREVIEW_LINES:]), style="red")
+    out = Text(f"... ({hidden} earlier lines, Ctrl+O expands)\n", style="pi.hint")
+    out.append("\n".join(lines[-ERROR_PREVIEW_LINES:]), style="pi.error")
     return out
 
 
 def compaction_marker(tokens_before: int | None) -> Text:
     """The line that marks where the context was compacted, live and when a session is replayed."""
     suffix = f" ({tokens_before} tokens before)" if tokens_before else ""
-    return Text(f"── context compacted{suffix} ──", style="magenta")
+    return Text(f"── context compacted{suffix} ──", style="pi.customMessageLabel")
 
 
 class _ToolResultView:

@@ -7,11 +7,12 @@ for thinking level, queue modes and auto-compaction/retry, which also update the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pi_core.ai.thinking import supported_thinking_levels
+from pi_core.modes.interactive.theme_picker import choose_theme
 
 if TYPE_CHECKING:
     from pi_core.modes.interactive.app import InteractiveMode
@@ -28,10 +29,12 @@ class Setting:
     #: The values to choose from (``None``: a switch between true and false).
     choices: Callable[[], Sequence[str]] | None
     write: Callable[[Any], None]
+    #: A row with its own dialog instead of a list of values (the theme picker).
+    dialog: Callable[[], Awaitable[None]] | None = None
 
     def shown(self) -> str:
         value = self.read()
-        if self.choices is None:
+        if self.choices is None and self.dialog is None:
             value = "on" if value else "off"
         return f"{self.label}: {value}"
 
@@ -76,6 +79,7 @@ def settings_of(mode: InteractiveMode) -> list[Setting]:
         Setting("Auto-resize images", lambda: typed().images.auto_resize, None, store("images.autoResize")),
         Setting("Block images", lambda: typed().images.block_images, None, store("images.blockImages")),
         Setting("Skill commands", lambda: typed().enable_skill_commands, None, store("enableSkillCommands")),
+        Setting("Theme", lambda: typed().theme or "system", None, store("theme"), lambda: choose_theme(mode)),
     ]
 
 
@@ -88,6 +92,9 @@ async def run_settings_menu(mode: InteractiveMode) -> None:
             return
         row = chosen
         item = items[chosen]
+        if item.dialog is not None:
+            await item.dialog()
+            continue
         if item.choices is None:
             item.write(not item.read())
             continue

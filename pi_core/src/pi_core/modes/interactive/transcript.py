@@ -21,6 +21,7 @@ from prompt_toolkit.formatted_text import ANSI, StyleAndTextTuples, to_formatted
 from rich.console import Console, ConsoleDimensions
 from rich.markdown import Markdown
 from rich.text import Text
+from rich.theme import Theme as RichTheme
 
 #: Laid-out blocks kept at most (the rest is laid out again when scrolled back into view).
 CACHED_BLOCKS = 400
@@ -78,6 +79,9 @@ class Transcript:
         self.on_change: Callable[[], None] = lambda: None
         #: A search hit: (block serial, line index within the block).
         self.highlight: tuple[int, int] | None = None
+        #: The theme's rich styles and colour depth the blocks are laid out with.
+        self.rich_theme: RichTheme | None = None
+        self.color_system: Any = "256"
 
     # --- adding ---------------------------------------------------------------------------------
 
@@ -97,6 +101,12 @@ class Transcript:
         self.highlight = None
         self.on_change()
 
+    def use_theme(self, rich_theme: RichTheme, color_system: Any) -> None:
+        """Lay every block out again with another theme's styles."""
+        self.rich_theme, self.color_system = rich_theme, color_system
+        self._consoles = {}
+        self.relayout()
+
     def relayout(self) -> None:
         self.generation += 1
         self._cache.clear()
@@ -112,7 +122,8 @@ class Transcript:
                 width=width,
                 height=1000,
                 force_terminal=True,
-                color_system="256",
+                color_system=self.color_system,
+                theme=self.rich_theme,
                 highlight=False,
                 legacy_windows=False,
                 _environ=clean_environ(),
@@ -127,7 +138,7 @@ class Transcript:
             try:
                 console.print(*objects, **kwargs)
             except Exception as error:  # a plugin's renderable that raises must not stop the UI
-                console.print(Text(f"(could not draw this block: {error})", style="red"))
+                console.print(Text(f"(could not draw this block: {error})", style="pi.error"))
         text = _HYPERLINK.sub("", capture.get())
         if text.endswith("\n"):
             text = text[:-1]

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 def describe(check: TrustCheck) -> Text:
     what = "changed since you trusted it" if check.status == "changed" else "is not trusted yet"
-    text = Text(f"The project {check.project} has plugin code that {what}:\n", style="bold yellow")
+    text = Text(f"The project {check.project} has plugin code that {what}:\n", style="pi.warning.bold")
     for path in check.files or ():
         text.append(f"  {path}\n")
     if not check.files:
@@ -54,7 +54,7 @@ async def confirm_project_trust(
     answer = await ask("Trust this project and run its plugin code? [y/N] ", input=input, output=output)
     if not yes(answer):
         note = "Going on without the project's plugins (`pi trust` trusts it later)."
-        console.print(Text(note, style="dim"))
+        console.print(Text(note, style="pi.dim"))
         setup.declined_trust.add(check.fingerprint)  # not asked again by every /reload or /new
         return setup
     trust_project(check.project, Path(agent_dir))
@@ -63,7 +63,9 @@ async def confirm_project_trust(
     )
     reloaded.flag_values = setup.flag_values
     reloaded.declined_trust = setup.declined_trust
-    console.print(Text(f"Trusted {check.project}; its plugins are loaded.", style="green"), soft_wrap=True)
+    console.print(
+        Text(f"Trusted {check.project}; its plugins are loaded.", style="pi.success"), soft_wrap=True
+    )
     return reloaded
 
 

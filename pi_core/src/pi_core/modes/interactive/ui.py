@@ -25,8 +25,10 @@ from pi_core.settings_file import SettingsError
 
 if TYPE_CHECKING:
     from pi_core.modes.interactive.app import InteractiveMode
+    from pi_core.runtime.colors import ColorMode
 
-_NOTIFY_STYLES = {"info": "cyan", "warning": "yellow", "error": "bold red"}
+#: pi shows an info notice as status text (dim), a warning and an error in their colours.
+_NOTIFY_STYLES = {"info": "pi.dim", "warning": "pi.warning", "error": "pi.error"}
 #: A widget given as lines shows this many of them, then a note that it was cut (as pi).
 MAX_WIDGET_LINES = 10
 #: Seconds between two frames of the working indicator when a plugin names no interval (pi's).
@@ -45,6 +47,9 @@ class InteractiveUI:
         self._theme: Theme | None = None
         self._theme_setting: str | None = None
         self._theme_override: UITheme | None = None
+        self._colour_mode: ColorMode | None = None
+        #: ``--use-theme``: the theme setting for this run, until a theme is chosen (not saved).
+        self.theme_for_run: str | None = None
         self.statuses: dict[str, str] = {}
         #: Widgets by key, in the order set: their lines, or (component, plugin) from a factory.
         self.widgets: dict[str, list[str] | tuple[Any, str]] = {}
@@ -72,20 +77,33 @@ class InteractiveUI:
     @property
     def theme(self) -> UITheme:
         """The theme the ``theme`` setting names (a ``light/dark`` pair: by the terminal's
-        background), or the one a plugin set for this run; dark when the named one is missing or
-        broken."""
+        background), or the one a plugin or the theme picker set for this run; when the named
+        one is missing or broken, ``system``'s built-in theme (the reason is reported once)."""
         if self._theme_override is not None:
             return self._theme_override
-        setting = self._mode.host.session.settings.settings.theme
+        setting = self.theme_for_run or self._mode.host.session.settings.settings.theme
         if self._theme is None or self._theme_setting != setting:
             from pi_core.runtime import themes
 
             try:
-                self._theme = themes.load(themes.resolve_setting(setting), self._theme_paths())
-            except themes.ThemeError:
-                self._theme = Theme("dark")
+                self._theme = themes.load(
+                    themes.resolve_setting(setting), self._theme_paths(), self.colour_mode
+                )
+            except themes.ThemeError as error:
+                self._theme = themes.load(themes.SYSTEM, [], self.colour_mode)
+                self._mode.report_theme_problem(str(error))
             self._theme_setting = setting
         return self._theme
+
+    @property
+    def colour_mode(self) -> ColorMode:
+        """24-bit or 256 colours: the ``terminal.trueColor`` setting, else the terminal's."""
+        if self._colour_mode is None:
+            from pi_core.runtime.colors import color_mode
+
+            setting = self._mode.host.session.settings.settings.terminal.true_color
+            self._colour_mode = color_mode(setting=setting)
+        return self._colour_mode
 
     def _theme_paths(self) -> list[str]:
         return list(self._mode.host.session.resources.theme_paths)
@@ -101,21 +119,20 @@ class InteractiveUI:
         from pi_core.runtime import themes
 
         try:
-            return themes.load(name, self._theme_paths())
+            return themes.load(name, self._theme_paths(), self.colour_mode)
         except themes.ThemeError:
             return None
 
     def set_theme(self, theme: str | UITheme) -> ThemeResult:
         """By name: the ``theme`` setting (global) changes when the theme loads; an object: this
-        run draws with it. Either way what plugins draw from now on uses it."""
+        run draws with it. Either way everything drawn from now on uses it."""
         from pi_core.runtime import themes
 
         if not isinstance(theme, str):
-            self._theme_override = theme
-            self._mode.theme_changed()
+            self.preview_theme(theme)
             return ThemeResult(True)
         try:
-            themes.load(themes.resolve_setting(theme), self._theme_paths())
+            themes.load(themes.resolve_setting(theme), self._theme_paths(), self.colour_mode)
         except themes.ThemeError as error:
             return ThemeResult(False, str(error))
         settings = self._mode.host.session.settings
@@ -124,10 +141,18 @@ class InteractiveUI:
                 settings.set("theme", theme)
             except SettingsError as error:
                 return ThemeResult(False, str(error))
+        self.theme_for_run = None
         self._theme_override = None
         self._theme = None
         self._mode.theme_changed()
         return ThemeResult(True)
+
+    def preview_theme(self, theme: UITheme | None) -> None:
+        """Draw with ``theme`` for now, saving nothing (``None``: the setting's theme again)."""
+        if theme is self._theme_override:
+            return
+        self._theme_override = theme
+        self._mode.theme_changed()
 
     def set_working_message(self, text: str | None = None) -> None:
         self.working_message = text or None
@@ -364,7 +389,7 @@ class InteractiveUI:
         self._mode.completer_changed()
 
     def notify(self, message: str, type: str = "info") -> None:
-        self._mode.console.print(Text(message, style=_NOTIFY_STYLES.get(type, "cyan")))
+        self._mode.console.print(Text(message, style=_NOTIFY_STYLES.get(type, "pi.dim")))
 
     def set_status(self, key: str, text: str | None) -> None:
         """Status text may be styled with SGR colour escapes (``ctx.ui.theme.fg``); every other

@@ -65,6 +65,8 @@ class TerminalSettings(PiModel):
     #: ``None`` = not set in any file; then ``PI_CLEAR_ON_SHRINK=1`` decides.
     clear_on_shrink: bool | None = None
     show_terminal_progress: bool = False
+    #: ``true``/``false`` decide whether colours are sent as 24-bit; ``"auto"`` (or unset): detected.
+    true_color: bool | Literal["auto"] | None = None
 
 
 class ImageSettings(PiModel):
