@@ -1,15 +1,17 @@
 """The REPL draws in the theme: its own lines change colour with it (the fullscreen transcript is
-laid out again), a broken or missing theme is said once and ``system``'s is used and ``--use-theme``
-holds for the run only."""
+laid out again), a broken or missing theme is said once and ``system``'s is used, ``--use-theme``
+holds for the run only, and the active user theme is read again when its file changes."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from pi_core.modes.interactive import theme_watch
 from pi_core.runtime import themes
 from pi_core.runtime.ui import Theme
 from rich.text import Text
@@ -103,3 +105,30 @@ async def test_use_theme_holds_until_a_theme_is_chosen(
     assert json.loads((tmp_path / "agent" / "settings.json").read_text())["theme"] == "dark"
     assert ui.set_theme("dark").success and ui.theme.name == "dark" and ui.theme_for_run is None
     await repl.quit()
+
+
+async def test_the_active_user_theme_is_read_again_when_its_file_changes(
+    repl_factory: Callable[..., Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(theme_watch, "POLL_INTERVAL", 0.05)
+    path = _theme_file(tmp_path / "agent" / "themes" / "ocean.json", "ocean", accent="#0088ff")
+    (tmp_path / "agent" / "settings.json").write_text(json.dumps({"theme": "ocean"}))
+    repl = await repl_factory(fullscreen=True)
+    await repl.wait_idle_editor()
+    ui = repl.mode.ui
+    assert ui.theme.color("accent") == "#0088ff"
+    await asyncio.sleep(0.2)  # the watcher has looked at the file once
+    _theme_file(path, "ocean", accent="okhsl(20 72% 67%)")
+    await repl.until(lambda: ui.theme.color("accent") != "#0088ff", 5)
+    assert ui.theme.color("accent") == Theme("dark").color("error")  # okhsl(20 72% 67%) is dark's red
+    assert repl.mode.styles.theme is ui.theme  # the REPL draws with it
+    path.write_text('{"name": "ocean", "colors": {')  # half written: the last good colours stay
+    await asyncio.sleep(0.4)
+    assert ui.theme.color("accent") == Theme("dark").color("error")
+    await repl.quit()
+
+
+async def test_the_watcher_ignores_builtin_themes_and_other_files(tmp_path: Path) -> None:
+    assert theme_watch.watched_file(str(tmp_path), "dark") is None
+    assert theme_watch.watched_file(str(tmp_path), "system") is None
+    assert theme_watch.watched_file(str(tmp_path), "ocean") == tmp_path / "themes" / "ocean.json"

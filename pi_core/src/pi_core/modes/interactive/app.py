@@ -111,6 +111,7 @@ class InteractiveMode:
         self._applied_styles: ReplStyles | None = None
         self._applied_styles_pushed = False
         self._theme_problems: set[str] = set()
+        self._theme_watch: asyncio.Task[None] | None = None
         self.commands = BuiltinCommands(self)
         #: Big pastes held aside while their markers stand in the editor.
         self.pastes = Pastes()
@@ -324,6 +325,7 @@ class InteractiveMode:
         self.host.on_session_replaced(self.bind)
         self.renderer.hide_thinking = self.host.session.settings.settings.hide_thinking_block
         self.apply_theme()
+        self._watch_theme()
         await self._start_plugins()
         self.show_load_issues()
         self._warm_up()
@@ -474,6 +476,18 @@ class InteractiveMode:
         except RuntimeError:
             show()
 
+    def _watch_theme(self) -> None:
+        """Read the active user theme again when its file changes (as pi)."""
+        from pi_core.modes.interactive.theme_watch import watch_theme
+
+        def current() -> str | None:
+            theme = self.ui.theme
+            return theme.name if isinstance(theme, Theme) and theme.path is not None else None
+
+        agent_dir = self.host.options.agent_dir
+        watch = watch_theme(current, agent_dir, lambda: self.ui.colour_mode, self.ui.reload_theme)
+        self._theme_watch = asyncio.create_task(watch)
+
     def _prompt_fragments(self) -> StyleAndTextTuples:
         return [(self.prompt_style(), self._prompt_message())]
 
@@ -567,6 +581,8 @@ class InteractiveMode:
 
     async def _shutdown(self) -> None:
         self.ui.stop_ticker()
+        if self._theme_watch is not None:
+            self._theme_watch.cancel()
         if self.busy:
             await self.host.session.abort()
         if self._task is not None:

@@ -154,6 +154,12 @@ class InteractiveUI:
         self._theme_override = theme
         self._mode.theme_changed()
 
+    def reload_theme(self, theme: Theme) -> None:
+        """The active theme's file changed and still reads: draw with the new colours."""
+        if self._theme_override is None and self._theme is not None and self._theme.name == theme.name:
+            self._theme = theme
+            self._mode.theme_changed()
+
     def set_working_message(self, text: str | None = None) -> None:
         self.working_message = text or None
         self._mode.invalidate()
