@@ -138,7 +138,7 @@ class ModelCommands(CommandBase):
 
             def notify(self, message: str) -> None:
                 # Soft-wrapped: a sign-in URL stays one line the terminal can copy whole.
-                mode.console.print(Text(message, style="cyan"), soft_wrap=True)
+                mode.console.print(Text(message, style="pi.dim"), soft_wrap=True)
 
         default = registry.default_model_of(provider)
         self._info(f"Logging in to {flow.name}…")
