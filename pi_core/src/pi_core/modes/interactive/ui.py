@@ -183,19 +183,15 @@ class InteractiveUI:
         self.start_ticker()
         self._mode.invalidate()
 
-    def indicator_frames(self) -> list[str]:
-        """The frames drawn in turn: the plugin's as given, else the spinner in the accent colour."""
-        if self.working_frames is not None:
-            return self.working_frames
-        theme = self.theme
-        return [theme.fg("accent", frame) for frame in SPINNER_FRAMES]
-
     def working_prefix(self) -> str:
-        """The indicator's frame for now, with a space after it ("" when it has no frames)."""
-        frames = self.indicator_frames()
+        """The indicator's frame for now, with a space after it ("" when it has no frames): the
+        plugin's frames as given, else pi's spinner in the theme's accent colour."""
+        frames: Sequence[str] = self.working_frames if self.working_frames is not None else SPINNER_FRAMES
         if not frames:
             return ""
         frame = frames[int((time.monotonic() - self._frames_since) / self._frame_interval) % len(frames)]
+        if self.working_frames is None:
+            frame = self.theme.fg("accent", frame)
         return f"{frame} " if frame else ""
 
     def start_ticker(self) -> None:
