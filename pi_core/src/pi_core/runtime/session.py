@@ -177,6 +177,9 @@ class AgentSession:
         #: tool objects they were compared with, both ``None`` at each run's start.
         self._recorded_tools: dict[str, ToolDeclaration] | None = None
         self._checked_tools: list[AgentTool] | None = None
+        #: This run's prompt when a ``before_agent_start`` handler replaced or edited it: kept for
+        #: the whole run (pi 1.6.0's forced prompt), while the default one follows the tools.
+        self._run_prompt: str | None = None
         #: The prompt sections the transcript records, as of that check.
         self._recorded_sections: dict[str, str | None] | None = None
         #: ``get_session_stats``'s running tally and what it was counted from.
@@ -217,7 +220,7 @@ class AgentSession:
             on_response=bridge.on_response if bridge else None,
             get_tools=lambda: self.agent.state.tools,
             get_context_updates=self._system_updates,
-            get_system_prompt=lambda: self.agent.state.system_prompt,
+            get_system_prompt=lambda: self._run_prompt or self.agent.state.system_prompt,
             after_turn=self._after_turn if bridge else None,
         )
         state = AgentState(model=model or _UNKNOWN_MODEL)
@@ -401,13 +404,9 @@ class AgentSession:
     def _apply_tools(self) -> None:
         tools = [self.services.tools[name] for name in self._active_tools]
         self.agent.state.tools = tools
-        # A run whose prompt a before_agent_start handler replaced keeps it to the end (pi 1.6.0's
-        # forced prompt); the default prompt follows the tools, also mid-run.
-        follows = self.agent.state.system_prompt == self._base_system_prompt
         self._system_prompt_sections = build_system_prompt_sections(tools, self.resources)
         self._base_system_prompt = render_system_prompt(self._system_prompt_sections)
-        if follows or not self.is_streaming:
-            self.agent.state.system_prompt = self._base_system_prompt
+        self.agent.state.system_prompt = self._base_system_prompt
 
     def set_active_tools(self, names: Sequence[str]) -> None:
         """Activate exactly these registered tools (unknown and ``hidden`` ones are ignored, as pi does)."""
@@ -545,7 +544,7 @@ class AgentSession:
         # The default prompt was rebuilt for the new tools (pi 1.6.0 rebuilds it before the next
         # turn): its changed sections are recorded with the tools. A replaced prompt stays as it is.
         sections = None
-        if self._run_sections is None and self.agent.state.system_prompt == self._base_system_prompt:
+        if self._run_sections is None and self._run_prompt is None:
             recorded_sections = self._recorded_sections or {}
             sections = diff_system_prompt_sections(recorded_sections, self._system_prompt_sections)
             self._recorded_sections = dict(self._system_prompt_sections)
@@ -630,6 +629,7 @@ class AgentSession:
             accepted("started")
             await self._drive(lambda: self.agent.prompt(messages))
         finally:
+            self._run_prompt = None
             if self._run_sections is not None:
                 self._run_sections = None
                 self.agent.state.tools = [self.services.tools[n] for n in self._active_tools]
@@ -777,7 +777,7 @@ class AgentSession:
         outcome = await self.hooks.before_agent_start(event, self.extension_context())
         edited = event.system_prompt_options
         if outcome.system_prompt is not None:
-            self.agent.state.system_prompt = outcome.system_prompt
+            self.agent.state.system_prompt = self._run_prompt = outcome.system_prompt
         elif edited is not None and edited.model_dump() != before:
             self._run_with_options(edited, tools_edited=edited.selected_tools != tools_before)
         return [
@@ -795,7 +795,7 @@ class AgentSession:
         ``before_agent_start`` handler edited; the system message records the change, and the next
         run goes back to the default (pi's per-run prompt options)."""
         if options.force_system_prompt:
-            self.agent.state.system_prompt = options.force_system_prompt
+            self.agent.state.system_prompt = self._run_prompt = options.force_system_prompt
             return
         try:
             sections = sections_from_options(options, self.resources)
@@ -806,7 +806,7 @@ class AgentSession:
             tools = self.services.tools
             self.agent.state.tools = [tools[name] for name in options.selected_tools or [] if name in tools]
         self._run_sections = sections
-        self.agent.state.system_prompt = render_system_prompt(sections)
+        self.agent.state.system_prompt = self._run_prompt = render_system_prompt(sections)
 
     def _validate_model(self) -> None:
         model = self.model
