@@ -175,10 +175,10 @@ class BuiltinCommands(SessionCommands, ModelCommands):
     async def cmd_changelog(self, args: str) -> None:
         from importlib.resources import files
 
-        from rich.markdown import Markdown
+        from pi_core.modes.interactive.code_blocks import ThemedMarkdown
 
         text = await asyncio.to_thread((files("pi_core") / "CHANGELOG.md").read_text, encoding="utf-8")
-        self.mode.console.print(Markdown(self.mode.renderer.markdown(text, "changelog")))
+        self.mode.console.print(ThemedMarkdown(self.mode.renderer.markdown(text, "changelog")))
 
     def _key_rows(self) -> list[tuple[str, str]]:
         """The keys as bound now (``keybindings.json`` applied), then the fixed ones."""

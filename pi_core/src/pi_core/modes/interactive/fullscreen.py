@@ -63,6 +63,7 @@ from pi_core.modes.interactive.app import (
     _default_history,
     escape_wait,
 )
+from pi_core.modes.interactive.code_blocks import ThemedMarkdown
 from pi_core.modes.interactive.editor_slot import EditorControl
 from pi_core.modes.interactive.overlay import OverlayOptions, OverlayRequest, PlacedOverlay
 from pi_core.modes.interactive.transcript import Block, Line, Transcript, TranscriptConsole
@@ -392,7 +393,7 @@ class FullscreenMode(InteractiveMode):
             shown = sanitize(pending.strip("\n"))
             rows = shown.split("\n")
             if text_pending and len(rows) <= LIVE_MARKDOWN_LINES:
-                parts.append(Markdown(renderer.markdown(shown, "assistant", streaming=True)))
+                parts.append(ThemedMarkdown(renderer.markdown(shown, "assistant", streaming=True)))
             elif text_pending:
                 parts.append(Text("\n".join(rows[-LIVE_MARKDOWN_LINES:])))
             else:

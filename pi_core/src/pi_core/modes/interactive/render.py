@@ -11,10 +11,10 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from rich.console import Console, RenderableType
-from rich.markdown import Markdown
 from rich.text import Text
 
 from pi_core.modes.interactive.blocks import BlockBuffer
+from pi_core.modes.interactive.code_blocks import ThemedMarkdown
 from pi_core.modes.interactive.sanitize import sanitize, sanitize_content, sanitize_result, sanitize_value
 from pi_core.plugins.renderers import (
     EntryRenderer,
@@ -121,7 +121,7 @@ class EventRenderer:
     def _flush_text(self, *, final: bool) -> None:
         block = self._text.take_rest() if final else self._text.take_complete()
         if block:
-            self.console.print(Markdown(self.markdown(block, "assistant")))
+            self.console.print(ThemedMarkdown(self.markdown(block, "assistant")))
 
     def _flush_thinking(self, *, final: bool) -> None:
         if self.hide_thinking:
@@ -260,7 +260,7 @@ class EventRenderer:
                         )
                         self.console.print(shown_thinking)
                     elif block.type == "text" and block.text.strip():
-                        self.console.print(Markdown(self.markdown(sanitize(block.text), "assistant")))
+                        self.console.print(ThemedMarkdown(self.markdown(sanitize(block.text), "assistant")))
                     elif block.type == "toolCall":
                         self._print_call(block.name, block.arguments)
                         result = results.get(block.id)
@@ -285,7 +285,7 @@ class EventRenderer:
             elif role == "compactionSummary":
                 self.console.print(compaction_marker(message.tokens_before))
                 if self.expand_tools:
-                    self.console.print(Markdown(self.markdown(sanitize(message.summary), "summary")))
+                    self.console.print(ThemedMarkdown(self.markdown(sanitize(message.summary), "summary")))
             elif role == "branchSummary":
                 self.console.print(Text("── summary of the branch left ──", style="pi.customMessageLabel"))
                 self.console.print(
