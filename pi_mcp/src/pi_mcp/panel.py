@@ -179,7 +179,7 @@ class McpPanel:
                 self._text(url, "accent", width),
                 [""],
                 self._text(
-                    "If the browser runs on another machine, paste the URL it was redirected to:",
+                    "Signing in on a different machine? Paste the address its browser ended up at:",
                     "muted",
                     width,
                 ),
