@@ -6,6 +6,11 @@ extension command → ``input`` → skill/template expansion → queue while str
 validation → compaction pre-check → ``before_agent_start`` → run → auto-retry / overflow recovery /
 threshold compaction. Events reach subscribers (the modes) in the order pi emits them, and every
 ``message_end`` is persisted. It never prints; modes render what it emits.
+
+Each of its jobs past the wiring has a module of its own that works on the session
+(``docs/modes.md`` lists them): model and thinking selection in ``session_models``, compaction
+and tree navigation in ``session_compaction``, the user's ``!command``s in ``user_bash``, views
+and exports in ``session_views``.
 """
 
 from __future__ import annotations
@@ -35,12 +40,12 @@ from pi_core.ai.messages import (
     UserMessage,
     current_system_message,
 )
-from pi_core.ai.provider import THINKING_LEVELS, Model
-from pi_core.ai.thinking import clamp_thinking_level, supported_thinking_levels
+from pi_core.ai.provider import Model
+from pi_core.ai.thinking import clamp_thinking_level
 from pi_core.plugins import events as hook_events
 from pi_core.plugins.dispatch import HookErrorRecord, Hooks
 from pi_core.plugins.registry import CommandSpec
-from pi_core.runtime import auth_guidance
+from pi_core.runtime import auth_guidance, session_models
 from pi_core.runtime import session_views as views
 from pi_core.runtime.bash_executor import BashOutcome
 from pi_core.runtime.event_bus import EventBus
@@ -51,7 +56,6 @@ from pi_core.runtime.events import (
     ExtensionErrorEvent,
     QueueUpdateEvent,
     SessionInfoChangedEvent,
-    ThinkingLevelChangedEvent,
 )
 from pi_core.runtime.hook_bridge import HookBridge
 from pi_core.runtime.mcp_servers import McpServerRegistry
@@ -1198,9 +1202,7 @@ class AgentSession:
     # --- model and thinking ---------------------------------------------------------------------
 
     async def get_available_models(self) -> list[Model]:
-        if self.model_registry is None:
-            return []
-        return list(await _maybe_await(self.model_registry.get_available()))
+        return await session_models.available_models(self)
 
     async def find_available_model(self, provider: str, model_id: str) -> Model | None:
         models = await self.get_available_models()
@@ -1208,70 +1210,18 @@ class AgentSession:
 
     async def set_model(self, model: Model, *, source: Literal["set", "cycle", "restore"] = "set") -> None:
         """Switch model: needs auth, records a ``model_change``, saves the default, re-clamps thinking."""
-        registry = self.model_registry
-        if registry is not None and not registry.has_configured_auth(model):
-            raise RuntimeError(f"No API key for {model.provider}/{model.id}")
-        previous = self.model
-        self.agent.state.model = model
-        self.session_manager.append_model_change(model.provider, model.id)
-        self.settings.set("defaultProvider", model.provider)
-        self.settings.set("defaultModel", model.id)
-        wanted = self.thinking_level
-        if previous is not None and not previous.reasoning:
-            wanted = self.settings.settings.default_thinking_level or "medium"
-        # A model's own level (``modelThinkingLevels``) wins when switching to it, as in pi 1.6.0.
-        wanted = model_thinking_level(self.settings, model) or wanted
-        self.set_thinking_level(wanted)
-        if self.hooks is not None and self.hooks.has("model_select"):
-            event = hook_events.ModelSelectEvent(model=model, previous_model=previous, source=source)
-            await self.hooks.model_select(event, self.extension_context())
+        await session_models.set_model(self, model, source)
 
     async def cycle_model(self) -> tuple[Model, str, bool] | None:
         """Next scoped model (or next available one); ``None`` when there is nothing to cycle to."""
-        scoped = self.services.scoped_models
-        candidates = [(m, lvl) for m, lvl in scoped] or [(m, None) for m in await self.get_available_models()]
-        if len(candidates) <= 1:
-            return None
-        current = self.model
-        index = next(
-            (
-                i
-                for i, (m, _) in enumerate(candidates)
-                if current and m.provider == current.provider and m.id == current.id
-            ),
-            -1,
-        )
-        model, level = candidates[(index + 1) % len(candidates)]
-        await self.set_model(model, source="cycle")
-        if level is not None:
-            self.set_thinking_level(level)
-        return model, self.thinking_level, bool(scoped)
+        return await session_models.cycle_model(self)
 
     def set_thinking_level(self, level: str) -> None:
         """Clamp to the model, record a change entry, save the default and emit ``thinking_level_changed``."""
-        model = self.model
-        new_level = clamp_thinking_level(model, level) if model is not None else level
-        previous = self.thinking_level
-        self.agent.state.thinking_level = new_level  # type: ignore[assignment]
-        if new_level != previous:
-            self.session_manager.append_thinking_level_change(new_level)
-            self._emit(ThinkingLevelChangedEvent(level=new_level))
-            if self.hooks is not None and self.hooks.has("thinking_level_select"):
-                event = hook_events.ThinkingLevelSelectEvent(level=new_level, previous_level=previous)
-                self.hooks.dispatcher.dispatch_background(
-                    "thinking_level_select", event, self.extension_context()
-                )
-        if model is not None and (model.reasoning or new_level != "off"):
-            self.settings.set("defaultThinkingLevel", new_level)
+        session_models.set_thinking_level(self, level)
 
     def cycle_thinking_level(self) -> str | None:
-        model = self.model
-        if model is None or not model.reasoning:
-            return None
-        levels = supported_thinking_levels(model)
-        current = levels.index(self.thinking_level) if self.thinking_level in levels else -1
-        self.set_thinking_level(levels[(current + 1) % len(levels)])
-        return self.thinking_level
+        return session_models.cycle_thinking_level(self)
 
     def set_steering_mode(self, mode: QueueMode) -> None:
         self.agent.steering_mode = mode
@@ -1462,23 +1412,10 @@ def _error_text(error: BaseException) -> str:
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
-def model_thinking_level(settings: SettingsManager, model: Model) -> str | None:
-    """The ``modelThinkingLevels`` entry for ``provider/id`` (pi 1.6.0), if it names a level."""
-    table = settings.merged().get("modelThinkingLevels")
-    level = table.get(f"{model.provider}/{model.id}") if isinstance(table, dict) else None
-    return level if level in THINKING_LEVELS else None
-
-
 def _is_overflow(message: AssistantMessage, context_window: int) -> bool:
     from pi_core.ai.overflow import is_context_overflow
 
     return bool(is_context_overflow(message, context_window))
-
-
-async def _maybe_await(value: Any) -> Any:
-    if asyncio.iscoroutine(value) or isinstance(value, Awaitable):
-        return await value
-    return value
 
 
 def _custom_message(entry: hook_events.SettleEntry) -> CustomMessage:

@@ -24,7 +24,8 @@ from pi_core.ai.resolve import (
 from pi_core.ai.thinking import clamp_thinking_level
 from pi_core.runtime.options import Diagnostic, PluginParts, RuntimeOptions
 from pi_core.runtime.resources import SettingsManager
-from pi_core.runtime.session import AgentSession, model_thinking_level
+from pi_core.runtime.session import AgentSession
+from pi_core.runtime.session_models import model_thinking_level
 from pi_core.runtime.tool_selection import ToolSelection, select_tools
 
 DEFAULT_ACTIVE_TOOLS: tuple[str, ...] = ("read", "bash", "edit", "write")

@@ -1,0 +1,113 @@
+"""Model and thinking-level selection for an AgentSession: switching and cycling models (the
+scoped ones of ``--models`` / ``enabledModels`` first), clamping and cycling the thinking level,
+and what each switch records (``model_change`` / ``thinking_level_change`` entries, the saved
+defaults, the ``model_select`` / ``thinking_level_select`` hooks).
+
+Functions over the session: the state they change is the agent's (``agent.state.model``,
+``agent.state.thinking_level``), the session file's and the settings'.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Any, Literal
+
+from pi_core.ai.provider import THINKING_LEVELS, Model
+from pi_core.ai.thinking import clamp_thinking_level, supported_thinking_levels
+from pi_core.plugins import events as hook_events
+from pi_core.runtime.events import ThinkingLevelChangedEvent
+from pi_core.runtime.resources import SettingsManager
+
+if TYPE_CHECKING:
+    from pi_core.runtime.session import AgentSession
+
+ModelSource = Literal["set", "cycle", "restore"]
+
+
+def model_thinking_level(settings: SettingsManager, model: Model) -> str | None:
+    """The ``modelThinkingLevels`` entry for ``provider/id`` (pi 1.6.0), if it names a level."""
+    table = settings.merged().get("modelThinkingLevels")
+    level = table.get(f"{model.provider}/{model.id}") if isinstance(table, dict) else None
+    return level if level in THINKING_LEVELS else None
+
+
+async def available_models(session: AgentSession) -> list[Model]:
+    registry = session.model_registry
+    if registry is None:
+        return []
+    return list(await _maybe_await(registry.get_available()))
+
+
+async def set_model(session: AgentSession, model: Model, source: ModelSource) -> None:
+    registry = session.model_registry
+    if registry is not None and not registry.has_configured_auth(model):
+        raise RuntimeError(f"No API key for {model.provider}/{model.id}")
+    previous = session.model
+    session.agent.state.model = model
+    session.session_manager.append_model_change(model.provider, model.id)
+    session.settings.set("defaultProvider", model.provider)
+    session.settings.set("defaultModel", model.id)
+    wanted = session.thinking_level
+    if previous is not None and not previous.reasoning:
+        wanted = session.settings.settings.default_thinking_level or "medium"
+    # A model's own level (``modelThinkingLevels``) wins when switching to it, as in pi 1.6.0.
+    wanted = model_thinking_level(session.settings, model) or wanted
+    session.set_thinking_level(wanted)
+    hooks = session.hooks
+    if hooks is not None and hooks.has("model_select"):
+        event = hook_events.ModelSelectEvent(model=model, previous_model=previous, source=source)
+        await hooks.model_select(event, session.extension_context())
+
+
+async def cycle_model(session: AgentSession) -> tuple[Model, str, bool] | None:
+    scoped = session.services.scoped_models
+    candidates = [(m, lvl) for m, lvl in scoped] or [(m, None) for m in await session.get_available_models()]
+    if len(candidates) <= 1:
+        return None
+    current = session.model
+    index = next(
+        (
+            i
+            for i, (m, _) in enumerate(candidates)
+            if current and m.provider == current.provider and m.id == current.id
+        ),
+        -1,
+    )
+    model, level = candidates[(index + 1) % len(candidates)]
+    await session.set_model(model, source="cycle")
+    if level is not None:
+        session.set_thinking_level(level)
+    return model, session.thinking_level, bool(scoped)
+
+
+def set_thinking_level(session: AgentSession, level: str) -> None:
+    model = session.model
+    new_level = clamp_thinking_level(model, level) if model is not None else level
+    previous = session.thinking_level
+    session.agent.state.thinking_level = new_level  # type: ignore[assignment]
+    if new_level != previous:
+        session.session_manager.append_thinking_level_change(new_level)
+        session._emit(ThinkingLevelChangedEvent(level=new_level))
+        hooks = session.hooks
+        if hooks is not None and hooks.has("thinking_level_select"):
+            event = hook_events.ThinkingLevelSelectEvent(level=new_level, previous_level=previous)
+            hooks.dispatcher.dispatch_background("thinking_level_select", event, session.extension_context())
+    if model is not None and (model.reasoning or new_level != "off"):
+        session.settings.set("defaultThinkingLevel", new_level)
+
+
+def cycle_thinking_level(session: AgentSession) -> str | None:
+    model = session.model
+    if model is None or not model.reasoning:
+        return None
+    levels = supported_thinking_levels(model)
+    current = levels.index(session.thinking_level) if session.thinking_level in levels else -1
+    session.set_thinking_level(levels[(current + 1) % len(levels)])
+    return session.thinking_level
+
+
+async def _maybe_await(value: Any) -> Any:
+    if asyncio.iscoroutine(value) or isinstance(value, Awaitable):
+        return await value
+    return value
