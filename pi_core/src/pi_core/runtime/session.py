@@ -8,9 +8,13 @@ threshold compaction. Events reach subscribers (the modes) in the order pi emits
 ``message_end`` is persisted. It never prints; modes render what it emits.
 
 Each of its jobs past the wiring has a module of its own that works on the session
-(``docs/modes.md`` lists them): model and thinking selection in ``session_models``, compaction
-and tree navigation in ``session_compaction``, the user's ``!command``s in ``user_bash``, views
-and exports in ``session_views``.
+(``docs/modes.md`` lists them):
+
+- ``session_models``: model and thinking-level selection;
+- ``session_requests``: what each provider request carries;
+- ``session_compaction``: compaction and tree navigation;
+- ``user_bash``: the user's ``!command``s;
+- ``session_views``: views and exports.
 """
 
 from __future__ import annotations
@@ -74,10 +78,10 @@ from pi_core.runtime.resources import (
 )
 from pi_core.runtime.retry import AutoRetry, RetrySettings, is_retryable_error
 from pi_core.runtime.session_compaction import SessionCompaction
+from pi_core.runtime.session_requests import ProviderRequests
 from pi_core.runtime.stats import ContextUsage, SessionStats, StatsTally
 from pi_core.runtime.ui import HeadlessUI
 from pi_core.runtime.user_bash import UserBash
-from pi_core.session.convert import block_images, convert_to_llm
 
 logger = logging.getLogger("pi.runtime")
 
@@ -192,8 +196,7 @@ class AgentSession:
         self._last_persisted: tuple[AgentMessage, str] | None = None
         self._retry = AutoRetry(self._emit)
         self._compaction = SessionCompaction(self)
-        self._request_headers: dict[str, str] | None = None
-        self._request_base_url: str | None = None
+        self._requests = ProviderRequests(self)
         self._bridge = HookBridge(services.hooks, self.extension_context) if services.hooks else None
         if self._bridge is not None:
             self._bridge.describe_turn = self._describe_turn
@@ -204,10 +207,10 @@ class AgentSession:
         bridge = self._bridge
         config = AgentLoopConfig(
             model=model or _UNKNOWN_MODEL,
-            convert_to_llm=self._convert_to_llm,
+            convert_to_llm=self._requests.convert_to_llm,
             session_id=session_manager.get_session_id(),
-            get_api_key=self._api_key_for,
-            stream_fn=self._stream,
+            get_api_key=self._requests.api_key_for,
+            stream_fn=self._requests.stream,
             make_tool_context=self._tool_context,
             get_callable_tools=self.callable_tools,
             max_retries=settings.retry.provider.max_retries,
@@ -822,51 +825,10 @@ class AgentSession:
                 raise RuntimeError(auth_guidance.oauth_failed_message(model.provider))
             raise RuntimeError(auth_guidance.no_api_key_message(model.provider))
 
-    def _convert_to_llm(self, messages: Sequence[AgentMessage]) -> list[Any]:
-        """pi's ``convertToLlm``, then ``images.blockImages`` (read on every call: it may change)."""
-        converted = convert_to_llm(messages)
-        return block_images(converted) if self.settings.settings.images.block_images else converted
-
-    async def _api_key_for(self, provider: str) -> str | None:
-        """The key for the next request; its extra headers (models.json ``headers``/``authHeader``)
-        are kept for :meth:`_stream`, which the loop calls right after."""
-        model = self.model
-        if self.model_registry is None or model is None:
-            return None
-        auth = await self.model_registry.get_api_key_and_headers(model)
-        self._request_headers = await self._provider_headers(dict(auth.headers or {}))
-        self._request_base_url = auth.base_url
-        return str(auth.api_key) if auth.api_key else None
-
     def provider_attribution(self) -> bool:
         """Whether requests credit this client to services that rank apps: pi 1.6.0 ties it to
         install telemetry (``PI_TELEMETRY``, else ``enableInstallTelemetry``)."""
-        from pi_core.ai.identity import attribution_enabled
-
-        return attribution_enabled(self.settings.settings.enable_install_telemetry)
-
-    async def _provider_headers(self, headers: dict[str, str]) -> dict[str, str] | None:
-        """``before_provider_headers``: plugins add, override (a string) or drop (``None``) headers."""
-        if self.hooks is None or not self.hooks.has("before_provider_headers"):
-            return headers or None
-        event = hook_events.BeforeProviderHeadersEvent(headers=dict(headers))
-        await self.hooks.before_provider_headers(event, self.extension_context())
-        return {name: value for name, value in event.headers.items() if isinstance(value, str)} or None
-
-    def _stream(self, model: Model, context: Any, options: Any) -> Any:
-        from dataclasses import replace
-
-        from pi_core.ai.stream import stream_simple
-
-        options = replace(options, attribution=self.provider_attribution())
-        if self._request_headers:
-            options = replace(options, headers={**self._request_headers, **(options.headers or {})})
-        if self._request_base_url and self._request_base_url != model.base_url:
-            model = model.model_copy(update={"base_url": self._request_base_url})
-        bridge = self._bridge
-        if bridge is not None and bridge.hooks.has("provider_stream_event"):
-            options = replace(options, on_stream_event=bridge.on_stream_event)
-        return stream_simple(model, context, options)
+        return self._requests.attribution()
 
     # --- running and what happens after a run ---------------------------------------------------
 

@@ -247,8 +247,8 @@ class SessionCompaction:
             timeout_ms=provider_retry.timeout_ms,
             max_tokens=request.max_tokens,
             signal=signal,
-            api_key=await self._s._api_key_for(model.provider),
-            headers=self._s._request_headers,
+            api_key=await self._s._requests.api_key_for(model.provider),
+            headers=self._s._requests.headers,
             attribution=self._s.provider_attribution(),
             reasoning=level if (request.use_reasoning and model.reasoning and level != "off") else None,  # type: ignore[arg-type]
         )
