@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from pi_core.modes.interactive.app import (
     OUTPUT_PAUSE,
     SEQUENCE_WAIT,
@@ -15,7 +16,7 @@ from pi_core.modes.interactive.app import (
     output_above_editor,
 )
 from pi_core.modes.interactive.sanitize import sanitize
-from pi_core.testing import LoopbackLLMServer, ToolUse, text_turn, tool_turn
+from pi_core.testing import LoopbackLLMServer, Text, Thinking, ToolUse, Turn, text_turn, tool_turn
 
 UP = "\x1b[A"
 
@@ -198,4 +199,31 @@ async def test_model_picker_marks_the_current_model_and_session_shows_the_full_p
     path = repl.mode.host.session.session_file
     assert path is not None
     assert path in repl.output.replace("\n", "").replace(" ", "")
+    await repl.quit()
+
+
+MODEL_TEXT = (
+    "intro \x1b]0;PWNED-BY-MODEL\x07mid \x1b[2J\x1b[31mred\x1b[0m \x1bPq#0;2;0;0;0\x1b\\dcs "
+    "\x9b1;2Hc1 \x9d0;C1-TITLE\x9cend"
+)
+
+
+@pytest.mark.parametrize("fullscreen", [False, True], ids=["regular", "fullscreen"])
+async def test_escape_sequences_in_model_text_are_removed_whole_even_split_across_deltas(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer, fullscreen: bool
+) -> None:
+    """One character per delta: a sequence cut in pieces is removed whole, its payload (a title)
+    does not show as text, live or once printed — the same as when the session is replayed."""
+    thinking = "think\x1b]0;THINK-TITLE\x07ing"
+    pi_llm_server.add(
+        Turn(blocks=[Thinking(thinking, chunks=len(thinking)), Text(MODEL_TEXT, chunks=len(MODEL_TEXT))])
+    )
+    repl = await repl_factory(fullscreen=fullscreen)
+    await repl.submit("say something odd")
+    await repl.wait_for("c1 end", 15)
+    await repl.idle()
+    out = repl.output
+    assert "intro mid red dcs c1 end" in out and "thinking" in out
+    for leaked in ("PWNED", "TITLE", "1;2H", "\x1b", "\x9b", "\x9d", "\x9c", "\x07"):
+        assert leaked not in out, leaked
     await repl.quit()

@@ -388,9 +388,7 @@ class FullscreenMode(InteractiveMode):
         self._live_at = now
         parts: list[Any] = []
         if pending.strip():
-            from pi_core.modes.interactive.sanitize import sanitize
-
-            shown = sanitize(pending.strip("\n"))
+            shown = pending.strip("\n")  # sanitised by the renderer
             rows = shown.split("\n")
             if text_pending and len(rows) <= LIVE_MARKDOWN_LINES:
                 parts.append(ThemedMarkdown(renderer.markdown(shown, "assistant", streaming=True)))

@@ -100,11 +100,11 @@ class EventRenderer:
         kind = update.type
         if kind == "text_delta":
             self._flush_thinking(final=True)
-            self._text.feed(sanitize(update.delta))
+            self._text.feed(update.delta)
             self._flush_text(final=False)
             self.on_live_change()
         elif kind == "thinking_delta":
-            self._thinking.feed(sanitize(update.delta))
+            self._thinking.feed(update.delta)
             self._flush_thinking(final=False)
             self.on_live_change()
         elif kind == "text_end":
@@ -113,15 +113,18 @@ class EventRenderer:
             self._flush_thinking(final=True)
 
     def pending_text(self) -> str:
-        """The block being streamed that is not printed yet (shown live under the editor)."""
+        """The block being streamed that is not printed yet (shown live under the editor).
+
+        Deltas are kept as they came and sanitised as whole blocks: a control sequence a model
+        streams in pieces is removed whole, its payload (a title) does not show as text."""
         if self._text.pending or self.hide_thinking:
-            return self._text.pending
-        return self._thinking.pending
+            return sanitize(self._text.pending)
+        return sanitize(self._thinking.pending)
 
     def _flush_text(self, *, final: bool) -> None:
         block = self._text.take_rest() if final else self._text.take_complete()
         if block:
-            self.console.print(ThemedMarkdown(self.markdown(block, "assistant")))
+            self.console.print(ThemedMarkdown(self.markdown(sanitize(block), "assistant")))
 
     def _flush_thinking(self, *, final: bool) -> None:
         if self.hide_thinking:
@@ -130,7 +133,9 @@ class EventRenderer:
             return
         block = self._thinking.take_rest() if final else self._thinking.take_complete()
         if block:
-            self.console.print(Text(self.markdown(block, "assistant-thinking"), style="pi.thinking"))
+            self.console.print(
+                Text(self.markdown(sanitize(block), "assistant-thinking"), style="pi.thinking")
+            )
 
     def markdown(self, text: str, surface: MarkdownSurface, *, streaming: bool = False) -> str:
         """``text`` through the plugins' Markdown transformers for ``surface``. A block printed
