@@ -12,6 +12,7 @@ Each of its jobs past the wiring has a module of its own that works on the sessi
 
 - ``session_models``: model and thinking-level selection;
 - ``session_requests``: what each provider request carries;
+- ``session_boundaries``: what ``turn_end`` and ``agent_before_settle`` handlers propose;
 - ``session_compaction``: compaction and tree navigation;
 - ``user_bash``: the user's ``!command``s;
 - ``session_views``: views and exports.
@@ -29,7 +30,7 @@ from typing import Any, Literal
 from pi_core.agent import events as agent_events
 from pi_core.agent.agent import UNKNOWN_MODEL as _UNKNOWN_MODEL
 from pi_core.agent.agent import Agent, AgentState, QueueMode
-from pi_core.agent.loop import AfterTurn, AgentLoopConfig, ShouldStopContext
+from pi_core.agent.loop import AgentLoopConfig
 from pi_core.agent.tools import AgentTool
 from pi_core.ai.abort import AbortSignal
 from pi_core.ai.messages import (
@@ -77,6 +78,7 @@ from pi_core.runtime.resources import (
     system_prompt_options,
 )
 from pi_core.runtime.retry import AutoRetry, RetrySettings, is_retryable_error
+from pi_core.runtime.session_boundaries import RunBoundaries
 from pi_core.runtime.session_compaction import SessionCompaction
 from pi_core.runtime.session_requests import ProviderRequests
 from pi_core.runtime.stats import ContextUsage, SessionStats, StatsTally
@@ -198,10 +200,9 @@ class AgentSession:
         self._compaction = SessionCompaction(self)
         self._requests = ProviderRequests(self)
         self._bridge = HookBridge(services.hooks, self.extension_context) if services.hooks else None
+        self._boundaries = RunBoundaries(self, self._bridge)
         if self._bridge is not None:
-            self._bridge.describe_turn = self._describe_turn
-        #: Entry ids of the messages persisted in the current turn (``turn_end``'s ids), by object.
-        self._turn_entries: dict[int, tuple[AgentMessage, str]] = {}
+            self._bridge.describe_turn = self._boundaries.describe_turn
 
         settings = self.settings.settings
         bridge = self._bridge
@@ -228,7 +229,7 @@ class AgentSession:
             get_tools=lambda: self.agent.state.tools,
             get_context_updates=self._system_updates,
             get_system_prompt=lambda: self._run_prompt or self.agent.state.system_prompt,
-            after_turn=self._after_turn if bridge else None,
+            after_turn=self._boundaries.after_turn if bridge else None,
         )
         state = AgentState(model=model or _UNKNOWN_MODEL)
         self.agent = Agent(state, config, settings.steering_mode, settings.follow_up_mode)
@@ -859,123 +860,7 @@ class AgentSession:
             await step()
             step = await self._after_run()
             if step is None:
-                step = await self._before_settle()
-
-    async def _before_settle(self) -> Callable[[], Awaitable[None]] | None:
-        """``agent_before_settle``: plugins may add entries and ask for one more run (not after an abort)."""
-        if self.hooks is None or not self.hooks.has("agent_before_settle") or self._abort_requested:
-            return None
-        event = hook_events.AgentBeforeSettleEvent(messages=list(self.messages))
-        outcome = await self.hooks.agent_before_settle(event, self.extension_context())
-        entries = list(outcome.entries or [])
-        made: dict[int, CustomMessage] = {}
-        try:  # check the whole proposal before anything of it is applied
-            self._with_entries(list(self.agent.state.messages), entries, made)
-        except ValueError as problem:
-            self.report_plugin_error("(agent_before_settle handlers)", "agent_before_settle", problem)
-            return None
-        self._apply_entries(entries, made)
-        if not outcome.continue_ or self._abort_requested:
-            return None
-        if not self.messages or self.messages[-1].role == "assistant":
-            error = ValueError("continue needs a custom_message entry for the model to answer")
-            self.report_plugin_error("(agent_before_settle handlers)", "agent_before_settle", error)
-            return None
-        return self.agent.continue_
-
-    # --- turn_end: an actionable boundary (pi 1.6.0) ---------------------------------------------
-
-    def _entry_id_of(self, message: AgentMessage) -> str | None:
-        found = self._turn_entries.get(id(message))
-        return found[1] if found is not None and found[0] is message else None
-
-    def _describe_turn(self, event: hook_events.TurnEndEvent) -> None:
-        """What ``turn_end`` handlers see beyond the loop's event: entry ids, outcome, context."""
-        event.message_entry_id = self._entry_id_of(event.message)
-        event.tool_result_entry_ids = [i for m in event.tool_results if (i := self._entry_id_of(m))]
-        reason = getattr(event.message, "stop_reason", None)
-        event.outcome = reason if reason in ("error", "aborted") else "completed"
-
-        def rebuild(turn: hook_events.TurnEndEvent) -> None:
-            try:
-                turn.context = self._with_entries(list(self.agent.state.messages), turn.entries)
-            except ValueError:
-                turn.context = list(self.agent.state.messages)  # reported when it is applied
-
-        rebuild(event)
-        event._rebuild = rebuild
-
-    def _with_entries(
-        self,
-        messages: list[AgentMessage],
-        entries: Sequence[hook_events.SettleEntry],
-        made: dict[int, CustomMessage] | None = None,
-    ) -> list[AgentMessage]:
-        """``messages`` as the next request carries them once ``entries`` are appended (the
-        ``custom_message`` objects are kept in ``made`` by position, and reused from it).
-        ``ValueError`` for a ``context_edit`` whose target is not a message entry of this branch."""
-        on_branch = {entry.id for entry in self.session_manager.get_branch()}
-        made = {} if made is None else made
-        for position, entry in enumerate(entries):
-            if entry.type == "custom_message":
-                messages.append(made.setdefault(position, _custom_message(entry)))
-            elif entry.type == "context_edit":
-                target = self.session_manager.get_entry(entry.target_id or "")
-                if target is None or target.id not in on_branch:
-                    raise ValueError(f"context_edit: entry {entry.target_id} is not on the current branch")
-                # the agent holds the object it persisted; the entry may hold its own copy
-                original = next(
-                    (m for m, entry_id in self._turn_entries.values() if entry_id == target.id),
-                    getattr(target, "message", None),
-                )
-                index = next((i for i, m in enumerate(messages) if m is original), None)
-                if index is None and original is not None:
-                    index = next((i for i, m in enumerate(messages) if m == original), None)
-                if index is None:
-                    raise ValueError(f"context_edit: entry {entry.target_id} has no message in the context")
-                if entry.replacement is None:
-                    del messages[index]
-                else:
-                    messages[index] = _replaced(messages[index], entry.replacement)
-        return messages
-
-    async def _after_turn(self, turn: ShouldStopContext) -> AfterTurn | None:
-        """Apply the ``turn_end`` proposal: entries in order, then maybe one more request."""
-        bridge = self._bridge
-        proposal = bridge.turn_proposal if bridge is not None else None
-        if bridge is not None:
-            bridge.turn_proposal = None
-        self._turn_entries = {}
-        if proposal is None or (not proposal.entries and not proposal.continue_):
-            return None
-        entries = list(proposal.entries or [])
-        made: dict[int, CustomMessage] = {}
-        try:  # check the whole proposal before anything of it is applied
-            transcript = self._with_entries(list(turn.context.messages), entries, made)
-        except ValueError as error:
-            self.report_plugin_error("(turn_end handlers)", "turn_end", error)
-            return None
-        self._apply_entries(entries, made)
-        completed = turn.message.stop_reason not in ("error", "aborted")
-        return AfterTurn(transcript=transcript, continue_=bool(proposal.continue_) and completed)
-
-    def _apply_entries(
-        self, entries: Sequence[hook_events.SettleEntry], made: dict[int, CustomMessage]
-    ) -> None:
-        """Append a checked boundary proposal to the session, in order, and to the agent's messages."""
-        state = self._with_entries(list(self.agent.state.messages), entries, made)
-        for position, entry in enumerate(entries):
-            if entry.type == "custom":
-                self.session_manager.append_custom_entry(entry.custom_type or "", entry.data)
-            elif entry.type == "context_edit":
-                self.session_manager.append_context_edit(entry.target_id or "", entry.replacement)
-            else:
-                message = made[position]
-                self._emit(agent_events.MessageStartEvent(message=message))
-                self._emit(agent_events.MessageEndEvent(message=message))
-                self._persist(message)
-        self._report_write_state()
-        self.agent.state.messages = state
+                step = await self._boundaries.before_settle()
 
     async def _after_run(self) -> Callable[[], Awaitable[None]] | None:
         message, self._last_assistant = self._last_assistant, None
@@ -1085,7 +970,7 @@ class AgentSession:
         elif message.role in ("system", "user", "assistant", "toolResult"):
             self._last_persisted = (message, self.session_manager.append_message(message))
             if self._bridge is not None and message.role in ("assistant", "toolResult"):
-                self._turn_entries[id(message)] = self._last_persisted
+                self._boundaries.note_persisted(*self._last_persisted)
         self._report_write_state()
 
     def _report_write_state(self) -> None:
@@ -1378,23 +1263,6 @@ def _is_overflow(message: AssistantMessage, context_window: int) -> bool:
     from pi_core.ai.overflow import is_context_overflow
 
     return bool(is_context_overflow(message, context_window))
-
-
-def _custom_message(entry: hook_events.SettleEntry) -> CustomMessage:
-    return CustomMessage(
-        custom_type=entry.custom_type or "",
-        content=entry.content if entry.content is not None else "",
-        display=entry.display,
-        details=entry.details,
-    )
-
-
-def _replaced(message: AgentMessage, replacement: Any) -> AgentMessage:
-    """``message`` with the content of a ``context_edit`` (a string becomes one text block where
-    the role takes blocks)."""
-    if isinstance(replacement, str) and message.role in ("assistant", "toolResult"):
-        replacement = [TextContent(text=replacement)]
-    return message.model_copy(update={"content": replacement})
 
 
 def _tool_changes(
