@@ -12,6 +12,7 @@ Each of its jobs past the wiring has a module of its own that works on the sessi
 
 - ``session_models``: model and thinking-level selection;
 - ``session_requests``: what each provider request carries;
+- ``session_persistence``: writing messages to the session file, write failures;
 - ``session_boundaries``: what ``turn_end`` and ``agent_before_settle`` handlers propose;
 - ``session_compaction``: compaction and tree navigation;
 - ``user_bash``: the user's ``!command``s;
@@ -80,6 +81,7 @@ from pi_core.runtime.resources import (
 from pi_core.runtime.retry import AutoRetry, RetrySettings, is_retryable_error
 from pi_core.runtime.session_boundaries import RunBoundaries
 from pi_core.runtime.session_compaction import SessionCompaction
+from pi_core.runtime.session_persistence import SessionPersistence
 from pi_core.runtime.session_requests import ProviderRequests
 from pi_core.runtime.stats import ContextUsage, SessionStats, StatsTally
 from pi_core.runtime.ui import HeadlessUI
@@ -95,6 +97,9 @@ ErrorReporter = Callable[[ExtensionErrorEvent], None]
 PromptDisposition = Literal["started", "queued", "handled"]
 """What became of a prompt: a run started, it waits in a queue, or a command or handler took it."""
 QueueDisposition = Literal["queued", "handled"]
+
+#: The messages of a turn whose entry ids ``turn_end`` handlers see.
+_TURN_ROLES = ("assistant", "toolResult")
 
 ALREADY_STREAMING = (
     "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
@@ -158,7 +163,6 @@ class AgentSession:
         self._follow_up_texts: list[str] = []
         self._next_turn: list[CustomMessage] = []
         self._bash = UserBash(self)
-        self._write_failing = False
         self._driving = False
         #: A run was started since the last ``_claim`` (so ``agent_settled`` is due at release).
         self._run_started = False
@@ -194,9 +198,8 @@ class AgentSession:
         self._recorded_sections: dict[str, str | None] | None = None
         #: ``get_session_stats``'s running tally and what it was counted from.
         self._stats_tally: tuple[tuple[Any, int, int], StatsTally] | None = None
-        #: The message persisted last and its entry id (a failed reply is omitted by id).
-        self._last_persisted: tuple[AgentMessage, str] | None = None
         self._retry = AutoRetry(self._emit)
+        self._persistence = SessionPersistence(self)
         self._compaction = SessionCompaction(self)
         self._requests = ProviderRequests(self)
         self._bridge = HookBridge(services.hooks, self.extension_context) if services.hooks else None
@@ -872,7 +875,7 @@ class AgentSession:
             settings = RetrySettings(
                 retry.enabled, retry.max_retries, retry.base_delay_ms, retry.max_agent_delay_ms
             )
-            if await self._retry.handle_error(message, settings, self._drop_trailing_error):
+            if await self._retry.handle_error(message, settings, self._persistence.drop_trailing_error):
                 return self.agent.continue_
         self._retry.settle()
         if await self._compaction.check(message, skip_aborted=True):
@@ -902,22 +905,6 @@ class AgentSession:
         window = self.model.context_window if self.model else 0
         return is_retryable_error(last, is_overflow=_is_overflow(last, window))
 
-    def _drop_trailing_error(self) -> None:
-        """Take the failed reply out of the context before a retry or a recovery. As pi 1.6.0 does,
-        the reply stays in the session file and a ``context_edit`` omits it from later contexts
-        (a resumed session does not see it either)."""
-        messages = self.agent.state.messages
-        if messages and messages[-1].role == "assistant":
-            failed = messages[-1]
-            self.agent.state.messages = messages[:-1]
-            persisted = self._last_persisted
-            if persisted is not None and persisted[0] is failed:
-                try:
-                    self.session_manager.append_context_edit(persisted[1], None)
-                except (KeyError, ValueError):  # not on the branch any more: nothing to omit
-                    logger.debug("failed reply %s not omitted", persisted[1], exc_info=True)
-                self._report_write_state()
-
     async def _on_agent_event(self, event: agent_events.AgentEvent, signal: AbortSignal) -> None:
         if isinstance(event, agent_events.MessageStartEvent) and isinstance(event.message, UserMessage):
             self._compaction.overflow_attempted = False
@@ -935,7 +922,9 @@ class AgentSession:
             event = event.model_copy(update={"will_retry": self._will_retry(event)})
         self._emit(event)
         if isinstance(event, agent_events.MessageEndEvent):
-            self._persist(event.message)
+            entry_id = self._persistence.persist(event.message)
+            if entry_id is not None and self._bridge is not None and event.message.role in _TURN_ROLES:
+                self._boundaries.note_persisted(event.message, entry_id)
             if isinstance(event.message, AssistantMessage):
                 self._last_assistant = event.message
                 if event.message.stop_reason != "error":
@@ -961,38 +950,6 @@ class AgentSession:
                 texts.remove(text)
                 self._emit_queue_update()
                 return
-
-    def _persist(self, message: AgentMessage) -> None:
-        if isinstance(message, CustomMessage):
-            self.session_manager.append_custom_message_entry(
-                message.custom_type, message.content, message.display, message.details
-            )
-        elif message.role in ("system", "user", "assistant", "toolResult"):
-            self._last_persisted = (message, self.session_manager.append_message(message))
-            if self._bridge is not None and message.role in ("assistant", "toolResult"):
-                self._boundaries.note_persisted(*self._last_persisted)
-        self._report_write_state()
-
-    def _report_write_state(self) -> None:
-        """Tell the user once when the session file stops taking writes, and when it takes them again.
-
-        The session manager keeps unwritten entries and retries with every append, so the run goes
-        on and nothing is lost once there is room again.
-        """
-        manager = self.session_manager
-        error = manager.write_error
-        if error is not None and not self._write_failing:
-            self._write_failing = True
-            self._ui.notify(
-                f"Could not write the session file {manager.get_session_file()}: {error.strerror or error}. "
-                "The conversation goes on; unsaved entries are written as soon as that works again.",
-                "error",
-            )
-        elif error is None and self._write_failing:
-            self._write_failing = False
-            self._ui.notify(
-                f"Session file {manager.get_session_file()} is written again; nothing was lost.", "info"
-            )
 
     def _find_last_assistant(self) -> AssistantMessage | None:
         return next((m for m in reversed(self.messages) if isinstance(m, AssistantMessage)), None)
@@ -1132,7 +1089,7 @@ class AgentSession:
         self.agent.state.messages.append(message)
         self._emit(agent_events.MessageStartEvent(message=message))
         self._emit(agent_events.MessageEndEvent(message=message))
-        self._persist(message)
+        self._persistence.persist(message)
 
     async def send_user_message(
         self,
@@ -1232,14 +1189,7 @@ class AgentSession:
             if not self.is_idle:
                 await self.abort()
             self._bash.flush()  # a !command that finished during the last run stays recorded
-            if not self.session_manager.retry_write():
-                unsaved = self.session_manager.unsaved_entries
-                error = self.session_manager.write_error
-                self._ui.notify(
-                    f"{unsaved} entries could not be written to {self.session_manager.get_session_file()}: "
-                    f"{error.strerror or error}",
-                    "error",
-                )
+            self._persistence.report_unsaved()
             if self.hooks is not None and self.hooks.has("session_shutdown"):
                 event = hook_events.SessionShutdownEvent(reason=reason, target_session_file=target)
                 await self.hooks.session_shutdown(event, self.extension_context())

@@ -151,8 +151,8 @@ class RunBoundaries:
                 message = made[position]
                 s._emit(agent_events.MessageStartEvent(message=message))
                 s._emit(agent_events.MessageEndEvent(message=message))
-                s._persist(message)
-        s._report_write_state()
+                s._persistence.persist(message)
+        s._persistence.report_write_state()
         s.agent.state.messages = state
 
 

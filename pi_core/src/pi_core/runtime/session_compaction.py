@@ -102,14 +102,14 @@ class SessionCompaction:
         if check.action == "overflow":
             self.overflow_attempted = True
             if self._s.messages and self._s.messages[-1] is message:
-                self._s._drop_trailing_error()
+                self._s._persistence.drop_trailing_error()
             result = await self._auto_compact("overflow", will_retry=True)
             if result is None:
                 return False
             # The rebuilt context comes from the file, which still holds the failed reply.
             last = self._s.messages[-1] if self._s.messages else None
             if isinstance(last, AssistantMessage) and last.stop_reason == "error":
-                self._s._drop_trailing_error()
+                self._s._persistence.drop_trailing_error()
             return True
         await self._auto_compact("threshold", will_retry=False)
         return self._s.agent.has_queued_messages() and bool(self._s.messages)
