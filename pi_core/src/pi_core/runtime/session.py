@@ -11,6 +11,7 @@ Each of its jobs past the wiring has a module of its own that works on the sessi
 (``docs/modes.md`` lists them):
 
 - ``session_models``: model and thinking-level selection;
+- ``session_tools``: which registered tools are active, registering and withdrawing them;
 - ``session_requests``: what each provider request carries;
 - ``session_persistence``: writing messages to the session file, write failures;
 - ``session_boundaries``: what ``turn_end`` and ``agent_before_settle`` handlers propose;
@@ -51,7 +52,7 @@ from pi_core.ai.thinking import clamp_thinking_level
 from pi_core.plugins import events as hook_events
 from pi_core.plugins.dispatch import HookErrorRecord, Hooks
 from pi_core.plugins.registry import CommandSpec
-from pi_core.runtime import auth_guidance, session_models
+from pi_core.runtime import auth_guidance, session_models, session_tools
 from pi_core.runtime import session_views as views
 from pi_core.runtime.bash_executor import BashOutcome
 from pi_core.runtime.event_bus import EventBus
@@ -421,20 +422,12 @@ class AgentSession:
 
     def set_active_tools(self, names: Sequence[str]) -> None:
         """Activate exactly these registered tools (unknown and ``hidden`` ones are ignored, as pi does)."""
-        tools = self.services.tools
-        self._active_tools = [
-            name for name in dict.fromkeys(names) if name in tools and tools[name].exposure != "hidden"
-        ]
+        self._active_tools = session_tools.selectable(self.services, names)
         self._apply_tools()
 
     def callable_tools(self) -> list[AgentTool]:
         """What ``ctx.execute_tool`` may call: active ``direct`` tools, all ``codemode``/``deferred`` ones."""
-        active = set(self._active_tools)
-        return [
-            tool
-            for name, tool in self.services.tools.items()
-            if (tool.exposure == "direct" and name in active) or tool.exposure in ("codemode", "deferred")
-        ]
+        return session_tools.callable_tools(self.services, self._active_tools)
 
     def _tool_context(self, call: Any, run_nested: Any) -> Any:
         from pi_core.runtime.extension_context import RuntimeToolContext
@@ -452,29 +445,9 @@ class AgentSession:
         ``exclude`` patterns. Tools not registered now are left out. False (nothing changes)
         when the branch records no system message.
         """
-        from pi_core.runtime.tool_selection import apply_entries, matches_pattern
-
-        systems = [message for message in self.agent.state.messages if isinstance(message, SystemMessage)]
-        if not systems:
+        names = session_tools.restored(self.services, self.agent.state.messages, modifiers, exclude)
+        if names is None:
             return False
-        mentioned = {
-            tool.name
-            for message in systems
-            for tool in [*(message.tools_added or ()), *(message.tools_removed or ())]
-        }
-        replayed = current_system_message(systems)
-        recorded = [tool.name for tool in (replayed.tools_added if replayed else None) or ()]
-        newer = [
-            name
-            for name, tool in self.services.tools.items()
-            if name not in mentioned
-            and name not in self.services.builtin_tool_names
-            and tool.activates_on_registration
-        ]
-        names = [*recorded, *(name for name in newer if name not in recorded)]
-        if modifiers:
-            names = apply_entries(names, modifiers)
-        names = [name for name in names if not any(matches_pattern(pattern, name) for pattern in exclude)]
         self.set_active_tools(names)
         return True
 
@@ -485,19 +458,7 @@ class AgentSession:
         re-registering a name replaces the tool (``exposure="hidden"`` withdraws it). A name another
         plugin registered is refused with :class:`ValueError` naming it (a built-in is overridden).
         """
-        if not isinstance(tool, AgentTool):
-            raise TypeError(f"register_tool expects an AgentTool, got {type(tool).__name__}")
-        owners = self.services.tool_owners
-        owner = owners.get(tool.name)
-        if owner is not None and owner != plugin and tool.name not in self.services.builtin_tool_names:
-            raise ValueError(f"tool {tool.name!r} is already registered by plugin {owner!r}")
-        self.services.tools[tool.name] = tool
-        owners[tool.name] = plugin
-        self.services.builtin_tool_names.discard(tool.name)
-        active = [name for name in self._active_tools if name != tool.name]
-        if (tool.name in self._active_tools and tool.exposure != "hidden") or tool.activates_on_registration:
-            active.append(tool.name)
-        self._active_tools = active
+        self._active_tools = session_tools.register(self.services, self._active_tools, tool, plugin)
         self._apply_tools()
 
     def unregister_tool(self, name: str, *, plugin: str) -> bool:
@@ -505,14 +466,10 @@ class AgentSession:
 
         Returns False when no such tool exists; a tool of another plugin is refused (ValueError).
         """
-        owner = self.services.tool_owners.get(name)
-        if name not in self.services.tools:
+        active = session_tools.unregister(self.services, self._active_tools, name, plugin)
+        if active is None:
             return False
-        if owner != plugin:
-            raise ValueError(f"tool {name!r} belongs to plugin {owner or 'pi'!r}, not {plugin!r}")
-        del self.services.tools[name]
-        del self.services.tool_owners[name]
-        self._active_tools = [n for n in self._active_tools if n != name]
+        self._active_tools = active
         self._apply_tools()
         return True
 
