@@ -153,7 +153,7 @@ class InteractiveMode:
         self._issues_seen: tuple[object, int] = (None, 0)
         self._dialog_lock = asyncio.Lock()
         self._side_tasks: set[asyncio.Task[None]] = set()
-        self._status_cache: tuple[int, float, str] | None = None
+        self._status_cache: tuple[int, float, list[str]] | None = None
         #: The git branch of the working directory, read in a thread after each job.
         self.git_branch: str | None = None
         self._completer: Completer | None = None
@@ -914,27 +914,42 @@ class InteractiveMode:
                 lines.append(message + theme.fg("muted", keys))
         else:
             custom = self.ui.component_rows("footer", width)
-            lines.extend(custom if custom is not None else [theme.fg("dim", self._status_line(width))])
+            if custom is None:
+                custom = [theme.fg("dim", row) for row in self._status_lines(width)]
+            lines.extend(custom)
         return "\n".join(lines) or None
 
-    def _status_line(self, width: int) -> str:
-        """The idle status line: the footer's figures, the directory and its git branch."""
+    def _status_lines(self, width: int) -> list[str]:
+        """The idle status line: the footer's figures, the directory and its git branch — on a
+        row of their own when both do not fit on one, so a long path does not hide the branch."""
         now = time.monotonic()
         cached = self._status_cache
         if cached is not None and cached[0] == width and now - cached[1] < 1.0:
             return cached[2]
         # Two spaces between the parts: the status line reads apart from the footer lines that
         # close each run in the transcript.
-        line = "  ".join([*self.footer_text().split(" · "), self.place()])
-        if len(line) > width - 1:
-            line = line[: max(1, width - 2)] + "…"
-        self._status_cache = (width, now, line)
-        return line
+        figures = "  ".join(self.footer_text().split(" · "))
+        line = f"{figures}  {self.place()}"
+        rows = [line] if len(line) <= width - 1 else [_cut(figures, width), self.place_row(width)]
+        self._status_cache = (width, now, rows)
+        return rows
 
     def place(self) -> str:
         """The working directory (``~`` for home) and its git branch."""
         place = _short_home(self.host.session.cwd)
         return f"{place} ({self.git_branch})" if self.git_branch else place
+
+    def place_row(self, width: int) -> str:
+        """:meth:`place` for a row ``width`` wide (one column kept free): a directory too long
+        loses its start (``…/work/notes (main)``), so its own name and the branch stay in view."""
+        place = self.place()
+        if len(place) <= width - 1:
+            return place
+        branch = f" ({self.git_branch})" if self.git_branch else ""
+        room = width - 2 - len(branch)
+        if room < 8:
+            return _cut(place, width)
+        return "…" + _short_home(self.host.session.cwd)[-room:] + branch
 
     def _streaming_tail(self, width: int, rows: int) -> list[str]:
         """The last rows of the text block still being streamed (printed once it is complete)."""
@@ -1096,6 +1111,11 @@ def terminal_console(mode: ColorMode = "256color") -> Console:
         system: Literal["truecolor", "256"] = "truecolor" if mode == "truecolor" else "256"
         console = Console(highlight=False, _environ=environ, color_system=system)
     return console
+
+
+def _cut(text: str, width: int) -> str:
+    """``text`` cut to fit a row ``width`` wide (one column kept free), ending in ``…`` if cut."""
+    return text if len(text) <= width - 1 else text[: max(1, width - 2)] + "…"
 
 
 def _short_home(path: str) -> str:

@@ -357,7 +357,7 @@ class FullscreenMode(InteractiveMode):
         if custom is not None:
             return to_formatted_text(ANSI("\n".join(custom)), style="class:footer")
         figures = "  ".join(self.footer_text().split(" · "))
-        rows = f"{_fit(figures, width)}\n{_fit(self.place(), width)}"
+        rows = f"{_fit(figures, width)}\n{self.place_row(width)}"
         footer: StyleAndTextTuples = [("class:footer", rows)]
         if self.ui.statuses:
             # Plugin statuses keep their colours (``ctx.ui.theme.fg``).
