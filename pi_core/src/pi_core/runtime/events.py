@@ -114,6 +114,12 @@ class ExtensionErrorEvent(PiModel):
     error: str
 
 
+def error_text(error: BaseException) -> str:
+    """An ``extension_error``'s ``error``: ``Type: message`` (the type alone without a message)."""
+    text = str(error)
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
 SessionEvent = (
     QueueUpdateEvent
     | CompactionStartEvent

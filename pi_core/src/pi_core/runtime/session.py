@@ -10,6 +10,8 @@ threshold compaction. Events reach subscribers (the modes) in the order pi emits
 Each of its jobs past the wiring has a module of its own that works on the session
 (``docs/modes.md`` lists them):
 
+- ``session_input``: plugin commands, ``input`` handlers and expansion of typed input;
+- ``session_queue``: steering, follow-up and next-turn messages;
 - ``session_models``: model and thinking-level selection;
 - ``session_tools``: which registered tools are active, registering and withdrawing them;
 - ``session_requests``: what each provider request carries;
@@ -52,7 +54,7 @@ from pi_core.ai.thinking import clamp_thinking_level
 from pi_core.plugins import events as hook_events
 from pi_core.plugins.dispatch import HookErrorRecord, Hooks
 from pi_core.plugins.registry import CommandSpec
-from pi_core.runtime import auth_guidance, session_models, session_tools
+from pi_core.runtime import auth_guidance, session_input, session_models, session_tools
 from pi_core.runtime import session_views as views
 from pi_core.runtime.bash_executor import BashOutcome
 from pi_core.runtime.event_bus import EventBus
@@ -61,20 +63,17 @@ from pi_core.runtime.events import (
     CompactionEndEvent,
     EntryAppendedEvent,
     ExtensionErrorEvent,
-    QueueUpdateEvent,
     SessionInfoChangedEvent,
+    error_text,
 )
 from pi_core.runtime.hook_bridge import HookBridge
 from pi_core.runtime.mcp_servers import McpServerRegistry
 from pi_core.runtime.resources import (
     Resources,
     SettingsManager,
-    SkillExpansionError,
     SystemPromptSections,
     build_system_prompt_sections,
     diff_system_prompt_sections,
-    expand_prompt_template,
-    expand_skill_command,
     render_system_prompt,
     sections_from_options,
     system_prompt_options,
@@ -83,6 +82,7 @@ from pi_core.runtime.retry import AutoRetry, RetrySettings, is_retryable_error
 from pi_core.runtime.session_boundaries import RunBoundaries
 from pi_core.runtime.session_compaction import SessionCompaction
 from pi_core.runtime.session_persistence import SessionPersistence
+from pi_core.runtime.session_queue import MessageQueues
 from pi_core.runtime.session_requests import ProviderRequests
 from pi_core.runtime.stats import ContextUsage, SessionStats, StatsTally
 from pi_core.runtime.ui import HeadlessUI
@@ -160,9 +160,6 @@ class AgentSession:
         self._listeners: list[Listener] = []
         self._ui: Any = HeadlessUI()
         self._report_error: ErrorReporter | None = None
-        self._steering_texts: list[str] = []
-        self._follow_up_texts: list[str] = []
-        self._next_turn: list[CustomMessage] = []
         self._bash = UserBash(self)
         self._driving = False
         #: A run was started since the last ``_claim`` (so ``agent_settled`` is due at release).
@@ -238,6 +235,7 @@ class AgentSession:
         state = AgentState(model=model or _UNKNOWN_MODEL)
         self.agent = Agent(state, config, settings.steering_mode, settings.follow_up_mode)
         self.agent.subscribe(self._on_agent_event)
+        self._queues = MessageQueues(self.agent, self._emit)
         if model is not None:
             state.thinking_level = clamp_thinking_level(model, thinking_level)
         else:
@@ -253,7 +251,7 @@ class AgentSession:
         A reload waits for idle, so no steering or follow-up is queued, and disposing ``previous``
         already recorded its finished ``!command`` results; custom messages for the next turn remain.
         """
-        self._next_turn, previous._next_turn = [*previous._next_turn, *self._next_turn], []
+        self._queues.next_turn = [*previous._queues.take_next_turn(), *self._queues.next_turn]
 
     async def bind_mode(
         self, *, ui: Any = None, on_error: ErrorReporter | None = None, mode: str | None = None
@@ -266,12 +264,12 @@ class AgentSession:
 
     def report_hook_error(self, record: HookErrorRecord) -> None:
         """The dispatcher's error sink: forward an isolated plugin error to the mode."""
-        self._emit_error(record.plugin, record.hook, _error_text(record.error))
+        self._emit_error(record.plugin, record.hook, error_text(record.error))
 
     def report_plugin_error(self, plugin: str, event: str, error: BaseException) -> None:
         """Report an error a plugin caused outside a handler call (work it handed over)."""
         logger.debug("plugin %s failed in %s", plugin, event, exc_info=error)
-        self._emit_error(plugin, event, _error_text(error))
+        self._emit_error(plugin, event, error_text(error))
 
     def _emit_error(self, plugin: str, event: str, error: str) -> None:
         if self._report_error is not None:
@@ -389,7 +387,7 @@ class AgentSession:
 
     @property
     def pending_message_count(self) -> int:
-        return len(self._steering_texts) + len(self._follow_up_texts)
+        return self._queues.pending_count
 
     @property
     def system_prompt(self) -> str:
@@ -563,20 +561,24 @@ class AgentSession:
         """
         accepted = on_preflight or (lambda disposition: None)
         image_list = list(images or [])
-        if expand_prompt_templates and text.startswith("/") and await self._run_extension_command(text):
+        if (
+            expand_prompt_templates
+            and text.startswith("/")
+            and await session_input.run_extension_command(self, text)
+        ):
             accepted("handled")
             return
         behavior = streaming_behavior if self.is_streaming else None
-        processed = await self._run_input_handlers(text, image_list, source, behavior)
+        processed = await session_input.run_input_handlers(self, text, image_list, source, behavior)
         if processed is None:
             accepted("handled")
             return
         text, image_list = processed
-        expanded = self._expand(text) if expand_prompt_templates else text
+        expanded = session_input.expand(self, text) if expand_prompt_templates else text
         if self.is_streaming:
             if streaming_behavior is None:
                 raise RuntimeError(ALREADY_STREAMING)
-            self._queue(expanded, image_list, follow_up=streaming_behavior == "followUp")
+            self._queues.add(expanded, image_list, follow_up=streaming_behavior == "followUp")
             accepted("queued")
             return
         self._claim()  # now: a second prompt must queue, not race (spec §4.2)
@@ -588,8 +590,7 @@ class AgentSession:
                 await self._compaction.check(last, skip_aborted=False)
             content: list[TextContent | ImageContent] = [TextContent(text=expanded), *image_list]
             messages: list[AgentMessage] = [UserMessage(content=content)]
-            messages.extend(self._next_turn)
-            self._next_turn = []
+            messages.extend(self._queues.take_next_turn())
             messages.extend(await self._before_agent_start(expanded, image_list))
             update = self._system_update()
             if update is not None:
@@ -635,101 +636,17 @@ class AgentSession:
         *,
         follow_up: bool,
     ) -> QueueDisposition:
-        self._reject_command(text)
+        session_input.reject_queued_command(self, text)
         behavior: Literal["steer", "followUp"] = "followUp" if follow_up else "steer"
-        processed = await self._run_input_handlers(text, list(images or []), source, behavior)
+        processed = await session_input.run_input_handlers(self, text, list(images or []), source, behavior)
         if processed is None:
             return "handled"
-        self._queue(self._expand(processed[0]), processed[1], follow_up=follow_up)
+        self._queues.add(session_input.expand(self, processed[0]), processed[1], follow_up=follow_up)
         return "queued"
-
-    async def _run_input_handlers(
-        self,
-        text: str,
-        images: list[ImageContent],
-        source: Literal["interactive", "rpc", "extension"],
-        streaming_behavior: Literal["steer", "followUp"] | None = None,
-    ) -> tuple[str, list[ImageContent]] | None:
-        """The ``input`` hook: ``None`` when a handler took the input, else the (new) text and images."""
-        if self.hooks is None or not self.hooks.has("input"):
-            return text, images
-        outcome = await self.hooks.input(
-            hook_events.InputEvent(
-                text=text, images=images or None, source=source, streaming_behavior=streaming_behavior
-            ),
-            self.extension_context(),
-        )
-        if outcome.action == "handled":
-            return None
-        if outcome.action == "transform":
-            text = outcome.text if outcome.text is not None else text
-            images = list(outcome.images) if outcome.images is not None else images
-        return text, images
-
-    def _reject_command(self, text: str) -> None:
-        if not text.startswith("/"):
-            return
-        name = text[1:].split(" ", 1)[0]
-        if self._find_command(name) is not None:
-            raise RuntimeError(
-                f'Extension command "/{name}" cannot be queued. '
-                "Use prompt() or execute the command when not streaming."
-            )
-
-    def _queue(self, text: str, images: list[ImageContent], *, follow_up: bool) -> None:
-        message = UserMessage(content=[TextContent(text=text), *images])
-        if follow_up:
-            self._follow_up_texts.append(text)
-            self.agent.follow_up(message)
-        else:
-            self._steering_texts.append(text)
-            self.agent.steer(message)
-        self._emit_queue_update()
-
-    def _emit_queue_update(self) -> None:
-        self._emit(
-            QueueUpdateEvent(steering=list(self._steering_texts), follow_up=list(self._follow_up_texts))
-        )
 
     def clear_queue(self) -> tuple[list[str], list[str]]:
         """Drop everything queued; returns the (steering, follow-up) texts."""
-        steering, follow = self._steering_texts, self._follow_up_texts
-        self._steering_texts, self._follow_up_texts = [], []
-        self.agent.clear_all_queues()
-        self._emit_queue_update()
-        return steering, follow
-
-    def _expand(self, text: str) -> str:
-        try:
-            text = expand_skill_command(text, self.resources.skills)
-        except SkillExpansionError as error:
-            self._emit_error(str(getattr(error, "skill", "skill")), "skill_expansion", str(error))
-        return expand_prompt_template(text, self.resources.prompt_templates)
-
-    def _find_command(self, name: str) -> CommandSpec | None:
-        return next((c for c in self.services.commands if c.invocation_name == name), None)
-
-    async def _run_extension_command(self, text: str) -> bool:
-        name, _, args = text[1:].partition(" ")
-        command = self._find_command(name)
-        if command is None:
-            return False
-        from pi_core.plugins.dispatch import CURRENT_HANDLER
-        from pi_core.runtime.extension_context import RuntimeCommandContext
-
-        acting = (command.plugin, f"command /{name}")
-        token = CURRENT_HANDLER.set(acting)  # what the command does (ctx.ui.custom) is its plugin's
-        try:
-            ctx = RuntimeCommandContext(self, acting=acting)
-            outcome = command.handler(args, ctx)
-            if asyncio.iscoroutine(outcome) or isinstance(outcome, Awaitable):
-                await outcome
-        except Exception as error:  # a broken command is reported, the session stays intact
-            logger.debug("command /%s failed", name, exc_info=True)
-            self._emit_error(command.plugin, f"command /{name}", _error_text(error))
-        finally:
-            CURRENT_HANDLER.reset(token)
-        return True
+        return self._queues.clear()
 
     async def _before_agent_start(self, text: str, images: list[ImageContent]) -> list[AgentMessage]:
         if self.hooks is None or not self.hooks.has("before_agent_start"):
@@ -865,7 +782,7 @@ class AgentSession:
     async def _on_agent_event(self, event: agent_events.AgentEvent, signal: AbortSignal) -> None:
         if isinstance(event, agent_events.MessageStartEvent) and isinstance(event.message, UserMessage):
             self._compaction.overflow_attempted = False
-            self._dequeue_display(event.message)
+            self._queues.delivered(event.message)
         if self._bridge is not None:
             replacement = await self._bridge.agent_event(event)
             if replacement is not None and isinstance(event, agent_events.MessageEndEvent):
@@ -898,14 +815,6 @@ class AgentSession:
         for index in range(len(messages) - 1, -1, -1):
             if messages[index] is old:
                 messages[index] = new
-                return
-
-    def _dequeue_display(self, message: UserMessage) -> None:
-        text = views.user_text(message)
-        for texts in (self._steering_texts, self._follow_up_texts):
-            if text in texts:
-                texts.remove(text)
-                self._emit_queue_update()
                 return
 
     def _find_last_assistant(self) -> AssistantMessage | None:
@@ -1026,7 +935,7 @@ class AgentSession:
     ) -> None:
         """A plugin's custom message: next turn, queued, starting a run, or just recorded."""
         if deliver_as == "nextTurn":
-            self._next_turn.append(message)
+            self._queues.next_turn.append(message)
             return
         if self.is_streaming:
             if deliver_as == "followUp":
@@ -1158,12 +1067,6 @@ class AgentSession:
             close = getattr(self.session_manager, "close", None)
             if close is not None:
                 close()  # releases the file descriptor; a later append reopens it
-
-
-def _error_text(error: BaseException) -> str:
-    """``Type: message`` (the type alone for an exception without a message)."""
-    text = str(error)
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
 def _is_overflow(message: AssistantMessage, context_window: int) -> bool:
