@@ -98,9 +98,10 @@ def test_escape_aborts_a_streaming_answer_in_tmux(pi_env: PiEnv, pane: Pane) -> 
     assert '"stopReason":"aborted"' in session.read_text().replace(" ", "")
 
 
-def test_tree_picker_in_tmux(pi_env: PiEnv, pane: Pane) -> None:
-    """/tree draws an arrow-key list under the output; the choice moves the leaf."""
-    pi_env.server.add(text_turn("answer one"), text_turn("answer two"))
+def test_tree_selector_in_tmux(pi_env: PiEnv, pane: Pane) -> None:
+    """/tree draws pi's session tree in the editor's place; the choice moves the leaf, and a
+    branch point's segments fold with Ctrl+Left."""
+    pi_env.server.add(text_turn("answer one"), text_turn("answer two"), text_turn("answer three"))
     pane.wait_for_editor()
     for number, question in enumerate(("question one", "question two"), 1):
         pane.type(question)
@@ -108,20 +109,38 @@ def test_tree_picker_in_tmux(pi_env: PiEnv, pane: Pane) -> None:
         pane.wait_for(lambda screen, n=number: screen.count("loop/fake-model · context") >= n)
     pane.type("/tree")
     pane.keys("Enter")
-    screen = pane.wait_for("(5/5) filter: default")  # the session's system message is the first row
-    assert "› assistant: answer two  ← active" in screen
+    screen = pane.wait_for("  (5/5)")  # the session's system message is the first row
+    assert "   Session Tree" in screen and "  Type to search:" in screen
+    assert "› • assistant: answer two" in screen
     pane.keys("Up", "Up")
-    pane.wait_for("› assistant: answer one")
+    pane.wait_for("› • assistant: answer one")
     pane.keys("Enter")
     pane.wait_for("Summarize the branch you are leaving?")
     pane.keys("Enter")
     pane.wait_for("Moved to a new position in the tree")
-    assert "(3/5)" not in pane.screen()  # the picker erased itself
+    assert "Session Tree" not in pane.visible()  # the tree erased itself
+    pane.wait_for_editor()
+    pane.type("question three")
+    pane.keys("Enter")
+    pane.wait_for(lambda screen: "loop/fake-model · context" in screen.split("answer three")[-1])
+    pane.type("/tree")
+    pane.keys("Enter")
+    screen = pane.wait_for("  (5/7)")
+    assert "├⊟ • user: question three" in screen and "└⊟ user: question two" in screen
+    pane.keys("C-Left")  # from "answer three" up to the start of its segment
+    pane.wait_for("› ├⊟ • user: question three")
+    pane.keys("C-Left")  # and fold it
+    screen = pane.wait_for("› ├⊞ • user: question three")
+    assert "answer three" not in screen.split("Session Tree")[-1] and "  (4/6)" in screen
+    pane.keys("C-u")  # the user-only filter
+    pane.wait_for("(2/3) [user]")
+    pane.keys("Escape")
+    pane.wait_for(lambda screen: "Session Tree" not in screen)
     pane.keys("C-d")
     pane.wait_for("PI-EXITED=0")
     [session] = pi_env.session_files()
     messages = session.read_text().count('"type":"message"')
-    assert messages == 5, messages  # system, 2 x (user, assistant): moving the leaf writes no entry
+    assert messages == 7, messages  # system, 3 x (user, assistant): moving the leaf writes no entry
 
 
 SLOW_RELOAD_EXTENSION = """

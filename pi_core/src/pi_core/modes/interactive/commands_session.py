@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from pi_core.modes.interactive.command_base import CommandBase
 from pi_core.modes.interactive.picker import Picker
-from pi_core.modes.interactive.tree_view import FILTER_MODES, FilterMode, TreeRow, active_index, tree_rows
+from pi_core.modes.interactive.tree_view import FILTER_MODES, FilterMode, TreeState
 from pi_core.runtime.compaction.navigate import collect_entries_for_branch_summary
 
 if TYPE_CHECKING:
@@ -20,10 +20,6 @@ if TYPE_CHECKING:
 DEFAULT_SHARE_VIEWER_URL = "https://pi.dev/session/"
 
 SUMMARY_CHOICES = ("No summary", "Summarize", "Summarize with custom instructions")
-
-
-def _filter_note(mode: str) -> str:
-    return f"filter: {mode} (Ctrl+O) · Shift+L labels"
 
 
 class SessionCommands(CommandBase):
@@ -176,68 +172,61 @@ class SessionCommands(CommandBase):
             self._warn(f"Unknown filter {args!r}; use one of {', '.join(FILTER_MODES)}")
             return
         mode: FilterMode = args or session.settings.settings.tree_filter_mode
-        rows = tree_rows(manager.get_tree(), manager.get_leaf_id(), mode)
-        if not rows:
-            self._warn("Nothing to show in the tree" + ("" if mode == "all" else f" (filter: {mode})"))
+        if not manager.get_tree():
+            self._info("No entries in session")
             return
-        shown: list[TreeRow] = rows
+        from pi_core.modes.interactive.tree_selector import TreeSelector
 
-        def cycle_filter(picker: Picker) -> None:
-            nonlocal mode, shown
-            current = shown[picker.highlighted].entry_id if picker.highlighted is not None else None
-            mode = FILTER_MODES[(FILTER_MODES.index(mode) + 1) % len(FILTER_MODES)]
-            shown = tree_rows(manager.get_tree(), manager.get_leaf_id(), mode)
-            ids = [row.entry_id for row in shown]
-            picker.set_rows([row.text for row in shown], keep=ids.index(current) if current in ids else None)
-            picker.note = _filter_note(mode)
-
-        to_label: list[str] = []
-
-        def label_entry(picker: Picker) -> None:
-            if picker.highlighted is not None:
-                to_label.append(shown[picker.highlighted].entry_id)
-                picker.finish(None)
-
-        row = active_index(rows)
+        selected: str | None = None
         while True:
-            index = await self.mode.pick(
-                "Go to which entry?",
-                [row.text for row in shown],
-                initial=row,
-                numbered=False,
-                extra_keys={"c-o": cycle_filter, "L": label_entry},
-                note=_filter_note(mode),
+            state = TreeState(
+                manager.get_tree(),
+                manager.get_leaf_id(),
+                mode,
+                page=max(5, self.mode.terminal_size()[1] // 2),
             )
-            if not to_label:
-                break
-            # Shift+L: ask for the label, write it, and come back to the same row.
-            entry_id = to_label.pop()
-            current = manager.get_label(entry_id)
-            text = await self.mode.ui.input("Label (empty clears it)", current or "a name for this point")
-            if text is not None:
-                manager.append_label_change(entry_id, text.strip() or None)
-            shown = tree_rows(manager.get_tree(), manager.get_leaf_id(), mode)
-            ids = [row.entry_id for row in shown]
-            row = ids.index(entry_id) if entry_id in ids else active_index(shown)
-        if index is None:
-            return
-        target = shown[index].entry_id
-        if target == manager.get_leaf_id():
-            self._info("Already at that entry")
-            return
-        summarize, instructions = False, None
-        if collect_entries_for_branch_summary(manager, manager.get_leaf_id(), target).entries:
-            choice = await self.mode.pick(
-                "Summarize the branch you are leaving?", SUMMARY_CHOICES, numbered=False
+            if selected is not None:
+                state.select(selected)
+            selector = TreeSelector(
+                state,
+                keys=self.mode.keymap.keys,
+                on_label=manager.append_label_change,
+                on_copy=self._copy_entry,
+                styles=lambda: self.mode.styles,
+                **self.mode.terminal,
             )
-            if choice is None:
+            target = await self.mode.dialog(selector.run)
+            mode = state.mode
+            if target is None:
                 return
-            summarize = choice > 0
-            if choice == 2:
-                instructions = await self.mode.ui.input("Focus the summary on", "what to keep")
-                if instructions is None:
-                    return
-        self.mode.start_task(self._navigate(target, summarize, instructions or None), footer=False)
+            if target == manager.get_leaf_id():
+                self._info("Already at this point")
+                return
+            summarize, instructions = False, None
+            if collect_entries_for_branch_summary(manager, manager.get_leaf_id(), target).entries:
+                choice = await self.mode.pick(
+                    "Summarize the branch you are leaving?", SUMMARY_CHOICES, numbered=False
+                )
+                if choice is None:
+                    selected = target  # back to the tree, on the same entry, as pi
+                    continue
+                summarize = choice > 0
+                if choice == 2:
+                    instructions = await self.mode.ui.input("Focus the summary on", "what to keep")
+                    if instructions is None:
+                        selected = target
+                        continue
+            self.mode.start_task(self._navigate(target, summarize, instructions or None), footer=False)
+            return
+
+    async def _copy_entry(self, text: str) -> str:
+        """Ctrl+X in the tree: the entry's text to the clipboard; what happened, for its status line."""
+        from pi_core.modes.interactive.clipboard import copy_to_clipboard
+
+        terminal = self.mode.console.file if self.mode.console.is_terminal else None
+        if await copy_to_clipboard(text, terminal):
+            return "Copied selected message to clipboard"
+        return "No clipboard here: install xclip, xsel or wl-copy, or use a terminal with OSC 52"
 
     async def _navigate(self, target: str, summarize: bool, instructions: str | None) -> None:
         session = self._session

@@ -57,6 +57,11 @@ COMPONENT_ACTION_IDS = {
 }
 
 
+def _tree_action(action_id: str) -> bool:
+    """The /tree selector's own actions (its keys are read from the keymap when it opens)."""
+    return action_id.startswith("app.tree.") or action_id == "app.message.copy"
+
+
 @dataclass
 class Keymap:
     #: Action id → the keys (pi's names) that trigger it.
@@ -92,7 +97,11 @@ def load_keymap(agent_dir: str | Path) -> Keymap:
         if not isinstance(keys, list) or not all(isinstance(key, str) for key in keys):
             keymap.warnings.append(f"{path}: {action_id!r} needs a key or a list of keys")
             continue
-        if action_id not in ACTION_IDS and action_id not in COMPONENT_ACTION_IDS:
+        if (
+            action_id not in ACTION_IDS
+            and action_id not in COMPONENT_ACTION_IDS
+            and not _tree_action(action_id)
+        ):
             if action_id.startswith("app.") and not action_id.startswith(("app.tree.", "app.models.")):
                 keymap.warnings.append(f"{path}: {action_id!r} is not an action of this REPL")
             continue  # editor-level ids (tui.editor.*) belong to prompt-toolkit's own keys
