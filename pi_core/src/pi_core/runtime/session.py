@@ -16,6 +16,7 @@ Each of its jobs past the wiring has a module of its own that works on the sessi
 - ``session_tools``: which registered tools are active, registering and withdrawing them;
 - ``session_requests``: what each provider request carries;
 - ``session_persistence``: writing messages to the session file, write failures;
+- ``session_run``: a run from claim to settle (retry, recovery, compaction after it);
 - ``session_boundaries``: what ``turn_end`` and ``agent_before_settle`` handlers propose;
 - ``session_compaction``: compaction and tree navigation;
 - ``user_bash``: the user's ``!command``s;
@@ -24,9 +25,8 @@ Each of its jobs past the wiring has a module of its own that works on the sessi
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -59,7 +59,6 @@ from pi_core.runtime import session_views as views
 from pi_core.runtime.bash_executor import BashOutcome
 from pi_core.runtime.event_bus import EventBus
 from pi_core.runtime.events import (
-    AgentSettledEvent,
     CompactionEndEvent,
     EntryAppendedEvent,
     ExtensionErrorEvent,
@@ -78,12 +77,13 @@ from pi_core.runtime.resources import (
     sections_from_options,
     system_prompt_options,
 )
-from pi_core.runtime.retry import AutoRetry, RetrySettings, is_retryable_error
+from pi_core.runtime.retry import AutoRetry
 from pi_core.runtime.session_boundaries import RunBoundaries
 from pi_core.runtime.session_compaction import SessionCompaction
 from pi_core.runtime.session_persistence import SessionPersistence
 from pi_core.runtime.session_queue import MessageQueues
 from pi_core.runtime.session_requests import ProviderRequests
+from pi_core.runtime.session_run import RunDriver
 from pi_core.runtime.stats import ContextUsage, SessionStats, StatsTally
 from pi_core.runtime.ui import HeadlessUI
 from pi_core.runtime.user_bash import UserBash
@@ -161,16 +161,7 @@ class AgentSession:
         self._ui: Any = HeadlessUI()
         self._report_error: ErrorReporter | None = None
         self._bash = UserBash(self)
-        self._driving = False
-        #: A run was started since the last ``_claim`` (so ``agent_settled`` is due at release).
-        self._run_started = False
-        #: ``abort()`` was called during the current run (``agent_settled.aborted``).
-        self._abort_requested = False
-        self._idle = asyncio.Event()
-        self._idle.set()
-        self._last_assistant: AssistantMessage | None = None
-        #: ``send_message(..., trigger_turn=True)`` arrived while a run was ending.
-        self._turn_requested = False
+        self._run = RunDriver(self)
         #: Open plugin dialogs (``ui_prompt_start`` fires for the outermost only).
         self.ui_prompt_depth = 0
         #: The mode that bound this session (``ctx.mode``): tui, rpc, json or print.
@@ -347,7 +338,7 @@ class AgentSession:
 
     @property
     def is_streaming(self) -> bool:
-        return self.agent.state.is_streaming or self._driving
+        return self.agent.state.is_streaming or self._run.driving
 
     @property
     def is_idle(self) -> bool:
@@ -581,7 +572,7 @@ class AgentSession:
             self._queues.add(expanded, image_list, follow_up=streaming_behavior == "followUp")
             accepted("queued")
             return
-        self._claim()  # now: a second prompt must queue, not race (spec §4.2)
+        self._run.claim()  # now: a second prompt must queue, not race (spec §4.2)
         try:
             self._bash.flush()
             self._validate_model()
@@ -596,14 +587,14 @@ class AgentSession:
             if update is not None:
                 messages.insert(0, update)  # pi 1.6.0 records it before the prompt it applies to
             accepted("started")
-            await self._drive(lambda: self.agent.prompt(messages))
+            await self._run.drive(lambda: self.agent.prompt(messages))
         finally:
             self._run_prompt = None
             if self._run_sections is not None:
                 self._run_sections = None
                 self.agent.state.tools = [self.services.tools[n] for n in self._active_tools]
             self.agent.state.system_prompt = self._base_system_prompt
-            self._release()
+            self._run.release()
 
     async def steer(
         self,
@@ -710,75 +701,6 @@ class AgentSession:
 
     # --- running and what happens after a run ---------------------------------------------------
 
-    def _claim(self) -> None:
-        self._driving = True
-        self._abort_requested = False
-        self._idle.clear()
-
-    def _release(self) -> None:
-        """The session is idle again; after a run, ``agent_settled`` says so (pi 1.6.0).
-
-        It is emitted once the session already counts as idle, so a client that answers it with
-        the next ``prompt`` is not told the agent is still busy.
-        """
-        self._driving = False
-        self._idle.set()
-        if self._run_started:
-            self._run_started = False
-            self._emit(AgentSettledEvent(aborted=self._abort_requested))
-            self.fire_hook("agent_settled", hook_events.AgentSettledEvent(aborted=self._abort_requested))
-
-    async def _drive(self, start: Callable[[], Awaitable[None]]) -> None:
-        """Run the agent, then retry / recover / compact as pi does until nothing is left to do."""
-        self._run_started = True
-        step: Callable[[], Awaitable[None]] | None = start
-        while step is not None:
-            self._last_assistant = None
-            await step()
-            step = await self._after_run()
-            if step is None:
-                step = await self._boundaries.before_settle()
-
-    async def _after_run(self) -> Callable[[], Awaitable[None]] | None:
-        message, self._last_assistant = self._last_assistant, None
-        if message is None:
-            return self._requested_turn(None)
-        window = self.model.context_window if self.model else 0
-        if is_retryable_error(message, is_overflow=_is_overflow(message, window)):
-            retry = self.settings.settings.retry
-            settings = RetrySettings(
-                retry.enabled, retry.max_retries, retry.base_delay_ms, retry.max_agent_delay_ms
-            )
-            if await self._retry.handle_error(message, settings, self._persistence.drop_trailing_error):
-                return self.agent.continue_
-        self._retry.settle()
-        if await self._compaction.check(message, skip_aborted=True):
-            return self.agent.continue_
-        return self._requested_turn(message)
-
-    def _requested_turn(self, last: AssistantMessage | None) -> Callable[[], Awaitable[None]] | None:
-        """A plugin asked for a turn (``trigger_turn``) after the loop stopped polling (``agent_end``):
-        start the run pi starts then, unless the user aborted."""
-        requested, self._turn_requested = self._turn_requested, False
-        if not requested or not self.agent.has_queued_messages():
-            return None
-        if last is not None and last.stop_reason == "aborted":
-            return None
-        return self.agent.continue_
-
-    def _will_retry(self, event: agent_events.AgentEndEvent) -> bool:
-        """Whether auto-retry will start another attempt after this ``agent_end`` (its ``willRetry``)."""
-        if self._abort_requested:
-            return False
-        retry = self.settings.settings.retry
-        if not retry.enabled or self._retry.attempt >= retry.max_retries:
-            return False
-        last = next((m for m in reversed(event.messages) if isinstance(m, AssistantMessage)), None)
-        if last is None:
-            return False
-        window = self.model.context_window if self.model else 0
-        return is_retryable_error(last, is_overflow=_is_overflow(last, window))
-
     async def _on_agent_event(self, event: agent_events.AgentEvent, signal: AbortSignal) -> None:
         if isinstance(event, agent_events.MessageStartEvent) and isinstance(event.message, UserMessage):
             self._compaction.overflow_attempted = False
@@ -793,20 +715,20 @@ class AgentSession:
             # compaction, a switched session): its first mid-run check replays it again.
             self._recorded_tools = self._checked_tools = None
         if isinstance(event, agent_events.AgentEndEvent):
-            event = event.model_copy(update={"will_retry": self._will_retry(event)})
+            event = event.model_copy(update={"will_retry": self._run.will_retry(event)})
         self._emit(event)
         if isinstance(event, agent_events.MessageEndEvent):
             entry_id = self._persistence.persist(event.message)
             if entry_id is not None and self._bridge is not None and event.message.role in _TURN_ROLES:
                 self._boundaries.note_persisted(event.message, entry_id)
             if isinstance(event.message, AssistantMessage):
-                self._last_assistant = event.message
+                self._run.last_assistant = event.message
                 if event.message.stop_reason != "error":
                     self._compaction.overflow_attempted = False
                 await self._retry.note_reply(event.message)
-        elif isinstance(event, agent_events.AgentEndEvent) and self._last_assistant is None:
+        elif isinstance(event, agent_events.AgentEndEvent) and self._run.last_assistant is None:
             # The loop raised (e.g. no key): the agent reports a synthetic error reply, never persisted.
-            self._last_assistant = next(
+            self._run.last_assistant = next(
                 (m for m in reversed(event.messages) if isinstance(m, AssistantMessage)), None
             )
 
@@ -822,19 +744,14 @@ class AgentSession:
 
     async def abort(self) -> None:
         """Cancel a pending retry, abort the run and wait until the agent is idle."""
-        self._abort_requested = True
-        self._retry.cancel()
-        self._compaction.abort()
-        self.agent.abort()
-        await self.agent.wait_for_idle()
+        await self._run.abort()
 
     def abort_retry(self) -> None:
         self._retry.cancel()
 
     async def wait_for_idle(self) -> None:
         """Wait for the run and whatever follows it (retries, recovery) to finish."""
-        await self._idle.wait()
-        await self.agent.wait_for_idle()
+        await self._run.wait_for_idle()
 
     # --- compaction (see pi_core.runtime.session_compaction) ------------------------------------
 
@@ -943,14 +860,14 @@ class AgentSession:
             else:
                 self.agent.steer(message)
             # Sent from agent_end, after the loop's last poll: the run must still start (pi does).
-            self._turn_requested = self._turn_requested or trigger_turn
+            self._run.turn_requested = self._run.turn_requested or trigger_turn
             return
         if trigger_turn:
-            self._claim()
+            self._run.claim()
             try:
-                await self._drive(lambda: self.agent.prompt([message]))
+                await self._run.drive(lambda: self.agent.prompt([message]))
             finally:
-                self._release()
+                self._run.release()
             return
         self.agent.state.messages.append(message)
         self._emit(agent_events.MessageStartEvent(message=message))
@@ -1067,12 +984,6 @@ class AgentSession:
             close = getattr(self.session_manager, "close", None)
             if close is not None:
                 close()  # releases the file descriptor; a later append reopens it
-
-
-def _is_overflow(message: AssistantMessage, context_window: int) -> bool:
-    from pi_core.ai.overflow import is_context_overflow
-
-    return bool(is_context_overflow(message, context_window))
 
 
 def _tool_changes(

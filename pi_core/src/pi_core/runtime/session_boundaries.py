@@ -39,7 +39,7 @@ class RunBoundaries:
     async def before_settle(self) -> Callable[[], Awaitable[None]] | None:
         """``agent_before_settle``: plugins may add entries and ask for one more run (not after an abort)."""
         s = self._s
-        if s.hooks is None or not s.hooks.has("agent_before_settle") or s._abort_requested:
+        if s.hooks is None or not s.hooks.has("agent_before_settle") or s._run.abort_requested:
             return None
         event = hook_events.AgentBeforeSettleEvent(messages=list(s.messages))
         outcome = await s.hooks.agent_before_settle(event, s.extension_context())
@@ -51,7 +51,7 @@ class RunBoundaries:
             s.report_plugin_error("(agent_before_settle handlers)", "agent_before_settle", problem)
             return None
         self._apply_entries(entries, made)
-        if not outcome.continue_ or s._abort_requested:
+        if not outcome.continue_ or s._run.abort_requested:
             return None
         if not s.messages or s.messages[-1].role == "assistant":
             error = ValueError("continue needs a custom_message entry for the model to answer")
