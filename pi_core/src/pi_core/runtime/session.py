@@ -84,7 +84,7 @@ from pi_core.runtime.session_persistence import SessionPersistence
 from pi_core.runtime.session_queue import MessageQueues
 from pi_core.runtime.session_requests import ProviderRequests
 from pi_core.runtime.session_run import RunDriver
-from pi_core.runtime.stats import ContextUsage, SessionStats, StatsTally
+from pi_core.runtime.stats import ContextUsage, SessionStats, SessionTally
 from pi_core.runtime.ui import HeadlessUI
 from pi_core.runtime.user_bash import UserBash
 
@@ -185,8 +185,7 @@ class AgentSession:
         self._run_prompt: str | None = None
         #: The prompt sections the transcript records, as of that check.
         self._recorded_sections: dict[str, str | None] | None = None
-        #: ``get_session_stats``'s running tally and what it was counted from.
-        self._stats_tally: tuple[tuple[Any, int, int], StatsTally] | None = None
+        self._stats = SessionTally()
         self._retry = AutoRetry(self._emit)
         self._persistence = SessionPersistence(self)
         self._compaction = SessionCompaction(self)
@@ -922,16 +921,7 @@ class AgentSession:
         as a running tally: each call counts only the entries appended since the previous one,
         and starts over when the entries were replaced or a problem was found in the file (an
         entry set aside no longer counts)."""
-        manager = self.session_manager
-        key = (manager, manager.entries_generation, len(manager.load_issues))
-        cached = self._stats_tally
-        if cached is None or cached[0] != key:
-            cached = self._stats_tally = (key, StatsTally())
-        tally = cached[1]
-        if tally.counted < manager.entry_count:
-            for kind, role, item in manager.iter_counted(tally.counted):
-                tally.add(kind, role, item)
-        return tally.stats(
+        return self._stats.current(self.session_manager).stats(
             session_file=self.session_file,
             session_id=self.session_id,
             context_usage=self.get_context_usage(),

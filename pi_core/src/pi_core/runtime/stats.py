@@ -175,3 +175,25 @@ def compute_session_stats(
     for kind, role, item in counted:
         tally.add(kind, role, item)
     return tally.stats(session_file=session_file, session_id=session_id, context_usage=context_usage)
+
+
+class SessionTally:
+    """One session's :class:`StatsTally`, kept up to date as the session grows: each call feeds
+    only the entries appended since the previous one, and starts over when the session
+    manager's entries were replaced or a problem was found in its file (an entry set aside no
+    longer counts)."""
+
+    def __init__(self) -> None:
+        self._key: tuple[Any, int, int] | None = None
+        self._tally = StatsTally()
+
+    def current(self, manager: Any) -> StatsTally:
+        """The tally of every entry ``manager`` holds now."""
+        key = (manager, manager.entries_generation, len(manager.load_issues))
+        if self._key != key:
+            self._key, self._tally = key, StatsTally()
+        tally = self._tally
+        if tally.counted < manager.entry_count:
+            for kind, role, item in manager.iter_counted(tally.counted):
+                tally.add(kind, role, item)
+        return tally
