@@ -227,3 +227,21 @@ async def test_escape_sequences_in_model_text_are_removed_whole_even_split_acros
     for leaked in ("PWNED", "TITLE", "1;2H", "\x1b", "\x9b", "\x9d", "\x9c", "\x07"):
         assert leaked not in out, leaked
     await repl.quit()
+
+
+@pytest.mark.parametrize("fullscreen", [False, True], ids=["regular", "fullscreen"])
+async def test_a_call_drawn_as_several_parts_starts_on_the_bullet_row(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer, fullscreen: bool
+) -> None:
+    """The write tool draws its title above the content: the title goes on the bullet's row."""
+    pi_llm_server.add(
+        tool_turn(ToolUse("write", {"path": "new.txt", "content": "hello\n"})), text_turn("written")
+    )
+    repl = await repl_factory(fullscreen=fullscreen)
+    await repl.submit("write it")
+    await repl.wait_for("written", 15)
+    await repl.idle()
+    lines = [line.rstrip() for line in repl.output.splitlines()]
+    assert "● write new.txt" in lines and "●" not in lines
+    assert lines[lines.index("● write new.txt") + 1] == "hello"
+    await repl.quit()

@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from rich.console import Console, RenderableType
+from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
 from pi_core.modes.interactive.blocks import BlockBuffer
@@ -344,8 +344,7 @@ class EventRenderer:
         self._flush_tool_blocks(all_of_them=True)
 
     def _print_call(self, name: str, args: Any) -> None:
-        renderable = self._call_renderable(name, args)
-        self.console.print(Text("● ", style="pi.accent"), renderable, sep="")
+        self.console.print(_bulleted(self._call_renderable(name, args)))
 
     def tool_renderer(self, name: str) -> tuple[Any, str | None]:
         """What draws calls of ``name`` and whose it is: the plugins' resolvers in load order,
@@ -447,6 +446,29 @@ class EventRenderer:
         self.console.print(
             Text(f"Extension error ({event.extension_path}, {event.event}): {event.error}", style="pi.error")
         )
+
+
+def _bulleted(renderable: RenderableType) -> RenderableType:
+    """A tool call's drawing behind its bullet, on the bullet's row: a text, or a group that
+    starts with one (the write tool's title above its content), goes on after it; anything else
+    is indented beside it."""
+    bullet = Text("● ", style="pi.accent")
+    if isinstance(renderable, Text):
+        return bullet + renderable
+    if (
+        isinstance(renderable, Group)
+        and renderable.renderables
+        and isinstance(renderable.renderables[0], Text)
+    ):
+        first, *rest = renderable.renderables
+        return Group(bullet + first, *rest)
+    from rich.table import Table
+
+    grid = Table.grid()
+    grid.add_column(no_wrap=True)
+    grid.add_column()
+    grid.add_row(bullet, renderable)
+    return grid
 
 
 def _content_text(content: Any) -> str:
