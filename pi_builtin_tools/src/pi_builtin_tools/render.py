@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 
 _COLLAPSED_LINES = {"read": 10, "grep": 15, "find": 20, "ls": 20, "write": 10}
 _BASH_PREVIEW_LINES = 5
+#: What a cut preview says after how much it left out: the key that shows it all.
+_EXPAND_HINT = "Ctrl+O expands"
 
 
 def _option(options: Any, name: str, default: bool = False) -> bool:
@@ -57,7 +59,7 @@ def _head(output: str, max_lines: int, expanded: bool) -> Text:
     text = Text("\n".join(shown), style="dim")
     hidden = len(lines) - len(shown)
     if hidden > 0:
-        text.append(f"\n... ({hidden} more lines, expand to see all)", style="italic dim")
+        text.append(f"\n... ({hidden} more lines, {_EXPAND_HINT})", style="italic dim")
     return text
 
 
@@ -93,7 +95,9 @@ def render_bash_result(result: AgentToolResult, options: Any = None, ctx: Any = 
     if _option(options, "expanded") or len(lines) <= _BASH_PREVIEW_LINES:
         text.append("\n".join(lines), style="dim")
     else:
-        text.append(f"... ({len(lines) - _BASH_PREVIEW_LINES} earlier lines)\n", style="italic dim")
+        text.append(
+            f"... ({len(lines) - _BASH_PREVIEW_LINES} earlier lines, {_EXPAND_HINT})\n", style="italic dim"
+        )
         text.append("\n".join(lines[-_BASH_PREVIEW_LINES:]), style="dim")
     details = result.details if isinstance(result.details, dict) else {}
     truncation = details.get("truncation") or {}

@@ -287,7 +287,8 @@ async def test_ctrl_o_expands_tool_output(
     await repl.submit("count")
     await repl.wait_for("counted")
     await repl.idle()
-    assert "(25 earlier lines)" in repl.output and "\n101\n" not in repl.output  # collapsed: the tail
+    # collapsed: the tail, and the key that shows the rest
+    assert "(25 earlier lines, Ctrl+O expands)" in repl.output and "\n101\n" not in repl.output
     await repl.wait_idle_editor()
     repl.send("\x0f")  # Ctrl+O
     await repl.wait_for("Tool output expanded from now on")
