@@ -42,6 +42,7 @@ from pi_core.session.entries import (
 )
 from pi_core.session.index import EntryMeta, meta_from_entry
 from pi_core.session.jsonl import dumps
+from pi_core.session.limits import check_size
 from pi_core.session.lines import message_entry_from_line, plain_message_from_line, wrap_message
 from pi_core.session.listing import SessionInfo, find_most_recent_session, list_sessions, list_sessions_all
 from pi_core.session.paths import (
@@ -185,7 +186,7 @@ class SessionManager:
         """
         source = Path(source_path)
         start = context_start(source)
-        _check_size(source, start)
+        check_size(source, start)
         loaded = read_session_file(source, scan_to=start)
         if loaded is None:
             raise SessionFileError(f"{source}:1: cannot fork: the session file is empty")
@@ -226,7 +227,7 @@ class SessionManager:
         self._close_writer()
         self._drop_source()
         start = context_start(path)
-        _check_size(path, start)
+        check_size(path, start)
         loaded = read_session_file(path, prepare_messages=True, prepare_from=start) if path.exists() else None
         if loaded is None:
             # Missing or empty file: a new session whose lines will go into exactly this path.
@@ -943,50 +944,6 @@ def _copy_entries(metas: Sequence[EntryMeta], source: Path, out: BinaryIO) -> No
             out.write(meta.line.encode("utf-8"))
             out.write(b"\n")
         copy_run(handle)
-
-
-#: Largest part of a session file read in full by default, in MB; ``PI_SESSION_MAX_MB`` changes it.
-DEFAULT_MAX_SESSION_MB = 200
-
-
-def max_session_bytes() -> int:
-    """The size above which a session is refused (see :func:`_check_size`)."""
-    raw = os.environ.get("PI_SESSION_MAX_MB", "")
-    try:
-        megabytes = float(raw) if raw.strip() else DEFAULT_MAX_SESSION_MB
-    except ValueError:
-        megabytes = DEFAULT_MAX_SESSION_MB
-    return int(megabytes * 1024 * 1024)
-
-
-def _check_size(path: Path, start: int = 0) -> None:
-    """Refuse, with what to do instead, a session too large to open in reasonable time and memory.
-
-    What counts is the part of the file read in full: from byte ``start`` (the latest compaction,
-    see ``reader.context_start``; 0 without one) to the end. Lines before it are only scanned
-    (~350 bytes of memory per entry), so a long compacted session opens quickly. The part read
-    in full costs about 6 times its size in memory, and resuming sends all of it to the model: a
-    1M-entry file that was never compacted (~440 MB) would take minutes and several GB before
-    the model even answered.
-    """
-    try:
-        size = path.stat().st_size
-    except OSError:
-        return
-    limit = max_session_bytes()
-    if size - start <= limit:
-        return
-    megabytes, limit_mb = (size - start) / (1024 * 1024), limit / (1024 * 1024)
-    what = (
-        f"this session file is {megabytes:.0f} MB"
-        if start == 0
-        else f"the part of this session file since its latest compaction is {megabytes:.0f} MB"
-    )
-    raise SessionFileError(
-        f"{path}: {what}, more than pi opens ({limit_mb:.0f} MB: "
-        f"opening it would take about {megabytes * 6 / 1024:.1f} GB of memory). Start a new session, "
-        f"or open it anyway with PI_SESSION_MAX_MB={int(megabytes) + 1} in the environment"
-    )
 
 
 def _sort_time(timestamp: str) -> float:
