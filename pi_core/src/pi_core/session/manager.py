@@ -13,11 +13,10 @@ import os
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from pydantic import ValidationError
 
-from pi_core._files import replacing
 from pi_core._gc import gc_paused
 from pi_core.ai.messages import AgentMessage, Usage, UserContentBlock, current_system_message
 from pi_core.session.context import SessionContext, context_from_path, editable_target, iso_to_ms
@@ -40,6 +39,7 @@ from pi_core.session.entries import (
     parse_entry,
     to_wire,
 )
+from pi_core.session.forking import fork_session_file
 from pi_core.session.index import EntryMeta, meta_from_entry
 from pi_core.session.jsonl import dumps
 from pi_core.session.limits import check_size
@@ -184,28 +184,8 @@ class SessionManager:
         source file to the new one as they are, so a long compacted session forks within the
         memory its resume takes.
         """
-        source = Path(source_path)
-        start = context_start(source)
-        check_size(source, start)
-        loaded = read_session_file(source, scan_to=start)
-        if loaded is None:
-            raise SessionFileError(f"{source}:1: cannot fork: the session file is empty")
         directory = Path(session_dir) if session_dir else default_session_dir(target_cwd)
-        directory.mkdir(parents=True, exist_ok=True)
-        session_id = session_id or new_session_id()
-        timestamp = iso_now()
-        header = SessionHeader(
-            version=CURRENT_SESSION_VERSION,
-            id=session_id,
-            timestamp=timestamp,
-            cwd=target_cwd,
-            parent_session=str(source_path),
-        )
-        target = directory / session_file_name(timestamp, session_id)
-        with replacing(target) as out:  # a kill or a full disk leaves no partial file
-            out.write(dumps(to_wire(header)).encode("utf-8") + b"\n")
-            _copy_entries(loaded.entries, source, out)
-        del loaded  # the new session reads the copy itself
+        target = fork_session_file(source_path, target_cwd, directory, session_id)
         return cls(target_cwd, directory, target, True)
 
     @staticmethod
@@ -910,40 +890,6 @@ class SessionManager:
         self._set_entries(metas)
         self._persist_pending()
         return self.get_session_file()
-
-
-def _copy_entries(metas: Sequence[EntryMeta], source: Path, out: BinaryIO) -> None:
-    """Write the lines of ``metas`` to ``out``: kept texts as they are, and the scanned lines
-    (text left in ``source``, see ``reader.LineSource``) copied from the file byte for byte —
-    a run of them that follow each other in the file in one piece, read a megabyte at a time."""
-    run_start = run_end = 0
-
-    def copy_run(handle: BinaryIO) -> None:
-        handle.seek(run_start)
-        remaining = run_end - run_start
-        while remaining > 0:
-            chunk = handle.read(min(remaining, 1 << 20))
-            if not chunk:
-                raise SessionFileError(f"{source}: the file got shorter while it was copied")
-            out.write(chunk)
-            remaining -= len(chunk)
-
-    with source.open("rb") as handle:
-        for meta in metas:
-            if meta.line is None and meta.span:
-                offset, length = meta.span >> 32, meta.span & 0xFFFFFFFF  # the line and its \n
-                if offset != run_end or run_end == run_start:
-                    copy_run(handle)
-                    run_start = offset
-                run_end = offset + length
-                continue
-            if meta.line is None:
-                continue
-            copy_run(handle)
-            run_start = run_end = 0
-            out.write(meta.line.encode("utf-8"))
-            out.write(b"\n")
-        copy_run(handle)
 
 
 def _sort_time(timestamp: str) -> float:
