@@ -83,8 +83,15 @@ class Repl:
         return self.mode._editor is not None and self.mode._editor.app.is_running
 
     async def in_dialog(self, seconds: float = 15) -> None:
-        """Until a plugin dialog holds the terminal (keys typed now go to it, not to the editor)."""
-        await self.until(lambda: self.mode._dialogs > 0 and self.mode._editor_free.is_set(), seconds)
+        """Until a dialog has the keys (typed now, they go to it, not to the editor): holding
+        the terminal in regular mode, inside the running application in fullscreen."""
+        mode: Any = self.mode
+
+        def asking() -> bool:
+            live = bool(getattr(mode, "_dialog_views", None)) and mode._dialog_has_keys()
+            return live or (mode._dialogs > 0 and mode._editor_free.is_set())
+
+        await self.until(asking, seconds)
 
     async def in_component(self, seconds: float = 15) -> None:
         """Until a plugin's component (``ctx.ui.custom``) has the keys: as a dialog in regular

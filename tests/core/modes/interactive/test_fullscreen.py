@@ -111,24 +111,6 @@ async def test_wheel_and_page_keys_scroll_and_search_finds_older_text(
     await repl.quit()
 
 
-async def test_a_dialog_pauses_the_app_and_gives_it_back(
-    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
-) -> None:
-    repl = await repl_factory(fullscreen=True)
-    repl.mode.set_editor_text("half-typed")
-    await repl.wait_idle_editor()
-    answer = asyncio.ensure_future(repl.mode.ui.confirm("Run this?", "line one\nline two\nrm -rf build"))
-    await repl.in_dialog()
-    repl.send("y\r")
-    assert await asyncio.wait_for(answer, 5) is True
-    await repl.wait_idle_editor()
-    assert repl.mode.get_editor_text() == "half-typed"
-    out = repl.output
-    assert "Run this?" in out and "line two" in out and "rm -rf build" in out
-    repl.send("\x15")
-    await repl.quit()
-
-
 async def test_tree_replaces_the_transcript_with_the_branch(
     repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
 ) -> None:

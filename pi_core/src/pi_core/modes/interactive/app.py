@@ -34,6 +34,7 @@ from rich.text import Text
 from pi_core.modes.interactive.bindings import build_key_bindings
 from pi_core.modes.interactive.commands import BuiltinCommands
 from pi_core.modes.interactive.completion import GuardedCompleter, SlashCompleter
+from pi_core.modes.interactive.dialogs import ask
 from pi_core.modes.interactive.editor_slot import EditorControl, EditorSlot
 from pi_core.modes.interactive.keymap import default_keymap, load_keymap
 from pi_core.modes.interactive.paste import Pastes
@@ -778,13 +779,47 @@ class InteractiveMode:
 
         keys = {key: watched(handler) for key, handler in (extra_keys or {}).items()}
 
+        def echo(index: int | None) -> None:
+            if not closed_by_key:
+                chosen = "cancelled" if index is None else rows[index].strip()
+                self.console.print(Text(f"{title} → ", style="bold") + Text(chosen, style="pi.dim"))
+
+        return await self.show_picker(
+            title,
+            rows,
+            after=echo,
+            initial=initial,
+            numbered=numbered,
+            extra_keys=keys,
+            note=note,
+            timeout_ms=timeout_ms,
+            signal=signal,
+            on_highlight=on_highlight,
+        )
+
+    async def show_picker(
+        self,
+        title: str,
+        rows: Sequence[str],
+        *,
+        after: Callable[[int | None], None],
+        initial: int,
+        numbered: bool,
+        extra_keys: PickerKeys,
+        note: str,
+        timeout_ms: float | None,
+        signal: AbortSignal | None,
+        on_highlight: Callable[[int | None], None] | None,
+    ) -> int | None:
+        """The list as a dialog under the output; ``after(index)`` runs before the editor comes back."""
+
         async def run() -> int | None:
             index = await pick(
                 title,
                 rows,
                 initial=initial,
                 numbered=numbered,
-                extra_keys=keys,
+                extra_keys=extra_keys,
                 note=note,
                 timeout_ms=timeout_ms,
                 signal=signal,
@@ -793,10 +828,43 @@ class InteractiveMode:
                 on_highlight=on_highlight,
                 **self.terminal,
             )
-            if not closed_by_key:
-                chosen = "cancelled" if index is None else rows[index].strip()
-                self.console.print(Text(f"{title} → ", style="bold") + Text(chosen, style="pi.dim"))
+            after(index)
             return index
+
+        return await self.dialog(run)
+
+    async def question(
+        self,
+        title: str,
+        *,
+        message: str = "",
+        prompt: str = "> ",
+        default: str = "",
+        placeholder: str | None = None,
+        multiline: bool = False,
+        secret: bool = False,
+        timeout_ms: float | None = None,
+        signal: AbortSignal | None = None,
+    ) -> str | None:
+        """A plugin's question (``input``, ``confirm``, ``editor``) as a dialog: its title (and
+        ``message``) printed, then the answer read after ``prompt``; ``None`` when cancelled."""
+
+        async def run() -> str | None:
+            self.console.print(Text(title, style="bold"))
+            if message:
+                self.console.print(message)
+            if multiline:
+                self.console.print(Text("Enter finishes · Ctrl+J new line · Esc cancels", style="pi.dim"))
+            return await ask(
+                prompt,
+                default=default,
+                placeholder=placeholder,
+                multiline=multiline,
+                secret=secret,
+                timeout_ms=timeout_ms,
+                signal=signal,
+                **self.terminal,
+            )
 
         return await self.dialog(run)
 

@@ -1,7 +1,10 @@
 """One-question prompts for dialogs (plugin ``ctx.ui``, the project-trust question).
 
-Each question is its own short prompt-toolkit session on the REPL's terminal. Escape or Ctrl+C
-cancels (``None``); a timeout or an aborted signal does the same, as pi's dialogs do.
+:func:`ask` runs a question as its own short prompt-toolkit session on the REPL's terminal (the
+regular REPL); :func:`question_view` gives its rows and keys to show inside a running
+application (the fullscreen REPL, in the editor's place). Enter answers — in a multi-line
+question too, where Ctrl+J starts a new line, as in pi's editor dialog; Escape or Ctrl+C cancels
+(``None``); a timeout or an aborted signal does the same, as pi's dialogs do.
 """
 
 from __future__ import annotations
@@ -12,9 +15,18 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.completion import WordCompleter
+from prompt_toolkit.document import Document
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout import FormattedTextControl, HSplit, Window
+from prompt_toolkit.layout.containers import Container
+from prompt_toolkit.layout.controls import BufferControl
+from prompt_toolkit.layout.dimension import Dimension
+from prompt_toolkit.layout.processors import AfterInput, ConditionalProcessor, PasswordProcessor, Processor
 from prompt_toolkit.output import Output
 
 from pi_core.ai.abort import AbortSignal
@@ -47,9 +59,13 @@ async def ask(
 
     if multiline:
 
-        @bindings.add("escape", "enter")
+        @bindings.add("enter")
         def _submit(event: KeyPressEvent) -> None:
             event.current_buffer.validate_and_handle()
+
+        @bindings.add("c-j")
+        def _new_line(event: KeyPressEvent) -> None:
+            event.current_buffer.newline(copy_margin=False)
 
     session: PromptSession[Any] = PromptSession(
         input=input,
@@ -73,6 +89,85 @@ async def ask(
     except (EOFError, KeyboardInterrupt):
         return None
     return None if answer is _CANCEL else str(answer)
+
+
+def question_view(
+    title: str,
+    answered: Callable[[str | None], None],
+    *,
+    message: str = "",
+    prompt: str = "> ",
+    default: str = "",
+    placeholder: str | None = None,
+    multiline: bool = False,
+    secret: bool = False,
+    timeout_ms: float | None = None,
+) -> tuple[Container, Window]:
+    """A question to show inside a running application: its title (counting down the seconds
+    of ``timeout_ms``), ``message``, the answer's line(s) after ``prompt`` and a line naming
+    the keys; and the window to focus. ``answered`` is called once: with the text (Enter) or
+    ``None`` (Escape, Ctrl+C). The classes ``title``, ``status`` and ``placeholder`` take the
+    application's style."""
+    from pi_core.modes.interactive.picker import Countdown
+
+    countdown = Countdown(timeout_ms)
+    buffer = Buffer(multiline=multiline, document=Document(default, len(default)))
+    done: list[bool] = []
+
+    def answer(text: str | None) -> None:
+        if not done:
+            done.append(True)
+            answered(text)
+
+    keys = KeyBindings()
+
+    @keys.add("enter")
+    def _submit(event: KeyPressEvent) -> None:
+        answer(buffer.text)
+
+    @keys.add("escape", eager=True)
+    @keys.add("c-c")
+    def _cancel(event: KeyPressEvent) -> None:
+        answer(None)
+
+    if multiline:
+
+        @keys.add("c-j")
+        def _new_line(event: KeyPressEvent) -> None:
+            buffer.newline(copy_margin=False)
+
+    processors: list[Processor] = []
+    if secret:
+        processors.append(PasswordProcessor())
+    if placeholder:
+        processors.append(
+            ConditionalProcessor(
+                AfterInput([("class:placeholder", placeholder)]), Condition(lambda: not buffer.text)
+            )
+        )
+
+    def prefix(line: int, wrap: int) -> StyleAndTextTuples:
+        return [("", prompt if line == 0 and wrap == 0 else " " * len(prompt))]
+
+    field = Window(
+        BufferControl(buffer, input_processors=processors),
+        height=Dimension(min=1, max=10),
+        wrap_lines=True,
+        dont_extend_height=True,
+        get_line_prefix=prefix,
+    )
+    hint = "Enter submit · Ctrl+J new line · Esc cancel" if multiline else "Enter submit · Esc cancel"
+    rows: list[Container] = [
+        Window(
+            FormattedTextControl(lambda: [("class:title", countdown.title(title))]),
+            wrap_lines=True,
+            dont_extend_height=True,
+        )
+    ]
+    if message:
+        rows.append(Window(FormattedTextControl(message), wrap_lines=True, dont_extend_height=True))
+    rows += [field, Window(FormattedTextControl([("class:status", hint)]), height=1)]
+    return HSplit(rows, key_bindings=keys), field
 
 
 @contextlib.contextmanager

@@ -6,8 +6,9 @@ tokens, cost, directory and git branch, plugin statuses). The answer being strea
 markdown while it grows. Commands, dialogs, the picker and the keys are the inline REPL's
 (:class:`~pi_core.modes.interactive.app.InteractiveMode`): what they print becomes transcript
 blocks through :class:`~pi_core.modes.interactive.transcript.TranscriptConsole`, so Ctrl+O
-redraws every tool result expanded or collapsed in place. A dialog takes the screen for as long
-as it asks (the last rows of the transcript stay above it), then the application comes back.
+redraws every tool result expanded or collapsed in place. Dialogs (the picker, a plugin's
+questions) and plugin components take the editor's place inside the running application, so the
+answer being streamed goes on growing above them.
 Ctrl+F searches the transcript; dragging with the mouse selects characters and copies them.
 """
 
@@ -18,7 +19,7 @@ import contextlib
 import sys
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -30,7 +31,13 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import ANSI, StyleAndTextTuples, to_formatted_text
 from prompt_toolkit.history import FileHistory, History
 from prompt_toolkit.input import Input
-from prompt_toolkit.key_binding import DynamicKeyBindings, KeyBindings, KeyPressEvent, merge_key_bindings
+from prompt_toolkit.key_binding import (
+    ConditionalKeyBindings,
+    DynamicKeyBindings,
+    KeyBindings,
+    KeyPressEvent,
+    merge_key_bindings,
+)
 from prompt_toolkit.layout import (
     ConditionalContainer,
     DynamicContainer,
@@ -69,7 +76,9 @@ from pi_core.modes.interactive.overlay import OverlayOptions, OverlayRequest, Pl
 from pi_core.modes.interactive.transcript import Block, Line, Transcript, TranscriptConsole
 
 if TYPE_CHECKING:
+    from pi_core.ai.abort import AbortSignal
     from pi_core.modes.interactive.custom import ComponentKeys
+    from pi_core.modes.interactive.picker import PickerKeys
     from pi_core.modes.interactive.styles import ReplStyles
     from pi_core.runtime.host import RuntimeHost
 
@@ -126,8 +135,12 @@ class FullscreenMode(InteractiveMode):
         self._shown_rows: list[Line] = []
         #: Plugin components floating over the transcript now.
         self._overlays = 0
-        #: Plugin components shown in the editor's place (the last one is drawn), oldest first.
+        #: Plugin components and dialogs shown in the editor's place (the last one is drawn and
+        #: takes the keys; closing it shows the one under it again), oldest first.
         self._in_place: list[Container] = []
+        #: Which of those are dialogs (``select``, ``confirm``, ``input``, ``editor``, the picker):
+        #: while one has the keys, the REPL's own keys are off.
+        self._dialog_views: list[Container] = []
         #: The floating ones, in the order shown.
         self._placed: list[PlacedOverlay] = []
         #: A mouse drag over the transcript: (row on screen, column) where it began and is now.
@@ -240,8 +253,11 @@ class FullscreenMode(InteractiveMode):
         self._root = root
         app: Application[str] = Application(
             layout=Layout(root, focused_element=editor),
-            key_bindings=merge_key_bindings(
-                [DynamicKeyBindings(lambda: self._key_bindings), self._own_keys(searching)]
+            key_bindings=ConditionalKeyBindings(
+                merge_key_bindings(
+                    [DynamicKeyBindings(lambda: self._key_bindings), self._own_keys(searching)]
+                ),
+                filter=~Condition(self._dialog_has_keys),
             ),
             style=DynamicStyle(lambda: self.styles.toolkit),
             color_depth=lambda: self.styles.color_depth,
@@ -656,6 +672,158 @@ class FullscreenMode(InteractiveMode):
             self.invalidate()
         return showing.outcome()
 
+    def _live(self) -> bool:
+        """Whether the application is up to show a dialog inside it (not before it first starts,
+        nor once it is closing)."""
+        app = self._app
+        return app is not None and app.is_running and app.future is not None and not app.future.done()
+
+    def _dialog_has_keys(self) -> bool:
+        if not self._dialog_views or self._app is None:
+            return False
+        return self._in_place[-1] in self._dialog_views and self._app.layout.has_focus(self._in_place[-1])
+
+    def _open_dialog(self, view: Container, focus: Container) -> Callable[[], None]:
+        """Show ``view`` in the editor's place, with the keys; the function that closes it. It
+        closes at once when answered, so a key typed right after goes to what comes back — the
+        editor (its text as it was) or the dialog under it. Output goes on streaming above it."""
+        app = self._app
+        assert app is not None
+        self._in_place.append(view)
+        self._dialog_views.append(view)
+        app.layout.update_parents_relations()  # see show_component
+        with contextlib.suppress(ValueError):
+            app.layout.focus(focus)
+        self.invalidate()
+
+        def close() -> None:
+            if view not in self._dialog_views:
+                return
+            had_focus = app.is_running and app.layout.has_focus(view)
+            self._in_place.remove(view)
+            self._dialog_views.remove(view)
+            app.layout.update_parents_relations()
+            if had_focus:
+                self._focus_under(None)
+            self.invalidate()
+
+        return close
+
+    async def show_picker(
+        self,
+        title: str,
+        rows: Sequence[str],
+        *,
+        after: Callable[[int | None], None],
+        initial: int,
+        numbered: bool,
+        extra_keys: PickerKeys,
+        note: str,
+        timeout_ms: float | None,
+        signal: AbortSignal | None,
+        on_highlight: Callable[[int | None], None] | None,
+    ) -> int | None:
+        """The list in the editor's place inside the running application, output going on above it."""
+        if not self._live():
+            return await super().show_picker(
+                title,
+                rows,
+                after=after,
+                initial=initial,
+                numbered=numbered,
+                extra_keys=extra_keys,
+                note=note,
+                timeout_ms=timeout_ms,
+                signal=signal,
+                on_highlight=on_highlight,
+            )
+        from pi_core.modes.interactive.dialogs import cancelled_by
+        from pi_core.modes.interactive.picker import Picker, picker_view
+
+        result: int | None = None
+        if rows and not (signal is not None and signal.aborted):
+            picker = Picker(list(rows), numbered=numbered, note=note)
+            picker.refilter(keep=initial)
+            view, keys = picker_view(
+                title, picker, extra_keys, timeout_ms=timeout_ms, on_highlight=on_highlight
+            )
+            closed = asyncio.Event()
+            chosen: list[int | None] = []
+            close = self._open_dialog(HSplit([view], key_bindings=keys), view)
+
+            def finished(index: int | None) -> None:
+                chosen.append(index)
+                close()
+                closed.set()
+
+            picker.on_finish = finished
+            try:
+                with cancelled_by(timeout_ms, signal, lambda: picker.finish(None)):
+                    await closed.wait()
+            finally:
+                close()
+            result = chosen[0] if chosen else None
+        after(result)
+        return result
+
+    async def question(
+        self,
+        title: str,
+        *,
+        message: str = "",
+        prompt: str = "> ",
+        default: str = "",
+        placeholder: str | None = None,
+        multiline: bool = False,
+        secret: bool = False,
+        timeout_ms: float | None = None,
+        signal: AbortSignal | None = None,
+    ) -> str | None:
+        """The question in the editor's place inside the running application."""
+        if not self._live():
+            return await super().question(
+                title,
+                message=message,
+                prompt=prompt,
+                default=default,
+                placeholder=placeholder,
+                multiline=multiline,
+                secret=secret,
+                timeout_ms=timeout_ms,
+                signal=signal,
+            )
+        from pi_core.modes.interactive.dialogs import cancelled_by, question_view
+
+        if signal is not None and signal.aborted:
+            return None
+        closed = asyncio.Event()
+        answers: list[str | None] = []
+        close: Callable[[], None] = lambda: None  # noqa: E731 - the dialog's, once it is open
+
+        def answered(text: str | None) -> None:
+            answers.append(text)
+            close()
+            closed.set()
+
+        view, field = question_view(
+            title,
+            answered,
+            message=message,
+            prompt=prompt,
+            default=default,
+            placeholder=placeholder,
+            multiline=multiline,
+            secret=secret,
+            timeout_ms=timeout_ms,
+        )
+        close = self._open_dialog(view, field)
+        try:
+            with cancelled_by(timeout_ms, signal, lambda: answered(None)):
+                await closed.wait()
+        finally:
+            close()
+        return answers[0] if answers else None
+
     def _focus_under(self, leaving: PlacedOverlay | None) -> None:
         """The keys go where they went before the component that is leaving (or hiding) took
         them: the front-most other overlay that takes keys, else the component in the editor's
@@ -674,8 +842,9 @@ class FullscreenMode(InteractiveMode):
                 app.layout.focus(target)
 
     async def dialog(self, run: Callable[[], Awaitable[T]]) -> T:
-        """A dialog takes the screen: the application steps aside (still in the alternate screen,
-        the transcript's last rows left above the question) and comes back when it is answered."""
+        """A dialog asked while the application is not running (before it first starts) takes the
+        screen: the transcript's last rows are drawn above the question (still in the alternate
+        screen), and the application comes back when it is answered."""
         self._dialogs += 1
         self._no_dialog.clear()
         try:

@@ -1,4 +1,8 @@
-"""An arrow-key list picker under the output: plugin ``select`` dialogs, /model, /resume, /fork, /tree.
+"""An arrow-key list picker: plugin ``select`` dialogs, /model, /resume, /fork, /tree.
+
+:func:`pick` runs it as its own short application under the output (the regular REPL);
+:func:`picker_view` gives its rows and keys to show inside a running application instead (the
+fullscreen REPL shows it in the editor's place while output goes on above it).
 
 Up/Down (or Ctrl+P/Ctrl+N) move, PageUp/PageDown jump, Home/End go to the ends, Enter picks,
 Esc or Ctrl+C cancels. Typing filters: a row stays when it contains every typed word (case does not
@@ -8,16 +12,19 @@ option as before. Callers may bind more keys (the tree view cycles its filter wi
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from prompt_toolkit.application import Application
+from prompt_toolkit.application import Application, get_app_or_none
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import FormattedTextControl, HSplit, Layout, Window
+from prompt_toolkit.layout.containers import Container
 from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import BaseStyle, DynamicStyle, Style
 
@@ -47,7 +54,8 @@ class Picker:
     note: str = ""
     #: Set once something asked the list to close (Enter, Esc, a timeout or a caller's key).
     closing: bool = False
-    _app: Application[int | None] | None = None
+    #: Called once with the choice (``None``: cancelled) when the list closes.
+    on_finish: Callable[[int | None], None] | None = None
 
     def __post_init__(self) -> None:
         self.refilter()
@@ -84,10 +92,11 @@ class Picker:
             self.cursor = max(0, min(len(self.shown) - 1, self.cursor + delta))
 
     def finish(self, result: int | None) -> None:
+        if self.closing:
+            return
         self.closing = True
-        app = self._app
-        if app is not None and app.is_running and app.future is not None and not app.future.done():
-            app.exit(result=result)
+        if self.on_finish is not None:
+            self.on_finish(result)
 
 
 PickerKeys = Mapping[str, Callable[[Picker], None]]
@@ -120,10 +129,26 @@ async def pick(
     picker = Picker(list(rows), numbered=numbered, note=note)
     picker.refilter(keep=initial)
     themed = DynamicStyle(style) if style is not None else _PLAIN_STYLE
-    app = _application(title, picker, extra_keys or {}, input, output, themed, color_depth)
-    if on_highlight is not None:
-        _follow_highlight(app, picker, on_highlight)
-    picker._app = app
+    view, bindings = picker_view(
+        title, picker, extra_keys or {}, timeout_ms=timeout_ms, on_highlight=on_highlight
+    )
+    app: Application[int | None] = Application(
+        layout=Layout(view),
+        key_bindings=bindings,
+        style=themed,
+        color_depth=color_depth,
+        full_screen=False,
+        erase_when_done=True,
+        input=input,
+        output=output,
+        refresh_interval=1.0 if timeout_ms else None,  # the countdown in the title
+    )
+
+    def close(result: int | None) -> None:
+        if app.is_running and app.future is not None and not app.future.done():
+            app.exit(result=result)
+
+    picker.on_finish = close
     try:
         with cancelled_by(timeout_ms, signal, lambda: picker.finish(None)):
             return await app.run_async()
@@ -131,16 +156,44 @@ async def pick(
         return None
 
 
-def _application(
+def picker_view(
     title: str,
     picker: Picker,
     extra_keys: PickerKeys,
-    input: Input | None,
-    output: Output | None,
-    style: BaseStyle,
-    color_depth: Callable[[], ColorDepth] | None,
-) -> Application[int | None]:
-    bindings = KeyBindings()
+    *,
+    timeout_ms: float | None = None,
+    on_highlight: Callable[[int | None], None] | None = None,
+) -> tuple[Container, KeyBindings]:
+    """The list's rows (title, the visible rows, a status line) and the keys that drive it, for
+    whichever application shows them; the classes ``title``, ``selected``, ``status`` and
+    ``query`` take the application's style. With ``timeout_ms`` the title counts down the
+    seconds left (the application redraws at least every second meanwhile); ``on_highlight``
+    hears of each row a key moves the highlight to."""
+    keys = KeyBindings()
+    countdown = Countdown(timeout_ms)
+    last = [picker.highlighted]
+
+    def watched(handler: Callable[[KeyPressEvent], None]) -> Callable[[KeyPressEvent], None]:
+        def run(event: KeyPressEvent) -> None:
+            handler(event)
+            if on_highlight is not None and picker.highlighted != last[0] and not picker.closing:
+                last[0] = picker.highlighted
+                on_highlight(last[0])
+                event.app.invalidate()
+
+        return run
+
+    class _Watched:
+        """``keys.add`` with every handler watched for a moved highlight."""
+
+        def add(self, *sequence: Any, **options: Any) -> Callable[[Any], Any]:
+            def register(handler: Callable[[KeyPressEvent], None]) -> Callable[[KeyPressEvent], None]:
+                keys.add(*sequence, **options)(watched(handler))
+                return handler
+
+            return register
+
+    bindings = _Watched()
 
     @bindings.add("up")
     @bindings.add("c-p")
@@ -202,8 +255,7 @@ def _application(
         return parts
 
     def listing() -> StyleAndTextTuples:
-        app = picker._app
-        height = _visible_rows(app) if app is not None else MAX_VISIBLE_ROWS
+        height = _visible_rows(get_app_or_none())
         start = max(0, min(picker.cursor - height // 2, len(picker.shown) - height))
         lines: StyleAndTextTuples = []
         for position in range(start, min(len(picker.shown), start + height)):
@@ -213,38 +265,32 @@ def _application(
             lines.append(("", "\n"))
         return lines[:-1]
 
-    layout = Layout(
-        HSplit(
-            [
-                Window(FormattedTextControl([("class:title", title)]), height=1),
-                Window(FormattedTextControl(listing), wrap_lines=False, dont_extend_height=True),
-                Window(FormattedTextControl(status), height=1),
-            ]
-        )
+    view = HSplit(
+        [
+            Window(
+                FormattedTextControl(lambda: [("class:title", countdown.title(title))]),
+                wrap_lines=True,
+                dont_extend_height=True,
+            ),
+            Window(FormattedTextControl(listing, focusable=True), wrap_lines=False, dont_extend_height=True),
+            Window(FormattedTextControl(status), height=1),
+        ]
     )
-    return Application(
-        layout=layout,
-        key_bindings=bindings,
-        style=style,
-        color_depth=color_depth,
-        full_screen=False,
-        erase_when_done=True,
-        input=input,
-        output=output,
-    )
+    return view, keys
 
 
-def _follow_highlight(app: Application[Any], picker: Picker, heard: Callable[[int | None], None]) -> None:
-    """Call ``heard`` after each key that moved the highlight to another row."""
-    last = [picker.highlighted]
+class Countdown:
+    """The seconds left before a dialog's ``timeout`` (ms) answers it, shown after its title as
+    ``(Ns)``, as pi's dialogs count down."""
 
-    def after_key(_: object) -> None:
-        if picker.highlighted != last[0] and not picker.closing:
-            last[0] = picker.highlighted
-            heard(last[0])
-            app.invalidate()
+    def __init__(self, timeout_ms: float | None) -> None:
+        self._deadline = time.monotonic() + timeout_ms / 1000 if timeout_ms and timeout_ms > 0 else None
 
-    app.key_processor.after_key_press += after_key
+    def title(self, title: str) -> str:
+        if self._deadline is None:
+            return title
+        left = max(0, math.ceil(self._deadline - time.monotonic()))
+        return f"{title} ({left}s)"
 
 
 def _visible_rows(app: Application[Any] | None) -> int:

@@ -1,4 +1,4 @@
-"""``ctx.ui`` in the REPL: dialogs as prompts (the editor pauses meanwhile), notices on the console.
+"""``ctx.ui`` in the REPL: dialogs in the editor's place, notices on the console.
 
 Statuses (``set_status``) and widgets (``set_widget``: lines, or a factory's component drawn at
 each redraw) are shown above and below the editor (fullscreen) or in the toolbar under it.
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 
 from pi_core.ai.abort import AbortSignal
-from pi_core.modes.interactive.dialogs import ask, yes
+from pi_core.modes.interactive.dialogs import yes
 from pi_core.modes.interactive.sanitize import keep_style
 from pi_core.plugins.context import UITheme
 from pi_core.plugins.dispatch import CURRENT_HANDLER
@@ -244,15 +244,10 @@ class InteractiveUI:
         signal: AbortSignal | None = None,
         timeout: float | None = None,  # noqa: ASYNC109
     ) -> bool:
-        console = self._mode.console
-
-        async def run() -> bool:
-            console.print(Text(title, style="bold"))
-            if message:
-                console.print(message)
-            return yes(await ask("[y/N] ", timeout_ms=timeout, signal=signal, **self._mode.terminal))
-
-        return await self._mode.dialog(run)
+        answer = await self._mode.question(
+            title, message=message, prompt="[y/N] ", timeout_ms=timeout, signal=signal
+        )
+        return yes(answer)
 
     async def input(
         self,
@@ -264,29 +259,13 @@ class InteractiveUI:
         secret: bool = False,
     ) -> str | None:
         """One line of text; ``secret`` hides what is typed (an API key)."""
-        console = self._mode.console
-
-        async def run() -> str | None:
-            console.print(Text(title, style="bold"))
-            return await ask(
-                "> ",
-                placeholder=placeholder,
-                timeout_ms=timeout,
-                signal=signal,
-                secret=secret,
-                **self._mode.terminal,
-            )
-
-        return await self._mode.dialog(run)
+        return await self._mode.question(
+            title, placeholder=placeholder, timeout_ms=timeout, signal=signal, secret=secret
+        )
 
     async def editor(self, title: str, prefill: str | None = None) -> str | None:
-        console = self._mode.console
-
-        async def run() -> str | None:
-            console.print(Text(f"{title} (Alt+Enter or Esc Enter to finish, Ctrl+C cancels)", style="bold"))
-            return await ask("", default=prefill or "", multiline=True, **self._mode.terminal)
-
-        return await self._mode.dialog(run)
+        """Several lines (Enter finishes, Ctrl+J starts a new line), starting with ``prefill``."""
+        return await self._mode.question(title, prompt="", default=prefill or "", multiline=True)
 
     async def custom(
         self,

@@ -1,0 +1,165 @@
+"""Plugin dialogs in the fullscreen application, through a prompt-toolkit pipe: each is drawn in
+the editor's place inside the running application, so the answer being streamed goes on growing
+above it, the keys are the dialog's, and the editor comes back with its text."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from pi_core.ai.abort import AbortController
+from pi_core.modes.interactive.fullscreen import FullscreenMode
+from pi_core.testing import LoopbackLLMServer, Text, Turn, text_turn
+
+DOWN, ESC = "\x1b[B", "\x1b"
+
+
+def _screen(mode: FullscreenMode) -> str:
+    """What the application drew last, row by row (the pipe's output is a dummy: 80x40)."""
+    app = mode._app
+    assert app is not None
+    screen = app.renderer._last_screen
+    assert screen is not None
+    width = app.output.get_size().columns
+    rows = []
+    for y in range(screen.height):
+        row = screen.data_buffer[y]
+        rows.append("".join(row[x].char for x in range(width)).rstrip())
+    return "\n".join(rows)
+
+
+async def _drawn(repl: Any, text: str, seconds: float = 10) -> str:
+    await repl.until(lambda: text in _screen(repl.mode), seconds)
+    return _screen(repl.mode)
+
+
+def _slow_answer(words: int = 200, delay: float = 0.03) -> Turn:
+    text = " ".join(f"word{i:03d}" for i in range(words))
+    return Turn(blocks=[Text(text, chunks=words)], delay=delay)
+
+
+async def test_select_while_an_answer_streams_draws_over_the_live_app(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    pi_llm_server.add(_slow_answer())
+    repl = await repl_factory(fullscreen=True)
+    mode = repl.mode
+    assert isinstance(mode, FullscreenMode)
+    await repl.submit("talk slowly")
+    await repl.until(lambda: "word005" in _screen(mode))
+    app_task = mode._app_task
+    picked = asyncio.ensure_future(mode.ui.select("Pick a colour", ["red", "green", "blue"]))
+    await repl.in_dialog()
+    shown = await _drawn(repl, "Pick a colour")
+    assert "› 1. red" in shown and "2. green" in shown and "working…" in shown
+    before = max(int(word[4:7]) for word in shown.split() if word.startswith("word") and word[4:7].isdigit())
+    # The answer goes on streaming above the open list.
+    await repl.until(lambda: f"word{before + 20:03d}" in _screen(mode) and "Pick a colour" in _screen(mode))
+    assert mode._app_task is app_task and mode._dialogs == 0  # the application never paused
+    repl.send(DOWN + "\r")
+    assert await asyncio.wait_for(picked, 5) == "green"
+    await repl.wait_for("Pick a colour → green")
+    await repl.until(lambda: "2. green" not in _screen(mode))  # the list is gone
+    await repl.idle(20)
+    assert "word199" in repl.output
+    await repl.quit()
+
+
+async def test_escape_answers_the_dialog_and_leaves_the_run_alone(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    pi_llm_server.add(_slow_answer(120))
+    repl = await repl_factory(fullscreen=True)
+    mode = repl.mode
+    await repl.submit("talk slowly")
+    await repl.until(lambda: "word003" in _screen(mode))
+    picked = asyncio.ensure_future(mode.ui.select("Which?", ["one", "two"]))
+    await repl.in_dialog()
+    repl.send(ESC)
+    assert await asyncio.wait_for(picked, 5) is None
+    await repl.idle(20)
+    assert "word119" in repl.output and "Aborted" not in repl.output  # Esc did not abort the run
+    await repl.quit()
+
+
+async def test_confirm_keeps_the_editor_text_and_the_question_shows_in_its_place(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    repl = await repl_factory(fullscreen=True)
+    mode = repl.mode
+    mode.set_editor_text("half-typed")
+    await repl.wait_idle_editor()
+    await _drawn(repl, "half-typed")
+    answer = asyncio.ensure_future(mode.ui.confirm("Run this?", "line one\nrm -rf build"))
+    await repl.in_dialog()
+    shown = await _drawn(repl, "Run this?")
+    assert "rm -rf build" in shown and "[y/N]" in shown and "half-typed" not in shown
+    repl.send("y\r")
+    assert await asyncio.wait_for(answer, 5) is True
+    await _drawn(repl, "half-typed")
+    assert mode.get_editor_text() == "half-typed" and "Run this?" not in _screen(mode)
+    repl.send("\x15")
+    await repl.quit()
+
+
+async def test_input_counts_down_and_times_out_and_a_signal_closes_it(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    repl = await repl_factory(fullscreen=True)
+    mode = repl.mode
+    await repl.wait_idle_editor()
+    waiting = asyncio.ensure_future(mode.ui.input("Your name", "someone", timeout=2500))
+    await repl.in_dialog()
+    shown = await _drawn(repl, "Your name (3s)")
+    assert "someone" in shown  # the placeholder
+    await _drawn(repl, "Your name (2s)")
+    assert await asyncio.wait_for(waiting, 5) is None
+    controller = AbortController()
+    waiting = asyncio.ensure_future(mode.ui.input("Token", signal=controller.signal, secret=True))
+    await repl.in_dialog()
+    repl.send("hunter2")
+    shown = await _drawn(repl, "*******")
+    assert "hunter2" not in shown
+    controller.abort()
+    assert await asyncio.wait_for(waiting, 5) is None
+    typed = asyncio.ensure_future(mode.ui.input("Your name"))
+    await repl.in_dialog()
+    repl.send("Ada\r")
+    assert await asyncio.wait_for(typed, 5) == "Ada"
+    await repl.quit()
+
+
+async def test_editor_takes_several_lines_and_enter_finishes(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    repl = await repl_factory(fullscreen=True)
+    await repl.wait_idle_editor()
+    edited = asyncio.ensure_future(repl.mode.ui.editor("Edit the plan", "step one"))
+    await repl.in_dialog()
+    await _drawn(repl, "Ctrl+J new line")
+    repl.send("\nstep two\r")  # Ctrl+J, then Enter
+    assert await asyncio.wait_for(edited, 5) == "step one\nstep two"
+    await repl.quit()
+
+
+async def test_a_dialog_opened_from_a_dialog_shows_over_it_and_then_gives_it_back(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    pi_llm_server.add(text_turn("ok"))
+    repl = await repl_factory(fullscreen=True)
+    mode = repl.mode
+    await repl.wait_idle_editor()
+    outer = asyncio.ensure_future(mode.ui.select("Outer list", ["a", "b"]))
+    await _drawn(repl, "Outer list")
+    inner = asyncio.ensure_future(mode.ui.input("Inner question"))
+    shown = await _drawn(repl, "Inner question")
+    assert "Outer list" not in shown  # the newest dialog is the one shown
+    repl.send("fine\r")
+    assert await asyncio.wait_for(inner, 5) == "fine"
+    await _drawn(repl, "Outer list")
+    repl.send(DOWN + "\r")
+    assert await asyncio.wait_for(outer, 5) == "b"
+    await repl.submit("hello")  # the editor has the keys again
+    await repl.wait_for("ok")
+    await repl.quit()
