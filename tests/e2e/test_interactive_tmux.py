@@ -143,6 +143,29 @@ def test_tree_selector_in_tmux(pi_env: PiEnv, pane: Pane) -> None:
     assert messages == 7, messages  # system, 3 x (user, assistant): moving the leaf writes no entry
 
 
+def test_model_selector_in_tmux(pi_env: PiEnv, pane: Pane) -> None:
+    """/model draws pi's model selector in the editor's place: the model in use first with its
+    check mark; typing searches, Enter switches."""
+    pane.wait_for_editor()
+    pane.type("/model")
+    pane.keys("Enter")
+    screen = pane.wait_for("  Model Name: fake-model")
+    assert "Only showing models from configured providers. Use /login to add providers." in screen
+    assert "→ ✓ fake-model [loop]" in screen and "    fake-claude [loopa]" in screen
+    pane.type("claude")
+    pane.wait_for("→   fake-claude [loopa]")
+    pane.keys("Enter")
+    pane.wait_for("Model: loopa/fake-claude")
+    assert "Model Name" not in pane.visible()  # the selector erased itself
+    pane.wait_for_editor()
+    pane.keys("C-l")  # app.model.select opens it too, now on the new model
+    pane.wait_for("→ ✓ fake-claude [loopa]")
+    pane.keys("Escape")
+    pane.wait_for(lambda screen: "Model Name" not in screen)
+    pane.keys("C-d")
+    pane.wait_for("PI-EXITED=0")
+
+
 SLOW_RELOAD_EXTENSION = """
 import asyncio
 from pi_core import hookimpl

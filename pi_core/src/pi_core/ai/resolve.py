@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
@@ -254,7 +254,27 @@ def resolve_model_scope(patterns: list[str], models: list[Model]) -> list[Resolv
 _BOUNDARY = re.compile(r"[\s\-_./:]")
 
 
+def _alignment_score(text: str, positions: Sequence[int]) -> float:
+    """Lower is better: runs of adjacent characters and word starts help, gaps and lateness cost."""
+    score, last, run = 0.0, -1, 0
+    for i in positions:
+        if last == i - 1:
+            run += 1
+            score -= run * 5
+        else:
+            run = 0
+            if last >= 0:
+                score += (i - last - 1) * 2
+        if i == 0 or _BOUNDARY.match(text[i - 1]):
+            score -= 10
+        score += i * 0.1
+        last = i
+    return score
+
+
 def _fuzzy_score(query: str, text: str) -> float | None:
+    """pi-tui 1.6.0's fuzzy match: the query's characters in order; the score of the greedy
+    alignment or of any place the query occurs whole, whichever is better."""
     q, t = query.lower(), text.lower()
 
     def score_of(needle: str) -> float | None:
@@ -262,26 +282,17 @@ def _fuzzy_score(query: str, text: str) -> float | None:
             return 0.0
         if len(needle) > len(t):
             return None
-        qi, score, last, run = 0, 0.0, -1, 0
-        for i, ch in enumerate(t):
-            if qi >= len(needle):
-                break
-            if ch != needle[qi]:
-                continue
-            if last == i - 1:
-                run += 1
-                score -= run * 5
-            else:
-                run = 0
-                if last >= 0:
-                    score += (i - last - 1) * 2
-            if i == 0 or _BOUNDARY.match(t[i - 1]):
-                score -= 10
-            score += i * 0.1
-            last = i
-            qi += 1
-        if qi < len(needle):
-            return None
+        positions: list[int] = []
+        for ch in needle:
+            found = t.find(ch, positions[-1] + 1 if positions else 0)
+            if found < 0:
+                return None
+            positions.append(found)
+        score = _alignment_score(t, positions)
+        start = t.find(needle)
+        while start >= 0:
+            score = min(score, _alignment_score(t, range(start, start + len(needle))))
+            start = t.find(needle, start + 1)
         return score - 100 if needle == t else score
 
     primary = score_of(q)
@@ -294,14 +305,17 @@ def _fuzzy_score(query: str, text: str) -> float | None:
     return None if swapped is None else swapped + 5
 
 
-def fuzzy_filter(models: list[Model], query: str) -> list[Model]:
-    """pi-tui's fuzzy filter over ``"provider id"``: every token must match; best score first."""
-    tokens = query.split()
+def fuzzy_filter(
+    models: list[Model], query: str, text_of: Callable[[Model], str] | None = None
+) -> list[Model]:
+    """pi-tui's fuzzy filter over ``"provider id"`` (or ``text_of(model)``): every token must
+    match (tokens are split at spaces and slashes); best score first."""
+    tokens = [token for token in re.split(r"[\s/]+", query.strip()) if token]
     if not tokens:
         return list(models)
     scored: list[tuple[float, int, Model]] = []
     for index, model in enumerate(models):
-        text = f"{model.provider} {model.id}"
+        text = text_of(model) if text_of is not None else f"{model.provider} {model.id}"
         total = 0.0
         for token in tokens:
             score = _fuzzy_score(token, text)

@@ -62,7 +62,9 @@ async def test_builtin_slash_commands(
     repl = await repl_factory()
     await repl.submit("/name my work")
     await repl.wait_for("Session name: my work")
-    await repl.submit("/model other")
+    await repl.submit("/model other")  # not an exact reference: the selector, with it as the search
+    await repl.in_dialog()
+    repl.send("\r")
     await repl.wait_for("Model: loop/other-model")
     assert repl.mode.host.session.model.id == "other-model"
     await repl.submit("/thinking high")

@@ -192,7 +192,7 @@ async def test_model_picker_marks_the_current_model_and_session_shows_the_full_p
     await repl.submit("/model")
     await repl.in_dialog()
     repl.send("\r")  # Enter on the highlighted row: the current model
-    await repl.wait_for("Select a model → loop/fake-model  ✓ current")
+    await repl.wait_for("Model: loop/fake-model")
     await repl.idle()
     await repl.submit("/session")
     await repl.wait_for("Messages")

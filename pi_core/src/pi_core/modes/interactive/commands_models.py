@@ -8,7 +8,7 @@ from rich.text import Text
 
 from pi_core.ai.abort import AbortSignal
 from pi_core.ai.provider import THINKING_LEVELS, Model, OAuthError, OAuthProvider
-from pi_core.ai.resolve import did_you_mean, find_exact_model, fuzzy_filter
+from pi_core.ai.resolve import did_you_mean, find_exact_model
 from pi_core.modes.interactive.command_base import CommandBase
 
 
@@ -20,26 +20,25 @@ class ModelCommands(CommandBase):
             return
         chosen = find_exact_model(args, models) if args else None
         if chosen is None:
-            matches = fuzzy_filter(models, args) if args else models
-            if not matches:
-                self._warn(f"No model matches {args!r}")
+            # As pi: anything but an exact reference opens the selector with it as the search.
+            from pi_core.modes.interactive.model_selector import ModelList, ModelSelector
+
+            session = self._session
+            settings = session.settings.settings
+            default = None
+            if settings.default_provider and settings.default_model:
+                default = (settings.default_provider, settings.default_model)
+            listed = ModelList(
+                models,
+                current=session.model,
+                default=default,
+                scoped=[model for model, _ in session.services.scoped_models],
+                query=args.strip(),
+            )
+            selector = ModelSelector(listed, styles=lambda: self.mode.styles, **self.mode.terminal)
+            chosen = await self.mode.dialog(selector.run)
+            if chosen is None:
                 return
-            if len(matches) == 1:
-                chosen = matches[0]
-            else:
-                current = self._session.model
-                key = (current.provider, current.id) if current is not None else None
-                here = [(m.provider, m.id) == key for m in matches]
-                labels = [
-                    f"{m.provider}/{m.id}" + ("  ✓ current" if now else "")
-                    for m, now in zip(matches, here, strict=True)
-                ]
-                picked = await self.mode.pick(
-                    "Select a model", labels, initial=here.index(True) if any(here) else 0
-                )
-                if picked is None:
-                    return
-                chosen = matches[picked]
         await self._session.set_model(chosen)
         self._info(f"Model: {chosen.provider}/{chosen.id}")
 

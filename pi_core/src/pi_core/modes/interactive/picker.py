@@ -298,3 +298,53 @@ def _visible_rows(app: Application[Any] | None) -> int:
     if app is not None:
         rows = min(rows, max(3, app.output.get_size().rows - 4))
     return rows
+
+
+def selector_application(
+    fragments: Callable[[], StyleAndTextTuples],
+    bindings: KeyBindings,
+    styles: Callable[[], Any] | None,
+    input: Input | None,
+    output: Output | None,
+) -> Application[Any]:
+    """An application that draws ``fragments`` in the editor's place (the /tree and /model
+    selectors): ``styles`` gives the REPL's :class:`~.styles.ReplStyles` at each redraw, Esc
+    alone acts at once and Alt+arrow (Esc and the arrow in one write) is still one key."""
+    from pi_core.modes.interactive.app import SEQUENCE_WAIT, escape_wait
+
+    style: BaseStyle = Style([])
+    depth: Any = ColorDepth.DEPTH_8_BIT
+    if styles is not None:
+        style = DynamicStyle(lambda: styles().toolkit)
+        depth = lambda: styles().color_depth  # noqa: E731 - asked at each redraw
+    app: Application[Any] = Application(
+        layout=Layout(Window(FormattedTextControl(fragments), wrap_lines=False, dont_extend_height=True)),
+        key_bindings=bindings,
+        style=style,
+        color_depth=depth,
+        full_screen=False,
+        erase_when_done=True,
+        input=input,
+        output=output,
+    )
+    app.ttimeoutlen = escape_wait()
+    app.timeoutlen = SEQUENCE_WAIT
+    return app
+
+
+async def run_selector(
+    app: Application[Any], timeout_ms: float | None = None, signal: AbortSignal | None = None
+) -> Any:
+    """Run a selector's application until it exits; ``None`` when cancelled or timed out."""
+    if signal is not None and signal.aborted:
+        return None
+
+    def close() -> None:
+        if app.is_running and app.future is not None and not app.future.done():
+            app.exit(result=None)
+
+    try:
+        with cancelled_by(timeout_ms, signal, close):
+            return await app.run_async()
+    except (EOFError, KeyboardInterrupt):
+        return None

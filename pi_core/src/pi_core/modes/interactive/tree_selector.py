@@ -13,7 +13,6 @@ Esc clears the search and then closes. Enter picks the highlighted entry.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.filters import Condition
@@ -21,14 +20,12 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
-from prompt_toolkit.layout import FormattedTextControl, Layout, Window
-from prompt_toolkit.output import ColorDepth, Output
-from prompt_toolkit.styles import DynamicStyle, Style
+from prompt_toolkit.output import Output
 from prompt_toolkit.utils import get_cwidth
 
 from pi_core.ai.abort import AbortSignal
-from pi_core.modes.interactive.dialogs import cancelled_by
 from pi_core.modes.interactive.keys import key_sequence
+from pi_core.modes.interactive.picker import run_selector, selector_application
 from pi_core.modes.interactive.styles import ReplStyles
 from pi_core.modes.interactive.tree_view import FilterMode, TreeRow, TreeState
 
@@ -123,37 +120,13 @@ class TreeSelector:
         self.editing: tuple[str, str] | None = None
         #: A note for the status line (what Ctrl+X did).
         self.note = ""
-        style: Any = Style([])
-        depth: Any = ColorDepth.DEPTH_8_BIT
-        if styles is not None:
-            style = DynamicStyle(lambda: styles().toolkit)
-            depth = lambda: styles().color_depth  # noqa: E731 - asked at each redraw
-        self.app: Application[str | None] = Application(
-            layout=Layout(
-                Window(FormattedTextControl(self._fragments), wrap_lines=False, dont_extend_height=True)
-            ),
-            key_bindings=self._bindings(),
-            style=style,
-            color_depth=depth,
-            full_screen=False,
-            erase_when_done=True,
-            input=input,
-            output=output,
+        self.app: Application[str | None] = selector_application(
+            self._fragments, self._bindings(), styles, input, output
         )
-        # Esc alone acts at once, and Alt+Left (Esc, Left in one write) is still one key.
-        from pi_core.modes.interactive.app import SEQUENCE_WAIT, escape_wait
-
-        self.app.ttimeoutlen = escape_wait()
-        self.app.timeoutlen = SEQUENCE_WAIT
 
     async def run(self, timeout_ms: float | None = None, signal: AbortSignal | None = None) -> str | None:
-        if signal is not None and signal.aborted:
-            return None
-        try:
-            with cancelled_by(timeout_ms, signal, lambda: self._finish(None)):
-                return await self.app.run_async()
-        except (EOFError, KeyboardInterrupt):
-            return None
+        result: str | None = await run_selector(self.app, timeout_ms, signal)
+        return result
 
     def _finish(self, result: str | None) -> None:
         app = self.app

@@ -1,0 +1,257 @@
+"""The ``/model`` selector as pi 1.6.0 draws it in the editor's place.
+
+Between two rules: which models are listed (the scope line when scoped models are set, Tab
+switching between all and scoped), the search field, up to ten models, the highlighted one's
+name and the keys. A row is ``→`` for the highlight, ``✓`` for the model in use, the id, its name
+when that says more than the id, ``[provider]`` and ``· default`` for the saved default. The model
+in use comes first, the default next, then the others by provider. Typing filters fuzzily over
+provider and id (``default`` puts the default first); Up/Down wrap, PageUp/PageDown page, Enter
+picks, Esc or Ctrl+C cancels.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
+from prompt_toolkit.output import Output
+
+from pi_core.ai.abort import AbortSignal
+from pi_core.ai.provider import Model
+from pi_core.ai.resolve import fuzzy_filter
+from pi_core.modes.interactive.picker import run_selector, selector_application
+from pi_core.modes.interactive.styles import ReplStyles
+
+#: Models shown at once.
+MAX_VISIBLE = 10
+Scope = Literal["all", "scoped"]
+
+
+def _same(a: Model | None, b: Model | None) -> bool:
+    return a is not None and b is not None and a.provider == b.provider and a.id == b.id
+
+
+def distinct_name(model: Model) -> str | None:
+    """The model's name when it has words its id does not (``None`` when it only restates it)."""
+    name = (model.name or "").strip()
+    if not name:
+        return None
+    id_words = _words(model.id)
+    compact = "".join(id_words)
+
+    def covered(word: str) -> bool:
+        return word in id_words or (len(word) > 1 and word in compact)
+
+    return None if all(covered(word) for word in _words(name)) else name
+
+
+def _words(text: str) -> list[str]:
+    return [word for word in re.split(r"[\W_]+", text.lower()) if word]
+
+
+@dataclass
+class ModelList:
+    """The selector's state: the models of the scope, what the search leaves, the highlight."""
+
+    models: Sequence[Model]
+    current: Model | None = None
+    default: tuple[str, str] | None = None
+    scoped: Sequence[Model] = ()
+    query: str = ""
+    scope: Scope = "all"
+    shown: list[Model] = field(default_factory=list)
+    index: int = 0
+
+    def __post_init__(self) -> None:
+        self.models = self._sorted(self.models)
+        self.scope = "scoped" if self.scoped else "all"
+        self.shown = list(self._pool())
+        self.index = next((i for i, m in enumerate(self.shown) if _same(m, self.current)), 0)
+        if self.query:
+            self.refilter()
+
+    def is_default(self, model: Model) -> bool:
+        return self.default == (model.provider, model.id)
+
+    def _sorted(self, models: Sequence[Model]) -> list[Model]:
+        return sorted(
+            models, key=lambda m: (not _same(m, self.current), not self.is_default(m), m.provider.lower())
+        )
+
+    def _pool(self) -> Sequence[Model]:
+        return self.scoped if self.scope == "scoped" else self.models
+
+    @property
+    def selected(self) -> Model | None:
+        return self.shown[self.index] if self.shown else None
+
+    def refilter(self) -> None:
+        query = self.query
+        pool = list(self._pool())
+        if not query.strip():
+            self.shown = pool
+            self.index = min(self.index, max(0, len(pool) - 1))
+            return
+
+        def searched(model: Model) -> str:
+            name = f" {model.name}" if model.name else ""
+            marker = " default" if self.is_default(model) else ""
+            return f"{model.provider} {model.provider}/{model.id} {model.provider} {model.id}{name}{marker}"
+
+        found = fuzzy_filter(pool, query, searched)
+        word = query.strip().lower()
+        if "default".startswith(word):
+            defaults = [m for m in pool if self.is_default(m)]
+            found = defaults + [m for m in found if not self.is_default(m)]
+        self.shown = found
+        self.index = 0
+
+    def move(self, delta: int) -> None:
+        if self.shown:
+            self.index = (self.index + delta) % len(self.shown)
+
+    def page_by(self, pages: int) -> None:
+        if self.shown:
+            self.index = max(0, min(len(self.shown) - 1, self.index + pages * MAX_VISIBLE))
+
+    def switch_scope(self) -> None:
+        """Tab: between all models and the scoped ones (only when there are scoped ones)."""
+        if not self.scoped:
+            return
+        self.scope = "all" if self.scope == "scoped" else "scoped"
+        self.index = next((i for i, m in enumerate(self._pool()) if _same(m, self.current)), 0)
+        self.refilter()
+
+    def window(self) -> tuple[int, int]:
+        start = max(0, min(self.index - MAX_VISIBLE // 2, len(self.shown) - MAX_VISIBLE))
+        return start, min(start + MAX_VISIBLE, len(self.shown))
+
+
+class ModelSelector:
+    """The list as an application of its own; :meth:`run` gives the chosen model."""
+
+    def __init__(
+        self,
+        state: ModelList,
+        *,
+        styles: Callable[[], ReplStyles] | None = None,
+        input: Input | None = None,
+        output: Output | None = None,
+    ) -> None:
+        self.state = state
+        self._styles = styles
+        self.app: Application[Model | None] = selector_application(
+            self._fragments, self._bindings(), styles, input, output
+        )
+
+    async def run(self, timeout_ms: float | None = None, signal: AbortSignal | None = None) -> Model | None:
+        chosen: Model | None = await run_selector(self.app, timeout_ms, signal)
+        return chosen
+
+    def _bindings(self) -> KeyBindings:
+        bindings = KeyBindings()
+        state = self.state
+
+        @bindings.add("up")
+        def _up(event: KeyPressEvent) -> None:
+            state.move(-1)
+
+        @bindings.add("down")
+        def _down(event: KeyPressEvent) -> None:
+            state.move(1)
+
+        @bindings.add("pageup")
+        def _page_up(event: KeyPressEvent) -> None:
+            state.page_by(-1)
+
+        @bindings.add("pagedown")
+        def _page_down(event: KeyPressEvent) -> None:
+            state.page_by(1)
+
+        @bindings.add("tab")
+        def _scope(event: KeyPressEvent) -> None:
+            state.switch_scope()
+
+        @bindings.add("enter")
+        def _choose(event: KeyPressEvent) -> None:
+            if state.selected is not None:
+                event.app.exit(result=state.selected)
+
+        @bindings.add("escape")
+        @bindings.add("c-c")
+        def _cancel(event: KeyPressEvent) -> None:
+            event.app.exit(result=None)
+
+        @bindings.add("backspace")
+        def _erase(event: KeyPressEvent) -> None:
+            if state.query:
+                state.query = state.query[:-1]
+                state.refilter()
+
+        @bindings.add(Keys.Any)
+        def _type(event: KeyPressEvent) -> None:
+            if event.data.isprintable():  # other keys (the cursor's) leave the search as it is
+                state.query += event.data
+                state.refilter()
+
+        return bindings
+
+    def _fg(self, role: str) -> str:
+        return self._styles().fg.get(role, "") if self._styles is not None else ""
+
+    def _fragments(self) -> StyleAndTextTuples:
+        state = self.state
+        width = max(1, self.app.output.get_size().columns)
+        rule: StyleAndTextTuples = [(self._fg("border"), "─" * width)]
+        muted, accent = self._fg("muted"), self._fg("accent")
+        lines: list[StyleAndTextTuples] = [rule, []]
+        if state.scoped:
+            scope: StyleAndTextTuples = [(muted, "Scope: ")]
+            scope.append((accent if state.scope == "all" else muted, "all"))
+            scope.append((muted, " | "))
+            scope.append((accent if state.scope == "scoped" else muted, "scoped"))
+            lines += [scope, [(self._fg("dim"), "tab"), (muted, " scope (all/scoped)")]]
+        else:
+            hint = "Only showing models from configured providers. Use /login to add providers."
+            lines.append([(self._fg("warning"), hint)])
+        lines += [[], [("", "> " + state.query), ("reverse", " ")], []]
+        start, end = state.window()
+        for position in range(start, end):
+            lines.append(self._row(state.shown[position], position == state.index))
+        if start > 0 or end < len(state.shown):
+            lines.append([(muted, f"  ({state.index + 1}/{len(state.shown)})")])
+        selected = state.selected
+        if selected is None:
+            lines.append([(muted, "  No matching models")])
+        else:
+            lines += [[], [(muted, f"  Model Name: {selected.name or selected.id}")]]
+        lines += [[], [(self._fg("dim"), "  Enter to select · Escape/Ctrl+C to cancel")], rule]
+        fragments: StyleAndTextTuples = []
+        for index, line in enumerate(lines):
+            if index:
+                fragments.append(("", "\n"))
+            fragments.extend(line)
+        return fragments
+
+    def _row(self, model: Model, selected: bool) -> StyleAndTextTuples:
+        state = self.state
+        muted, accent = self._fg("muted"), self._fg("accent")
+        row: StyleAndTextTuples = [
+            (accent, "→ ") if selected else ("", "  "),
+            (accent, "✓ ") if _same(model, state.current) else ("", "  "),
+            (accent if selected else "", model.id),
+        ]
+        name = distinct_name(model)
+        if name:
+            row.append((muted, f" ({name})"))
+        row.append((muted, f" [{model.provider}]"))
+        if state.is_default(model):
+            row.append((muted, " · default"))
+        return row
