@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from pi_core._jsonfile import loads, read_json_text
+
 
 class SettingsError(ValueError):
     """A settings file could not be used. The message names the file, and the line/column if known."""
@@ -33,20 +35,23 @@ def line_column(text: str, offset: int) -> tuple[int, int]:
 
 
 def read_settings_text(path: Path) -> str:
-    """The file's text; ``""`` when it does not exist. Raises :class:`SettingsError` if unreadable."""
+    """The file's text; ``""`` when it does not exist. Raises :class:`SettingsError` if unreadable.
+
+    Read as pi reads it (:mod:`pi_core._jsonfile`): a byte order mark is skipped, bytes that are
+    not UTF-8 become U+FFFD with a warning."""
     try:
-        return path.read_text(encoding="utf-8")
+        return read_json_text(path)
     except FileNotFoundError:
         return ""
-    except (OSError, UnicodeDecodeError) as error:
-        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+    except OSError as error:
+        reason = error.strerror or str(error)
         raise SettingsError(str(path), f"cannot read settings: {reason}") from None
 
 
 def parse_settings_json(text: str, path: str) -> dict[str, Any]:
     """The file's JSON object; raises :class:`SettingsError` with line/column when it is not one."""
     try:
-        data = json.loads(text)
+        data = loads(text)
     except json.JSONDecodeError as error:
         raise SettingsError(
             path, f"invalid JSON: {error.msg}", line=error.lineno, column=error.colno

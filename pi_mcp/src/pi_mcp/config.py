@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlparse
 
+from pi_core._jsonfile import loads, read_json_text
+
 from pi_mcp.oauth import validate_oauth
 
 SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
@@ -70,15 +72,15 @@ def _exposure(value: str) -> Exposure:
 def read_json(path: Path) -> dict[str, Any] | None:
     """The file's object, ``None`` when it does not exist; :class:`McpConfigError` when unusable."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_json_text(path)
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise McpConfigError(f"{path}: cannot read: {exc}") from exc
     if not text.strip():
         return {}
     try:
-        data = json.loads(text)
+        data = loads(text)
     except json.JSONDecodeError as exc:
         raise McpConfigError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from exc
     if not isinstance(data, dict):

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_core._files import replace_file
+from pi_core._jsonfile import loads, read_json_text
 from pi_core._paths import agent_dir
 
 ENV_API_KEYS: dict[str, tuple[str, ...]] = {
@@ -124,11 +125,13 @@ class AuthStorage:
 
     def read(self) -> dict[str, Any]:
         try:
-            data = json.loads(self.path.read_text())
+            data = loads(read_json_text(self.path))
         except FileNotFoundError:
             return {}
         except json.JSONDecodeError as error:
             raise ValueError(f"Failed to parse {self.path}: {error}") from None
+        except OSError as error:
+            raise ValueError(f"Failed to read {self.path}: {error.strerror or error}") from None
         return data if isinstance(data, dict) else {}
 
     def _write(self, data: dict[str, Any]) -> None:

@@ -23,6 +23,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import ValidationError
 
+from pi_core._jsonfile import loads, read_json_text
 from pi_core.ai.auth import AuthStorage, agent_dir, resolve_config_value
 from pi_core.ai.auth_lock import auth_file_lock
 from pi_core.ai.provider import (
@@ -104,7 +105,7 @@ class ModelsJsonError(ValueError):
 def parse_models_json(text: str, path: Path, builtin_provider_ids: set[str]) -> dict[str, ProviderConfig]:
     """Validate a models.json text; raises :class:`ModelsJsonError` with pi's messages."""
     try:
-        data = json.loads(strip_json_comments(text))
+        data = loads(strip_json_comments(text))
     except json.JSONDecodeError as error:
         raise ModelsJsonError(f"Failed to parse models.json: {error}\n\nFile: {path}") from None
     if not isinstance(data, dict) or not isinstance(data.get("providers", {}), dict):
@@ -440,9 +441,17 @@ class ModelRegistry:
     def load(self) -> None:
         """(Re)read models.json; its errors go to ``error`` and the file is ignored."""
         try:
-            self._json_text = self.models_json_path.read_text(encoding="utf-8")
+            self._json_text = read_json_text(self.models_json_path)
         except FileNotFoundError:
             self._json_text = None
+        except OSError as error:
+            self._json_text = None
+            self._parse_json()
+            self.error = (
+                f"Failed to read models.json: {error.strerror or error}\n\nFile: {self.models_json_path}"
+            )
+            self._built = None
+            return
         self._parse_json()
         self._built = None
 

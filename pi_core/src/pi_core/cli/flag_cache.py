@@ -35,6 +35,7 @@ import click
 
 from pi_core import __version__
 from pi_core._files import replace_file
+from pi_core._jsonfile import loads
 from pi_core._paths import agent_dir
 from pi_core.cli.options import PluginControl
 
@@ -142,7 +143,7 @@ def _distribution_stamps(out: list[Stamp]) -> None:
 def _listed_extensions(settings_file: Path) -> list[Path]:
     """Paths a settings file's ``extensions`` list names (prefixes ``+ - !`` stripped)."""
     try:
-        data = json.loads(settings_file.read_text(encoding="utf-8"))
+        data = loads(settings_file.read_bytes().decode("utf-8-sig", "replace"))  # quiet: loading warns
     except (OSError, ValueError):
         return []  # the loader reports a bad file; its stamp already covers it
     entries = data.get("extensions") if isinstance(data, dict) else None
@@ -198,7 +199,7 @@ def _digest(value: object) -> str:
 
 def _read(agent: Path) -> dict[str, Any]:
     try:
-        data = json.loads((agent / CACHE_FILE).read_text(encoding="utf-8"))
+        data = loads((agent / CACHE_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict) or data.get("format") != CACHE_FORMAT:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pi_core._files import replace_file
+from pi_core._jsonfile import loads, read_json_text
 from pi_core.errors import ConfigError
 from pi_core.plugins.sources import PROJECT_SCOPES, SettingsReader, discover_local, read_settings
 
@@ -89,7 +90,7 @@ def _store_path(agent: Path) -> Path:
 def _read_store(agent: Path) -> dict[str, Any]:
     path = _store_path(agent)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = loads(read_json_text(path))
     except FileNotFoundError:
         return {"projects": {}}
     except (OSError, json.JSONDecodeError) as exc:

@@ -131,12 +131,33 @@ def test_unreadable_settings_file_is_reported(project: Path, agent_dir: Path) ->
     assert "cannot read settings" in error.error.reason
 
 
-def test_undecodable_settings_file_is_reported(project: Path, agent_dir: Path) -> None:
+def test_undecodable_settings_file_loads_as_pi_reads_it(
+    project: Path, agent_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Bytes that are not UTF-8 read as U+FFFD (JavaScript's reading), reported once with file,
+    line and column; the rest of the file applies."""
     path = agent_dir / "settings.json"
-    path.write_bytes(b'{"theme": "\xff"}')
+    path.write_bytes(b'{"steeringMode": "one-at-a-time",\n "theme": "\xff"}')
+    settings_manager = manager(project, agent_dir)
+    assert settings_manager.errors == []
+    assert settings_manager.settings.theme == "\ufffd"
+    assert settings_manager.settings.steering_mode == "one-at-a-time"
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{path}:2:12: not valid UTF-8; read with U+FFFD in place of the bad bytes"
+    ]
+
+
+def test_settings_file_with_a_byte_order_mark_loads(project: Path, agent_dir: Path) -> None:
+    (agent_dir / "settings.json").write_bytes(b'\xef\xbb\xbf{"theme": "light"}')
+    settings_manager = manager(project, agent_dir)
+    assert settings_manager.errors == [] and settings_manager.settings.theme == "light"
+
+
+def test_settings_nested_too_deeply_is_an_error_not_a_crash(project: Path, agent_dir: Path) -> None:
+    path = agent_dir / "settings.json"
+    path.write_text('{"theme": ' + "[" * 100_000 + "]" * 100_000 + "}")
     [error] = manager(project, agent_dir).errors
-    assert error.error.path == str(path)
-    assert "cannot read settings" in error.error.reason
+    assert str(error.error) == f"{path}:1:1: invalid JSON: nested too deeply to read"
 
 
 def test_set_writes_only_the_changed_key_and_keeps_unknown_keys(project: Path, agent_dir: Path) -> None:

@@ -8,10 +8,10 @@ cannot report (``shift+enter``, ``ctrl+shift+x``) and unknown ids are reported a
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pi_core._jsonfile import loads, read_json_text
 from pi_core.modes.interactive.keys import key_sequence
 
 KEYBINDINGS_FILE = "keybindings.json"
@@ -83,7 +83,7 @@ def load_keymap(agent_dir: str | Path) -> Keymap:
     keymap = default_keymap()
     path = Path(agent_dir) / KEYBINDINGS_FILE
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = loads(read_json_text(path))
     except FileNotFoundError:
         return keymap
     except (OSError, ValueError) as error:

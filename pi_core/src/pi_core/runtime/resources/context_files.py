@@ -25,11 +25,20 @@ def _load_from_dir(directory: str, diagnostics: list[ResourceDiagnostic]) -> Con
         if not os.path.exists(path):
             continue
         try:
-            with open(path, encoding="utf-8") as handle:
-                return ContextFile(path, handle.read())
-        except (OSError, UnicodeDecodeError) as error:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError as error:
             # pi warns and tries the next candidate name in the same directory.
             diagnostics.append(ResourceDiagnostic("warning", f"Could not read {path}: {error}", path))
+            continue
+        try:
+            return ContextFile(path, data.decode("utf-8"))
+        except UnicodeDecodeError as error:
+            # pi (JavaScript) reads such bytes as U+FFFD and uses the file: so does this.
+            line = data.count(b"\n", 0, error.start) + 1
+            message = f"{path}:{line}: not valid UTF-8; read with U+FFFD in place of the bad bytes"
+            diagnostics.append(ResourceDiagnostic("warning", message, path))
+            return ContextFile(path, data.decode("utf-8", "replace"))
     return None
 
 
