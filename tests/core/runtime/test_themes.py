@@ -102,9 +102,11 @@ def test_the_setting_picks_from_a_pair_by_the_terminal_background() -> None:
     assert themes.resolve_setting("sun/moon", light) == "sun"
     assert themes.resolve_setting("sun/moon", dark) == "moon"
     assert themes.resolve_setting("sun/moon", {}) == "moon"
-    assert themes.resolve_setting(None, light) == "light" and themes.resolve_setting("system", dark) == "dark"
+    assert (
+        themes.resolve_setting(None, light) == "system" and themes.resolve_setting("system", dark) == "system"
+    )
     assert themes.resolve_setting("ocean", light) == "ocean"
-    assert themes.resolve_setting("a/b/c", light) == "light"  # not a pair: the terminal's built-in
+    assert themes.resolve_setting("a/b/c", light) == "system"  # not a pair: the default
     assert themes.resolve_setting("x", {"COLORFGBG": "default;8"}) == "x"
     assert not themes.terminal_is_light({"COLORFGBG": "0;8"}) and themes.terminal_is_light(
         {"COLORFGBG": "0;default;7"}

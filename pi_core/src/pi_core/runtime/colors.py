@@ -196,6 +196,12 @@ def _toe_inverse(lightness: float) -> float:
     return (lightness * lightness + _TOE_K1 * lightness) / (_TOE_K3 * (lightness + _TOE_K2))
 
 
+def okhsl_lightness(oklab_lightness: float) -> float:
+    """OKHSL's lightness for an OKLab lightness (the "toe"; :func:`_toe_inverse` undoes it)."""
+    scaled = _TOE_K3 * oklab_lightness - _TOE_K1
+    return 0.5 * (scaled + math.sqrt(scaled * scaled + 4 * _TOE_K2 * _TOE_K3 * oklab_lightness))
+
+
 def _max_saturation(a: float, b: float) -> float:
     """The largest chroma/lightness ratio inside the gamut for the unit hue vector (a, b): a fitted
     polynomial for the channel that leaves [0, 1] first, sharpened by one Halley iteration."""
@@ -303,6 +309,43 @@ def okhsl_to_rgb(hue: float, saturation: float, lightness: float) -> RGB:
             chroma = middle + t * k1 / (1 - (1 - k1 / (edge - middle)) * t)
         a, b = chroma * unit_a, chroma * unit_b
     return linear_to_rgb(oklab_to_linear(oklab_l, a, b))
+
+
+def rgb_to_okhsl(rgb: RGB) -> tuple[float, float, float]:
+    """sRGB channels to OKHSL: hue in degrees (0 for greys), saturation and lightness 0–1."""
+    oklab_l, a, b = rgb_to_oklab(rgb)
+    chroma = math.hypot(a, b)
+    lightness = okhsl_lightness(oklab_l)
+    if chroma < 1e-9 or lightness <= 0 or lightness >= 1:
+        return 0.0, 0.0, lightness
+    hue = (math.atan2(b, a) * 180 / math.pi + 360) % 360
+    grey_side, middle, edge = _chroma_stops(oklab_l, a / chroma, b / chroma)
+    # The inverse of the two curves okhsl_to_rgb grows chroma along.
+    if chroma < middle:
+        k1 = 0.8 * grey_side
+        saturation = 0.8 * (chroma / (k1 + (1 - k1 / middle) * chroma))
+    else:
+        k1 = 0.2 * middle * middle * 1.25 * 1.25 / grey_side
+        beyond = chroma - middle
+        saturation = 0.8 + 0.2 * (beyond / (k1 + (1 - k1 / (edge - middle)) * beyond))
+    return hue, min(1.0, max(0.0, saturation)), lightness
+
+
+def rgb_to_oklch(rgb: RGB) -> tuple[float, float, float]:
+    """sRGB channels to OKLCH: lightness 0–1, chroma, hue in degrees."""
+    lightness, a, b = rgb_to_oklab(rgb)
+    return lightness, math.hypot(a, b), (math.atan2(b, a) * 180 / math.pi + 360) % 360
+
+
+def mix(first: RGB, second: RGB, amount: float) -> Color:
+    """``first`` moved ``amount`` (0–1) of the way to ``second`` in OKLCH, the hue the short way
+    round (a grey takes the other colour's hue)."""
+    l1, c1, h1 = rgb_to_oklch(first)
+    l2, c2, h2 = rgb_to_oklch(second)
+    start = h2 if c1 < 1e-7 else h1
+    end = start if c2 < 1e-7 else h2
+    turn = (end - start + 540) % 360 - 180
+    return Color(oklch_to_rgb(l1 + (l2 - l1) * amount, c1 + (c2 - c1) * amount, start + turn * amount))
 
 
 # --- terminals ------------------------------------------------------------------------------------

@@ -7,9 +7,10 @@ A theme file has a ``name`` (no ``/``; ``system`` is reserved), an optional ``ap
 HTML export. A colour is anything :func:`pi_core.runtime.colors.parse` reads, a var's name, or
 ``""`` for the terminal's default colour. Any other key is an error, as in pi.
 
-The ``theme`` setting names one theme, or a ``light/dark`` pair chosen by the terminal's
-background as ``COLORFGBG`` reports it (dark when it says nothing); ``system`` is the same choice
-between the built-in themes, since the terminal's own palette is not queried.
+The ``theme`` setting names one theme, or a ``light/dark`` pair chosen by whether the terminal
+is light or dark (:func:`pi_core.runtime.system_theme.appearance_now`: its reported background,
+else its light/dark notification, else ``COLORFGBG``, else dark). ``system``, the default, is
+made from the terminal's own colours (:mod:`pi_core.runtime.system_theme`).
 """
 
 from __future__ import annotations
@@ -17,17 +18,17 @@ from __future__ import annotations
 import functools
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pi_core.runtime import colors
+from pi_core.runtime import colors, system_theme
 from pi_core.runtime.colors import Color, ColorError, ColorMode, color_mode
 
 #: Theme names that need no file.
 BUILTIN = ("dark", "light")
-SYSTEM = "system"
+SYSTEM = system_theme.NAME
 BUILTIN_DIR = Path(__file__).with_name("builtin_themes")
 
 Slot = Literal["foreground", "background"]
@@ -117,7 +118,8 @@ class Theme:
     ``Theme(name)`` is a built-in theme (``dark`` for a name it does not know). With ``colors``
     (role → a colour value, ``""``/``None`` for the terminal's default) it is a theme of that name;
     roles it leaves out take the built-in dark theme's colour. ``mode`` is the terminal's colour
-    depth (by default what :func:`pi_core.runtime.colors.color_mode` finds)."""
+    depth (by default what :func:`pi_core.runtime.colors.color_mode` finds); roles in ``dim``
+    are drawn faint (SGR 2) over their colour."""
 
     def __init__(
         self,
@@ -127,6 +129,7 @@ class Theme:
         path: str | None = None,
         appearance: str | None = None,
         mode: ColorMode | None = None,
+        dim: Iterable[str] = (),
     ) -> None:
         if colors is None:
             self.name = name if name in BUILTIN else "dark"
@@ -140,8 +143,11 @@ class Theme:
         self.mode: ColorMode = mode or color_mode()
         #: Role → its colour (``None``: the terminal's default colour).
         self.values: dict[str, Color | None] = dict(values)
-        self.appearance = declared or _detect_appearance(self.values) or "dark"
+        self.appearance = declared or _detect_appearance(self.values) or system_theme.appearance_now()
+        self.dim = frozenset(dim)
         self._fg = {role: _escape(value, self.mode, background=False) for role, value in self.values.items()}
+        for role in self.dim & self._fg.keys():
+            self._fg[role] += "\x1b[2m"
         self._bg = {role: _escape(value, self.mode, background=True) for role, value in self.values.items()}
 
     def __repr__(self) -> str:
@@ -157,15 +163,30 @@ class Theme:
         return TOKENS.get(name, ("foreground", None))[0]
 
     def color(self, name: str) -> str:
-        """The colour ``name`` as ``#rrggbb`` (the theme's ``text`` for an unknown name; a role
-        left to the terminal gets the usual default colour for the theme's appearance)."""
-        value = self.values.get(name, self.values.get("text"))
+        """The colour ``name`` as ``#rrggbb`` (the theme's ``text`` for an unknown name). A role
+        left to the terminal gets the default colour the terminal reported, or the usual one for
+        the theme's appearance; a faint role, its colour 40% of the way to the background."""
+        if name not in self.values:
+            name = "text"
+        value = self.values[name]
+        foreground, background = self._defaults()
         if value is None:
-            foreground, background = _GUESSED_DEFAULT[self.appearance]
             value = background if self.slot(name) == "background" else foreground
+        if name in self.dim:
+            return colors.mix(value.rgb, background.rgb, 0.4).hex
         return value.hex
 
+    def _defaults(self) -> tuple[Color, Color]:
+        """The terminal's default foreground and background, as reported or guessed."""
+        guessed_fg, guessed_bg = _GUESSED_DEFAULT[self.appearance]
+        reported = system_theme.reported()
+        foreground = Color(reported.foreground) if reported.foreground else guessed_fg
+        background = Color(reported.background) if reported.background else guessed_bg
+        return foreground, background
+
     def fg(self, name: str, text: str) -> str:
+        if name in self.dim:
+            return f"{self._fg[name]}{text}\x1b[22;39m"
         return f"{self._fg.get(name) or self._fg['text']}{text}\x1b[39m"
 
     def bg(self, name: str, text: str) -> str:
@@ -233,13 +254,8 @@ def _builtin_values(name: str) -> tuple[dict[str, Color | None], str | None]:
 
 
 def terminal_is_light(environ: Mapping[str, str] | None = None) -> bool:
-    """Whether ``COLORFGBG`` (``fg;bg`` or ``fg;xpm;bg``) reports a light background: palette
-    index 7 or 9–15 (0–6 and 8 are dark; anything else says nothing)."""
-    value = (environ if environ is not None else os.environ).get("COLORFGBG", "")
-    background = value.split(";")[-1].strip()
-    return (
-        background.isdigit() and len(background) <= 2 and (int(background) == 7 or 9 <= int(background) <= 15)
-    )
+    """Whether the terminal is light (:func:`pi_core.runtime.system_theme.appearance_now`)."""
+    return system_theme.appearance_now(environ) == "light"
 
 
 def parse_pair(setting: str | None) -> tuple[str, str] | None:
@@ -251,14 +267,32 @@ def parse_pair(setting: str | None) -> tuple[str, str] | None:
 
 
 def resolve_setting(setting: str | None, environ: Mapping[str, str] | None = None) -> str:
-    """The theme name the ``theme`` setting asks for now (``light/dark`` picks one of the pair;
-    ``system``, nothing, or a malformed pair: the built-in theme for the terminal)."""
+    """The theme name the ``theme`` setting asks for now (``light/dark`` picks one of the pair
+    by the terminal; nothing or a malformed pair: ``system``)."""
     pair = parse_pair(setting)
     if pair is not None:
         return pair[0] if terminal_is_light(environ) else pair[1]
-    if not setting or setting == SYSTEM or "/" in setting:
-        return "light" if terminal_is_light(environ) else "dark"
+    if not setting or "/" in setting:
+        return SYSTEM
     return setting
+
+
+def system(mode: ColorMode | None = None) -> Theme:
+    """The ``system`` theme for what the terminal has reported so far (one object per answer,
+    so that what is made from a theme once — its styles — is made once)."""
+    generated = system_theme.current()
+    depth = mode or color_mode()
+    made = _SYSTEM_MADE.get((id(generated), depth))
+    if made is None or made[0] is not generated:
+        if len(_SYSTEM_MADE) > 8:
+            _SYSTEM_MADE.clear()
+        values = {role: value for role, value in generated.colors.items() if role in TOKENS}
+        theme = Theme(SYSTEM, values, appearance=generated.appearance, mode=depth, dim=generated.dim)
+        made = _SYSTEM_MADE[(id(generated), depth)] = (generated, theme)
+    return made[1]
+
+
+_SYSTEM_MADE: dict[tuple[int, ColorMode], tuple[system_theme.Generated, Theme]] = {}
 
 
 # --- files ----------------------------------------------------------------------------------------
@@ -419,7 +453,7 @@ def available(paths: Sequence[str]) -> list[ThemeInfo]:
 def load(name: str, paths: Sequence[str], mode: ColorMode | None = None) -> Theme:
     """The theme called ``name``. Raises :class:`ThemeError` when there is none or it is broken."""
     if name == SYSTEM:
-        return Theme(resolve_setting(SYSTEM), mode=mode)
+        return system(mode)
     if name in BUILTIN:
         return Theme(name, mode=mode)
     path = theme_files(paths).get(name)

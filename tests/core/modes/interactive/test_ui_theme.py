@@ -89,9 +89,10 @@ async def test_hidden_thinking_label_is_the_plugins(
 
 @pytest.mark.parametrize("fullscreen", [False, True], ids=["regular", "fullscreen"])
 async def test_working_indicator_frames_turn_before_the_message(
-    fullscreen: bool, repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+    fullscreen: bool, repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer, tmp_path: Path
 ) -> None:
     pi_llm_server.add(Turn(blocks=[Text("slow " * 60, chunks=60)], delay=0.03))
+    (tmp_path / "agent" / "settings.json").write_text(json.dumps({"theme": "dark"}))
     repl = await repl_factory(fullscreen=fullscreen)
     mode, ui = repl.mode, repl.mode.ui
     accent = Theme("dark").color("accent")
@@ -124,9 +125,10 @@ async def test_working_indicator_frames_turn_before_the_message(
 
 @pytest.mark.parametrize("fullscreen", [False, True], ids=["regular", "fullscreen"])
 async def test_the_working_row_turns_pis_braille_spinner_by_default(
-    fullscreen: bool, repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+    fullscreen: bool, repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer, tmp_path: Path
 ) -> None:
     pi_llm_server.add(Turn(blocks=[Text("slow " * 60, chunks=60)], delay=0.03))
+    (tmp_path / "agent" / "settings.json").write_text(json.dumps({"theme": "dark"}))
     repl = await repl_factory(fullscreen=fullscreen)
     mode = repl.mode
     accent = Theme("dark").color("accent")
@@ -189,11 +191,11 @@ async def test_themes_are_listed_loaded_and_switched(
     repl = await repl_factory(fullscreen=fullscreen)
     await repl.wait_idle_editor()
     ui = repl.mode.ui
-    assert ui.theme.name == "light"  # no setting: the terminal's appearance
+    assert ui.theme.name == "system" and ui.theme.appearance == "light"  # no setting: the default
     listed = [(info.name, info.path) for info in ui.get_all_themes()]
     assert listed == [("system", None), ("dark", None), ("light", None), ("ocean", str(ocean))]
     loaded = ui.get_theme("ocean")
-    assert loaded is not None and loaded.color("accent") == "#0088ff" and ui.theme.name == "light"
+    assert loaded is not None and loaded.color("accent") == "#0088ff" and ui.theme.name == "system"
     assert ui.get_theme("nope") is None
     missing = ui.set_theme("nope")
     assert (missing.success, missing.error) == (False, "Theme not found: nope")
