@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -100,12 +100,17 @@ class Pane:
 
 
 def start_pane(
-    pi_env: PiEnv, *args: str, tui: str | None = "regular", model: str | None = "loop/fake-model"
+    pi_env: PiEnv,
+    *args: str,
+    tui: str | None = "regular",
+    model: str | None = "loop/fake-model",
+    prefix: Sequence[str] = (),
 ) -> Pane:
     """``pi --model MODEL --tui-mode TUI ARGS`` in a new 120x40 tmux session of its own, with the
     environment's ``PI_*``, ``HOME`` and ``PATH`` and what the test put in ``pi_env.extra_env``.
 
-    ``model=None`` / ``tui=None`` leave that option off (a first run with no model chosen).
+    ``model=None`` / ``tui=None`` leave that option off (a first run with no model chosen);
+    ``prefix`` is a command pi runs under (such as a terminal of the test's own).
     """
     socket = f"pi-test-{uuid.uuid4().hex[:8]}"
     env = pi_env.env()
@@ -119,6 +124,7 @@ def start_pane(
                 if k.startswith(("PI_", "HOME", "PATH")) or k in pi_env.extra_env
             ),
             "TERM=xterm-256color",
+            *(shlex.quote(part) for part in prefix),
             shlex.quote(PI),
             *options,
             *(shlex.quote(arg) for arg in args),

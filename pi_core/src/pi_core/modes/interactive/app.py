@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from pi_core.ai.abort import AbortSignal
     from pi_core.modes.interactive.custom import ComponentKeys
     from pi_core.modes.interactive.overlay import OverlayRequest
+    from pi_core.modes.interactive.terminal_colors import Question, TerminalColours
     from pi_core.runtime.colors import ColorMode
     from pi_core.runtime.host import RuntimeHost
 
@@ -160,10 +161,17 @@ class InteractiveMode:
         self._completer: Completer | None = None
         #: While plugins start (inline mode): what they print waits until the header is out.
         self._startup_capture = False
+        #: The questions to a real terminal about its colours (``None``: not a terminal).
+        self.colours: TerminalColours | None = None
+        self._colour_question: Question | None = None
+        self._editor_started = False
 
     # --- binding to the session ---------------------------------------------------------------
 
     async def bind(self) -> None:
+        # First, so that the answer comes while the session binds; as pi, also after /reload
+        # and when the session is replaced (/new, /resume, /fork), which bind again.
+        self.ask_terminal_colours()
         if self._unsubscribe is not None:
             self._unsubscribe()
         self._unsubscribe = self.host.session.subscribe(self.renderer)
@@ -320,7 +328,57 @@ class InteractiveMode:
 
     async def run(self, initial: str | None, images: list[Any], messages: list[str]) -> int:
         with _keys_held_raw() if self._own_terminal else contextlib.nullcontext():
-            return await self._run(initial, images, messages)
+            self._meet_terminal()
+            try:
+                return await self._run(initial, images, messages)
+            finally:
+                if self.colours is not None:
+                    self.colours.notify(False)
+                    self.colours.stop_reading()
+
+    # --- the terminal's colours (the system theme) --------------------------------------------
+
+    def _meet_terminal(self) -> None:
+        """On a real terminal, keys are read through an input that takes the terminal's answers
+        to the colour question out (:mod:`.terminal_colors`)."""
+        if not (self._own_terminal and self.terminal["input"] is None):
+            return
+        if sys.platform == "win32" or not (sys.stdin.isatty() and sys.stdout.isatty()):
+            return
+        from pi_core.modes.interactive.terminal_colors import TerminalColours
+
+        self.colours = TerminalColours(self.terminal_colours_changed, sys.stdin, sys.stdout)
+        self.colours.on_scheme = self._terminal_scheme_changed
+        self.terminal["input"] = self.colours.input
+
+    def ask_terminal_colours(self) -> None:
+        """Ask the terminal for its colours again (they arrive while the editor reads keys)."""
+        if self.colours is not None:
+            self._colour_question = self.colours.ask(read=not self._editor_started)
+
+    async def terminal_colours_answered(self) -> None:
+        """Until the terminal answered the colour question, :data:`WAIT` seconds at most."""
+        if self.colours is not None and self._colour_question is not None:
+            await self.colours.wait(self._colour_question)
+
+    def terminal_colours_changed(self) -> None:
+        """The terminal reported other colours: a theme made from them is made again."""
+        self.ui.terminal_changed()
+
+    def _terminal_scheme_changed(self, scheme: Literal["dark", "light"]) -> None:
+        """The terminal turned light or dark: its colours changed too, so ask for them."""
+        from pi_core.runtime import system_theme
+
+        before = system_theme.appearance_now()
+        system_theme.report_scheme(scheme)
+        if system_theme.appearance_now() != before:
+            self.ui.terminal_changed()
+        self.ask_terminal_colours()
+
+    def _follow_terminal(self) -> None:
+        """The terminal's light/dark notifications are wanted while the theme follows it."""
+        if self.colours is not None:
+            self.colours.notify(self.ui.follows_terminal())
 
     async def _run(self, initial: str | None, images: list[Any], messages: list[str]) -> int:
         self.host.on_session_replaced(self.bind)
@@ -355,6 +413,7 @@ class InteractiveMode:
         self.console.begin_capture()
         try:
             await self.bind()
+            await self.terminal_colours_answered()  # the header is drawn in the terminal's colours
         finally:
             self._release_startup_output()
 
@@ -449,6 +508,7 @@ class InteractiveMode:
             return
         self._applied_styles = styles
         self._use_styles(styles)
+        self._follow_terminal()
         self.invalidate()
 
     def _use_styles(self, styles: ReplStyles) -> None:
@@ -880,7 +940,14 @@ class InteractiveMode:
             renderer.print_last_tool_result()
 
     def _start_editor(self) -> None:
+        self._editor_reads()
         self._editor = self._make_editor()
+
+    def _editor_reads(self) -> None:
+        """The editor reads keys from now on (and the terminal's late answers with them)."""
+        self._editor_started = True
+        if self.colours is not None:
+            self.colours.stop_reading()
 
     def _make_editor(self) -> PromptSession[str]:
         history = (

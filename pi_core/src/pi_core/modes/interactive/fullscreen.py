@@ -150,6 +150,7 @@ class FullscreenMode(InteractiveMode):
     # --- editor and application -------------------------------------------------------------------
 
     def _start_editor(self) -> None:
+        self._editor_reads()
         history: History = (
             FileHistory(str(self._history_file))
             if self._history_file is not None

@@ -154,6 +154,22 @@ class InteractiveUI:
         self._theme_override = theme
         self._mode.theme_changed()
 
+    def follows_terminal(self) -> bool:
+        """Whether the theme in use follows the terminal: ``system``, or a ``light/dark`` pair."""
+        from pi_core.runtime import themes
+
+        if self._theme_override is not None:
+            return False
+        setting = self.theme_for_run or self._mode.host.session.settings.settings.theme
+        return themes.parse_pair(setting) is not None or themes.resolve_setting(setting) == themes.SYSTEM
+
+    def terminal_changed(self) -> None:
+        """The terminal reported other colours or turned light or dark: the theme that follows
+        it is made again (and everything drawn from now on uses it)."""
+        if self.follows_terminal():
+            self._theme = None
+        self._mode.theme_changed()
+
     def reload_theme(self, theme: Theme) -> None:
         """The active theme's file changed and still reads: draw with the new colours."""
         if self._theme_override is None and self._theme is not None and self._theme.name == theme.name:

@@ -1,0 +1,295 @@
+"""Asking the terminal for its colours, for the ``system`` theme, and keeping its answers out of
+the editor.
+
+One question (:data:`QUERY`) asks for the default foreground (OSC 10), background (OSC 11) and
+the 16 palette colours (OSC 4), and ends with a device-attributes request (DA1): every terminal
+answers DA1, and answers come in order, so its answer closes the colour answers — also on a
+terminal that ignores the colour questions. The question is sent when the REPL starts (and again
+when the session is replaced, on ``/reload``, and when the terminal says it turned light or dark,
+DEC mode 2031); the header waits for the answer at most :data:`WAIT` seconds, answers arriving
+later still count.
+
+Answers come in on the keyboard's stream. :class:`AnswerFilter` takes them out of what is read
+before the key parser sees it: colour answers always (no key sends one), DA1 answers while a
+question is open, light/dark notifications (``CSI ? 997 ; 1|2 n``) always. A sequence cut in two
+by the read is held until the rest arrives (or, when nothing follows, handed on as typed).
+:class:`TerminalInput` is prompt-toolkit's terminal input with that filter in front of its parser.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from prompt_toolkit.input.typeahead import store_typeahead
+from prompt_toolkit.input.vt100 import Vt100Input
+from prompt_toolkit.key_binding import KeyPress
+
+from pi_core.runtime import system_theme
+from pi_core.runtime.colors import RGB
+
+PALETTE_SIZE = 16
+QUERY = (
+    "\x1b]10;?\x07\x1b]11;?\x07"
+    + "".join(f"\x1b]4;{index};?\x07" for index in range(PALETTE_SIZE))
+    + "\x1b[c"
+)
+#: Seconds the header waits for the answer (pi's 100 ms): a terminal answers in a few.
+WAIT = 0.1
+#: Seconds the start of an answer is held for its rest (a key's bytes are held only until the
+#: key parser's own wait for the rest of an escape sequence is over).
+HOLD = 1.0
+#: Turn the terminal's light/dark notifications on and off (DEC private mode 2031).
+NOTIFY_ON, NOTIFY_OFF = "\x1b[?2031h", "\x1b[?2031l"
+
+_OSC = re.compile(r"\x1b\](?:(1[01])|4;(\d{1,3}));([^\x07\x1b]*)(?:\x07|\x1b\\)")
+_OTHER_OSC = re.compile(r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+_DA1 = re.compile(r"\x1b\[\?[\d;]*c")
+_SCHEME = re.compile(r"\x1b\[\?997;([12])n")
+#: The start of something that may still become one of the answers above.
+_PARTIAL = re.compile(r"\x1b(?:\](?:[^\x07\x1b]*\x1b?)?|\[(?:\?[\d;]*)?)?\Z")
+
+
+Target = str | int
+
+
+def parse_answer(data: str) -> tuple[Target, RGB | None] | None:
+    """``("foreground" | "background" | index, colour)`` for one OSC 10/11/4 answer (the colour
+    ``None`` when it does not read); ``None`` when ``data`` is not such an answer."""
+    match = _OSC.fullmatch(data)
+    if match is None:
+        return None
+    target: Target = "foreground" if match[1] == "10" else "background" if match[1] == "11" else int(match[2])
+    return target, system_theme.parse_colour(match[3])
+
+
+def parse_scheme(data: str) -> system_theme.Appearance | None:
+    """The appearance a light/dark notification reports (the last one of several)."""
+    found = _SCHEME.findall(data)
+    if not found or _SCHEME.sub("", data):
+        return None
+    return "light" if found[-1] == "2" else "dark"
+
+
+@dataclass
+class Question:
+    """One question sent: the answers so far, and whether it is closed (DA1 came, or all)."""
+
+    foreground: RGB | None = None
+    background: RGB | None = None
+    palette: list[RGB | None] = field(default_factory=lambda: [None] * PALETTE_SIZE)
+    answered: set[Target] = field(default_factory=set)
+    closed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def result(self) -> system_theme.Reported:
+        palette = self.palette
+        full = tuple(colour for colour in palette if colour is not None)
+        return system_theme.Reported(
+            self.foreground, self.background, full if len(full) == PALETTE_SIZE else None
+        )
+
+
+class AnswerFilter:
+    """Takes the terminal's answers out of the bytes read from it (see the module's text).
+    ``answered`` gets each question's answers when it closes, and again for every answer that
+    comes after the wait ran out; ``scheme`` gets each light/dark notification."""
+
+    def __init__(
+        self,
+        answered: Callable[[system_theme.Reported], None],
+        scheme: Callable[[system_theme.Appearance], None],
+    ) -> None:
+        self._answered = answered
+        self._scheme = scheme
+        self.open: list[Question] = []
+        self._held = ""
+        self._held_since = 0.0
+
+    def ask(self) -> Question:
+        question = Question()
+        self.open.append(question)
+        return question
+
+    def feed(self, data: str) -> str:
+        """``data`` without the answers in it (a cut-off one is held for the next read)."""
+        if not self._held:
+            self._held_since = time.monotonic()
+        data, self._held = self._held + data, ""
+        kept: list[str] = []
+        position = 0
+        while (start := data.find("\x1b", position)) != -1:
+            kept.append(data[position:start])
+            end = self._take(data, start)
+            if end is None:  # not an answer: the Esc stays, the parser reads it
+                kept.append("\x1b")
+                position = start + 1
+            elif end < 0:  # perhaps the start of one: wait for the rest
+                self._held = data[start:]
+                return "".join(kept)
+            else:
+                position = end
+        kept.append(data[position:])
+        return "".join(kept)
+
+    def flush(self, *, force: bool = False) -> str:
+        """What is held, handed on as typed since nothing followed it — but the start of an
+        answer (``ESC ]`` or ``ESC [ ?`` and more, which no key sends) is held longer, for
+        :data:`HOLD` seconds: the rest of an answer may come in a later write."""
+        held = self._held
+        answer_like = len(held) > 2 and held.startswith(("\x1b]", "\x1b[?"))
+        if answer_like and not force and time.monotonic() - self._held_since < HOLD:
+            return ""
+        self._held = ""
+        return held
+
+    @property
+    def holding(self) -> bool:
+        return bool(self._held)
+
+    def _take(self, data: str, start: int) -> int | None:
+        """Where the answer starting at ``start`` ends (it is consumed); ``None``: no answer
+        starts there; ``-1``: it may be one, cut off by the end of the data."""
+        for pattern in (_OSC, _OTHER_OSC, _DA1, _SCHEME):
+            match = pattern.match(data, start)
+            if match is None:
+                continue
+            if pattern is _DA1 and not self.open:
+                return None  # nobody asked: someone else's answer, or a key
+            self._consume(pattern, match)
+            return match.end()
+        rest = len(data) - start
+        young = time.monotonic() - self._held_since < HOLD
+        if _PARTIAL.match(data, start) and rest < 64 and (young or rest <= 2):
+            return -1
+        return None
+
+    def _consume(self, pattern: re.Pattern[str], match: re.Match[str]) -> None:
+        if pattern is _SCHEME:
+            self._scheme("light" if match[1] == "2" else "dark")
+            return
+        if pattern is _DA1:
+            self._close(self.open.pop(0))
+            return
+        if pattern is _OTHER_OSC or not self.open:
+            return
+        answer = parse_answer(match[0])
+        if answer is None:
+            return
+        question = self.open[0]
+        target, colour = answer
+        if target in question.answered:
+            return
+        question.answered.add(target)
+        if target == "foreground":
+            question.foreground = colour
+        elif target == "background":
+            question.background = colour
+        elif isinstance(target, int) and target < PALETTE_SIZE:
+            question.palette[target] = colour
+        if question.closed.is_set():  # the wait ran out: a late answer counts on its own
+            self._answered(question.result())
+        elif len(question.answered) == 2 + PALETTE_SIZE:
+            self._close(question)  # open until its DA1 answer, which is still to come
+
+    def _close(self, question: Question) -> None:
+        if not question.closed.is_set():
+            question.closed.set()
+            self._answered(question.result())
+
+
+class TerminalInput(Vt100Input):
+    """prompt-toolkit's terminal input, with the terminal's answers taken out first."""
+
+    def __init__(self, stdin: TextIO, answers: AnswerFilter) -> None:
+        super().__init__(stdin)
+        self.answers = answers
+
+    def read_keys(self) -> list[KeyPress]:
+        self.vt100_parser.feed(self.answers.feed(self.stdin_reader.read()))
+        result, self._buffer = self._buffer, []
+        return result
+
+    def flush_keys(self) -> list[KeyPress]:
+        held = self.answers.flush()
+        if held:
+            self.vt100_parser.feed(held)
+        return super().flush_keys()
+
+
+class TerminalColours:
+    """The REPL's questions to its terminal: sends them, reads the answers while no editor is
+    reading keys (keys typed meanwhile are kept for the editor), and reports what came."""
+
+    def __init__(
+        self, changed: Callable[[], None], stdin: TextIO | None = None, stdout: TextIO | None = None
+    ):
+        self._changed = changed
+        self._stdout = stdout or sys.stdout
+        self.answers = AnswerFilter(self._report, self._report_scheme)
+        self.input = TerminalInput(stdin or sys.stdin, self.answers)
+        self._reading: contextlib.ExitStack | None = None
+        self._notifying = False
+        #: Called with the appearance when the terminal says it turned light or dark.
+        self.on_scheme: Callable[[system_theme.Appearance], None] | None = None
+
+    def ask(self, *, read: bool = False) -> Question:
+        """Send the question. ``read``: read the answers here until it closes (the REPL is
+        starting and no editor reads keys yet)."""
+        question = self.answers.ask()
+        if not system_theme.reported().background:
+            system_theme.mark_pending()
+        self._write(QUERY)
+        if read and self._reading is None:
+            stack = contextlib.ExitStack()
+            stack.enter_context(self.input.attach(self._read))
+            self._reading = stack
+        return question
+
+    async def wait(self, question: Question, seconds: float = WAIT) -> None:
+        """Until ``question`` closes or ``seconds`` pass; then its answers count as they are."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(question.closed.wait(), seconds)
+        if not question.closed.is_set():
+            question.closed.set()  # later answers are reported one by one
+            self._report(question.result())
+
+    def stop_reading(self) -> None:
+        """An editor reads keys from now on (through :attr:`input`, which filters them too)."""
+        if self._reading is not None:
+            reading, self._reading = self._reading, None
+            reading.close()
+            store_typeahead(self.input, self.input.flush_keys())
+
+    def notify(self, on: bool) -> None:
+        """Ask for (or stop) the terminal's light/dark notifications."""
+        if on != self._notifying:
+            self._notifying = on
+            self._write(NOTIFY_ON if on else NOTIFY_OFF)
+
+    def _read(self) -> None:
+        keys = self.input.read_keys()
+        if keys:
+            store_typeahead(self.input, keys)
+        if not self.answers.open and not self.answers.holding:
+            self.stop_reading()
+
+    def _report(self, reported: system_theme.Reported) -> None:
+        if system_theme.report(reported):
+            self._changed()
+
+    def _report_scheme(self, scheme: system_theme.Appearance) -> None:
+        if self.on_scheme is not None:
+            self.on_scheme(scheme)
+
+    def _write(self, text: str) -> None:
+        try:
+            self._stdout.write(text)
+            self._stdout.flush()
+        except (OSError, ValueError):
+            pass

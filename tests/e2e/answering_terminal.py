@@ -1,0 +1,125 @@
+"""A terminal between tmux and a program that answers its colour questions itself.
+
+tmux answers OSC 10/11/4 only with what its outer terminal told it, and a detached test server
+has none, so the ``system`` theme's e2e tests run pi through this: a pty of its own, everything
+copied both ways, except that OSC 10/11/4 questions and DA1 (``ESC [ c``) are answered here with
+the colours given and not passed on. Each question is logged (one line) to ``--log``.
+
+    python answering_terminal.py --background 1e1e2e --foreground cdd6f4 --palette HEX,…(16)
+        [--delay SECONDS] [--chunk N] [--log FILE] -- command args…
+
+``--delay`` holds the answers back (past pi's wait: they arrive late); ``--chunk`` writes them
+N bytes at a time, so that an answer arrives cut in pieces.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import os
+import pty
+import re
+import select
+import signal
+import sys
+import termios
+import time
+import tty
+
+_QUESTION = re.compile(rb"\x1b\](10|11|4;(\d+));\?(?:\x07|\x1b\\)|\x1b\[0?c")
+
+
+def _x11(hex_colour: str) -> bytes:
+    red, green, blue = (hex_colour[index : index + 2] for index in (0, 2, 4))
+    return f"rgb:{red}{red}/{green}{green}/{blue}{blue}".encode()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--background")
+    parser.add_argument("--foreground")
+    parser.add_argument("--palette", default="")
+    parser.add_argument("--delay", type=float, default=0.0)
+    parser.add_argument("--chunk", type=int, default=0)
+    parser.add_argument("--log")
+    parser.add_argument("command", nargs=argparse.REMAINDER)
+    options = parser.parse_args()
+    command = options.command[1:] if options.command[:1] == ["--"] else options.command
+    palette = [colour for colour in options.palette.split(",") if colour]
+
+    def answer(match: re.Match[bytes]) -> bytes:
+        if match[0].endswith(b"c"):
+            return b"\x1b[?62;22c"
+        what = match[1]
+        if what == b"10" and options.foreground:
+            return b"\x1b]10;" + _x11(options.foreground) + b"\x1b\\"
+        if what == b"11" and options.background:
+            return b"\x1b]11;" + _x11(options.background) + b"\x1b\\"
+        if match[2] is not None and int(match[2]) < len(palette):
+            return b"\x1b]4;" + match[2] + b";" + _x11(palette[int(match[2])]) + b"\x07"
+        return b""
+
+    pid, child = pty.fork()
+    if pid == 0:
+        os.execvp(command[0], command)
+
+    def resize(*_: object) -> None:
+        size = fcntl.ioctl(sys.stdout.fileno(), termios.TIOCGWINSZ, b"\0" * 8)
+        fcntl.ioctl(child, termios.TIOCSWINSZ, size)
+
+    resize()
+    signal.signal(signal.SIGWINCH, resize)
+    saved = termios.tcgetattr(sys.stdin.fileno())
+    tty.setraw(sys.stdin.fileno())
+    log = open(options.log, "a", encoding="utf-8") if options.log else None  # noqa: SIM115
+    pending: list[tuple[float, bytes]] = []
+    carry = b""
+    try:
+        while True:
+            now = time.monotonic()
+            wait = max(0.0, min((due for due, _ in pending), default=now + 0.5) - now)
+            try:
+                ready, _, _ = select.select([sys.stdin.fileno(), child], [], [], wait)
+            except InterruptedError:
+                continue
+            if child in ready:
+                try:
+                    data = carry + os.read(child, 65536)
+                except OSError:
+                    break
+                if not data:
+                    break
+                carry = b""
+                cut = data.rfind(b"\x1b")
+                if cut != -1 and len(data) - cut < 16 and not _QUESTION.match(data, cut):
+                    data, carry = data[:cut], data[cut:]  # perhaps a question cut in two
+                answers = b""
+                for match in _QUESTION.finditer(data):
+                    answers += answer(match)
+                    if log is not None:
+                        log.write(match[0].decode("latin-1").replace("\x1b", "ESC") + "\n")
+                        log.flush()
+                os.write(sys.stdout.fileno(), _QUESTION.sub(b"", data))
+                if answers:
+                    pending.append((time.monotonic() + options.delay, answers))
+            if sys.stdin.fileno() in ready:
+                data = os.read(sys.stdin.fileno(), 65536)
+                if not data:
+                    break
+                os.write(child, data)
+            now = time.monotonic()
+            for entry in [entry for entry in pending if entry[0] <= now]:
+                pending.remove(entry)
+                step = options.chunk or len(entry[1])
+                for start in range(0, len(entry[1]), step):
+                    os.write(child, entry[1][start : start + step])
+                    if options.chunk:
+                        time.sleep(0.005)
+    finally:
+        termios.tcsetattr(sys.stdin.fileno(), termios.TCSADRAIN, saved)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,109 @@
+"""The real ``pi`` in tmux, under a terminal that answers the colour question
+(``answering_terminal.py``: tmux itself answers only with what an outer terminal told it): the
+``system`` theme takes the terminal's colours — promptly answered or late and cut in pieces —
+and not one byte of the answers reaches the editor. Colours are read from the screen with their
+escapes (``capture-pane -e``)."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from pi_core.runtime import system_theme
+
+from tests.e2e.tmux_pane import Pane, start_pane
+
+if TYPE_CHECKING:
+    from conftest import PiEnv
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+ANSWERING = str(Path(__file__).with_name("answering_terminal.py"))
+#: Catppuccin Frappé: background, foreground, the 16 ANSI colours.
+BACKGROUND, FOREGROUND = "303446", "c6d0f5"
+PALETTE = [
+    "51576d",
+    "e78284",
+    "a6d189",
+    "e5c890",
+    "8caaee",
+    "f4b8e4",
+    "81c8be",
+    "b5bfe2",
+    "626880",
+    "e78284",
+    "a6d189",
+    "e5c890",
+    "8caaee",
+    "f4b8e4",
+    "81c8be",
+    "a5adce",
+]
+
+
+def _rgb(hex_colour: str) -> tuple[int, int, int]:
+    hex_colour = hex_colour.lstrip("#")
+    return int(hex_colour[0:2], 16), int(hex_colour[2:4], 16), int(hex_colour[4:6], 16)
+
+
+def _expected(role: str) -> str:
+    """The SGR parameters of ``role``'s foreground in the theme made of this terminal's colours."""
+    made = system_theme.generate(_rgb(BACKGROUND), _rgb(FOREGROUND), [_rgb(colour) for colour in PALETTE])
+    red, green, blue = _rgb(str(made.colors[role]))
+    return f"38;2;{red};{green};{blue}"
+
+
+def _start(pi_env: PiEnv, tui: str, log: Path, *terminal: str) -> Pane:
+    pi_env.extra_env["PI_TRUE_COLOR"] = "1"
+    wrapper = [sys.executable, ANSWERING, "--background", BACKGROUND, "--foreground", FOREGROUND]
+    wrapper += ["--palette", ",".join(PALETTE), "--log", str(log), *terminal, "--"]
+    return start_pane(pi_env, tui=tui, prefix=wrapper)
+
+
+def coloured(pane: Pane) -> str:
+    return pane.tmux("capture-pane", "-p", "-e", "-t", "pi")
+
+
+def _no_answer_on_screen(pane: Pane) -> None:
+    screen = pane.screen()
+    assert "rgb:" not in screen and "]11;" not in screen and "?62;" not in screen, screen
+
+
+@pytest.mark.parametrize("tui", ["regular", "fullscreen"])
+def test_the_system_theme_takes_the_colours_the_terminal_answers(
+    tui: str, pi_env: PiEnv, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    log = tmp_path / "questions.log"
+    pane = _start(pi_env, tui, log)
+    request.addfinalizer(pane.kill)
+    pane.wait_for_editor()
+    dim = _expected("dim")
+    pane.wait_for(lambda _: dim in coloured(pane), timeout=20)  # the footer's dim text
+    pane.type("hello")
+    pane.wait_for("hello")
+    _no_answer_on_screen(pane)
+    assert log.read_text(encoding="utf-8").count("ESC]11;?") == 1  # asked once at start-up
+
+
+def test_late_answers_cut_in_pieces_still_count_and_stay_out_of_the_editor(
+    pi_env: PiEnv, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    log = tmp_path / "questions.log"
+    pane = _start(pi_env, "regular", log, "--delay", "0.4", "--chunk", "5")
+    request.addfinalizer(pane.kill)
+    pane.wait_for_editor()
+    dim = _expected("dim")
+    pane.wait_for(lambda _: dim in coloured(pane), timeout=20)  # after pi's 100 ms wait
+    pane.type("abc")
+    pane.wait_for(lambda screen: any(line.rstrip().endswith("> abc") for line in screen.splitlines()))
+    _no_answer_on_screen(pane)
+    pane.keys("C-u")
+    pane.submit("/reload")
+    pane.wait_for("Reloaded")
+    pane.wait_for(lambda _: log.read_text(encoding="utf-8").count("ESC]11;?") == 2, timeout=10)
+    pane.type("xyz")
+    pane.wait_for(lambda screen: any(line.rstrip().endswith("> xyz") for line in screen.splitlines()))
+    _no_answer_on_screen(pane)
