@@ -83,15 +83,20 @@ class ReplStyles:
         self.theme = theme
         shown = {role: theme.shown(role) for role in TOKENS}
         styles: dict[str, Style] = {}
+        faint: frozenset[str] = theme.dim  # roles drawn faint (SGR 2) over their colour
         for role, colour in shown.items():
             if theme.slot(role) == "background":
                 styles[PREFIX + role] = Style(bgcolor=rich_colour(colour))
             else:
-                styles[PREFIX + role] = Style(color=rich_colour(colour))
+                styles[PREFIX + role] = Style(color=rich_colour(colour), dim=role in faint or None)
         for name, (role, attributes) in {**_MARKDOWN, **_COMBINED}.items():
-            styles[name] = Style.parse(f"{attributes} {rich_colour(shown[role])}".strip())
+            extra = " dim" if role in faint else ""
+            styles[name] = Style.parse(f"{attributes}{extra} {rich_colour(shown[role])}".strip())
         self.rich = RichTheme(styles, inherit=True)
-        self.fg = {role: _toolkit("", colour) for role, colour in shown.items()}
+        self.fg = {
+            role: " ".join(part for part in (_toolkit("", colour), "dim" if role in faint else "") if part)
+            for role, colour in shown.items()
+        }
         self.bg = {role: _toolkit("bg:", colour) for role, colour in shown.items()}
         self.toolkit = ToolkitStyle.from_dict(
             {
