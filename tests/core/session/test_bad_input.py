@@ -197,6 +197,32 @@ def test_damaged_header_is_refused_in_one_line(tmp_path: Path, header: str) -> N
     assert path.read_text() == header + "\n" + entry("u1", None) + "\n"
 
 
+def test_damaged_header_with_bad_bytes_is_still_one_line(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = write(tmp_path, b"\x13\x99garbage{{\n" + entry("u1", None).encode() + b"\n")
+    with pytest.raises(SessionFileError, match="its session header is damaged"):
+        SessionManager.open(path)
+    assert caplog.records == []  # no separate line about the bad bytes of a refused header
+
+
+def test_a_line_nested_too_deeply_is_skipped_like_any_garbled_line(tmp_path: Path) -> None:
+    deep = '{"type":"custom","id":"c1","parentId":"u1","timestamp":"t","customType":"x","data":'
+    deep += "[" * 100_000 + "]" * 100_000 + "}"
+    path = write(tmp_path, "\n".join([HEADER, entry("u1", None), deep, entry("u2", "c1")]) + "\n")
+    sm = SessionManager.open(path)
+    assert kinds(sm) == [(3, "garbled"), (4, "bridged-parent")]
+    assert "nested too deeply to read" in sm.load_issues[0].message
+    assert [e.id for e in sm.get_branch()] == ["u1", "u2"]
+
+
+def test_a_folder_is_refused_in_one_line(tmp_path: Path) -> None:
+    folder = tmp_path / "s.jsonl"
+    folder.mkdir()
+    with pytest.raises(SessionFileError, match=rf"^{folder}: cannot read the session file: Is a directory$"):
+        SessionManager.open(folder)
+
+
 def test_header_with_bad_utf8_is_read(tmp_path: Path) -> None:
     path = write(
         tmp_path, HEADER.replace("/x", "/\xff").encode("latin-1") + b"\n" + entry("u1", None).encode() + b"\n"
@@ -255,14 +281,26 @@ def test_v1_file_is_migrated_and_rewritten(tmp_path: Path) -> None:
 def test_parent_cycle_does_not_hang(tmp_path: Path) -> None:
     path = write(tmp_path, "\n".join([HEADER, entry("u1", "u2"), entry("u2", "u1")]) + "\n")
     sm = SessionManager.open(path)
+    assert kinds(sm) == [(2, "parent-cycle")]
+    assert str(sm.load_issues[0]) == (
+        f"{path}:2: parentId 'u2' of entry 'u1' closes a cycle of parent links; shown as a root"
+    )
     assert [e.id for e in sm.get_branch()] == ["u1", "u2"]
     assert len(sm.build_session_context().messages) == 2
+    assert path.read_text().count('"parentId":"u2"') == 1  # nothing rewritten
+
+
+def test_a_long_parent_cycle_is_cut_once(tmp_path: Path) -> None:
+    ring = [entry("a", "d"), entry("b", "a"), entry("c", "b"), entry("d", "c"), entry("e", "d")]
+    sm = SessionManager.open(write(tmp_path, "\n".join([HEADER, *ring]) + "\n"))
+    assert kinds(sm) == [(2, "parent-cycle")]
+    assert [e.id for e in sm.get_branch()] == ["a", "b", "c", "d", "e"]
 
 
 def test_self_parented_entry_is_a_root(tmp_path: Path) -> None:
     path = write(tmp_path, "\n".join([HEADER, entry("u1", "u1"), entry("u2", "u1")]) + "\n")
     sm = SessionManager.open(path)
-    assert sm.load_issues == []
+    assert kinds(sm) == [(2, "parent-cycle")]
     assert [node.entry.id for node in sm.get_tree()] == ["u1"]
     assert [e.id for e in sm.get_branch()] == ["u1", "u2"]
     assert len(sm.build_session_context().messages) == 2

@@ -75,7 +75,7 @@ def _text_of(message: dict[str, Any]) -> str:
 def _loads(line: bytes) -> Any:
     try:
         return json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested too deeply: as unreadable as any other bad line
         return None
 
 

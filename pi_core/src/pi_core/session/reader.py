@@ -104,7 +104,7 @@ class LoadIssue:
     path: str
     line: int
     #: truncated, garbled, encoding, bom, duplicate-id, dangling-parent, bridged-parent,
-    #: extra-header, no-id, future-version, invalid-entry
+    #: extra-header, no-id, future-version, invalid-entry, parent-cycle
     kind: str
     message: str
 
@@ -251,7 +251,10 @@ def _short(value: Any) -> str:
 
 
 def _parse(text: str) -> Any:
-    obj, end = _scan(text, 0)
+    try:
+        obj, end = _scan(text, 0)
+    except RecursionError:
+        raise ValueError("nested too deeply to read") from None
     if end != len(text):
         raise ValueError(f"unexpected data after the JSON value at column {end + 1}")
     return obj
@@ -312,6 +315,42 @@ def _bridge(
     return False, None
 
 
+def _break_parent_cycles(
+    forward: list[EntryMeta],
+    entries: list[EntryMeta],
+    seen_at: dict[str, int],
+    report: Callable[[int, str, str], None],
+) -> None:
+    """Make a root of each entry whose parent link closes a cycle (only a damaged or hand-edited
+    file has one: pi writes a parent before its children). Only entries whose parent was not read
+    before them (``forward``) can close one; a walk up from each stops at an entry known to reach
+    a root, so the check is linear in the entries."""
+    reaches_root: set[str] = set()
+    for meta in forward:
+        if meta.parent_id not in seen_at or entries[seen_at[meta.id]] is not meta:
+            continue  # dangling (reported next) or a dropped duplicate
+        walked: list[str] = []
+        on_walk: set[str] = set()
+        current: str | None = meta.parent_id
+        while current is not None and current not in reaches_root and current not in on_walk:
+            if current == meta.id:
+                report(
+                    meta.line_no,
+                    "parent-cycle",
+                    f"parentId {meta.parent_id!r} of entry {meta.id!r} closes a cycle of parent links; "
+                    "shown as a root",
+                )
+                meta.parent_id = None
+                break
+            walked.append(current)
+            on_walk.add(current)
+            at = seen_at.get(current)
+            current = entries[at].parent_id if at is not None else None
+        else:
+            if current is None or current in reaches_root:
+                reaches_root.update(walked)
+
+
 def read_session_file(
     path: Path,
     *,
@@ -319,9 +358,13 @@ def read_session_file(
     prepare_from: int | None = None,
     scan_to: int | None = None,
 ) -> LoadedFile | None:
-    """Parse ``path`` (see :func:`_read`) with the cyclic collector paused."""
-    with gc_paused():
-        return _read(path, prepare_messages, prepare_from, scan_to)
+    """Parse ``path`` (see :func:`_read`) with the cyclic collector paused. A path that cannot be
+    read (a folder, a read error) raises :class:`SessionFileError` naming it."""
+    try:
+        with gc_paused():
+            return _read(path, prepare_messages, prepare_from, scan_to)
+    except OSError as error:
+        raise SessionFileError(f"{path}: cannot read the session file: {error.strerror or error}") from None
 
 
 def _read(
@@ -368,6 +411,8 @@ def _read(
     #: Entries read right after skipped lines: entry -> the last good entry before them.
     after_damage: dict[int, EntryMeta | None] = {}
     damaged = False  # a line was skipped, or read with replaced bytes, since the last good entry
+    #: The header's bad bytes, told once the header is read (a refused header is one line).
+    header_encoding: str | None = None
     legacy = False
     ends_with_newline = True
     anything = False
@@ -437,11 +482,13 @@ def _read(
             except UnicodeDecodeError as exc:
                 replaced = True
                 # pi (JavaScript) reads such bytes as U+FFFD and keeps the entry: so does this.
-                report(
-                    number,
-                    "encoding",
-                    f"not valid UTF-8 (byte {exc.start + 1}); read with U+FFFD in place of the bad bytes",
+                problem = (
+                    f"not valid UTF-8 (byte {exc.start + 1}); read with U+FFFD in place of the bad bytes"
                 )
+                if header is None:
+                    header_encoding = problem
+                else:
+                    report(number, "encoding", problem)
                 text = stripped.decode("utf-8", "replace")
             meta: EntryMeta | None = None
             if preparing and start >= prepare_from and text.startswith(MESSAGE_LINE_PREFIX):
@@ -479,6 +526,8 @@ def _read(
                             'session header ({"type":"session","id":...})'
                         )
                     header, header_line = obj, text
+                    if header_encoding is not None:
+                        report(number, "encoding", header_encoding)
                     legacy = header_version(obj) < CURRENT_SESSION_VERSION
                     if not legacy:
                         parse = _entry_fields  # from here on only the record's fields are needed
@@ -565,8 +614,10 @@ def _read(
         contains_16_entries = any(meta.type in _CHECKED_TYPES for meta in entries)
         seen_at = {meta.id: position for position, meta in enumerate(entries)}
         unseen_parent = [meta for meta in entries if meta.parent_id is not None]
+    _break_parent_cycles(unseen_parent, entries, seen_at, report)
     for meta in unseen_parent:
-        assert meta.parent_id is not None
+        if meta.parent_id is None:
+            continue  # it closed a cycle: a root now
         if meta.parent_id not in seen_at and entries[seen_at[meta.id]] is meta:  # not a dropped duplicate
             bridged, bridge = _bridge(meta, skipped_links, seen_at, after_damage)
             if bridged:
