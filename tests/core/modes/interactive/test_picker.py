@@ -73,3 +73,22 @@ def test_filter_keeps_the_highlight_when_it_still_shows() -> None:
     picker.query = "zzz"
     picker.refilter()
     assert picker.highlighted is None and picker.shown == []
+
+
+async def test_every_line_of_a_title_is_drawn(pipe: PipeInput) -> None:
+    """A permission question names the command in its title's later lines: none is cut off."""
+    import io
+
+    from prompt_toolkit.data_structures import Size
+    from prompt_toolkit.output.vt100 import Vt100_Output
+
+    screen = io.StringIO()
+    output = Vt100_Output(screen, lambda: Size(rows=24, columns=80), term="xterm")
+    title = "Dangerous command:\n\n  rm -rf build\n\nRun it?"
+    task = asyncio.create_task(pick(title, ["Yes", "No"], input=pipe, output=output))
+    await asyncio.sleep(0.1)
+    pipe.send_text(DOWN + ENTER)
+    assert await asyncio.wait_for(task, 5) == 1
+    drawn = screen.getvalue()
+    for line in ("Dangerous command:", "rm -rf build", "Run it?", "Yes", "No"):
+        assert line in drawn, line

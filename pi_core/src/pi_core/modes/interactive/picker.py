@@ -207,11 +207,11 @@ def picker_view(
 
     @bindings.add("pageup")
     def _page_up(event: KeyPressEvent) -> None:
-        picker.move(-_visible_rows(event.app))
+        picker.move(-_visible_rows(event.app, title))
 
     @bindings.add("pagedown")
     def _page_down(event: KeyPressEvent) -> None:
-        picker.move(_visible_rows(event.app))
+        picker.move(_visible_rows(event.app, title))
 
     @bindings.add("home")
     def _home(event: KeyPressEvent) -> None:
@@ -255,7 +255,7 @@ def picker_view(
         return parts
 
     def listing() -> StyleAndTextTuples:
-        height = _visible_rows(get_app_or_none())
+        height = _visible_rows(get_app_or_none(), title)
         start = max(0, min(picker.cursor - height // 2, len(picker.shown) - height))
         lines: StyleAndTextTuples = []
         for position in range(start, min(len(picker.shown), start + height)):
@@ -293,10 +293,15 @@ class Countdown:
         return f"{title} ({left}s)"
 
 
-def _visible_rows(app: Application[Any] | None) -> int:
+def _visible_rows(app: Application[Any] | None, title: str = "") -> int:
+    """How many rows of the list show: at most :data:`MAX_VISIBLE_ROWS`, and what the screen has
+    left under the title (wrapped to its width) and above the status row."""
     rows = MAX_VISIBLE_ROWS
     if app is not None:
-        rows = min(rows, max(3, app.output.get_size().rows - 4))
+        size = app.output.get_size()
+        width = max(1, size.columns)
+        title_rows = sum(max(1, -(-len(line) // width)) for line in title.split("\n"))
+        rows = min(rows, max(3, size.rows - 3 - title_rows))
     return rows
 
 
