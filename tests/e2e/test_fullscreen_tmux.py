@@ -187,3 +187,22 @@ def test_resize_to_sixty_columns_and_back_reflows(pi_env: PiEnv, full: Pane) -> 
     screen = full.wait_for("PI-EXITED=0")
     assert "word59" in screen  # the transcript is left on the normal screen
     assert "Traceback" not in screen
+
+
+def test_model_selector_in_the_editors_place(pi_env: PiEnv, full: Pane) -> None:
+    """/model in fullscreen: the selector takes the editor's place inside the running
+    application, the transcript above and the footer below stay on the screen."""
+    pi_env.server.add(text_turn("first answer"))
+    _editor_ready(full)
+    full.type("hello")
+    full.keys("Enter")
+    full.wait_for("first answer")
+    _editor_ready(full)
+    full.type("/model")
+    full.keys("Enter")
+    screen = full.wait_for("  Model Name: fake-model")
+    assert "→ ✓ fake-model [loop]" in screen and "first answer" in screen
+    below = screen.split("Enter to select · Escape/Ctrl+C to cancel")[-1]
+    assert "loop/fake-model  context" in below  # the footer, under the selector
+    full.keys("Down", "Enter")
+    full.wait_for(lambda s: "Model: loopa/fake-claude" in s and "Model Name" not in s)

@@ -122,8 +122,11 @@ async def test_tree_replaces_the_transcript_with_the_branch(
         await repl.idle()
     await repl.submit("/tree")
     await repl.in_dialog()
+    mode: Any = repl.mode
+    tree = mode._in_place[-1]
     repl.send("\x1b[A\x1b[A\r")
-    await repl.in_dialog()
+    # Keys typed ahead would go to the editor between the two: wait for the summary question.
+    await repl.until(lambda: mode._in_place[-1:] != [tree] and mode._dialog_has_keys())
     repl.send("\r")
     await repl.wait_for("Moved to a new position in the tree")
     out = repl.output

@@ -39,7 +39,7 @@ def listed(query: str = "", scoped: list[Model] | None = None) -> ModelList:
 
 
 def screen(selector: ModelSelector) -> list[str]:
-    return "".join(text for _, text, *_ in selector._fragments()).splitlines()
+    return "".join(text for _, text, *_ in selector.fragments()).splitlines()
 
 
 def test_current_first_then_default_then_by_provider() -> None:
@@ -49,7 +49,7 @@ def test_current_first_then_default_then_by_provider() -> None:
 
 
 def test_rows_mark_the_current_model_and_the_default(pipe: PipeInput) -> None:
-    lines = screen(ModelSelector(listed(), input=pipe, output=DummyOutput()))
+    lines = screen(ModelSelector(listed()))
     assert "Only showing models from configured providers. Use /login to add providers." in lines
     assert "→ ✓ fake-model [loop]" in lines
     assert "    fake-large [loop] · default" in lines
@@ -77,8 +77,8 @@ def test_distinct_names() -> None:
 
 async def test_keys_pick_wrap_and_cancel(pipe: PipeInput) -> None:
     async def run(keys: str, state: ModelList) -> Model | None:
-        selector = ModelSelector(state, input=pipe, output=DummyOutput())
-        task = asyncio.create_task(selector.run())
+        selector = ModelSelector(state)
+        task = asyncio.create_task(selector.run(input=pipe, output=DummyOutput()))
         await asyncio.sleep(0.05)
         pipe.send_text(keys)
         return await asyncio.wait_for(task, 5)
@@ -95,5 +95,5 @@ async def test_keys_pick_wrap_and_cancel(pipe: PipeInput) -> None:
 
 
 def test_scope_lines(pipe: PipeInput) -> None:
-    lines = screen(ModelSelector(listed(scoped=[MODELS[0]]), input=pipe, output=DummyOutput()))
+    lines = screen(ModelSelector(listed(scoped=[MODELS[0]])))
     assert "Scope: all | scoped" in lines and "tab scope (all/scoped)" in lines

@@ -28,12 +28,14 @@ def pipe() -> Iterator[PipeInput]:
 def selector(pipe: PipeInput, **options: Any) -> tuple[TreeSelector, dict[str, str]]:
     manager, ids = branched_session()
     state = TreeState(manager.get_tree(), manager.get_leaf_id(), page=20)
-    return TreeSelector(state, input=pipe, output=DummyOutput(), **options), ids
+    return TreeSelector(state, **options), ids
 
 
 async def press(pipe: PipeInput, tree: TreeSelector, *keys: str) -> asyncio.Task[str | None]:
     """Start the tree (once) and send ``keys``, each in its own write as a terminal does."""
-    task: asyncio.Task[str | None] = getattr(tree, "_task", None) or asyncio.create_task(tree.run())
+    task: asyncio.Task[str | None] = getattr(tree, "_task", None) or asyncio.create_task(
+        tree.run(input=pipe, output=DummyOutput())
+    )
     tree._task = task  # type: ignore[attr-defined]
     await asyncio.sleep(0.05)
     for key in keys:
@@ -44,7 +46,7 @@ async def press(pipe: PipeInput, tree: TreeSelector, *keys: str) -> asyncio.Task
 
 
 def screen(tree: TreeSelector) -> str:
-    return "".join(text for _, text, *_ in tree._fragments())
+    return "".join(text for _, text, *_ in tree.fragments())
 
 
 async def test_enter_picks_and_esc_cancels(pipe: PipeInput) -> None:

@@ -38,7 +38,7 @@ from pi_core.modes.interactive.dialogs import ask
 from pi_core.modes.interactive.editor_slot import EditorControl, EditorSlot
 from pi_core.modes.interactive.keymap import default_keymap, load_keymap
 from pi_core.modes.interactive.paste import Pastes
-from pi_core.modes.interactive.picker import Picker, PickerKeys, pick
+from pi_core.modes.interactive.picker import Picker, PickerKeys, Selector, pick
 from pi_core.modes.interactive.render import EventRenderer
 from pi_core.modes.interactive.styles import ReplStyles, styles_for
 from pi_core.modes.interactive.ui import InteractiveUI
@@ -856,6 +856,10 @@ class InteractiveMode:
             signal=signal,
             on_highlight=on_highlight,
         )
+
+    async def show_selector(self, selector: Selector) -> Any:
+        """A selector (/tree, /model) in the editor's place: here, a dialog under the output."""
+        return await self.dialog(lambda: selector.run(styles=lambda: self.styles, **self.terminal))
 
     async def show_picker(
         self,

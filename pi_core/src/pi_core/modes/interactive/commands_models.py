@@ -35,8 +35,7 @@ class ModelCommands(CommandBase):
                 scoped=[model for model, _ in session.services.scoped_models],
                 query=args.strip(),
             )
-            selector = ModelSelector(listed, styles=lambda: self.mode.styles, **self.mode.terminal)
-            chosen = await self.mode.dialog(selector.run)
+            chosen = await self.mode.show_selector(ModelSelector(listed, styles=lambda: self.mode.styles))
             if chosen is None:
                 return
         await self._session.set_model(chosen)

@@ -193,9 +193,8 @@ class SessionCommands(CommandBase):
                 on_label=manager.append_label_change,
                 on_copy=self._copy_entry,
                 styles=lambda: self.mode.styles,
-                **self.mode.terminal,
             )
-            target = await self.mode.dialog(selector.run)
+            target = await self.mode.show_selector(selector)
             mode = state.mode
             if target is None:
                 return

@@ -78,7 +78,7 @@ from pi_core.modes.interactive.transcript import Block, Line, Transcript, Transc
 if TYPE_CHECKING:
     from pi_core.ai.abort import AbortSignal
     from pi_core.modes.interactive.custom import ComponentKeys
-    from pi_core.modes.interactive.picker import PickerKeys
+    from pi_core.modes.interactive.picker import PickerKeys, Selector
     from pi_core.modes.interactive.styles import ReplStyles
     from pi_core.runtime.host import RuntimeHost
 
@@ -766,6 +766,26 @@ class FullscreenMode(InteractiveMode):
             result = chosen[0] if chosen else None
         after(result)
         return result
+
+    async def show_selector(self, selector: Selector) -> Any:
+        """The selector in the editor's place inside the running application."""
+        if not self._live():
+            return await super().show_selector(selector)
+        closed = asyncio.Event()
+        chosen: list[Any] = []
+        close = self._open_dialog(HSplit([selector.view], key_bindings=selector.keys), selector.view)
+
+        def finished(result: Any) -> None:
+            chosen.append(result)
+            close()
+            closed.set()
+
+        selector.on_finish = finished
+        try:
+            await closed.wait()
+        finally:
+            close()
+        return chosen[0] if chosen else None
 
     async def question(
         self,

@@ -16,17 +16,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from prompt_toolkit.application import Application
 from prompt_toolkit.formatted_text import StyleAndTextTuples
-from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
-from prompt_toolkit.output import Output
 
-from pi_core.ai.abort import AbortSignal
 from pi_core.ai.provider import Model
 from pi_core.ai.resolve import fuzzy_filter
-from pi_core.modes.interactive.picker import run_selector, selector_application
+from pi_core.modes.interactive.picker import Selector
 from pi_core.modes.interactive.styles import ReplStyles
 
 #: Models shown at once.
@@ -134,28 +130,15 @@ class ModelList:
         return start, min(start + MAX_VISIBLE, len(self.shown))
 
 
-class ModelSelector:
-    """The list as an application of its own; :meth:`run` gives the chosen model."""
+class ModelSelector(Selector):
+    """The model list in the editor's place; it finishes with the chosen model."""
 
-    def __init__(
-        self,
-        state: ModelList,
-        *,
-        styles: Callable[[], ReplStyles] | None = None,
-        input: Input | None = None,
-        output: Output | None = None,
-    ) -> None:
+    def __init__(self, state: ModelList, *, styles: Callable[[], ReplStyles] | None = None) -> None:
         self.state = state
         self._styles = styles
-        self.app: Application[Model | None] = selector_application(
-            self._fragments, self._bindings(), styles, input, output
-        )
+        super().__init__()
 
-    async def run(self, timeout_ms: float | None = None, signal: AbortSignal | None = None) -> Model | None:
-        chosen: Model | None = await run_selector(self.app, timeout_ms, signal)
-        return chosen
-
-    def _bindings(self) -> KeyBindings:
+    def bindings(self) -> KeyBindings:
         bindings = KeyBindings()
         state = self.state
 
@@ -182,12 +165,12 @@ class ModelSelector:
         @bindings.add("enter")
         def _choose(event: KeyPressEvent) -> None:
             if state.selected is not None:
-                event.app.exit(result=state.selected)
+                self.finish(state.selected)
 
         @bindings.add("escape")
         @bindings.add("c-c")
         def _cancel(event: KeyPressEvent) -> None:
-            event.app.exit(result=None)
+            self.finish(None)
 
         @bindings.add("backspace")
         def _erase(event: KeyPressEvent) -> None:
@@ -206,9 +189,9 @@ class ModelSelector:
     def _fg(self, role: str) -> str:
         return self._styles().fg.get(role, "") if self._styles is not None else ""
 
-    def _fragments(self) -> StyleAndTextTuples:
+    def fragments(self) -> StyleAndTextTuples:
         state = self.state
-        width = max(1, self.app.output.get_size().columns)
+        width = self.width()
         rule: StyleAndTextTuples = [(self._fg("border"), "─" * width)]
         muted, accent = self._fg("muted"), self._fg("accent")
         lines: list[StyleAndTextTuples] = [rule, []]

@@ -305,51 +305,89 @@ def _visible_rows(app: Application[Any] | None, title: str = "") -> int:
     return rows
 
 
-def selector_application(
-    fragments: Callable[[], StyleAndTextTuples],
-    bindings: KeyBindings,
-    styles: Callable[[], Any] | None,
-    input: Input | None,
-    output: Output | None,
-) -> Application[Any]:
-    """An application that draws ``fragments`` in the editor's place (the /tree and /model
-    selectors): ``styles`` gives the REPL's :class:`~.styles.ReplStyles` at each redraw, Esc
-    alone acts at once and Alt+arrow (Esc and the arrow in one write) is still one key."""
-    from pi_core.modes.interactive.app import SEQUENCE_WAIT, escape_wait
+class Selector:
+    """A selector drawn in the editor's place (/tree, /model): subclasses give its lines
+    (:meth:`fragments`) and keys (:meth:`bindings`) and call :meth:`finish` with the choice.
 
-    style: BaseStyle = Style([])
-    depth: Any = ColorDepth.DEPTH_8_BIT
-    if styles is not None:
-        style = DynamicStyle(lambda: styles().toolkit)
-        depth = lambda: styles().color_depth  # noqa: E731 - asked at each redraw
-    app: Application[Any] = Application(
-        layout=Layout(Window(FormattedTextControl(fragments), wrap_lines=False, dont_extend_height=True)),
-        key_bindings=bindings,
-        style=style,
-        color_depth=depth,
-        full_screen=False,
-        erase_when_done=True,
-        input=input,
-        output=output,
-    )
-    app.ttimeoutlen = escape_wait()
-    app.timeoutlen = SEQUENCE_WAIT
-    return app
+    The regular REPL runs it as a short application of its own (:meth:`run`); the fullscreen one
+    shows :attr:`view` inside the running application, with :attr:`keys` (see
+    ``InteractiveMode.show_selector``)."""
 
+    def __init__(self) -> None:
+        self.view = Window(
+            FormattedTextControl(self.fragments, focusable=True, show_cursor=False),
+            wrap_lines=False,
+            dont_extend_height=True,
+        )
+        self.keys = self.bindings()
+        #: Called once with the choice (``None``: cancelled) when the selector closes.
+        self.on_finish: Callable[[Any], None] | None = None
+        self.finished = False
 
-async def run_selector(
-    app: Application[Any], timeout_ms: float | None = None, signal: AbortSignal | None = None
-) -> Any:
-    """Run a selector's application until it exits; ``None`` when cancelled or timed out."""
-    if signal is not None and signal.aborted:
-        return None
+    def fragments(self) -> StyleAndTextTuples:
+        raise NotImplementedError
 
-    def close() -> None:
-        if app.is_running and app.future is not None and not app.future.done():
-            app.exit(result=None)
+    def bindings(self) -> KeyBindings:
+        raise NotImplementedError
 
-    try:
-        with cancelled_by(timeout_ms, signal, close):
-            return await app.run_async()
-    except (EOFError, KeyboardInterrupt):
-        return None
+    def finish(self, result: Any) -> None:
+        if not self.finished:
+            self.finished = True
+            if self.on_finish is not None:
+                self.on_finish(result)
+
+    @staticmethod
+    def width() -> int:
+        """The columns of the terminal it is drawn on."""
+        app = get_app_or_none()
+        return max(1, app.output.get_size().columns) if app is not None else 80
+
+    @staticmethod
+    def invalidate() -> None:
+        app = get_app_or_none()
+        if app is not None:
+            app.invalidate()
+
+    async def run(
+        self,
+        *,
+        styles: Callable[[], Any] | None = None,
+        input: Input | None = None,
+        output: Output | None = None,
+        timeout_ms: float | None = None,
+        signal: AbortSignal | None = None,
+    ) -> Any:
+        """Run as an application of its own under the output; the choice, ``None`` when cancelled.
+        ``styles`` gives the REPL's :class:`~.styles.ReplStyles` at each redraw."""
+        from pi_core.modes.interactive.app import SEQUENCE_WAIT, escape_wait
+
+        if signal is not None and signal.aborted:
+            return None
+        style: BaseStyle = Style([])
+        depth: Any = ColorDepth.DEPTH_8_BIT
+        if styles is not None:
+            style = DynamicStyle(lambda: styles().toolkit)
+            depth = lambda: styles().color_depth  # noqa: E731 - asked at each redraw
+        app: Application[Any] = Application(
+            layout=Layout(HSplit([self.view], key_bindings=self.keys), focused_element=self.view),
+            style=style,
+            color_depth=depth,
+            full_screen=False,
+            erase_when_done=True,
+            input=input,
+            output=output,
+        )
+        # Esc alone acts at once, and Alt+arrow (Esc and the arrow in one write) is still one key.
+        app.ttimeoutlen = escape_wait()
+        app.timeoutlen = SEQUENCE_WAIT
+
+        def close(result: Any) -> None:
+            if app.is_running and app.future is not None and not app.future.done():
+                app.exit(result=result)
+
+        self.on_finish = close
+        try:
+            with cancelled_by(timeout_ms, signal, lambda: self.finish(None)):
+                return await app.run_async()
+        except (EOFError, KeyboardInterrupt):
+            return None

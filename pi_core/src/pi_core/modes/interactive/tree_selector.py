@@ -12,20 +12,17 @@ Esc clears the search and then closes. Enter picks the highlighted entry.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 
-from prompt_toolkit.application import Application
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
-from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
-from prompt_toolkit.output import Output
 from prompt_toolkit.utils import get_cwidth
 
-from pi_core.ai.abort import AbortSignal
 from pi_core.modes.interactive.keys import key_sequence
-from pi_core.modes.interactive.picker import run_selector, selector_application
+from pi_core.modes.interactive.picker import Selector
 from pi_core.modes.interactive.styles import ReplStyles
 from pi_core.modes.interactive.tree_view import FilterMode, TreeRow, TreeState
 
@@ -97,8 +94,8 @@ def tree_sequence(key: str) -> tuple[str, ...] | None:
     return key_sequence(key)
 
 
-class TreeSelector:
-    """The session tree as an application of its own; :meth:`run` gives the chosen entry id."""
+class TreeSelector(Selector):
+    """The session tree in the editor's place; it finishes with the chosen entry id."""
 
     def __init__(
         self,
@@ -108,11 +105,9 @@ class TreeSelector:
         on_label: Callable[[str, str | None], None] | None = None,
         on_copy: Callable[[str], Awaitable[str]] | None = None,
         styles: Callable[[], ReplStyles] | None = None,
-        input: Input | None = None,
-        output: Output | None = None,
     ) -> None:
         self.state = state
-        self.keys = tree_keys(keys)
+        self.tree_keys = tree_keys(keys)
         self.on_label = on_label
         self.on_copy = on_copy
         self._styles = styles
@@ -120,29 +115,19 @@ class TreeSelector:
         self.editing: tuple[str, str] | None = None
         #: A note for the status line (what Ctrl+X did).
         self.note = ""
-        self.app: Application[str | None] = selector_application(
-            self._fragments, self._bindings(), styles, input, output
-        )
-
-    async def run(self, timeout_ms: float | None = None, signal: AbortSignal | None = None) -> str | None:
-        result: str | None = await run_selector(self.app, timeout_ms, signal)
-        return result
-
-    def _finish(self, result: str | None) -> None:
-        app = self.app
-        if app.is_running and app.future is not None and not app.future.done():
-            app.exit(result=result)
+        self._copying: set[asyncio.Task[None]] = set()
+        super().__init__()
 
     # --- keys -----------------------------------------------------------------------------------
 
-    def _bindings(self) -> KeyBindings:
+    def bindings(self) -> KeyBindings:
         bindings = KeyBindings()
         editing = Condition(lambda: self.editing is not None)
         browsing = ~editing
         state = self.state
 
         def on(action: str, handler: Callable[[], None]) -> None:
-            for key in self.keys.get(action, ()):
+            for key in self.tree_keys.get(action, ()):
                 sequence = tree_sequence(key)
                 if sequence is not None:
                     bindings.add(*sequence, filter=browsing)(
@@ -209,11 +194,11 @@ class TreeSelector:
     def _choose(self) -> None:
         item = self.state.selected
         if item is not None:
-            self._finish(item.entry_id)
+            self.finish(item.entry_id)
 
     def _cancel(self) -> None:
         if not self.state.clear_query():
-            self._finish(None)
+            self.finish(None)
 
     def _edit_label(self) -> None:
         item = self.state.selected
@@ -233,17 +218,19 @@ class TreeSelector:
 
             async def report() -> None:
                 self.note = await copying
-                self.app.invalidate()
+                self.invalidate()
 
-            self.app.create_background_task(report())
+            task = asyncio.create_task(report())
+            self._copying.add(task)
+            task.add_done_callback(self._copying.discard)
 
     # --- drawing --------------------------------------------------------------------------------
 
     def _fg(self, role: str) -> str:
         return self._styles().fg.get(role, "") if self._styles is not None else ""
 
-    def _fragments(self) -> StyleAndTextTuples:
-        width = max(1, self.app.output.get_size().columns)
+    def fragments(self) -> StyleAndTextTuples:
+        width = self.width()
         rule = ("class:separator " + self._fg("border"), "─" * width)
         lines: list[StyleAndTextTuples] = [
             [],
@@ -284,7 +271,7 @@ class TreeSelector:
 
     def _bound(self, action: str) -> list[str]:
         """The keys of ``action`` a terminal can send."""
-        return [key for key in self.keys.get(action, ()) if tree_sequence(key) is not None]
+        return [key for key in self.tree_keys.get(action, ()) if tree_sequence(key) is not None]
 
     def _first_key(self, action: str) -> str | None:
         return next(iter(self._bound(action)), None)
