@@ -140,9 +140,11 @@ class SessionCommands(CommandBase):
         if not candidates:
             self._warn("No messages to fork from")
             return
-        # Every user message of the session, on every branch; the picker numbers the rows.
-        labels = [text.replace(chr(10), " ")[:100] for _, text in candidates]
-        picked = await self.mode.pick("Fork from which message?", labels, initial=len(labels) - 1)
+        from pi_core.modes.interactive.fork_selector import ForkSelector
+
+        # Every user message of the session, on every branch, oldest first; the newest highlighted.
+        selector = ForkSelector([text for _, text in candidates], styles=lambda: self.mode.styles)
+        picked = await self.mode.show_selector(selector)
         if picked is None:
             return
         entry_id, _ = candidates[picked]
