@@ -5,7 +5,14 @@ import re
 from pathlib import Path
 
 import pytest
-from pi_core.runtime.export_html import active_branch, default_export_path, export_file_to_html
+from pi_core.runtime import system_theme, themes
+from pi_core.runtime.export_html import (
+    active_branch,
+    default_export_path,
+    export_file_to_html,
+    render_session_html,
+    setting_theme,
+)
 
 HEADER = {"type": "session", "version": 3, "id": "0190-abc", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/p"}
 
@@ -83,3 +90,54 @@ def test_export_renders_the_recorded_prompt_and_its_updates(tmp_path: Path) -> N
     assert "tools added: bash" in page and "tools removed: read" in page
     # a file without recorded prompts still shows the live one
     assert "LIVE PROMPT" in render_session_html(HEADER, ENTRIES, system_prompt="LIVE PROMPT")
+
+
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "pi16_colors"
+EXPORT_COLOURS = json.loads((FIXTURES / "export_colors.json").read_text(encoding="utf-8"))
+_SYSTEM = json.loads((FIXTURES / "system_theme.json").read_text(encoding="utf-8"))
+_FRAPPE = next(case["input"] for case in _SYSTEM["cases"] if case["name"] == "catppuccinFrappe")
+FRAPPE = system_theme.Reported(
+    (_FRAPPE["foreground"]["r"], _FRAPPE["foreground"]["g"], _FRAPPE["foreground"]["b"]),
+    (_FRAPPE["background"]["r"], _FRAPPE["background"]["g"], _FRAPPE["background"]["b"]),
+    tuple((colour["r"], colour["g"], colour["b"]) for colour in _FRAPPE["palette"]),
+)
+
+
+@pytest.mark.parametrize("page", list(EXPORT_COLOURS["pages"]))
+def test_the_page_declares_the_colours_pis_export_declares_for_the_theme(
+    page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pi 1.6.0's page for the same theme (tests/fixtures/pi16_colors/make_export_colors.mjs):
+    every role, and the export backgrounds — the file's own, or derived from userMessageBg."""
+    monkeypatch.delenv("COLORFGBG", raising=False)
+    want = EXPORT_COLOURS["pages"][page]
+    system_theme.reset()
+    if want["terminal"] == "frappe":
+        system_theme.report(FRAPPE)
+    try:
+        for name, spec in EXPORT_COLOURS["themes"].items():
+            (tmp_path / f"{name}.json").write_text(json.dumps(spec), encoding="utf-8")
+        theme = themes.load(want["theme"], [str(tmp_path)], "truecolor")
+        page_html = render_session_html(HEADER, ENTRIES, theme=theme)
+    finally:
+        system_theme.reset()
+    root = re.search(r"<style>:root\{([^}]*)\}", page_html)
+    assert root is not None
+    declared = dict(re.findall(r"--([\w-]+):([^;]+);", root[1]))
+    assert declared == want["variables"]
+    assert "background:var(--body-bg)" in page_html and "background:var(--userMessageBg)" in page_html
+
+
+def test_each_export_takes_its_theme_as_pi_s_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """RPC's export: the theme setting when it names a theme, else system (a pair is not one);
+    ``pi --export``: system, the terminal silent."""
+    monkeypatch.delenv("COLORFGBG", raising=False)
+    system_theme.reset()
+    assert setting_theme("light", []).name == "light"
+    assert setting_theme("light/dark", []).name == "system" and setting_theme("nowhere", []).name == "system"
+    source = tmp_path / "s.jsonl"
+    source.write_text("\n".join(json.dumps(line) for line in [HEADER, *ENTRIES]) + "\n", encoding="utf-8")
+    page_html = export_file_to_html(source, tmp_path / "out.html").read_text(encoding="utf-8")
+    assert (
+        f"--exportPageBg:{EXPORT_COLOURS['pages']['systemSilent']['variables']['exportPageBg']};" in page_html
+    )

@@ -5,6 +5,14 @@ thinking, tool calls with their results, user bash runs, custom messages and sum
 no network and no script: styles are inline, every text is escaped, and the raw session data is
 embedded as JSON (``<script type="application/json" id="pi-session">``) for tools that want it.
 Works on raw JSONL entries, so any session file pi can read exports, unknown entry types included.
+
+The page is drawn in a theme's colours, as pi 1.6.0's export is: a ``:root`` block declares every
+role as ``--<role>`` (``#rrggbb``; a role left to the terminal takes its reported default colour
+or the usual guess, a faint one its colour mixed toward the background) and the page, card and
+info backgrounds — the theme file's ``export`` colours, or for what it leaves out colours derived
+from ``userMessageBg`` by pi's rule. ``/export`` uses the theme the REPL draws with; RPC's
+``export_html`` the ``theme`` setting when it names a theme, else ``system``; ``pi --export``
+the ``system`` theme of a terminal that reported nothing, as pi's do.
 """
 
 from __future__ import annotations
@@ -13,30 +21,95 @@ import html
 import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pi_core.runtime.themes import Theme
 
 _CSS = """
-body{margin:0;background:#1e1f24;color:#e6e6e6;font:14px/1.5 ui-monospace,SFMono-Regular,Menlo,monospace}
+body{margin:0;background:var(--body-bg);color:var(--text);
+font:14px/1.5 ui-monospace,SFMono-Regular,Menlo,monospace}
 main{max-width:960px;margin:0 auto;padding:24px}
-header{border-bottom:1px solid #3a3c44;margin-bottom:16px}
-h1{font-size:18px;margin:0 0 4px}
-.meta{color:#9aa0a6;font-size:12px}
-.entry{border-radius:6px;margin:12px 0;padding:10px 14px;background:#2a2c33}
-.user{background:#343541}
-.assistant{background:#26282e}
-.toolResult{background:#23252a;border-left:3px solid #4e8a5a}
-.toolResult.error{border-left-color:#b4534b}
-.bashExecution{border-left:3px solid #c7a13b}
-.custom,.summary{border-left:3px solid #6b7bd6}
-.system{border-left:3px solid #8a8f98}
-.role{color:#9aa0a6;font-size:12px;text-transform:uppercase;margin-bottom:4px}
+header{border-bottom:1px solid var(--borderMuted);margin-bottom:16px}
+h1{font-size:18px;margin:0 0 4px;color:var(--mdHeading)}
+.meta{color:var(--dim);font-size:12px}
+.entry{border-radius:6px;margin:12px 0;padding:10px 14px;background:var(--container-bg)}
+.user{background:var(--userMessageBg);color:var(--userMessageText)}
+.toolResult{background:var(--toolSuccessBg);color:var(--toolOutput);border-left:3px solid var(--success)}
+.toolResult.error{background:var(--toolErrorBg);border-left-color:var(--error)}
+.bashExecution{border-left:3px solid var(--bashMode)}
+.custom,.summary{background:var(--customMessageBg);color:var(--customMessageText);
+border-left:3px solid var(--customMessageLabel)}
+.system{background:var(--info-bg);border-left:3px solid var(--borderAccent)}
+.role{color:var(--muted);font-size:12px;text-transform:uppercase;margin-bottom:4px}
 pre{white-space:pre-wrap;word-break:break-word;margin:4px 0}
-.thinking{color:#9aa0a6;font-style:italic}
-.toolCall{color:#8ab4f8}
-.error-text{color:#f28b82}
+.thinking{color:var(--thinkingText);font-style:italic}
+.toolCall{color:var(--toolTitle)}
+.error-text{color:var(--error)}
 img{max-width:100%}
-details summary{cursor:pointer;color:#9aa0a6}
+details summary{cursor:pointer;color:var(--muted)}
 """
+
+
+def theme_variables(theme: Theme | None = None) -> dict[str, str]:
+    """The CSS variables of the page for ``theme`` (default: ``system`` as the terminal left it):
+    ``--<role>`` for every role, then ``--exportPageBg``/``CardBg``/``InfoBg`` and the
+    ``--body-bg``/``--container-bg``/``--info-bg`` the page is drawn with (the same three)."""
+    from pi_core.runtime import themes
+
+    theme = theme if theme is not None else themes.load(themes.SYSTEM, [])
+    variables = {role: theme.color(role) for role in themes.TOKENS}
+    derived = dict(zip(("pageBg", "cardBg", "infoBg"), _derived(variables["userMessageBg"]), strict=True))
+    chosen = {key: theme.export.get(key) or derived[key] for key in derived}
+    variables.update(
+        exportPageBg=chosen["pageBg"], exportCardBg=chosen["cardBg"], exportInfoBg=chosen["infoBg"]
+    )
+    variables.update(
+        {"body-bg": chosen["pageBg"], "container-bg": chosen["cardBg"], "info-bg": chosen["infoBg"]}
+    )
+    return variables
+
+
+def _derived(base: str) -> tuple[str, str, str]:
+    """Page, card and info backgrounds from ``userMessageBg`` (pi's rule: on a light colour the
+    page a little darker and the card the colour itself; on a dark one both darker)."""
+    from pi_core.runtime.colors import _round
+
+    try:
+        red, green, blue = (int(base[index : index + 2], 16) for index in (1, 3, 5))
+    except ValueError:
+        return "rgb(24, 24, 30)", "rgb(30, 30, 36)", "rgb(60, 55, 40)"
+
+    def linear(channel: int) -> float:
+        value = channel / 255
+        return value / 12.92 if value <= 0.03928 else ((value + 0.055) / 1.055) ** 2.4
+
+    def scaled(factor: float) -> str:
+        return "rgb({}, {}, {})".format(*(min(255, max(0, _round(c * factor))) for c in (red, green, blue)))
+
+    luminance = 0.2126 * linear(red) + 0.7152 * linear(green) + 0.0722 * linear(blue)
+    if luminance > 0.5:
+        info = f"rgb({min(255, red + 10)}, {min(255, green + 5)}, {max(0, blue - 20)})"
+        return scaled(0.96), base, info
+    return scaled(0.7), scaled(0.85), f"rgb({min(255, red + 20)}, {min(255, green + 15)}, {blue})"
+
+
+def setting_theme(setting: str | None, paths: Sequence[str]) -> Theme:
+    """The theme the ``theme`` setting names when it names one that loads (not a pair), else
+    ``system``: what RPC's ``export_html`` draws the page in, as pi's."""
+    from pi_core.runtime import themes
+
+    if setting:
+        try:
+            return themes.load(setting, paths)
+        except themes.ThemeError:
+            pass
+    return themes.load(themes.SYSTEM, [])
+
+
+def _root_css(theme: Theme | None) -> str:
+    declarations = "".join(f"--{name}:{value};" for name, value in theme_variables(theme).items())
+    return f":root{{{declarations}}}"
 
 
 def default_export_path(session_file: str | Path) -> Path:
@@ -201,8 +274,9 @@ def render_session_html(
     *,
     system_prompt: str | None = None,
     tools: Iterable[dict[str, Any]] | None = None,
+    theme: Theme | None = None,
 ) -> str:
-    """The whole page for a session's active branch."""
+    """The whole page for a session's active branch, in ``theme``'s colours (see the module)."""
     header = header or {}
     title = f"pi session {header.get('id', '')}".strip()
     branch = active_branch(entries, leaf_id)
@@ -211,7 +285,8 @@ def render_session_html(
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{html.escape(str(name or title))}</title><style>{_CSS}</style></head><body><main>",
+        f"<title>{html.escape(str(name or title))}</title>",
+        f"<style>{_root_css(theme)}{_CSS}</style></head><body><main>",
         f"<header><h1>{html.escape(str(name or title))}</h1>",
         f'<div class="meta">{html.escape(str(header.get("timestamp", "")))} · '
         f"{html.escape(str(header.get('cwd', '')))}</div></header>",

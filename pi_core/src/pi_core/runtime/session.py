@@ -938,9 +938,14 @@ class AgentSession:
         """Extension commands, prompt templates and skills, as RPC ``get_commands`` lists them."""
         return views.command_list(self.services.commands, self.services.plugin_sources, self.resources)
 
-    async def export_to_html(self, output_path: str | None = None) -> Path:
+    async def export_to_html(self, output_path: str | None = None, theme: Any = None) -> Path:
+        """The session as an HTML page in ``theme``'s colours (by default the ``theme`` setting's
+        theme when it names one, else ``system``, as pi's RPC export)."""
         tools = [{"name": t.name, "description": t.description} for t in self.agent.state.tools]
-        return await views.export_html(self.session_manager, self.system_prompt, tools, output_path)
+        setting = (self.settings.settings.theme, list(self.resources.theme_paths))
+        return await views.export_html(
+            self.session_manager, self.system_prompt, tools, output_path, theme, setting
+        )
 
     async def export_to_jsonl(self, output_path: str | None = None) -> Path:
         """The current branch as a session file of its own, re-chained into a line (pi's export)."""

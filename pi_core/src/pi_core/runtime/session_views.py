@@ -83,10 +83,16 @@ def _resource_command(name: str, resource: Any, source: str) -> dict[str, Any]:
 
 
 async def export_html(
-    manager: Any, system_prompt: str, tools: list[dict[str, str]], output_path: str | None
+    manager: Any,
+    system_prompt: str,
+    tools: list[dict[str, str]],
+    output_path: str | None,
+    theme: Any = None,
+    setting: tuple[str | None, list[str]] = (None, []),
 ) -> Path:
-    """The whole session file as one HTML page (``/export``, RPC ``export_html``)."""
-    from pi_core.runtime.export_html import default_export_path, render_session_html
+    """The whole session file as one HTML page (``/export``, RPC ``export_html``), in ``theme``'s
+    colours, else those of the theme ``setting`` (the ``theme`` setting, the theme paths) names."""
+    from pi_core.runtime.export_html import default_export_path, render_session_html, setting_theme
 
     file = manager.get_session_file()
     if file is None:
@@ -96,8 +102,10 @@ async def export_html(
     entries = [e.to_json_dict() if hasattr(e, "to_json_dict") else e for e in manager.get_entries()]
     header = manager.get_header()
     header_dict = header.to_json_dict() if hasattr(header, "to_json_dict") else header
+    if theme is None:
+        theme = await asyncio.to_thread(setting_theme, *setting)
     page = render_session_html(
-        header_dict, entries, manager.get_leaf_id(), system_prompt=system_prompt, tools=tools
+        header_dict, entries, manager.get_leaf_id(), system_prompt=system_prompt, tools=tools, theme=theme
     )
     target = Path(output_path) if output_path else default_export_path(file)
     await asyncio.to_thread(target.write_text, page, encoding="utf-8")

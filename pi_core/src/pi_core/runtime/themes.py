@@ -130,13 +130,14 @@ class Theme:
         appearance: str | None = None,
         mode: ColorMode | None = None,
         dim: Iterable[str] = (),
+        export: Mapping[str, str] | None = None,
     ) -> None:
         if colors is None:
             self.name = name if name in BUILTIN else "dark"
-            values, declared = _builtin_values(self.name)
+            values, declared, export = _builtin_values(self.name)
         else:
             self.name = name or "custom"
-            base, _ = _builtin_values("dark")
+            base, _, _ = _builtin_values("dark")
             values = {**base, **{role: _value(value) for role, value in colors.items()}}
             declared = appearance if appearance in ("dark", "light") else None
         self.path = path
@@ -145,6 +146,9 @@ class Theme:
         self.values: dict[str, Color | None] = dict(values)
         self.appearance = declared or _detect_appearance(self.values) or system_theme.appearance_now()
         self.dim = frozenset(dim)
+        #: The file's ``export`` colours for HTML export, as CSS values (``pageBg``, …; a role
+        #: left out, or set to ``""``, is not here).
+        self.export: dict[str, str] = dict(export or {})
         self._fg = {role: _escape(value, self.mode, background=False) for role, value in self.values.items()}
         for role in self.dim & self._fg.keys():
             self._fg[role] += "\x1b[2m"
@@ -244,10 +248,41 @@ def _detect_appearance(values: Mapping[str, Color | None]) -> str | None:
 
 
 @functools.cache
-def _builtin_values(name: str) -> tuple[dict[str, Color | None], str | None]:
+def _builtin_values(name: str) -> tuple[dict[str, Color | None], str | None, dict[str, str]]:
     path = BUILTIN_DIR / f"{name}.json"
     spec = _validated(json.loads(path.read_text(encoding="utf-8")), str(path))
-    return _resolve(spec, str(path)), spec.get("appearance")
+    return _resolve(spec, str(path)), spec.get("appearance"), export_colours(spec)
+
+
+def export_colours(spec: Mapping[str, Any]) -> dict[str, str]:
+    """A theme file's ``export`` colours as CSS takes them, as pi hands them to its HTML export:
+    vars followed, a palette index and ``okhsl(…)`` (which CSS lacks) as ``#rrggbb``, ``#…`` and
+    ``oklch(…)`` as written, ``""`` left out. A var that is missing (or refers back to itself) or
+    a colour that does not read: none at all."""
+    variables: Mapping[str, Any] = spec.get("vars") or {}
+    found: dict[str, str] = {}
+    for key in _EXPORT_KEYS:
+        value = (spec.get("export") or {}).get(key)
+        seen: list[str] = []
+        while isinstance(value, str) and value and not value.startswith("#") and not _is_function(value):
+            if value in seen or value not in variables:
+                return {}
+            seen.append(value)
+            value = variables[value]
+        if value is None or value == "":
+            continue
+        try:
+            if isinstance(value, int) or _is_function(value, "okhsl("):
+                found[key] = colors.parse(value).hex
+            else:
+                found[key] = str(value)
+        except ColorError:
+            return {}
+    return found
+
+
+def _is_function(value: str, *names: str) -> bool:
+    return value[:6].lower().startswith(names or ("oklch(", "okhsl("))
 
 
 # --- the setting ----------------------------------------------------------------------------------
@@ -384,9 +419,8 @@ def _colour(value: str | int, variables: Mapping[str, Any], path: str, role: str
 def read_file(path: str, mode: ColorMode | None = None) -> Theme:
     """A theme file as a :class:`Theme`. Raises :class:`ThemeError` naming what is wrong."""
     spec = _read(path)
-    return Theme(
-        str(spec["name"]), _resolve(spec, path), path=path, appearance=spec.get("appearance"), mode=mode
-    )
+    name, values, appearance = str(spec["name"]), _resolve(spec, path), spec.get("appearance")
+    return Theme(name, values, path=path, appearance=appearance, mode=mode, export=export_colours(spec))
 
 
 #: The name older callers use.

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pi_core.runtime.themes import Theme
 from pi_core.testing import LoopbackLLMServer, Text, Thinking, ToolUse, Turn, text_turn, tool_turn
 
 ESC = "\x1b"
@@ -95,9 +96,14 @@ async def test_export_writes_html(
     await repl.wait_for("exported answer")
     await repl.idle()
     target = tmp_path / "out.html"
+    assert repl.mode.ui.set_theme("light").success
     await repl.submit(f"/export {target}")
     await repl.wait_for("Session exported to:")
-    assert "exported answer" in target.read_text()
+    page = target.read_text()
+    assert "exported answer" in page
+    # in the theme in use, with its export colours (light's pageBg is okhsl(17 3% 94%))
+    assert f"--exportPageBg:{Theme('light').export['pageBg']};" in page
+    assert Theme("light").export["pageBg"] == "#efeeee"
     assert await repl.quit() == 0
 
 

@@ -12,6 +12,7 @@ from pi_core.modes.interactive.command_base import CommandBase
 from pi_core.modes.interactive.picker import Picker
 from pi_core.modes.interactive.tree_view import FILTER_MODES, FilterMode, TreeState
 from pi_core.runtime.compaction.navigate import collect_entries_for_branch_summary
+from pi_core.runtime.themes import Theme
 
 if TYPE_CHECKING:
     from pi_core.runtime.host import MissingCwdChoice, MissingSessionCwdError
@@ -258,7 +259,7 @@ class SessionCommands(CommandBase):
             self._warn("GitHub CLI is not logged in. Run 'gh auth login' first.")
             return
         with tempfile.TemporaryDirectory(prefix="pi-share-") as directory:
-            page = await self._session.export_to_html(os.path.join(directory, "session.html"))
+            page = await self._session.export_to_html(os.path.join(directory, "session.html"), self._theme())
             self._info("Creating gist…")
             status, out, err = await _run("gh", "gist", "create", "--public=false", str(page))
         if status != 0:
@@ -298,8 +299,13 @@ class SessionCommands(CommandBase):
         if target is not None and target.endswith(".jsonl"):
             path = await self._session.export_to_jsonl(target)
         else:
-            path = await self._session.export_to_html(target)
+            path = await self._session.export_to_html(target, self._theme())
         self._info(f"Session exported to: {path}")
+
+    def _theme(self) -> Theme | None:
+        """The theme the REPL draws with, for the exported page (pi's /export takes it)."""
+        theme = self.mode.ui.theme
+        return theme if isinstance(theme, Theme) else None
 
 
 async def _run(*command: str) -> tuple[int, str, str]:
