@@ -40,6 +40,7 @@ from pi_core.modes.interactive.keymap import default_keymap, load_keymap
 from pi_core.modes.interactive.paste import Pastes
 from pi_core.modes.interactive.picker import Picker, PickerKeys, Selector, pick
 from pi_core.modes.interactive.render import EventRenderer
+from pi_core.modes.interactive.sanitize import sanitize
 from pi_core.modes.interactive.styles import ReplStyles, styles_for
 from pi_core.modes.interactive.ui import InteractiveUI
 from pi_core.runtime.events import ExtensionErrorEvent
@@ -698,7 +699,7 @@ class InteractiveMode:
         async def run() -> None:
             outcome = await self.host.session.execute_bash(command, exclude_from_context=exclude)
             if outcome.output:
-                self.console.print(Text(outcome.output.rstrip("\n"), style="pi.toolOutput"))
+                self.console.print(Text(sanitize(outcome.output.rstrip("\n")), style="pi.toolOutput"))
             if outcome.cancelled:
                 self.console.print(Text("Command cancelled", style="pi.warning"))
             elif outcome.exit_code:
@@ -842,7 +843,9 @@ class InteractiveMode:
         def echo(index: int | None) -> None:
             if not closed_by_key:
                 chosen = "cancelled" if index is None else rows[index].strip()
-                self.console.print(Text(f"{title} → ", style="bold") + Text(chosen, style="pi.dim"))
+                # Rows may come from files (a session's first message): no control sequences.
+                shown = Text(sanitize(f"{title} → "), style="bold") + Text(sanitize(chosen), style="pi.dim")
+                self.console.print(shown)
 
         return await self.show_picker(
             title,
@@ -916,7 +919,7 @@ class InteractiveMode:
         async def run() -> str | None:
             self.console.print(Text(title, style="bold"))
             if message:
-                self.console.print(message)
+                self.console.print(Text(message))  # not rich markup: "[/tmp]" is text
             if multiline:
                 self.console.print(Text("Enter finishes · Ctrl+J new line · Esc cancels", style="pi.dim"))
             return await ask(

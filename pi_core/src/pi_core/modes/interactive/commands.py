@@ -17,6 +17,7 @@ from pi_core.ai.resolve import format_token_count
 from pi_core.modes.interactive.commands_models import ModelCommands
 from pi_core.modes.interactive.commands_session import SessionCommands
 from pi_core.modes.interactive.keymap import ACTIONS
+from pi_core.modes.interactive.sanitize import sanitize
 from pi_core.modes.interactive.tree_view import FILTER_MODES
 
 
@@ -141,7 +142,7 @@ class BuiltinCommands(SessionCommands, ModelCommands):
         table = Table(show_header=False, box=None, padding=(0, 2))
         table.add_column(no_wrap=True)
         table.add_column(overflow="fold")  # a long session path wraps, never cut short
-        table.add_row("Name", self._session.session_name or "-")
+        table.add_row("Name", Text(sanitize(self._session.session_name or "-")))  # not markup
         table.add_row("File", stats.session_file or "In-memory")
         table.add_row("ID", stats.session_id)
         table.add_row(

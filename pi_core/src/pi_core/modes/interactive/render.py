@@ -203,7 +203,9 @@ class EventRenderer:
         if message.stop_reason == "aborted":
             self.console.print(Text("Operation aborted", style="pi.warning"))
         elif message.stop_reason == "error":
-            self.console.print(Text(f"Error: {message.error_message or 'unknown error'}", style="pi.error"))
+            self.console.print(
+                Text(f"Error: {sanitize(message.error_message or 'unknown error')}", style="pi.error")
+            )
 
     # --- custom entries (``ctx.append_entry``) through the plugins' entry renderers ----------------
 
@@ -276,7 +278,7 @@ class EventRenderer:
                     self.console.print(Text("Operation aborted", style="pi.warning"))
                 elif message.stop_reason == "error":
                     self.console.print(
-                        Text(f"Error: {message.error_message or 'unknown error'}", style="pi.error")
+                        Text(f"Error: {sanitize(message.error_message or 'unknown error')}", style="pi.error")
                     )
             elif role == "toolResult" and message.tool_call_id not in shown:
                 self._print_result(message.tool_name, message, message.is_error, self.expand_tools)
@@ -418,7 +420,7 @@ class EventRenderer:
 
     def _on_compaction_end(self, event: Any) -> None:
         if event.error_message:
-            self.console.print(Text(f"Compaction failed: {event.error_message}", style="pi.error"))
+            self.console.print(Text(f"Compaction failed: {sanitize(event.error_message)}", style="pi.error"))
         elif event.aborted:
             self.console.print(Text("Compaction aborted", style="pi.warning"))
         elif event.result is not None:
@@ -428,14 +430,14 @@ class EventRenderer:
         self.console.print(
             Text(
                 f"Retrying ({event.attempt}/{event.max_attempts}) in {event.delay_ms / 1000:.0f}s: "
-                f"{event.error_message}",
+                f"{sanitize(event.error_message)}",
                 style="pi.warning",
             )
         )
 
     def _on_auto_retry_end(self, event: Any) -> None:
         if not event.success:
-            self.console.print(Text(f"Retry failed: {event.final_error}", style="pi.error"))
+            self.console.print(Text(f"Retry failed: {sanitize(str(event.final_error))}", style="pi.error"))
 
     def _on_queue_update(self, event: Any) -> None:
         pending = [*(f"steer: {t}" for t in event.steering), *(f"follow-up: {t}" for t in event.follow_up)]
@@ -444,7 +446,10 @@ class EventRenderer:
 
     def _on_extension_error(self, event: Any) -> None:
         self.console.print(
-            Text(f"Extension error ({event.extension_path}, {event.event}): {event.error}", style="pi.error")
+            Text(
+                sanitize(f"Extension error ({event.extension_path}, {event.event}): {event.error}"),
+                style="pi.error",
+            )
         )
 
 

@@ -17,7 +17,7 @@ from rich.text import Text
 
 from pi_core.ai.abort import AbortSignal
 from pi_core.modes.interactive.dialogs import yes
-from pi_core.modes.interactive.sanitize import keep_style
+from pi_core.modes.interactive.sanitize import keep_style, sanitize
 from pi_core.plugins.context import UITheme
 from pi_core.plugins.dispatch import CURRENT_HANDLER
 from pi_core.runtime.ui import Theme, ThemeInfo, ThemeResult
@@ -249,7 +249,10 @@ class InteractiveUI:
         choices = list(options)
         if not choices:
             return None
-        index = await self._mode.pick(title, choices, timeout_ms=timeout, signal=signal)
+        # What plugins ask often quotes the model (a command to approve): drawn without its
+        # control sequences; the option picked is returned as the plugin gave it.
+        shown = [sanitize(str(choice)) for choice in choices]
+        index = await self._mode.pick(sanitize(title), shown, timeout_ms=timeout, signal=signal)
         return None if index is None else choices[index]
 
     async def confirm(
@@ -261,7 +264,7 @@ class InteractiveUI:
         timeout: float | None = None,  # noqa: ASYNC109
     ) -> bool:
         answer = await self._mode.question(
-            title, message=message, prompt="[y/N] ", timeout_ms=timeout, signal=signal
+            sanitize(title), message=sanitize(message), prompt="[y/N] ", timeout_ms=timeout, signal=signal
         )
         return yes(answer)
 
@@ -276,12 +279,16 @@ class InteractiveUI:
     ) -> str | None:
         """One line of text; ``secret`` hides what is typed (an API key)."""
         return await self._mode.question(
-            title, placeholder=placeholder, timeout_ms=timeout, signal=signal, secret=secret
+            sanitize(title),
+            placeholder=None if placeholder is None else sanitize(placeholder),
+            timeout_ms=timeout,
+            signal=signal,
+            secret=secret,
         )
 
     async def editor(self, title: str, prefill: str | None = None) -> str | None:
         """Several lines (Enter finishes, Ctrl+J starts a new line), starting with ``prefill``."""
-        return await self._mode.question(title, prompt="", default=prefill or "", multiline=True)
+        return await self._mode.question(sanitize(title), prompt="", default=prefill or "", multiline=True)
 
     async def custom(
         self,
@@ -386,7 +393,10 @@ class InteractiveUI:
         self._mode.completer_changed()
 
     def notify(self, message: str, type: str = "info") -> None:
-        self._mode.console.print(Text(message, style=_NOTIFY_STYLES.get(type, "pi.dim")))
+        """A line in the transcript; colour escapes (``theme.fg``) are kept, other control
+        sequences removed."""
+        style = _NOTIFY_STYLES.get(type, "pi.dim")
+        self._mode.console.print(Text.from_ansi(keep_style(str(message)), style=style))
 
     def set_status(self, key: str, text: str | None) -> None:
         """Status text may be styled with SGR colour escapes (``ctx.ui.theme.fg``); every other
@@ -428,7 +438,7 @@ class InteractiveUI:
                     self._mode.host.session.report_plugin_error(plugin, "ui.set_widget", error)
 
     def set_title(self, text: str) -> None:
-        self._mode.set_title(text)
+        self._mode.set_title(sanitize(str(text)).replace("\n", " "))
 
     def set_editor_component(self, factory: Callable[..., Any] | None) -> None:
         """``factory(tui, theme, keybindings)`` makes the editor shown from now on (subclass
