@@ -111,6 +111,8 @@ ENVIRONMENT: tuple[tuple[str, str], ...] = (
      "terminal.clearOnShrink wins)"),
     ("PI_TUI_ESC_TIMEOUT", "milliseconds the REPL waits after a lone Esc byte for the rest of a key "
      "(default: 10, 100 over SSH)"),
+    ("PI_PROGRAM_STATUS", "1: always report the REPL's state to the terminal (OSC 7501), 0: never "
+     "(default: once the terminal says it takes it)"),
     ("PI_BUILTIN_TOOLS_NO_RG", "1: grep and find use their Python code, not rg/fd (default: off)"),
 )  # fmt: skip
 

@@ -39,6 +39,7 @@ from pi_core.modes.interactive.editor_slot import EditorControl, EditorSlot
 from pi_core.modes.interactive.keymap import default_keymap, load_keymap
 from pi_core.modes.interactive.paste import Pastes
 from pi_core.modes.interactive.picker import Picker, PickerKeys, Selector, pick
+from pi_core.modes.interactive.program_status import Blocked, ProgramStatus
 from pi_core.modes.interactive.render import EventRenderer
 from pi_core.modes.interactive.sanitize import sanitize
 from pi_core.modes.interactive.styles import ReplStyles, styles_for
@@ -135,6 +136,11 @@ class InteractiveMode:
         self._plugins_of: object = None
         self.renderer.on_live_change = self._live_changed
         self._live_timer: asyncio.TimerHandle | None = None
+        #: OSC 7501 reports to the terminal (working, blocked on a dialog, done, …).
+        self.program_status = ProgramStatus(self._write_terminal, lambda: self.host.session.session_name)
+        self._status_unsubscribe: Callable[[], None] | None = None
+        #: What the dialogs and components in the editor's place wait for, the one shown last.
+        self._waiting: list[tuple[object, Blocked | None]] = []
         #: When the live block was last drawn (``time.monotonic``).
         self._live_at = 0.0
         self._unsubscribe: Callable[[], None] | None = None
@@ -176,6 +182,10 @@ class InteractiveMode:
         if self._unsubscribe is not None:
             self._unsubscribe()
         self._unsubscribe = self.host.session.subscribe(self.renderer)
+        if self._status_unsubscribe is not None:
+            self._status_unsubscribe()
+        self._status_unsubscribe = self.host.session.subscribe(self.program_status)
+        self.program_status.reset()
         self._adopt_plugins()
         await self.host.bind_mode(ui=self.ui, on_error=self._report_error, mode="tui")
 
@@ -286,6 +296,49 @@ class InteractiveMode:
         self._warm_up()  # a model chosen since: its SDK too
         self.spawn(read())
 
+    def _ask_program_status(self) -> None:
+        """Whether the terminal takes OSC 7501 reports: asked only of a real terminal, whose
+        answer the colour questions' filter takes out of the keys and passes on."""
+        if self.colours is not None:
+            self.colours.answers.on_program_status = self.program_status.supported
+            self.program_status.query()
+        elif self.program_status.setting == "1":
+            self.program_status.report()
+
+    def _write_terminal(self, data: str) -> None:
+        """Control sequences for the terminal itself (program status), past any output proxy."""
+        if self._own_terminal:
+            stream = sys.__stdout__
+            if stream is not None and stream.isatty():
+                stream.write(data)
+                stream.flush()
+            return
+        output = self.terminal.get("output")
+        if output is not None:
+            output.write_raw(data)
+            output.flush()
+
+    def waiting(self, token: object, blocked: Blocked | None) -> None:
+        """A dialog or component (``token``) is now shown in the editor's place, waiting for what
+        ``blocked`` says (``None``: for nothing that counts as blocking the run)."""
+        self._waiting = [entry for entry in self._waiting if entry[0] is not token]
+        self._waiting.append((token, blocked))
+        self.program_status.set_blocked("dialog", blocked)
+
+    def done_waiting(self, token: object) -> None:
+        """It is gone: the one shown under it, if any, is what the terminal hears of."""
+        self._waiting = [entry for entry in self._waiting if entry[0] is not token]
+        self.program_status.set_blocked("dialog", self._waiting[-1][1] if self._waiting else None)
+
+    @contextlib.contextmanager
+    def shown_waiting(self, blocked: Blocked | None) -> Iterator[None]:
+        token = object()
+        self.waiting(token, blocked)
+        try:
+            yield
+        finally:
+            self.done_waiting(token)
+
     def set_title(self, text: str) -> None:
         if self.console.is_terminal:
             self.console.file.write(f"\x1b]0;{text}\x07")
@@ -393,6 +446,7 @@ class InteractiveMode:
         if initial is not None or images or messages:
             self.start_task(self._prompt_sequence(initial, images, messages))
         self._start_editor()
+        self._ask_program_status()
         self.refresh_status()
         context = output_above_editor() if self._own_terminal else contextlib.nullcontext()
         with context:
@@ -483,7 +537,7 @@ class InteractiveMode:
         async def run() -> Any:
             return await run_custom(factory, theme, size=self.terminal_size, keys=keys, **self.terminal)
 
-        return await self.dialog(run)
+        return await self.dialog(run, request.blocked if request is not None else None)
 
     def theme_changed(self) -> None:
         """Another theme: what is drawn from now on uses it."""
@@ -652,6 +706,9 @@ class InteractiveMode:
                 await self._task
         if self._unsubscribe is not None:
             self._unsubscribe()
+        if self._status_unsubscribe is not None:
+            self._status_unsubscribe()
+        self.program_status.clear()
         await self.host.dispose()
 
     async def handle_input(self, raw: str) -> None:
@@ -791,8 +848,9 @@ class InteractiveMode:
 
     # --- dialogs ---------------------------------------------------------------------------------
 
-    async def dialog(self, run: Callable[[], Awaitable[T]]) -> T:
-        """Take the terminal from the editor for ``run`` (a plugin dialog), then give it back."""
+    async def dialog(self, run: Callable[[], Awaitable[T]], blocked: Blocked | None = None) -> T:
+        """Take the terminal from the editor for ``run`` (a plugin dialog), then give it back;
+        while it asks, the terminal hears that pi waits for what ``blocked`` says."""
         self._release_startup_output()  # a plugin asks while starting: the question must show
         self._dialogs += 1
         self._no_dialog.clear()
@@ -806,7 +864,8 @@ class InteractiveMode:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._editor_free.wait(), 0.05)
             async with self._dialog_lock:  # one dialog at a time on the terminal
-                return await run()
+                with self.shown_waiting(blocked):
+                    return await run()
         finally:
             self._dialogs -= 1
             if self._dialogs == 0:
@@ -824,10 +883,12 @@ class InteractiveMode:
         timeout_ms: float | None = None,
         signal: AbortSignal | None = None,
         on_highlight: Callable[[int | None], None] | None = None,
+        blocked: Blocked | None = None,
     ) -> int | None:
         """An arrow-key list (:mod:`.picker`) as a dialog, in the theme's colours; the choice is
         echoed to the transcript (not when one of ``extra_keys`` closed the list: its caller says
-        what happens next). ``on_highlight`` hears of each row the highlight moves to."""
+        what happens next). ``on_highlight`` hears of each row the highlight moves to;
+        ``blocked`` is what the terminal hears pi waits for meanwhile (a plugin's question)."""
         closed_by_key: list[bool] = []
 
         def watched(handler: Callable[[Picker], None]) -> Callable[[Picker], None]:
@@ -858,6 +919,7 @@ class InteractiveMode:
             timeout_ms=timeout_ms,
             signal=signal,
             on_highlight=on_highlight,
+            blocked=blocked,
         )
 
     async def show_selector(self, selector: Selector) -> Any:
@@ -877,6 +939,7 @@ class InteractiveMode:
         timeout_ms: float | None,
         signal: AbortSignal | None,
         on_highlight: Callable[[int | None], None] | None,
+        blocked: Blocked | None,
     ) -> int | None:
         """The list as a dialog under the output; ``after(index)`` runs before the editor comes back."""
 
@@ -898,7 +961,7 @@ class InteractiveMode:
             after(index)
             return index
 
-        return await self.dialog(run)
+        return await self.dialog(run, blocked)
 
     async def question(
         self,
@@ -912,6 +975,7 @@ class InteractiveMode:
         secret: bool = False,
         timeout_ms: float | None = None,
         signal: AbortSignal | None = None,
+        blocked: Blocked | None = None,
     ) -> str | None:
         """A plugin's question (``input``, ``confirm``, ``editor``) as a dialog: its title (and
         ``message``) printed, then the answer read after ``prompt``; ``None`` when cancelled."""
@@ -933,7 +997,7 @@ class InteractiveMode:
                 **self.terminal,
             )
 
-        return await self.dialog(run)
+        return await self.dialog(run, blocked)
 
     # --- editor ----------------------------------------------------------------------------------
 

@@ -79,6 +79,7 @@ if TYPE_CHECKING:
     from pi_core.ai.abort import AbortSignal
     from pi_core.modes.interactive.custom import ComponentKeys
     from pi_core.modes.interactive.picker import PickerKeys, Selector
+    from pi_core.modes.interactive.program_status import Blocked
     from pi_core.modes.interactive.styles import ReplStyles
     from pi_core.runtime.host import RuntimeHost
 
@@ -637,9 +638,12 @@ class FullscreenMode(InteractiveMode):
             self._root.floats.append(placed.float)
             self._placed.append(placed)
             self._overlays += 1
+            if request.blocked is not None:  # until done, hidden or covered as it may be
+                self.program_status.set_blocked(placed, request.blocked)
         else:
             shown = HSplit([content], key_bindings=bindings)
             self._in_place.append(shown)
+            self.waiting(shown, request.blocked)
         try:
             # Keys find their bindings through the layout's parent links, which are otherwise
             # only brought up to date by the next redraw: a key typed before it would miss the
@@ -663,9 +667,12 @@ class FullscreenMode(InteractiveMode):
                 self._placed.remove(placed)
                 with contextlib.suppress(ValueError):
                     self._root.floats.remove(placed.float)
+                if request.blocked is not None:
+                    self.program_status.set_blocked(placed, None)
             else:
                 with contextlib.suppress(ValueError):
                     self._in_place.remove(shown)
+                self.done_waiting(shown)
             app.layout.update_parents_relations()
             if had_focus:
                 self._focus_under(placed)
@@ -684,14 +691,16 @@ class FullscreenMode(InteractiveMode):
             return False
         return self._in_place[-1] in self._dialog_views and self._app.layout.has_focus(self._in_place[-1])
 
-    def _open_dialog(self, view: Container, focus: Container) -> Callable[[], None]:
+    def _open_dialog(self, view: Container, focus: Container, blocked: Blocked | None) -> Callable[[], None]:
         """Show ``view`` in the editor's place, with the keys; the function that closes it. It
         closes at once when answered, so a key typed right after goes to what comes back — the
-        editor (its text as it was) or the dialog under it. Output goes on streaming above it."""
+        editor (its text as it was) or the dialog under it. Output goes on streaming above it;
+        the terminal hears that pi waits for what ``blocked`` says while it is on top."""
         app = self._app
         assert app is not None
         self._in_place.append(view)
         self._dialog_views.append(view)
+        self.waiting(view, blocked)
         app.layout.update_parents_relations()  # see show_component
         with contextlib.suppress(ValueError):
             app.layout.focus(focus)
@@ -703,6 +712,7 @@ class FullscreenMode(InteractiveMode):
             had_focus = app.is_running and app.layout.has_focus(view)
             self._in_place.remove(view)
             self._dialog_views.remove(view)
+            self.done_waiting(view)
             app.layout.update_parents_relations()
             if had_focus:
                 self._focus_under(None)
@@ -723,6 +733,7 @@ class FullscreenMode(InteractiveMode):
         timeout_ms: float | None,
         signal: AbortSignal | None,
         on_highlight: Callable[[int | None], None] | None,
+        blocked: Blocked | None,
     ) -> int | None:
         """The list in the editor's place inside the running application, output going on above it."""
         if not self._live():
@@ -737,6 +748,7 @@ class FullscreenMode(InteractiveMode):
                 timeout_ms=timeout_ms,
                 signal=signal,
                 on_highlight=on_highlight,
+                blocked=blocked,
             )
         from pi_core.modes.interactive.dialogs import cancelled_by
         from pi_core.modes.interactive.picker import Picker, picker_view
@@ -750,7 +762,7 @@ class FullscreenMode(InteractiveMode):
             )
             closed = asyncio.Event()
             chosen: list[int | None] = []
-            close = self._open_dialog(HSplit([view], key_bindings=keys), view)
+            close = self._open_dialog(HSplit([view], key_bindings=keys), view, blocked)
 
             def finished(index: int | None) -> None:
                 chosen.append(index)
@@ -773,7 +785,7 @@ class FullscreenMode(InteractiveMode):
             return await super().show_selector(selector)
         closed = asyncio.Event()
         chosen: list[Any] = []
-        close = self._open_dialog(HSplit([selector.view], key_bindings=selector.keys), selector.view)
+        close = self._open_dialog(HSplit([selector.view], key_bindings=selector.keys), selector.view, None)
 
         def finished(result: Any) -> None:
             chosen.append(result)
@@ -799,6 +811,7 @@ class FullscreenMode(InteractiveMode):
         secret: bool = False,
         timeout_ms: float | None = None,
         signal: AbortSignal | None = None,
+        blocked: Blocked | None = None,
     ) -> str | None:
         """The question in the editor's place inside the running application."""
         if not self._live():
@@ -812,6 +825,7 @@ class FullscreenMode(InteractiveMode):
                 secret=secret,
                 timeout_ms=timeout_ms,
                 signal=signal,
+                blocked=blocked,
             )
         from pi_core.modes.interactive.dialogs import cancelled_by, question_view
 
@@ -837,7 +851,7 @@ class FullscreenMode(InteractiveMode):
             secret=secret,
             timeout_ms=timeout_ms,
         )
-        close = self._open_dialog(view, field)
+        close = self._open_dialog(view, field, blocked)
         try:
             with cancelled_by(timeout_ms, signal, lambda: answered(None)):
                 await closed.wait()
@@ -862,7 +876,7 @@ class FullscreenMode(InteractiveMode):
             with contextlib.suppress(ValueError):
                 app.layout.focus(target)
 
-    async def dialog(self, run: Callable[[], Awaitable[T]]) -> T:
+    async def dialog(self, run: Callable[[], Awaitable[T]], blocked: Blocked | None = None) -> T:
         """A dialog asked while the application is not running (before it first starts) takes the
         screen: the transcript's last rows are drawn above the question (still in the alternate
         screen), and the application comes back when it is answered."""
@@ -885,7 +899,8 @@ class FullscreenMode(InteractiveMode):
                 assert isinstance(console, TranscriptConsole)
                 console.echo = self._echo if self._own_terminal else None
                 try:
-                    return await run()
+                    with self.shown_waiting(blocked):
+                        return await run()
                 finally:
                     console.echo = None
                     self._clear_screen()

@@ -28,6 +28,8 @@ from pydantic.alias_generators import to_camel
 if TYPE_CHECKING:
     from prompt_toolkit.application import Application
 
+    from pi_core.modes.interactive.program_status import Blocked
+
 #: Columns of an overlay that names no width (fewer on a narrow terminal), as pi.
 DEFAULT_WIDTH = 80
 
@@ -94,7 +96,8 @@ def read_options(raw: Any) -> OverlayOptions:
 
 @dataclass
 class OverlayRequest:
-    """What ``custom`` asks of an overlay besides its component."""
+    """What ``custom`` asks besides its component: for an overlay, where it goes and who gets
+    its handle; for any, what the terminal should hear pi waits for while it is up."""
 
     #: The options now (called at each redraw); ``None``: pi's defaults, or the component's
     #: ``width`` attribute when it has one.
@@ -103,6 +106,9 @@ class OverlayRequest:
     on_handle: Callable[[Any], Any] | None = None
     #: Reports an error of the plugin's (bad options, an ``on_handle`` that raises).
     report: Callable[[BaseException], None] | None = None
+    #: pi's ``blocked``: reported as program status while it waits (in the editor's place: while
+    #: shown on top; an overlay: until done, hidden or not).
+    blocked: Blocked | None = None
 
 
 def options_source(raw: Any, report: Callable[[BaseException], None]) -> Callable[[], OverlayOptions] | None:

@@ -11,7 +11,8 @@ later still count.
 
 Answers come in on the keyboard's stream. :class:`AnswerFilter` takes them out of what is read
 before the key parser sees it: colour answers always (no key sends one), DA1 answers while a
-question is open, light/dark notifications (``CSI ? 997 ; 1|2 n``) always. A sequence cut in two
+question is open, light/dark notifications (``CSI ? 997 ; 1|2 n``) always, and every other OSC
+answer (the program status query's is passed on, :mod:`.program_status`). A sequence cut in two
 by the read is held until the rest arrives (or, when nothing follows, handed on as typed).
 :class:`TerminalInput` is prompt-toolkit's terminal input with that filter in front of its parser.
 """
@@ -108,6 +109,8 @@ class AnswerFilter:
         self._answered = answered
         self._scheme = scheme
         self.open: list[Question] = []
+        #: Called when the terminal says it takes program status reports (OSC 7501's answer).
+        self.on_program_status: Callable[[], None] | None = None
         self._held = ""
         self._held_since = 0.0
 
@@ -176,7 +179,11 @@ class AnswerFilter:
         if pattern is _DA1:
             self._close(self.open.pop(0))
             return
-        if pattern is _OTHER_OSC or not self.open:
+        if pattern is _OTHER_OSC:
+            if match[0].startswith("\x1b]7501;?") and self.on_program_status is not None:
+                self.on_program_status()
+            return
+        if not self.open:
             return
         answer = parse_answer(match[0])
         if answer is None:

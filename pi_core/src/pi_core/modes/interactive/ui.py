@@ -13,10 +13,12 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
 from rich.text import Text
 
 from pi_core.ai.abort import AbortSignal
 from pi_core.modes.interactive.dialogs import yes
+from pi_core.modes.interactive.program_status import Blocked
 from pi_core.modes.interactive.sanitize import keep_style, sanitize
 from pi_core.plugins.context import UITheme
 from pi_core.plugins.dispatch import CURRENT_HANDLER
@@ -252,7 +254,13 @@ class InteractiveUI:
         # What plugins ask often quotes the model (a command to approve): drawn without its
         # control sequences; the option picked is returned as the plugin gave it.
         shown = [sanitize(str(choice)) for choice in choices]
-        index = await self._mode.pick(sanitize(title), shown, timeout_ms=timeout, signal=signal)
+        index = await self._mode.pick(
+            sanitize(title),
+            shown,
+            timeout_ms=timeout,
+            signal=signal,
+            blocked=Blocked(kind="question", message=title),
+        )
         return None if index is None else choices[index]
 
     async def confirm(
@@ -264,7 +272,12 @@ class InteractiveUI:
         timeout: float | None = None,  # noqa: ASYNC109
     ) -> bool:
         answer = await self._mode.question(
-            sanitize(title), message=sanitize(message), prompt="[y/N] ", timeout_ms=timeout, signal=signal
+            sanitize(title),
+            message=sanitize(message),
+            prompt="[y/N] ",
+            timeout_ms=timeout,
+            signal=signal,
+            blocked=Blocked(kind="permission", message=title),
         )
         return yes(answer)
 
@@ -284,11 +297,18 @@ class InteractiveUI:
             timeout_ms=timeout,
             signal=signal,
             secret=secret,
+            blocked=Blocked(kind="question", message=title),
         )
 
     async def editor(self, title: str, prefill: str | None = None) -> str | None:
         """Several lines (Enter finishes, Ctrl+J starts a new line), starting with ``prefill``."""
-        return await self._mode.question(sanitize(title), prompt="", default=prefill or "", multiline=True)
+        return await self._mode.question(
+            sanitize(title),
+            prompt="",
+            default=prefill or "",
+            multiline=True,
+            blocked=Blocked(kind="question", message=title),
+        )
 
     async def custom(
         self,
@@ -297,6 +317,7 @@ class InteractiveUI:
         overlay: bool = False,
         overlay_options: Any = None,
         on_handle: Callable[[Any], Any] | None = None,
+        blocked: Any = None,
     ) -> Any:
         """Show the plugin's component until it calls ``done(value)``; that value.
 
@@ -306,8 +327,11 @@ class InteractiveUI:
         transcript in fullscreen while the rest stays drawn — placed by ``overlay_options`` (pi's
         ``OverlayOptions``, a dict or a function returning one; see :mod:`.overlay`), and
         ``on_handle(handle)`` gets the handle that hides, shows and focuses it. Regular mode has
-        no screen to float over: it shows an overlay in place and calls no ``on_handle``. A
-        component that raises is reported as the plugin's; ``None`` then.
+        no screen to float over: it shows an overlay in place and calls no ``on_handle``.
+        ``blocked`` (pi's ``{"kind": "question" | "permission" | "auth", "message": ...}``) has
+        the terminal told that pi waits for the user while the component is up (in the editor's
+        place: while it is the one shown; an overlay: until it is done). A component that raises
+        is reported as the plugin's; ``None`` then.
         """
         from pi_core.modes.interactive.custom import ComponentKeys
         from pi_core.modes.interactive.overlay import OverlayRequest, options_source
@@ -318,7 +342,9 @@ class InteractiveUI:
         def report(error: BaseException) -> None:
             mode.host.session.report_plugin_error(plugin, "ui.custom", error)
 
-        request = OverlayRequest(options_source(overlay_options, report), on_handle, report)
+        request = OverlayRequest(
+            options_source(overlay_options, report), on_handle, report, _blocked(blocked, report)
+        )
         try:
             return await mode.show_component(
                 factory, self.theme, ComponentKeys(mode.keymap.keys), overlay, request
@@ -529,6 +555,21 @@ class FooterData:
     def statuses(self) -> dict[str, str]:
         """The plugins' ``set_status`` texts by key."""
         return dict(self._ui.statuses)
+
+
+def _blocked(raw: Any, report: Callable[[BaseException], None]) -> Blocked | None:
+    """``custom``'s ``blocked`` option; a bad one is reported and left out."""
+    if raw is None or isinstance(raw, Blocked):
+        return raw
+    try:
+        return Blocked.model_validate(raw)
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in problem['loc']) or 'blocked'}: {problem['msg']}"
+            for problem in error.errors()
+        )
+        report(ValueError(f"blocked: {problems}"))
+        return None
 
 
 def _plugin_of(thing: Any) -> str:
