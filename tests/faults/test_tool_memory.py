@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -43,13 +44,16 @@ CHILD = textwrap.dedent(
 )
 
 
-def _run(cwd: Path, tool: str, args: dict[str, object]) -> dict[str, object]:
+def _run(
+    cwd: Path, tool: str, args: dict[str, object], env: dict[str, str] | None = None
+) -> dict[str, object]:
     done = subprocess.run(
         [sys.executable, "-c", CHILD, str(cwd), tool, json.dumps(args)],
         capture_output=True,
         text=True,
         timeout=120,
         check=True,
+        env={**os.environ, **(env or {})},
     )
     return json.loads(done.stdout.splitlines()[-1])  # type: ignore[no-any-return]
 
@@ -87,3 +91,23 @@ def test_read_of_a_huge_text_file_streams(tmp_path: Path, child_works: None) -> 
         str(report["text"])
         == "hello world\n" * 2 + "hello world\n\n[998 more lines in file. Use offset=4 to continue.]"
     )
+
+
+@pytest.mark.parametrize("engine", ["ripgrep", "python"])
+def test_grep_in_a_64mb_line_keeps_memory_bounded(tmp_path: Path, child_works: None, engine: str) -> None:
+    """A minified bundle: one line of 64 MB. ripgrep's JSON event for it is read as a stream,
+    the Python search reads it window by window; the context lines come from a streamed read."""
+    from pi_builtin_tools.binaries import find_rg
+
+    if engine == "ripgrep" and find_rg() is None:
+        pytest.skip("no rg here")
+    with (tmp_path / "bundle.min.js").open("wb") as out:
+        for _ in range(128):
+            out.write(b"var a=1;" * (1 << 16))
+        out.write(b"NEEDLE\nnext line\n")
+    env = {"PI_BUILTIN_TOOLS_NO_RG": "1"} if engine == "python" else {}
+    report = _run(tmp_path, "grep", {"pattern": "NEEDLE", "context": 1}, env)
+    text = str(report["text"])
+    assert "var a=1;var ... [truncated]\nbundle.min.js-2- next line\n" in text
+    assert text.endswith("[Some lines truncated to 500 chars. Use read tool to see full lines]")
+    assert float(report["peak"]) - float(report["before"]) < 20  # MB, not the line's 64

@@ -26,6 +26,7 @@ from pi_builtin_tools._schema import ToolParams
 from pi_builtin_tools.binaries import find_rg
 from pi_builtin_tools.globmatch import compile_glob
 from pi_builtin_tools.listing import Notice, listing_result
+from pi_builtin_tools.longlines import LongMatch, head_of_line, iter_line_windows, rg_json_lines
 from pi_builtin_tools.paths import resolve_to_cwd
 from pi_builtin_tools.ripgrep import run_ripgrep
 from pi_builtin_tools.walk import walk_files
@@ -56,6 +57,8 @@ class _Match:
     path: str
     line: int
     text: str | None
+    #: Only the start of the line (``text``) is known: it was too long to keep whole.
+    long: bool = False
 
 
 @dataclass
@@ -114,21 +117,24 @@ async def _search_rg(
     search = _Search()
 
     async def read(stdout: asyncio.StreamReader) -> bool:
-        while line := await stdout.readline():
-            # Only match events matter; skip the rest without parsing JSON.
-            if not line.startswith(b'{"type":"match"'):
+        async for line in rg_json_lines(stdout):
+            if isinstance(line, LongMatch):  # a match in a line too long to hold: its start is shown
+                if line.line_number is not None:
+                    search.matches.append(_Match(line.path, line.line_number, line.head, long=True))
+            elif line.startswith(b'{"type":"match"'):  # only match events matter: no JSON for the rest
+                data = json.loads(line)["data"]
+                path = data.get("path", {}).get("text")
+                number = data.get("line_number")
+                if path is not None and isinstance(number, int):
+                    search.matches.append(_Match(path, number, data.get("lines", {}).get("text")))
+            else:
                 continue
-            data = json.loads(line)["data"]
-            path = data.get("path", {}).get("text")
-            number = data.get("line_number")
-            if path is not None and isinstance(number, int):
-                search.matches.append(_Match(path, number, data.get("lines", {}).get("text")))
             if len(search.matches) >= limit:
                 search.limit_reached = True
                 return True
         return False
 
-    run = await run_ripgrep(rg, args, signal, read, stream_limit=2**26)
+    run = await run_ripgrep(rg, args, signal, read)
     if not run.stopped and run.failed:
         raise run.error()
     return search
@@ -157,11 +163,18 @@ def _search_python(params: GrepParams, search_path: str, limit: int) -> _Search:
                 if b"\x00" in handle.read(8000):
                     continue  # binary, as ripgrep skips it
                 handle.seek(0)
-                # Line by line: memory stays at one line, whatever the file's size.
-                for number, raw in enumerate(handle, start=1):
-                    line = raw.decode("utf-8", "replace").removesuffix("\n")
+                # Line by line, a long line window by window: memory stays bounded whatever the
+                # file and its lines.
+                matched, head = 0, ""
+                for number, raw, first in iter_line_windows(handle):
+                    if number == matched:
+                        continue  # the line matched in an earlier window
+                    line = raw.decode("utf-8", "replace")
+                    if first:
+                        head = line
                     if regex.search(line):
-                        search.matches.append(_Match(path, number, line + "\n"))
+                        matched = number
+                        search.matches.append(_Match(path, number, head + "\n", long=not first))
                         if len(search.matches) >= limit:
                             search.limit_reached = True
                             return search
@@ -170,11 +183,41 @@ def _search_python(params: GrepParams, search_path: str, limit: int) -> _Search:
     return search
 
 
+#: Files up to this size are read whole for context lines (lines split as pi splits them, a lone
+#: ``\r`` included); a larger one is streamed, keeping only the lines shown, each cut at LINE_CAP.
+_WHOLE_FILE_LIMIT = 8 << 20
+
+
+def _read_lines(path: str, numbers: set[int]) -> tuple[dict[int, str], int]:
+    """The lines ``numbers`` of ``path`` (1-based) and its line count; ``({}, 0)`` if unreadable."""
+    try:
+        with open(path, "rb") as handle:
+            if os.fstat(handle.fileno()).st_size <= _WHOLE_FILE_LIMIT:
+                content = handle.read().decode("utf-8", "replace")
+                split = content.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+                return {n: split[n - 1] for n in numbers if 0 < n <= len(split)}, len(split)
+            kept: dict[int, str] = {}
+            count = 0
+            while (raw := head_of_line(handle)) is not None:
+                count += 1
+                if count in numbers:
+                    kept[count] = raw.decode("utf-8", "replace").removesuffix("\r")
+            size = os.fstat(handle.fileno()).st_size
+            ends_with_newline = size > 0 and os.pread(handle.fileno(), 1, size - 1) == b"\n"
+            return kept, count + ends_with_newline  # as split(): "" after a last newline is a line
+    except OSError:
+        return {}, 0
+
+
 def _format(search: _Search, search_path: str, is_dir: bool, context: int, limit: int) -> AgentToolResult:
     if not search.matches:
         return AgentToolResult(content=[TextContent(text="No matches found")])
     lines_truncated = False
-    cache: dict[str, list[str]] = {}
+    cache: dict[str, tuple[dict[int, str], int]] = {}
+    wanted: dict[str, set[int]] = {}
+    for match in search.matches:
+        if context or match.text is None:
+            wanted.setdefault(match.path, set()).update(range(match.line - context, match.line + context + 1))
 
     def shown(path: str) -> str:
         if is_dir:
@@ -183,14 +226,10 @@ def _format(search: _Search, search_path: str, is_dir: bool, context: int, limit
                 return rel.replace(os.sep, "/")
         return os.path.basename(path)
 
-    def file_lines(path: str) -> list[str]:
+    def file_lines(path: str) -> tuple[dict[int, str], int]:
+        """The lines of ``path`` that the matches show (by number) and how many lines it has."""
         if path not in cache:
-            try:
-                with open(path, encoding="utf-8", errors="replace") as handle:
-                    content = handle.read()
-                cache[path] = content.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-            except OSError:
-                cache[path] = []
+            cache[path] = _read_lines(path, wanted.get(path, set()))
         return cache[path]
 
     out: list[str] = []
@@ -202,14 +241,14 @@ def _format(search: _Search, search_path: str, is_dir: bool, context: int, limit
             lines_truncated |= cut.was_truncated
             out.append(f"{rel}:{match.line}: {cut.text}")
             continue
-        lines = file_lines(match.path)
-        if not lines:
+        lines, count = file_lines(match.path)
+        if not count:
             out.append(f"{rel}:{match.line}: (unable to read file)")
             continue
         start = max(1, match.line - context) if context else match.line
-        end = min(len(lines), match.line + context) if context else match.line
+        end = min(count, match.line + context) if context else match.line
         for current in range(start, end + 1):
-            raw = lines[current - 1] if current - 1 < len(lines) else ""
+            raw = lines.get(current, "")
             cut = truncate_line(raw.replace("\r", ""))
             lines_truncated |= cut.was_truncated
             sep = ":" if current == match.line else "-"
