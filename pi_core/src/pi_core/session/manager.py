@@ -34,17 +34,16 @@ from pi_core.session.entries import (
     SessionHeader,
     SessionInfoEntry,
     ThinkingLevelChangeEntry,
-    UnknownEntry,
     UsageEntry,
-    parse_entry,
     to_wire,
 )
 from pi_core.session.forking import fork_session_file
 from pi_core.session.index import EntryMeta, meta_from_entry
 from pi_core.session.jsonl import dumps
 from pi_core.session.limits import check_size
-from pi_core.session.lines import message_entry_from_line, plain_message_from_line, wrap_message
+from pi_core.session.lines import plain_message_from_line
 from pi_core.session.listing import SessionInfo, find_most_recent_session, list_sessions, list_sessions_all
+from pi_core.session.loading import EntryLoader, Invalidated
 from pi_core.session.paths import (
     default_session_dir,
     iso_now,
@@ -52,17 +51,10 @@ from pi_core.session.paths import (
     new_session_id,
     session_file_name,
 )
-from pi_core.session.reader import LineSource, LoadIssue, SessionFileError, context_start, read_session_file
+from pi_core.session.reader import LoadIssue, SessionFileError, context_start, read_session_file
 from pi_core.session.storage import SessionWriter
 
 logger = logging.getLogger("pi.session")
-
-#: The ``type`` an entry gets in memory when its line does not validate (see ``_load``).
-INVALID_ENTRY = "invalid"
-
-
-class _Invalidated(Exception):
-    """An entry on a context's path turned out invalid and was set aside: build it again."""
 
 
 class SessionReadOnlyError(RuntimeError):
@@ -100,9 +92,8 @@ class SessionManager:
         self._header_line = ""
         self._metas: list[EntryMeta] = []
         self._generation = 0
-        #: Where entries read from the file without keeping their text get it (``_text``).
-        self._source: LineSource | None = None
-        self._encoding_reported: set[int] = set()
+        #: Builds entries from their records, and keeps what was wrong with the file.
+        self._loader = EntryLoader()
         self._prepared = False
         self._by_id: dict[str, EntryMeta] = {}
         #: The last branch handed out: its leaf's record and its entries (see ``get_branch``).
@@ -120,7 +111,6 @@ class SessionManager:
         self.write_error: OSError | None = None
         self._has_assistant = False
         self._read_only = False
-        self.load_issues: list[LoadIssue] = []
         if persist and self._session_dir is not None:
             self._session_dir.mkdir(parents=True, exist_ok=True)
         if session_file is not None:
@@ -213,15 +203,17 @@ class SessionManager:
             # Missing or empty file: a new session whose lines will go into exactly this path.
             self.new_session()
             self._session_file = path
+            self._loader.file = str(path)
             self._writer = SessionWriter(path, fsync=self._fsync) if self._persist else None
             return
         self._session_file = path
+        self._loader.file = str(path)
         self._writer = SessionWriter(path, fsync=self._fsync) if self._persist else None
-        self._source = loaded.source
+        self._loader.source = loaded.source
         self._header = loaded.header
         self._header_line = loaded.header_line
         self._session_id = loaded.header["id"]
-        self.load_issues = loaded.issues
+        self._loader.issues = loaded.issues
         self._read_only = loaded.version > CURRENT_SESSION_VERSION
         self._set_entries(loaded.entries)
         self._prepared = True
@@ -234,7 +226,7 @@ class SessionManager:
                 while pending is not None and pending[0] <= position:
                     lines.append(pending[1])
                     pending = next(passthrough, None)
-                lines.append(self._text(meta))
+                lines.append(self._loader.text(meta))
             lines.extend(raw for _, raw in ([pending] if pending else []) + list(passthrough))
             self._writer.rewrite(lines)
 
@@ -256,9 +248,10 @@ class SessionManager:
         self._set_entries([])
         self._on_disk = 0
         self._read_only = False
-        self.load_issues = []
+        self._loader.issues = []
         if self._persist and self._session_dir is not None:
             self._session_file = self._session_dir / session_file_name(timestamp, self._session_id)
+            self._loader.file = str(self._session_file)
             self._writer = SessionWriter(self._session_file, fsync=self._fsync)
         return str(self._session_file) if self._session_file else None
 
@@ -302,41 +295,18 @@ class SessionManager:
     def _close_writer(self) -> None:
         if self._writer is not None:
             self._writer.close()
-        if self._source is not None:
-            self._source.close()  # reopened by the next read
+        self._loader.close_source()  # reopened by the next read
 
     def _drop_source(self) -> None:
-        if self._source is not None:
-            self._source.close()
-            self._source = None
-        self._encoding_reported = set()
-
-    def _text(self, meta: EntryMeta) -> str:
-        """The JSON line of a record: kept in memory, or read back from the file."""
-        line = meta.line
-        if line is not None:
-            return line
-        assert self._source is not None and meta.span, f"entry {meta.id} has no line"
-        raw = self._source.read(meta.span)
-        try:
-            return raw.decode("utf-8")
-        except UnicodeDecodeError as exc:  # the scan did not decode it: as the reader would
-            if meta.line_no not in self._encoding_reported:
-                self._encoding_reported.add(meta.line_no)
-                self._report(
-                    meta.line_no,
-                    "encoding",
-                    f"not valid UTF-8 (byte {exc.start + 1}); read with U+FFFD in place of the bad bytes",
-                )
-            return raw.decode("utf-8", "replace")
-
-    def _report(self, line: int, kind: str, message: str) -> None:
-        """A problem of the file found after it was opened: kept in ``load_issues`` and logged."""
-        issue = LoadIssue(str(self._session_file or ""), line, kind, message)
-        self.load_issues.append(issue)
-        logger.warning("%s", issue if line else f"{kind}: {message}")
+        self._loader.drop_source()
 
     # --- plain accessors ---------------------------------------------------------------------
+
+    @property
+    def load_issues(self) -> list[LoadIssue]:
+        """What was wrong with the session file: found while reading it, or since (an entry
+        that did not validate when it was first built)."""
+        return self._loader.issues
 
     def is_persisted(self) -> bool:
         return self._persist
@@ -385,7 +355,7 @@ class SessionManager:
         if self._on_disk >= total:
             return
         lines = [self._header_line] if self._on_disk == 0 else []
-        lines.extend(self._text(meta) for meta in self._metas[max(self._on_disk - 1, 0) :])
+        lines.extend(self._loader.text(meta) for meta in self._metas[max(self._on_disk - 1, 0) :])
         try:
             self._writer.append(lines)
         except OSError as error:
@@ -504,80 +474,6 @@ class SessionManager:
 
     # --- reading the tree --------------------------------------------------------------------
 
-    def _load(self, meta: EntryMeta) -> SessionEntry:
-        """The entry model of a record, built once and then kept on the record.
-
-        Entries never change once appended, so the model stays valid for the session's lifetime
-        (a reload or another session brings new records). A message entry whose message a
-        context already built is wrapped around that very instance when its line is plain.
-        """
-        entry = meta.entry
-        if entry is not None:
-            return entry
-        try:
-            if meta.type == "message":
-                message = meta.message
-                if message is not None and meta.plain:
-                    entry = wrap_message(meta.id, meta.parent_id, meta.timestamp, message)
-                else:
-                    entry = message_entry_from_line(self._text(meta), meta.key)
-                meta.message = None  # the entry holds it now
-            else:
-                entry = parse_entry(self._text(meta), meta.type)
-        except ValidationError as exc:
-            entry = self._set_aside(meta, exc)
-        meta.entry = entry
-        return entry
-
-    def _load_message(self, meta: EntryMeta) -> AgentMessage:
-        """The message of a ``message`` entry, built from its line without the entry model and
-        kept on the record (for the next context and for the entry model)."""
-        entry = meta.entry
-        if entry is not None:
-            assert isinstance(entry, MessageEntry)
-            return entry.message
-        message = meta.message
-        if message is not None:  # validated while the file was read, or by an earlier context
-            return message
-        try:
-            message, meta.plain = plain_message_from_line(self._text(meta), meta.key)
-        except ValidationError as exc:
-            meta.entry = self._set_aside(meta, exc)
-            raise _Invalidated from None
-        meta.message = message
-        return message
-
-    def _load_for_context(self, meta: EntryMeta) -> SessionEntry:
-        kind = meta.type
-        entry = self._load(meta)
-        if meta.type is not kind:  # set aside just now: the context must be built without it
-            raise _Invalidated
-        return entry
-
-    def _set_aside(self, meta: EntryMeta, exc: ValidationError) -> SessionEntry:
-        """An entry whose line does not validate: reported once (file, line, first problem) and
-        kept in the tree as an :class:`UnknownEntry` of type ``invalid``, which no context
-        includes. Its children stay attached; the file is not changed."""
-        problem = exc.errors()[0] if exc.errors() else None
-        kind = "invalid-entry"
-        if problem is not None and problem["type"] == "json_invalid":
-            # A line only scanned when the file was opened (see reader._SCANNED_LINE)
-            kind = "garbled"
-            message = f"line is not valid JSON ({problem['msg']}); kept as is, left out of the context"
-        else:
-            detail = f"{'.'.join(map(str, problem['loc']))}: {problem['msg']}" if problem else str(exc)
-            message = f"invalid {meta.type or 'entry'} entry ({detail}); left out of the context"
-        if meta.line_no:
-            self._report(meta.line_no, kind, message)
-        else:
-            self.load_issues.append(LoadIssue(str(self._session_file or ""), 0, kind, message))
-            logger.warning("%s", f"entry {meta.id}: {message}")
-        meta.type = INVALID_ENTRY
-        meta.message = None
-        return UnknownEntry(
-            type=INVALID_ENTRY, id=meta.id, parent_id=meta.parent_id, timestamp=meta.timestamp
-        )
-
     def get_session_name(self) -> str | None:
         """Name from the last ``session_info`` entry; an empty name clears it."""
         for meta in reversed(self._metas):
@@ -593,10 +489,10 @@ class SessionManager:
 
     def get_entry(self, id: str) -> SessionEntry | None:
         meta = self._by_id.get(id)
-        return self._load(meta) if meta is not None else None
+        return self._loader.load(meta) if meta is not None else None
 
     def get_children(self, parent_id: str | None) -> list[SessionEntry]:
-        return [self._load(meta) for meta in self._metas if meta.parent_id == parent_id]
+        return [self._loader.load(meta) for meta in self._metas if meta.parent_id == parent_id]
 
     def get_label(self, id: str) -> str | None:
         return self._labels.get(id)
@@ -604,7 +500,7 @@ class SessionManager:
     def get_entries(self) -> list[SessionEntry]:
         """All entries in file order (header excluded)."""
         with gc_paused():
-            return [self._load(meta) for meta in self._metas]
+            return list(map(self._loader.load, self._metas))
 
     @property
     def entry_count(self) -> int:
@@ -636,13 +532,13 @@ class SessionManager:
                     item = meta.message
                 elif meta.line is not None or meta.span:
                     try:
-                        item = plain_message_from_line(self._text(meta), role)[0]
+                        item = plain_message_from_line(self._loader.text(meta), role)[0]
                     except ValidationError:
                         item = None  # not counted; set aside and reported, as a context would
-                        self._load(meta)
+                        self._loader.load(meta)
             elif kind in ("usage", "compaction", "branch_summary"):
                 try:
-                    item = self._load(meta)
+                    item = self._loader.load(meta)
                 except SessionFileError:
                     item = None
             yield kind, role if kind == "message" else None, item
@@ -694,7 +590,7 @@ class SessionManager:
         a few lines and parsing the whole branch.
 
         Called after every agent run, so it is cheap when repeated: entry models are kept on
-        their records (``_load``) and the last branch is remembered, so a later call walks only
+        their records (``EntryLoader.load``) and the last branch is remembered, so a later call walks only
         from its leaf up to where the remembered branch ended (typically the entries appended
         since). The returned list is the caller's own; the entries in it are shared.
         """
@@ -703,7 +599,7 @@ class SessionManager:
             path = self._path_metas(from_id if from_id is not None else self._leaf_id)
             chosen = [meta for meta in path if meta.type in wanted]
             with gc_paused():
-                return [entry for entry in map(self._load, chosen) if entry.type in wanted]
+                return [entry for entry in map(self._loader.load, chosen) if entry.type in wanted]
         target = from_id if from_id is not None else self._leaf_id
         by_id = self._by_id
         current = by_id.get(target) if target is not None else None
@@ -722,7 +618,7 @@ class SessionManager:
         if len(newer) > limit:  # parent cycle: the general walk keeps each entry once
             newer, continues = self._path_metas(target)[::-1], False
         with gc_paused():
-            loaded = [self._load(meta) for meta in reversed(newer)]
+            loaded = list(map(self._loader.load, reversed(newer)))
         if continues:  # reached the remembered branch's leaf: that branch is our beginning
             assert cached is not None
             entries = cached[1] + loaded
@@ -737,7 +633,7 @@ class SessionManager:
         target = from_id if from_id is not None else self._leaf_id
         for meta in reversed(self._path_metas(target)):
             if meta.type == "compaction":
-                entry = self._load(meta)
+                entry = self._loader.load(meta)
                 return entry if isinstance(entry, CompactionEntry) else None
         return None
 
@@ -751,7 +647,7 @@ class SessionManager:
                 path = path[position:]
                 break
         with gc_paused():
-            return [self._load(meta) for meta in path]
+            return list(map(self._loader.load, path))
 
     def get_tree(self) -> list[SessionTreeNode]:
         """Root nodes (parentless, self-parented or orphaned entries); children oldest first."""
@@ -759,7 +655,7 @@ class SessionManager:
         with gc_paused():
             for meta in self._metas:
                 nodes[meta.id] = SessionTreeNode(
-                    entry=self._load(meta),
+                    entry=self._loader.load(meta),
                     label=self._labels.get(meta.id),
                     label_timestamp=self._label_times.get(meta.id),
                 )
@@ -790,15 +686,16 @@ class SessionManager:
 
     def _build_context(self) -> SessionContext:
         path = self._path_metas(self._leaf_id)
+        load_entry, load_message = self._loader.load_for_context, self._loader.load_message
         with gc_paused(references=len(path)):
             for _attempt in range(len(path)):  # each retry has one more entry set aside
                 try:
-                    context = context_from_path(path, self._load_for_context, self._load_message)
+                    context = context_from_path(path, load_entry, load_message)
                     break
-                except _Invalidated:
+                except Invalidated:
                     continue
             else:
-                context = context_from_path(path, self._load_for_context, self._load_message)
+                context = context_from_path(path, load_entry, load_message)
         self._drop_prepared(path)
         return context
 
@@ -865,7 +762,7 @@ class SessionManager:
             raise KeyError(f"Entry {leaf_id} not found")
         for meta in path:  # the new file gets these lines; the old file's reader goes
             if meta.line is None:
-                meta.line, meta.span = self._text(meta), 0
+                meta.line, meta.span = self._loader.text(meta), 0
         previous_file = self.get_session_file()
         on_path = {meta.id for meta in path}
         labels = [(target, text, self._label_times.get(target)) for target, text in self._labels.items()]
