@@ -3,6 +3,7 @@ fullscreen REPL: where an overlay goes, hiding and showing it, who has the keys,
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -161,6 +162,71 @@ async def test_bad_overlay_options_are_reported_and_the_overlay_still_shows(
     assert handle.get_bounds().col == (columns - min(80, columns)) // 2  # pi's defaults
     repl.send("ok\r")
     await repl.wait_for("BOX-GAVE ok")
+    assert await repl.quit() == 0
+
+
+async def test_unfocus_gives_the_keys_to_a_target_and_a_dialog_gives_them_back_only_if_held(
+    repl_factory: Callable[..., Any], tmp_path: Path
+) -> None:
+    repl = await repl_factory(extensions=(_plugin(tmp_path),), fullscreen=True)
+    mode: Any = repl.mode
+    await repl.submit('/box {"anchor": "top-left", "width": 30}')
+    await repl.until(lambda: len(mode._placed) == 1)
+    first = mode._placed[0]
+    made: list[Any] = []
+
+    class Other:
+        def __init__(self, done: Any) -> None:
+            self.done, self.typed = done, ""
+            made.append(self)
+
+        def render(self, width: int) -> list[str]:
+            return [f"OTHER typed={self.typed}"]
+
+        def handle_input(self, data: str) -> None:
+            self.typed += data
+
+    second_value = asyncio.ensure_future(
+        mode.ui.custom(
+            lambda tui, theme, done: Other(done), overlay=True, overlay_options={"anchor": "top-right"}
+        )
+    )
+    await repl.until(lambda: len(mode._placed) == 2 and mode._placed[1].is_focused())
+    second = mode._placed[1]
+    second.unfocus(first)  # to the other overlay's handle
+    assert first.is_focused() and not second.is_focused()
+    repl.send("a")
+    await repl.until(lambda: "typed=a" in _rows(first))
+    first.unfocus({"target": made[0]})  # pi's form, naming the component the factory made
+    assert second.is_focused()
+    repl.send("b")
+    await repl.until(lambda: "typed=b" in _rows(second))
+    second.unfocus(None)  # nobody gets the keys
+    assert not first.is_focused() and not second.is_focused() and not mode.editor_focused()
+    repl.send("z")
+    await asyncio.sleep(0.2)
+    assert "z" not in _rows(first) + _rows(second) and mode.editor_buffer().text == ""
+    first.focus()
+    # A dialog over a focused overlay gives it the keys back when it closes...
+    asked = asyncio.ensure_future(mode.ui.input("Your name"))
+    await repl.in_dialog()
+    repl.send("Ada\r")
+    assert await asyncio.wait_for(asked, 5) == "Ada"
+    assert first.is_focused()
+    # ...but not to one that gave them away.
+    first.unfocus()
+    assert mode.editor_focused()
+    asked = asyncio.ensure_future(mode.ui.input("Again"))
+    await repl.in_dialog()
+    repl.send("\x1b")
+    assert await asyncio.wait_for(asked, 5) is None
+    assert mode.editor_focused()
+    second.focus()
+    second_value.cancel()
+    first.focus()
+    repl.send("\r")
+    await repl.wait_for("BOX-GAVE a")
+    mode.set_editor_text("")
     assert await repl.quit() == 0
 
 

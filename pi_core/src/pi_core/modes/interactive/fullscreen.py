@@ -144,6 +144,10 @@ class FullscreenMode(InteractiveMode):
         self._dialog_views: list[Container] = []
         #: The floating ones, in the order shown.
         self._placed: list[PlacedOverlay] = []
+        #: What the factory of each component in the editor's place made, by its container's id.
+        self._made: dict[int, Any] = {}
+        #: Where the keys go when an overlay gives them to nobody (``unfocus(None)``).
+        self._nowhere = Window(FormattedTextControl("", focusable=True), height=0)
         #: A mouse drag over the transcript: (row on screen, column) where it began and is now.
         self._select_from: tuple[int, int] | None = None
         self._select_to: tuple[int, int] | None = None
@@ -247,6 +251,7 @@ class FullscreenMode(InteractiveMode):
                     filter=Condition(lambda: self.ui.has_widgets("belowEditor")),
                 ),
                 Window(FormattedTextControl(self._footer), dont_extend_height=True),
+                self._nowhere,
             ]
         )
         root = FloatContainer(
@@ -633,6 +638,8 @@ class FullscreenMode(InteractiveMode):
                 app,
                 give_focus_back=self._focus_under,
                 close=lambda: showing.done(None),
+                give_focus_to=self._focus_on,
+                component=made,
             )
             shown: Container = placed.content
             self._root.floats.append(placed.float)
@@ -643,6 +650,7 @@ class FullscreenMode(InteractiveMode):
         else:
             shown = HSplit([content], key_bindings=bindings)
             self._in_place.append(shown)
+            self._made[id(shown)] = made
             self.waiting(shown, request.blocked)
         try:
             # Keys find their bindings through the layout's parent links, which are otherwise
@@ -672,6 +680,7 @@ class FullscreenMode(InteractiveMode):
             else:
                 with contextlib.suppress(ValueError):
                     self._in_place.remove(shown)
+                self._made.pop(id(shown), None)
                 self.done_waiting(shown)
             app.layout.update_parents_relations()
             if had_focus:
@@ -867,7 +876,8 @@ class FullscreenMode(InteractiveMode):
         if app is None or not app.is_running:
             return
         for placed in reversed(self._placed):
-            if placed is not leaving and placed.showing() and not placed.non_capturing:
+            usable = placed.showing() and not placed.non_capturing and placed.wants_keys
+            if placed is not leaving and usable:
                 with contextlib.suppress(ValueError):
                     app.layout.focus(placed.content)
                     return
@@ -875,6 +885,37 @@ class FullscreenMode(InteractiveMode):
         if target is not None:
             with contextlib.suppress(ValueError):
                 app.layout.focus(target)
+
+    def _focus_on(self, target: Any) -> bool:
+        """An overlay's ``unfocus(target)``: the keys to ``target`` — another overlay (its handle
+        or its component), a component shown in the editor's place, a prompt-toolkit container,
+        or ``None``: nobody (no component nor the editor gets them until something takes them).
+        False when ``target`` is none of those on screen now."""
+        app = self._app
+        if app is None or not app.is_running:
+            return False
+        if target is None:
+            app.layout.focus(self._nowhere)
+            return True
+        for placed in self._placed:
+            if target is placed or target is placed.component:
+                if not placed.showing():
+                    return False
+                placed.focus()
+                return placed.is_focused()
+        container: Any = None
+        for shown in self._in_place:
+            if self._made.get(id(shown)) is target:
+                container = shown
+        if container is None and (isinstance(target, Container) or hasattr(target, "__pt_container__")):
+            container = target
+        if container is None:
+            return False
+        try:
+            app.layout.focus(container)
+        except ValueError:
+            return False
+        return True
 
     async def dialog(self, run: Callable[[], Awaitable[T]], blocked: Blocked | None = None) -> T:
         """A dialog asked while the application is not running (before it first starts) takes the

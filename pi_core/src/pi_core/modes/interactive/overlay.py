@@ -226,6 +226,10 @@ def _position(value: Size | None, anchor: str, axis: str, extent: int, room: int
     return start + (room - extent) // 2
 
 
+#: ``unfocus()`` with no target: the keys go back where they went before.
+_BACK = object()
+
+
 class PlacedOverlay:
     """One plugin overlay on screen: its float, where it goes, and pi's ``OverlayHandle``
     methods (``set_hidden``, ``is_hidden``, ``focus``, ``unfocus``, ``is_focused``,
@@ -239,13 +243,21 @@ class PlacedOverlay:
         *,
         give_focus_back: Callable[[PlacedOverlay], None],
         close: Callable[[], None],
+        give_focus_to: Callable[[Any], bool] | None = None,
+        component: Any = None,
     ) -> None:
         self.content = content
+        #: What the plugin's factory made (an ``unfocus`` target names it).
+        self.component = component
         self._options = options
         self._app = app
         self._give_focus_back = give_focus_back
+        self._give_focus_to = give_focus_to
         self._close = close
         self.hidden = False
+        #: Whether it takes the keys back when what covered it (a dialog, a component in the
+        #: editor's place) goes: it had them, and no ``unfocus`` gave them away since.
+        self.wants_keys = not self.non_capturing
         self._laid_out: tuple[int, OverlayBounds, int | None] | None = None
         #: Where it was drawn last (``None`` until drawn, and while hidden).
         self.bounds: OverlayBounds | None = None
@@ -317,13 +329,23 @@ class PlacedOverlay:
             self._app.layout.focus(self.content)
         except ValueError:
             return  # nothing in it takes the focus
+        self.wants_keys = True
         self._app.invalidate()
 
-    def unfocus(self, target: Any = None) -> None:
-        """Give the keys back (to the overlay under it, or the editor)."""
-        if self.is_focused():
+    def unfocus(self, target: Any = _BACK) -> None:
+        """Give the keys away, when it has them: to ``target`` — another overlay's handle, a
+        component the plugin showed (what its factory made), a prompt-toolkit container, or
+        ``None`` for nobody (pi's ``{target: null}``; a dict ``{"target": ...}`` as pi passes it
+        works too) — else back to the overlay under it, or the editor. It does not take them back
+        by itself when a dialog over it closes."""
+        if isinstance(target, dict) and set(target) == {"target"}:
+            target = target["target"]
+        if not self.is_focused():
+            return
+        self.wants_keys = False
+        if target is _BACK or self._give_focus_to is None or not self._give_focus_to(target):
             self._give_focus_back(self)
-            self._app.invalidate()
+        self._app.invalidate()
 
     def is_focused(self) -> bool:
         try:
