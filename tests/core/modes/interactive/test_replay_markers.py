@@ -103,3 +103,34 @@ async def test_a_fork_redraws_the_kept_part_with_its_markers(
     assert "context compacted (1234 tokens before)" in forked and "TRIED-ANOTHER-WAY" in forked
     repl.send("\x15")
     assert await repl.quit() == 0
+
+
+async def test_ctrl_o_opens_and_closes_the_compaction_summary_in_place(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    """Fullscreen, live and after a resume: the summary shows under its marker while tool output
+    is expanded."""
+    pi_llm_server.add(text_turn("first answer"), text_turn("## Goal\nSUMMARY-OF-THE-WORK"))
+    repl = await repl_factory(fullscreen=True)
+    await repl.submit("first question")
+    await repl.wait_for("first answer")
+    await repl.idle()
+    await repl.submit("/compact")
+    await repl.wait_for("── context compacted")
+    await repl.idle()
+    assert "SUMMARY-OF-THE-WORK" not in repl.output
+    blocks = len(repl.mode.transcript.blocks)
+    repl.send("\x0f")  # Ctrl+O
+    await repl.wait_for("SUMMARY-OF-THE-WORK")
+    assert len(repl.mode.transcript.blocks) == blocks  # drawn again in place, nothing appended
+    repl.send("\x0f")
+    await repl.until(lambda: "SUMMARY-OF-THE-WORK" not in repl.output)
+    path = str(repl.mode.host.session.session_file)
+    assert await repl.quit() == 0
+    again = await repl_factory(session=path, fullscreen=True)
+    await again.wait_for("── context compacted")
+    await again.wait_idle_editor()
+    assert "SUMMARY-OF-THE-WORK" not in again.output
+    again.send("\x0f")
+    await again.wait_for("SUMMARY-OF-THE-WORK")
+    assert await again.quit() == 0

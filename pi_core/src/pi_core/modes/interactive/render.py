@@ -290,9 +290,7 @@ class EventRenderer:
                     + Text(f"\n{sanitize(message.output)}", style="pi.muted")
                 )
             elif role == "compactionSummary":
-                self.console.print(compaction_marker(message.tokens_before))
-                if self.expand_tools:
-                    self.console.print(ThemedMarkdown(self.markdown(sanitize(message.summary), "summary")))
+                self.console.print(_CompactionView(self, message.tokens_before, message.summary))
             elif role == "branchSummary":
                 self.console.print(Text("── summary of the branch left ──", style="pi.customMessageLabel"))
                 self.console.print(
@@ -424,7 +422,8 @@ class EventRenderer:
         elif event.aborted:
             self.console.print(Text("Compaction aborted", style="pi.warning"))
         elif event.result is not None:
-            self.console.print(compaction_marker(event.result.get("tokensBefore")))
+            result = event.result
+            self.console.print(_CompactionView(self, result.get("tokensBefore"), result.get("summary")))
 
     def _on_auto_retry_start(self, event: Any) -> None:
         self.console.print(
@@ -512,6 +511,25 @@ def compaction_marker(tokens_before: int | None) -> Text:
     """The line that marks where the context was compacted, live and when a session is replayed."""
     suffix = f" ({tokens_before} tokens before)" if tokens_before else ""
     return Text(f"── context compacted{suffix} ──", style="pi.customMessageLabel")
+
+
+class _CompactionView:
+    """Where the context was compacted: the marker, and the summary under it while tool output is
+    expanded (laid out when drawn, so Ctrl+O in fullscreen opens and closes it in place)."""
+
+    __slots__ = ("renderer", "summary", "tokens_before")
+
+    def __init__(self, renderer: EventRenderer, tokens_before: int | None, summary: Any) -> None:
+        self.renderer = renderer
+        self.tokens_before = tokens_before
+        self.summary = summary if isinstance(summary, str) else ""
+
+    def __rich__(self) -> RenderableType:
+        marker = compaction_marker(self.tokens_before)
+        if not (self.renderer.expand_tools and self.summary.strip()):
+            return marker
+        summary = ThemedMarkdown(self.renderer.markdown(sanitize(self.summary), "summary"))
+        return Group(marker, summary)
 
 
 class _ToolResultView:
