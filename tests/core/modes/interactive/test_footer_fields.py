@@ -63,3 +63,18 @@ async def test_the_footer_shows_every_field(
         assert "…" in row and f"{str(project)[-40:]} (feature/footer)" in row
     assert all(len(re.sub(r"\x1b\[[0-9;]*m", "", row)) < width for row in drawn.split("\n"))
     await repl.quit()
+
+
+@pytest.mark.parametrize("fullscreen", [False, True], ids=["regular", "fullscreen"])
+async def test_a_checkout_made_elsewhere_shows_in_the_footer(
+    repl_factory: Callable[..., Any], fullscreen: bool, tmp_path: Any
+) -> None:
+    head = tmp_path / "project" / ".git" / "HEAD"
+    head.parent.mkdir()
+    head.write_text("ref: refs/heads/main\n")
+    repl = await repl_factory(fullscreen=fullscreen)
+    await repl.until(lambda: "(main)" in _drawn(repl.mode, fullscreen), 5)
+    head.write_text("ref: refs/heads/topic\n")  # as `git checkout topic` in another terminal
+    await repl.until(lambda: "(topic)" in _drawn(repl.mode, fullscreen), 5)
+    await repl.quit()
+    assert repl.mode._branch_watch is not None and repl.mode._branch_watch.cancelled()

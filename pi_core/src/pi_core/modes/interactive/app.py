@@ -116,6 +116,7 @@ class InteractiveMode:
         self._applied_styles_pushed = False
         self._theme_problems: set[str] = set()
         self._theme_watch: asyncio.Task[None] | None = None
+        self._branch_watch: asyncio.Task[None] | None = None
         self.commands = BuiltinCommands(self)
         #: Big pastes held aside while their markers stand in the editor.
         self.pastes = Pastes()
@@ -339,6 +340,18 @@ class InteractiveMode:
         finally:
             self.done_waiting(token)
 
+    async def _watch_branch(self) -> None:
+        """Until cancelled: the git branch read again every :data:`BRANCH_POLL` seconds (a few
+        small reads in a thread), so a checkout made elsewhere shows in the footer, as pi's
+        footer follows ``.git/HEAD``."""
+        while True:
+            await asyncio.sleep(BRANCH_POLL)
+            branch = await asyncio.to_thread(_git_branch, self.host.session.cwd)
+            if branch != self.git_branch:
+                self.git_branch = branch
+                self._status_cache = None
+                self.invalidate()
+
     def set_title(self, text: str) -> None:
         if self.console.is_terminal:
             self.console.file.write(f"\x1b]0;{text}\x07")
@@ -439,6 +452,7 @@ class InteractiveMode:
         self.renderer.hide_thinking = self.host.session.settings.settings.hide_thinking_block
         self.apply_theme()
         self._watch_theme()
+        self._branch_watch = asyncio.create_task(self._watch_branch())
         await self._start_plugins()
         self.show_load_issues()
         self._warm_up()
@@ -697,8 +711,9 @@ class InteractiveMode:
 
     async def _shutdown(self) -> None:
         self.ui.stop_ticker()
-        if self._theme_watch is not None:
-            self._theme_watch.cancel()
+        for watch in (self._theme_watch, self._branch_watch):
+            if watch is not None:
+                watch.cancel()
         if self.busy:
             await self.host.session.abort()
         if self._task is not None:
@@ -1327,6 +1342,11 @@ def _cut(text: str, width: int) -> str:
 def _short_home(path: str) -> str:
     home = str(Path.home())
     return "~" + path[len(home) :] if path == home or path.startswith(home + os.sep) else path
+
+
+#: Seconds between two looks at the git branch (pi polls ``.git/HEAD`` once a second where it
+#: cannot watch it).
+BRANCH_POLL = 1.0
 
 
 def _git_branch(cwd: str) -> str | None:
