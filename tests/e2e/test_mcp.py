@@ -156,22 +156,68 @@ def test_a_server_killed_mid_call_and_broken_servers_give_clear_errors(pi_env: P
         },
     )
     pi_env.server.add(
+        tool_turn(ToolUse("mcp__demo__pid", {}, id="c_pid")),
         tool_turn(ToolUse("mcp__demo__die", {}, id="c_die")),
+        text_turn("it died"),
+        # The next call connects again, as pi 1.6.0 does: a new server process answers.
         tool_turn(ToolUse("mcp__demo__add", {"a": 1, "b": 2}, id="c_after")),
+        tool_turn(ToolUse("mcp__demo__pid", {}, id="c_pid2")),
         tool_turn(ToolUse("mcp__flood__add", {"a": 5, "b": 5}, id="c_flood")),
         text_turn("survived"),
     )
     started = time.monotonic()
-    result = pi_env.run("-p", "break it", timeout=60)
+    # Between the two prompts /mcp shows the dropped server as pi 1.6.0 does.
+    result = pi_env.run("-p", "break it", "/mcp", "again", timeout=90)
     assert result.returncode == 0, result.stderr
-    assert result.stdout == "survived\n"
+    assert result.stdout.endswith("survived\n")
     seen = tool_messages(pi_env.server.requests[-1].body)
-    assert 'MCP server "demo"' in seen["c_die"]
-    assert 'MCP server "demo" is failed' in seen["c_after"]
+    assert seen["c_die"] == 'MCP server "demo" closed the connection during tools/call die'
+    assert seen["c_after"] == "3"
+    assert seen["c_pid2"] != seen["c_pid"]
     assert seen["c_flood"] == "10"
+    status = result.stdout + result.stderr
+    assert "demo: disconnected, reconnects on next call (direct)\n    Connection closed" in status
     # The mute server never answered initialize: the first request waited at most the 10 s budget.
     assert time.monotonic() - started < 30
     assert not any(n.startswith("mcp__mute__") for n in tool_names(pi_env.server.requests[0].body))
+
+
+def test_a_server_that_cannot_start_again_is_tried_once_per_call(pi_env: PiEnv, tmp_path: Path) -> None:
+    once = tmp_path / "started"
+    write_config(pi_env, {"demo": demo(exposure="direct", env={"DEMO_ONCE": str(once)})})
+    pi_env.server.add(
+        tool_turn(ToolUse("mcp__demo__die", {}, id="c_die")),
+        tool_turn(ToolUse("mcp__demo__add", {"a": 1, "b": 2}, id="c_1")),
+        tool_turn(ToolUse("mcp__demo__add", {"a": 1, "b": 2}, id="c_2")),
+        text_turn("gave up"),
+    )
+    result = pi_env.run("-p", "break it", timeout=90)
+    assert result.returncode == 0, result.stderr
+    seen = tool_messages(pi_env.server.requests[-1].body)
+    # One attempt per call (pi 1.6.0 retries stdio connections no further), with the server's stderr.
+    for call, start in (("c_1", 1), ("c_2", 2)):
+        assert seen[call].startswith('MCP server "demo" failed to connect: ')
+        assert seen[call].endswith(f"start {start} refused: this server serves once")
+    assert once.read_text() == "2"
+
+
+def test_an_http_server_that_forgot_the_session_is_asked_again_on_a_new_one(
+    pi_env: PiEnv, http_demo: Callable[[str], int], tmp_path: Path
+) -> None:
+    port = http_demo("streamable-http")
+    write_config(pi_env, {"web": {"url": f"http://127.0.0.1:{port}/mcp", "exposure": "direct"}})
+    pi_env.server.add(
+        tool_turn(ToolUse("mcp__web__forget", {}, id="c_forget")),
+        tool_turn(ToolUse("mcp__web__add", {"a": 1, "b": 2}, id="c_add")),
+        text_turn("restarted"),
+    )
+    result = pi_env.run("-p", "go", timeout=60)
+    assert result.returncode == 0, result.stderr
+    seen = tool_messages(pi_env.server.requests[-1].body)
+    assert seen == {"c_forget": "forgotten", "c_add": "3"}
+    # The call was refused once (404: unknown session), then made again after a new initialize.
+    log = (tmp_path / "streamable-http.log").read_text()
+    assert log.count('"POST /mcp HTTP/1.1" 404') == 1
 
 
 def test_a_failed_stdio_server_shows_the_end_of_its_stderr(pi_env: PiEnv) -> None:

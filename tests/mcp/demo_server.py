@@ -2,7 +2,9 @@
 
 ``DEMO_TRANSPORT`` (``stdio``, ``streamable-http``, ``sse``) and ``DEMO_PORT`` choose how it is
 reached. ``DEMO_MODE`` changes its behaviour: ``slow`` sleeps before serving, ``mute`` reads requests and
-never answers (not even ``initialize``), ``flood`` writes megabytes to stderr first.
+never answers (not even ``initialize``), ``flood`` writes megabytes to stderr first. With
+``DEMO_ONCE`` naming a file, only the first start serves: it creates the file, and every later start
+counts itself in it, says so on stderr and exits with status 3.
 """
 
 from __future__ import annotations
@@ -17,6 +19,17 @@ if MODE == "mute":
     for _line in sys.stdin:
         pass
     sys.exit(0)
+ONCE = os.environ.get("DEMO_ONCE")
+if ONCE:
+    if os.path.exists(ONCE):
+        with open(ONCE) as mark:
+            starts = int(mark.read() or "0") + 1
+        with open(ONCE, "w") as mark:
+            mark.write(str(starts))
+        sys.stderr.write(f"start {starts} refused: this server serves once\n")
+        sys.exit(3)
+    with open(ONCE, "w") as mark:
+        mark.write("0")
 if MODE == "slow":
     time.sleep(float(os.environ.get("DEMO_DELAY", "3")))
 if MODE == "flood":
@@ -63,6 +76,15 @@ def die() -> str:
 def pid() -> int:
     """The server's process id."""
     return os.getpid()
+
+
+if os.environ.get("DEMO_TRANSPORT") == "streamable-http":
+
+    @server.tool()
+    def forget() -> str:
+        """The server forgets every session, as a restarted server would."""
+        server.session_manager._server_instances.clear()
+        return "forgotten"
 
 
 @server.tool()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import contextvars
 import logging
 import os
 import time
@@ -39,8 +40,12 @@ from pi_mcp.oauth import (
 
 logger = logging.getLogger(__name__)
 
-State = Literal["connecting", "connected", "failed", "needs-auth", "disabled", "closed"]
+State = Literal["connecting", "connected", "disconnected", "failed", "needs-auth", "disabled", "closed"]
+#: States from which the next call connects again (pi 1.6.0 reconnects lazily, one attempt per call).
+REOPENED_BY_CALL = ("disconnected", "failed", "needs-auth")
 CONNECT_TIMEOUT = 30.0
+#: Seconds before the second and third attempt to connect to an HTTP server (pi 1.6.0's).
+HTTP_CONNECT_RETRIES = (0.25, 1.0)
 LOG_LIMIT = 5 * 1024 * 1024
 
 
@@ -85,6 +90,8 @@ class McpServer:
         self.on_tools = on_tools
         #: Called after every change of :attr:`state` (the ``/mcp`` panel redraws from it).
         self.on_state: Callable[[McpServer], None] | None = None
+        #: The context its connections run in (the manager's, taken in the plugin's hook).
+        self.context: contextvars.Context | None = None
         self.connect_timeout = connect_timeout
         self._state: State = "disabled" if not config.enabled else "connecting"
         self.last_error: str | None = None
@@ -95,6 +102,8 @@ class McpServer:
         self.pid: int | None = None
         self._settled = asyncio.Event()
         self._stop = asyncio.Event()
+        #: Set when a call found the connection gone: the runner lets the transport go.
+        self._lost = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._sdk: concurrent.futures.Future[None] | None = None
         self._refresh: asyncio.Task[None] | None = None
@@ -123,7 +132,13 @@ class McpServer:
         self._settled.clear()
         self._sdk = _import_sdk(self.config.kind)
         self._stop.clear()
-        self._task = asyncio.get_running_loop().create_task(self._run(), name=f"mcp:{self.name}")
+        self._lost.clear()
+        # In the context of the plugin's session_start (not of whatever asked to connect, a
+        # tool call say), so what the connection does is the plugin's.
+        context = self.context.copy() if self.context is not None else None
+        self._task = asyncio.get_running_loop().create_task(
+            self._run(), name=f"mcp:{self.name}", context=context
+        )
 
     async def wait_settled(self, limit: float) -> bool:
         """Wait until the server connected or failed; False when ``timeout`` ran out first."""
@@ -140,7 +155,7 @@ class McpServer:
         task, self._task = self._task, None
         if task is not None and not task.done():
             try:
-                if self.state != "connected":
+                if self.state not in ("connected", "disconnected"):
                     raise TimeoutError
                 await asyncio.wait_for(asyncio.shield(task), 5)
             except (TimeoutError, Exception):
@@ -242,6 +257,28 @@ class McpServer:
         self._settled.set()
         self._write_log("error", text)
 
+    def _tools_changed(self) -> None:
+        """Tell the manager the tools changed; what goes wrong there is logged, the connection
+        stays up."""
+        try:
+            self.on_tools(self)
+        except Exception as error:
+            logger.exception("MCP server %s: registering its tools failed", self.name)
+            self._write_log("error", f"registering the tools failed: {error}")
+
+    def _dropped(self) -> None:
+        """The connection of a connected server ended by itself: ``disconnected`` until the next
+        call connects again (its tools stay registered), as pi 1.6.0 does."""
+        if self.state != "connected":
+            return
+        said = self._stderr.text if self._stderr is not None else ""
+        self.last_error = f"Connection closed\n{said}" if said else "Connection closed"
+        self.session = None
+        self.state = "disconnected"
+        self._lost.set()
+        self._settled.set()
+        self._write_log("error", "the server closed the connection")
+
     def _write_log(self, level: str, message: str) -> None:
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
         with contextlib.suppress(OSError, ValueError):
@@ -253,8 +290,6 @@ class McpServer:
             # Shielded: a server stopped during the import must not cancel the import every later
             # server waits for too.
             await asyncio.shield(asyncio.wrap_future(self._sdk))
-        from mcp import ClientSession
-
         try:
             values = await self._values()
             auth = None
@@ -263,12 +298,31 @@ class McpServer:
         except McpValueError as error:
             self._fail(str(error))
             return
+        # pi 1.6.0's retries: an HTTP server that fails to connect with a network error or a
+        # transient status is tried twice more, 0.25 s and 1 s later; stdio servers once.
+        delays = HTTP_CONNECT_RETRIES if self.config.kind == "http" else ()
+        for delay in (*delays, None):
+            failure = await self._connect(values, auth)
+            if failure is None:
+                return
+            if delay is None or self._stop.is_set() or not _transient(failure):
+                self._fail(failure)
+                return
+            self._write_log("warning", f"connecting failed, again in {delay:g} s: {_describe(failure)}")
+            await asyncio.sleep(delay)
+
+    async def _connect(self, values: dict[str, str], auth: Any) -> BaseException | None:
+        """One connection, kept until the server is stopped or the connection ends; what made it
+        fail before it was up (``None`` once it was up, or when it failed in a way already told)."""
+        from mcp import ClientSession
+
         try:
             async with contextlib.AsyncExitStack() as stack:
                 read, write = await stack.enter_async_context(self._transport(values, auth))
+                watched = _Watched(read)
                 session = await stack.enter_async_context(
                     ClientSession(
-                        read,
+                        cast(Any, watched),
                         write,
                         read_timeout_seconds=timedelta(seconds=self.config.timeout),
                         message_handler=self._on_message,
@@ -280,7 +334,7 @@ class McpServer:
                     init = await asyncio.wait_for(session.initialize(), limit)
                 except TimeoutError:
                     self._fail(f"no answer to initialize within {limit:g} s")
-                    return
+                    return None
                 self.instructions = init.instructions
                 capabilities = init.capabilities
                 self.has_resources = capabilities.resources is not None
@@ -289,18 +343,33 @@ class McpServer:
                     self.tools = await self._list_tools(session)
                 self.state = "connected"
                 self._settled.set()
-                self.on_tools(self)
-                await self._stop.wait()
+                self._tools_changed()
+                # Until pi stops the server or the connection ends (the session stops reading).
+                waits = [asyncio.ensure_future(e.wait()) for e in (self._stop, self._lost, watched.ended)]
+                try:
+                    await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    for wait in waits:
+                        wait.cancel()
+                if not self._stop.is_set():
+                    self._dropped()
         except asyncio.CancelledError:
             raise
         except BaseException as error:
-            if not self._stop.is_set():
-                self._fail(error)
-            return
+            if self._stop.is_set():
+                return None
+            if self.state == "connected" and _sign_in_required(error) is None:
+                self._dropped()
+                return None
+            if self.state == "connected":
+                self._fail(error)  # a sign-in is needed now
+                return None
+            return error
         finally:
             self.session = None
         if not self._stop.is_set():  # the transport ended by itself
-            self._fail("the server closed the connection")
+            self._dropped()
+        return None
 
     async def _values(self) -> dict[str, str]:
         """The server's ``env`` (stdio) or ``headers`` (HTTP) with variables and ``!command`` resolved."""
@@ -370,7 +439,7 @@ class McpServer:
                 except Exception as error:
                     self._write_log("error", f"listing tools after tools/list_changed failed: {error}")
                     return
-                self.on_tools(self)
+                self._tools_changed()
 
             self._refresh = asyncio.get_running_loop().create_task(refresh())
 
@@ -379,10 +448,51 @@ class McpServer:
 
     # --- calls ------------------------------------------------------------------------------------
 
-    async def _call(self, what: str, request: Callable[[Any], Any]) -> Any:
+    async def ensure_connected(self) -> None:
+        """Connect again when the connection dropped, failed or wanted a sign-in (one attempt, as
+        pi 1.6.0 makes one per call), or wait for a connection underway; calls made meanwhile
+        share the attempt. A server that was stopped or disabled is left as it is."""
+        if self.state in REOPENED_BY_CALL and self.config.enabled:
+            old = self._task
+            if old is not None and not old.done():
+                # The runner is still letting the old transport go (a stdio server's process
+                # group gets up to 2.5 s to leave).
+                await asyncio.wait([old], timeout=5)
+                if not old.done() and self.state in REOPENED_BY_CALL:
+                    await self.restart()
+            if self.state in REOPENED_BY_CALL and (self._task is None or self._task.done()):
+                self.start()
+        if self.state == "connecting":
+            await self.wait_settled(min(self.connect_timeout, self.config.timeout) + 1)
+
+    async def _call(
+        self, what: str, request: Callable[[Any], Any], check: Callable[[], None] | None = None
+    ) -> Any:
+        """``request(session)`` once connected (again: see :meth:`ensure_connected`), bounded by
+        the server's timeout; ``check`` runs first on the live connection."""
+        for attempt in (1, 2):
+            try:
+                return await self._call_once(what, request, check)
+            except _SessionExpired as expired:
+                # The HTTP server no longer knows the session (it restarted), so it did not run
+                # the request: once more on a new session, as pi 1.6.0 does.
+                self._dropped()
+                if attempt == 2:
+                    raise McpCallError(
+                        f'MCP server "{self.name}" failed {what}: the server ended the session'
+                    ) from expired
+        raise AssertionError("unreachable")
+
+    async def _call_once(
+        self, what: str, request: Callable[[Any], Any], check: Callable[[], None] | None
+    ) -> Any:
+        reconnected = self.state in REOPENED_BY_CALL
+        await self.ensure_connected()
         session = self.session
         if session is None or self.state != "connected":
-            raise self._unavailable()
+            raise self._unavailable(reconnected)
+        if check is not None:
+            check()
         task = self._task
         call = asyncio.ensure_future(request(session))
         waiters: set[asyncio.Future[Any]] = {call}
@@ -398,31 +508,42 @@ class McpServer:
         if call not in done:
             call.cancel()
             if task is not None and task.done():
-                raise McpCallError(f'MCP server "{self.name}" stopped during {what}: {self.last_error}')
+                now: str = self.state  # the runner ended meanwhile
+                if now == "needs-auth":
+                    raise self._unavailable()
+                raise McpCallError(f'MCP server "{self.name}" closed the connection during {what}')
             raise McpCallError(
                 f'MCP server "{self.name}" did not answer {what} within {self.config.timeout:g} s'
             )
         try:
             return call.result()
         except Exception as error:
+            if self.config.kind == "http" and _session_expired(error):
+                raise _SessionExpired from error
             if _closed(error):
-                if self.state == "connected":
-                    self._fail("the server closed the connection")
-                raise self._unavailable() from error
+                self._dropped()
+                raise McpCallError(f'MCP server "{self.name}" closed the connection during {what}') from error
             raise McpCallError(f'MCP server "{self.name}" failed {what}: {_describe(error)}') from error
 
-    def _unavailable(self) -> McpCallError:
-        reason = f": {self.last_error}" if self.last_error else ""
+    def _unavailable(self, reconnected: bool = False) -> McpCallError:
         if self.state == "needs-auth":
             return McpCallError(self.last_error or str(SignInRequired(self.name)))
-        hint = "; /mcp reconnect restarts it" if self.state == "failed" else ""
-        return McpCallError(f'MCP server "{self.name}" is {self.state}{reason}{hint}')
+        if self.state == "failed" and reconnected:
+            return McpCallError(f'MCP server "{self.name}" failed to connect: {self.last_error}')
+        if self.state == "connecting":
+            return McpCallError(f'MCP server "{self.name}" is still connecting')
+        reason = f": {self.last_error}" if self.last_error else ""
+        return McpCallError(f'MCP server "{self.name}" is {self.state}{reason}')
 
     async def call_tool(self, tool: str, arguments: dict[str, Any]) -> Any:
         """``tools/call``. Sent without ``ClientSession.call_tool``, which checks the structured
         result against the tool's ``outputSchema`` (and fails on a schema that is not JSON Schema):
         pi 1.6.0 passes results on as the server sent them."""
         from mcp import types
+
+        def offered() -> None:
+            if not any(t.name == tool for t in self.tools):
+                raise McpCallError(f'MCP tool "{self.name}/{tool}" is no longer available.')
 
         timeout = timedelta(seconds=self.config.timeout)
         request = types.ClientRequest(
@@ -431,6 +552,7 @@ class McpServer:
         result = await self._call(
             f"tools/call {tool}",
             lambda s: s.send_request(request, types.CallToolResult, request_read_timeout_seconds=timeout),
+            offered,
         )
         refresh = self._refresh
         if refresh is not None and not refresh.done():
@@ -453,6 +575,40 @@ class McpServer:
         return await self._call("resources/read", lambda s: s.read_resource(AnyUrl(uri)))
 
 
+class _Watched:
+    """A transport's read stream that tells when the client session stopped reading it (the
+    connection ended: the server exited or the transport broke)."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self.ended = asyncio.Event()
+
+    async def __aenter__(self) -> _Watched:
+        await self._stream.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.ended.set()
+        await self._stream.__aexit__(*exc)
+
+    def __aiter__(self) -> _Watched:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self._stream.__anext__()
+        except StopAsyncIteration:
+            self.ended.set()
+            raise
+
+    async def receive(self) -> Any:
+        return await self._stream.receive()
+
+    async def aclose(self) -> None:
+        self.ended.set()
+        await self._stream.aclose()
+
+
 #: One background import of the SDK per transport kind (a failed one is tried again).
 _sdk_imports: dict[str, concurrent.futures.Future[None]] = {}
 
@@ -470,15 +626,20 @@ def _import_sdk(kind: str) -> concurrent.futures.Future[None]:
     return future
 
 
-def _http_transport(url: str, headers: dict[str, str], timeout: float, auth: Any = None) -> Any:
-    from mcp.client.streamable_http import streamablehttp_client
-
-    return _first_two(streamablehttp_client(url, headers=headers, timeout=timeout, auth=auth))
-
-
 @contextlib.asynccontextmanager
-async def _first_two(manager: Any) -> Any:
-    async with manager as (read, write, *_rest):
+async def _http_transport(url: str, headers: dict[str, str], request_timeout: float, auth: Any = None) -> Any:
+    """The streamable HTTP transport's ``(read, write)``: requests time out after
+    ``request_timeout`` seconds, a response stream may stay quiet for 5 minutes."""
+    import httpx
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, create_mcp_http_client
+
+    client = create_mcp_http_client(
+        headers=headers,
+        timeout=httpx.Timeout(request_timeout, read=MCP_DEFAULT_SSE_READ_TIMEOUT),
+        auth=auth,
+    )
+    async with client, streamable_http_client(url, http_client=client) as (read, write, *_rest):
         yield read, write
 
 
@@ -497,6 +658,39 @@ def _sign_in_required(error: BaseException) -> SignInRequired | None:
             pending.extend(current.exceptions)
         pending.extend(e for e in (current.__cause__, current.__context__) if e is not None)
     return None
+
+
+class _SessionExpired(Exception):
+    """An HTTP server answered 404 to the session's request: it forgot the session."""
+
+
+def _session_expired(error: BaseException) -> bool:
+    """The SDK's answer to a 404 on an established session (``Session terminated``)."""
+    data = getattr(error, "error", None)
+    return getattr(data, "code", None) == 32600 and getattr(data, "message", None) == "Session terminated"
+
+
+def _transient(error: BaseException) -> bool:
+    """A network failure, or a status that says try later (408, 429, 5xx but 501): worth
+    another attempt, as pi 1.6.0 judges them."""
+    import httpx
+
+    seen: set[int] = set()
+    pending = [error]
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, httpx.HTTPStatusError):
+            status = current.response.status_code
+            return status in (408, 429) or (status >= 500 and status != 501)
+        if isinstance(current, httpx.TransportError):
+            return True
+        if isinstance(current, BaseExceptionGroup):
+            pending.extend(current.exceptions)
+        pending.extend(e for e in (current.__cause__, current.__context__) if e is not None)
+    return False
 
 
 def _closed(error: BaseException) -> bool:

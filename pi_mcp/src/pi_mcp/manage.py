@@ -55,7 +55,8 @@ def _attention(server: McpServer | None, config: ServerConfig) -> int:
     """Servers that need the user come first."""
     if not config.enabled or server is None:
         return 5
-    return {"needs-auth": 0, "failed": 1, "closed": 2, "connecting": 3, "connected": 4}.get(server.state, 5)
+    ranks = {"needs-auth": 0, "failed": 1, "disconnected": 2, "closed": 2, "connecting": 3, "connected": 4}
+    return ranks.get(server.state, 5)
 
 
 def _scope(config: ServerConfig) -> str:
@@ -143,7 +144,7 @@ class McpDialogue:
                 items.append(MenuItem("signin", "Sign in", "opens the browser"))
             if state == "connected":
                 items.append(MenuItem("tools", "Tools", f"{len(server.tools)} offered"))
-            if state in ("failed", "closed", "connected", "needs-auth"):
+            if state in ("failed", "disconnected", "closed", "connected", "needs-auth"):
                 items.append(MenuItem("reconnect", "Reconnect"))
             if state == "connected" and server.oauth_url is not None:
                 items.append(MenuItem("signout", "Sign out", "deletes the stored credentials"))

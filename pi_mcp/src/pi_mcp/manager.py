@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import hashlib
 import json
 import logging
@@ -173,6 +174,9 @@ class McpManager:
         self.overridden: list[str] = []
         #: One change of a server's connection at a time (a Disable still stopping it, then Enable).
         self._changing: dict[str, asyncio.Lock] = {}
+        #: Made in the plugin's ``session_start``: servers connect in it, so a reconnect a tool
+        #: call starts registers the tools as this plugin.
+        self.context = contextvars.copy_context()
 
     # --- life cycle ---------------------------------------------------------------------------
 
@@ -199,6 +203,7 @@ class McpManager:
                 server.on_tools = self._tools_arrived
                 server.on_sign_in_needed = self._sign_in_needed
                 server.on_state = self._changed
+                server.context = self.context
                 self.servers[name] = server
                 if server.state == "connected":
                     self._tools_arrived(server)
@@ -238,6 +243,7 @@ class McpManager:
             on_sign_in_needed=self._sign_in_needed,
         )
         server.on_state = self._changed
+        server.context = self.context
         self.servers[config.name] = server
         server.start()
         self._changed()
@@ -259,7 +265,7 @@ class McpManager:
             if (
                 new is not None
                 and new.fingerprint() == server.config.fingerprint()
-                and server.state not in ("failed", "needs-auth")
+                and server.state not in ("failed", "needs-auth", "disconnected")
             ):
                 server.config = new
                 kept[name] = server
@@ -685,10 +691,12 @@ class McpManager:
         for name, config in self.configs.items():
             server = self.servers.get(name)
             exposure = config.raw.get("exposure", "codemode")
-            state = server.state if server is not None and config.enabled else "disabled"
+            state: str = server.state if server is not None and config.enabled else "disabled"
             if state == "needs-auth":
                 lines.append(f"{name}: needs sign-in, run /mcp login {name} ({exposure})")
                 continue
+            if state == "disconnected":
+                state = "disconnected, reconnects on next call"
             tools = f", {len(server.tools)} tools" if server is not None and state == "connected" else ""
             line = f"{name}: {state}{tools} ({exposure})"
             if server is not None and server.last_error and state != "connected":
