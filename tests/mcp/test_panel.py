@@ -4,13 +4,16 @@ key table and theme (the tmux tests in tests/e2e/test_mcp_panel_tmux.py show it 
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+from pathlib import Path
 
+import pytest
 from pi_core.modes.interactive.custom import ComponentKeys, TerminalSize
 from pi_core.runtime.ui import Theme
 from pi_mcp.panel import McpPanel, Menu, MenuItem
 
-DOWN, UP, ENTER, ESC = "\x1b[B", "\x1b[A", "\r", "\x1b"
+DOWN, UP, ENTER, ESC, CTRL_X = "\x1b[B", "\x1b[A", "\r", "\x1b", "\x18"
 SGR = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -95,3 +98,37 @@ async def test_the_sign_in_screen_takes_a_typed_address() -> None:
     await asyncio.sleep(0)
     panel.handle_input(ESC)
     assert await cancelled is None
+
+
+async def test_ctrl_x_copies_the_sign_in_address(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    panel, _ = make_panel()
+    address = "http://as/authorize?client_id=pi&state=" + "s" * 90
+    answer = asyncio.ensure_future(panel.redirect_url("Sign in to s", address))
+    await asyncio.sleep(0)
+    assert " ctrl+x to copy" in plain(panel)
+    # No clipboard program and no terminal: it says so where the hint was.
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing"))
+    for name in ("WAYLAND_DISPLAY", "DISPLAY"):
+        monkeypatch.delenv(name, raising=False)
+    panel.handle_input(CTRL_X)
+    await _copied(panel)
+    assert any(row.startswith(" No clipboard here") for row in plain(panel, 200))
+    # pbcopy (first on the PATH) gets the whole address, the field is left as it was.
+    clipboard = tmp_path / "clipboard.txt"
+    program = tmp_path / "bin" / "pbcopy"
+    program.parent.mkdir()
+    program.write_text(f"#!/bin/sh\ncat > {clipboard}\n")
+    program.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{program.parent}{os.pathsep}/usr/bin:/bin")
+    panel.handle_input(CTRL_X)
+    await _copied(panel)
+    assert clipboard.read_text() == address
+    assert " Copied URL to clipboard" in plain(panel)
+    panel.handle_input(ESC)
+    assert await answer is None
+
+
+async def _copied(panel: McpPanel) -> None:
+    copying = panel._copying
+    assert copying is not None
+    await asyncio.wait_for(copying, 10)

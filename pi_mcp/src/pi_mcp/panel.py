@@ -43,6 +43,23 @@ class Menu:
     cancel: str = "back"
 
 
+async def copy_text(text: str) -> tuple[str, str]:
+    """Put ``text`` on the clipboard as ``/copy`` does (a clipboard program, and OSC 52 on the
+    terminal); what to say about it, with its colour."""
+    import sys
+
+    from pi_core.modes.interactive.clipboard import copy_to_clipboard
+
+    terminal = sys.__stdout__ if sys.__stdout__ is not None and sys.__stdout__.isatty() else None
+    try:
+        used = await copy_to_clipboard(text, terminal)
+    except OSError as error:
+        return "error", f"Could not copy: {error}"
+    if not used:
+        return "error", "No clipboard here: install xclip, xsel or wl-copy, or use a terminal with OSC 52"
+    return "success", "Copied URL to clipboard"
+
+
 def wrap(text: str, width: int) -> list[str]:
     """``text`` broken into rows of at most ``width`` characters (long words are cut)."""
     rows: list[str] = []
@@ -62,6 +79,8 @@ class McpPanel:
             width, "MCP servers", [self._text("Loading…", "muted", width)], ""
         )
         self._key: Callable[[str], None] | None = None
+        #: The copy of a sign-in address under way (kept so it is not collected).
+        self._copying: asyncio.Future[None] | None = None
 
     # --- what the host calls --------------------------------------------------------------------
 
@@ -165,6 +184,13 @@ class McpPanel:
         ``None`` on Esc."""
         answer: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
         typed = ""
+        #: How the last copy went (colour, text); the key hint until then.
+        copied: tuple[str, str] | None = None
+
+        async def copy() -> None:
+            nonlocal copied
+            copied = await copy_text(url)
+            self.redraw()
 
         def finish(value: str | None) -> None:
             if not answer.done():
@@ -177,6 +203,9 @@ class McpPanel:
                 [""],
                 self._text("Approve access in your browser. If it did not open, visit:", "muted", width),
                 self._text(url, "accent", width),
+                self._text(copied[1], copied[0], width)
+                if copied is not None
+                else self._text(self._hint("app.message.copy", "to copy"), "dim", width),
                 [""],
                 self._text(
                     "Signing in on a different machine? Paste the address its browser ended up at:",
@@ -199,6 +228,8 @@ class McpPanel:
                     finish(typed.strip())
             elif self.keys.matches(data, "tui.select.cancel"):
                 finish(None)
+            elif self.keys.matches(data, "app.message.copy"):
+                self._copying = asyncio.ensure_future(copy())
             elif data in ("\x7f", "\x08"):
                 typed = typed[:-1]
             elif data == "\x15":  # Ctrl+U empties the field

@@ -173,6 +173,8 @@ COMPONENT_ACTIONS: dict[str, list[str]] = {
     "tui.input.submit": ["enter"],
     "tui.input.tab": ["tab"],
     "tui.input.newLine": ["ctrl+j"],
+    # Copies the address of a sign-in screen (and the selected /tree message).
+    "app.message.copy": ["ctrl+x"],
 }
 
 
