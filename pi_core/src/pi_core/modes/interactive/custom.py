@@ -267,6 +267,14 @@ def component_container(made: Any, showing: Showing) -> tuple[Container, KeyBind
                     if showing.finished:
                         return
 
+            @keys.add(Keys.CPRResponse, eager=True, save_before=lambda _event: False)
+            def _cursor_report(event: KeyPressEvent) -> None:
+                # The terminal's answer to the renderer's cursor position request, not a key: the
+                # catch-all above must not take it, or prompt-toolkit warns two seconds later
+                # that the terminal does not support cursor position requests.
+                row, _column = map(int, event.data[2:-1].split(";"))
+                event.app.renderer.report_absolute_cursor_row(row)
+
             for key in ("escape", "enter", "tab", "backspace", "up", "down", "left", "right"):
                 keys.add(key, eager=True)(_forward)
             for key in ("pageup", "pagedown", "home", "end", "s-tab"):
