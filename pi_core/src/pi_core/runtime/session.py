@@ -14,6 +14,7 @@ Each of its jobs past the wiring has a module of its own that works on the sessi
 - ``session_queue``: steering, follow-up and next-turn messages;
 - ``session_models``: model and thinking-level selection;
 - ``session_tools``: which registered tools are active, registering and withdrawing them;
+- ``session_prompt``: the system prompt and the system messages that record it;
 - ``session_requests``: what each provider request carries;
 - ``session_persistence``: writing messages to the session file, write failures;
 - ``session_run``: a run from claim to settle (retry, recovery, compaction after it);
@@ -44,8 +45,6 @@ from pi_core.ai.messages import (
     ImageContent,
     SystemMessage,
     TextContent,
-    ToolDeclaration,
-    ToolReference,
     UserMessage,
     current_system_message,
 )
@@ -71,16 +70,13 @@ from pi_core.runtime.resources import (
     Resources,
     SettingsManager,
     SystemPromptSections,
-    build_system_prompt_sections,
-    diff_system_prompt_sections,
-    render_system_prompt,
-    sections_from_options,
     system_prompt_options,
 )
 from pi_core.runtime.retry import AutoRetry
 from pi_core.runtime.session_boundaries import RunBoundaries
 from pi_core.runtime.session_compaction import SessionCompaction
 from pi_core.runtime.session_persistence import SessionPersistence
+from pi_core.runtime.session_prompt import SystemPrompt
 from pi_core.runtime.session_queue import MessageQueues
 from pi_core.runtime.session_requests import ProviderRequests
 from pi_core.runtime.session_run import RunDriver
@@ -172,19 +168,7 @@ class AgentSession:
         #: The runtime host that owns this session (session replacement for command contexts).
         self.host: Any = None
         self._active_tools = [name for name in active_tools if name in services.tools]
-        self._base_system_prompt = ""
-        self._system_prompt_sections: SystemPromptSections = {}
-        #: This run's sections when a ``before_agent_start`` handler edited the prompt options.
-        self._run_sections: SystemPromptSections | None = None
-        #: The mid-run tool check (``_system_updates``): the tools the transcript records and the
-        #: tool objects they were compared with, both ``None`` at each run's start.
-        self._recorded_tools: dict[str, ToolDeclaration] | None = None
-        self._checked_tools: list[AgentTool] | None = None
-        #: This run's prompt when a ``before_agent_start`` handler replaced or edited it: kept for
-        #: the whole run (pi 1.6.0's forced prompt), while the default one follows the tools.
-        self._run_prompt: str | None = None
-        #: The prompt sections the transcript records, as of that check.
-        self._recorded_sections: dict[str, str | None] | None = None
+        self._prompt = SystemPrompt(self)
         self._stats = SessionTally()
         self._retry = AutoRetry(self._emit)
         self._persistence = SessionPersistence(self)
@@ -218,8 +202,8 @@ class AgentSession:
             on_payload=bridge.on_payload if bridge else None,
             on_response=bridge.on_response if bridge else None,
             get_tools=lambda: self.agent.state.tools,
-            get_context_updates=self._system_updates,
-            get_system_prompt=lambda: self._run_prompt or self.agent.state.system_prompt,
+            get_context_updates=self._prompt.mid_run_updates,
+            get_system_prompt=self._prompt.current,
             after_turn=self._boundaries.after_turn if bridge else None,
         )
         state = AgentState(model=model or _UNKNOWN_MODEL)
@@ -393,7 +377,7 @@ class AgentSession:
 
         It is the prompt before any ``before_agent_start`` replacement for one run.
         """
-        return dict(self._system_prompt_sections)
+        return dict(self._prompt.sections)
 
     @property
     def active_tool_names(self) -> list[str]:
@@ -401,12 +385,11 @@ class AgentSession:
 
     # --- tools and system prompt ----------------------------------------------------------------
 
+    def _active_tool_objects(self) -> list[AgentTool]:
+        return [self.services.tools[name] for name in self._active_tools]
+
     def _apply_tools(self) -> None:
-        tools = [self.services.tools[name] for name in self._active_tools]
-        self.agent.state.tools = tools
-        self._system_prompt_sections = build_system_prompt_sections(tools, self.resources)
-        self._base_system_prompt = render_system_prompt(self._system_prompt_sections)
-        self.agent.state.system_prompt = self._base_system_prompt
+        self._prompt.apply(self._active_tool_objects())
 
     def set_active_tools(self, names: Sequence[str]) -> None:
         """Activate exactly these registered tools (unknown and ``hidden`` ones are ignored, as pi does)."""
@@ -464,73 +447,9 @@ class AgentSession:
     def rebuild_system_prompt(self) -> None:
         self._apply_tools()
 
-    def _system_updates(self) -> list[AgentMessage]:
-        """Before a request inside a run: the tools registered or removed since the last system
-        message, recorded as one more (pi 1.6.0 checks before every request). The prompt's text is
-        the run's until it ends, so changed sections wait for the next prompt's update.
-
-        The transcript's tools are replayed from its system messages once per run (the first
-        check after the run starts); later checks compare the agent's tool objects with the
-        ones of the previous check and only build declarations when one was added, removed or
-        replaced, so a run of many tool calls on a long session does not walk every message
-        before each request.
-        """
-        tools = self.agent.state.tools
-        checked = self._checked_tools
-        recorded = self._recorded_tools
-        if (
-            recorded is not None
-            and checked is not None
-            and len(checked) == len(tools)
-            and all(old is new for old, new in zip(checked, tools, strict=True))
-        ):
-            return []
-        if recorded is None:
-            replayed = current_system_message(self.agent.state.messages)
-            recorded = {tool.name: tool for tool in (replayed.tools_added if replayed else None) or ()}
-            self._recorded_sections = dict((replayed.sections if replayed else None) or {})
-        added, removed = _tool_changes(recorded, tools)
-        recorded = dict(recorded)
-        for reference in removed:
-            recorded.pop(reference.name, None)
-        recorded.update((tool.name, tool) for tool in added)
-        self._recorded_tools, self._checked_tools = recorded, list(tools)
-        if not added and not removed:
-            return []
-        # The default prompt was rebuilt for the new tools (pi 1.6.0 rebuilds it before the next
-        # turn): its changed sections are recorded with the tools. A replaced prompt stays as it is.
-        sections = None
-        if self._run_sections is None and self._run_prompt is None:
-            recorded_sections = self._recorded_sections or {}
-            sections = diff_system_prompt_sections(recorded_sections, self._system_prompt_sections)
-            self._recorded_sections = dict(self._system_prompt_sections)
-        return [
-            SystemMessage(
-                content="", sections=sections, tools_added=added or None, tools_removed=removed or None
-            )
-        ]
-
-    def _system_update(self) -> SystemMessage | None:
-        """The system message that brings the transcript's recorded prompt and tools up to date
-        (pi 1.6.0): every section and tool in the first one of a session, afterwards only the
-        sections that changed (``None`` for a vanished one) and the tools added or removed (a
-        changed tool is removed and added again). ``None`` when nothing changed.
-
-        The sections are the default prompt's; a ``before_agent_start`` replacement for one run
-        is sent but not recorded, as in pi.
-        """
-        replayed = current_system_message(self.agent.state.messages)
-        sections = diff_system_prompt_sections(
-            (replayed.sections if replayed else None) or {},
-            self._run_sections if self._run_sections is not None else self._system_prompt_sections,
-        )
-        previous = {tool.name: tool for tool in (replayed.tools_added if replayed else None) or ()}
-        added, removed = _tool_changes(previous, self.agent.state.tools)
-        if sections is None and not added and not removed:
-            return None
-        return SystemMessage(
-            content="", sections=sections, tools_added=added or None, tools_removed=removed or None
-        )
+    def _replayed_system_message(self) -> SystemMessage | None:
+        """What the transcript's system messages add up to: the recorded prompt sections and tools."""
+        return current_system_message(self.agent.state.messages)
 
     # --- prompting ------------------------------------------------------------------------------
 
@@ -581,18 +500,14 @@ class AgentSession:
             content: list[TextContent | ImageContent] = [TextContent(text=expanded), *image_list]
             messages: list[AgentMessage] = [UserMessage(content=content)]
             messages.extend(self._queues.take_next_turn())
-            messages.extend(await self._before_agent_start(expanded, image_list))
-            update = self._system_update()
+            messages.extend(await self._prompt.before_agent_start(expanded, image_list))
+            update = self._prompt.prompt_update()
             if update is not None:
                 messages.insert(0, update)  # pi 1.6.0 records it before the prompt it applies to
             accepted("started")
             await self._run.drive(lambda: self.agent.prompt(messages))
         finally:
-            self._run_prompt = None
-            if self._run_sections is not None:
-                self._run_sections = None
-                self.agent.state.tools = [self.services.tools[n] for n in self._active_tools]
-            self.agent.state.system_prompt = self._base_system_prompt
+            self._prompt.end_run(self._active_tool_objects)
             self._run.release()
 
     async def steer(
@@ -638,50 +553,10 @@ class AgentSession:
         """Drop everything queued; returns the (steering, follow-up) texts."""
         return self._queues.clear()
 
-    async def _before_agent_start(self, text: str, images: list[ImageContent]) -> list[AgentMessage]:
-        if self.hooks is None or not self.hooks.has("before_agent_start"):
-            return []
-        options = self.system_prompt_options()
-        before, tools_before = options.model_dump(), list(options.selected_tools or [])
-        event = hook_events.BeforeAgentStartEvent(
-            prompt=text,
-            images=images or None,
-            system_prompt=self._base_system_prompt,
-            system_prompt_options=options,
-        )
-        outcome = await self.hooks.before_agent_start(event, self.extension_context())
-        edited = event.system_prompt_options
-        if outcome.system_prompt is not None:
-            self.agent.state.system_prompt = self._run_prompt = outcome.system_prompt
-        elif edited is not None and edited.model_dump() != before:
-            self._run_with_options(edited, tools_edited=edited.selected_tools != tools_before)
-        return [
-            CustomMessage(custom_type=m.custom_type, content=m.content, display=m.display, details=m.details)
-            for m in outcome.messages
-        ]
-
     def system_prompt_options(self) -> hook_events.SystemPromptOptions:
         """What the default prompt is built from now (a copy; ``ctx.get_system_prompt_options()``)."""
         tools = [self.services.tools[name] for name in self._active_tools if name in self.services.tools]
         return system_prompt_options(tools, self.resources)
-
-    def _run_with_options(self, options: hook_events.SystemPromptOptions, *, tools_edited: bool) -> None:
-        """This run's prompt (and, when ``selected_tools`` was edited, its tools) from options a
-        ``before_agent_start`` handler edited; the system message records the change, and the next
-        run goes back to the default (pi's per-run prompt options)."""
-        if options.force_system_prompt:
-            self.agent.state.system_prompt = self._run_prompt = options.force_system_prompt
-            return
-        try:
-            sections = sections_from_options(options, self.resources)
-        except ValueError as error:
-            self._emit_error("pi", "before_agent_start", f"system_prompt_options: {error}")
-            return
-        if tools_edited:
-            tools = self.services.tools
-            self.agent.state.tools = [tools[name] for name in options.selected_tools or [] if name in tools]
-        self._run_sections = sections
-        self.agent.state.system_prompt = self._run_prompt = render_system_prompt(sections)
 
     def _validate_model(self) -> None:
         model = self.model
@@ -710,9 +585,7 @@ class AgentSession:
                 self._replace_last_message(event.message, replacement)
                 event = agent_events.MessageEndEvent(message=replacement)
         if isinstance(event, agent_events.AgentStartEvent):
-            # A run (prompt, continue, retry) may start from another transcript (/tree, a
-            # compaction, a switched session): its first mid-run check replays it again.
-            self._recorded_tools = self._checked_tools = None
+            self._prompt.run_started()
         if isinstance(event, agent_events.AgentEndEvent):
             event = event.model_copy(update={"will_retry": self._run.will_retry(event)})
         self._emit(event)
@@ -979,23 +852,3 @@ class AgentSession:
             close = getattr(self.session_manager, "close", None)
             if close is not None:
                 close()  # releases the file descriptor; a later append reopens it
-
-
-def _tool_changes(
-    recorded: dict[str, ToolDeclaration], tools: Sequence[AgentTool]
-) -> tuple[list[ToolDeclaration], list[ToolReference]]:
-    """The declarations of ``tools`` that ``recorded`` lacks or has otherwise, and the recorded
-    names to remove (gone, or changed: a changed tool is removed and added again)."""
-    current = [
-        ToolDeclaration(name=tool.name, description=tool.description, parameters=tool.json_schema())
-        for tool in tools
-    ]
-    names = {tool.name for tool in current}
-    added = [
-        tool
-        for tool in current
-        if tool.name not in recorded or recorded[tool.name].to_json_dict() != tool.to_json_dict()
-    ]
-    changed = {tool.name for tool in added}
-    removed = [ToolReference(name=name) for name in recorded if name not in names or name in changed]
-    return added, removed
