@@ -169,12 +169,15 @@ class ExtensionUI(ProjectTrustUI, Protocol):
         overlay: bool = False,
         overlay_options: Any = None,
         on_handle: Callable[[Any], Any] | None = None,
+        blocked: Any = None,
     ) -> Any:
         """Show ``factory(tui, theme, done)``'s component (a prompt-toolkit container, or an
         object with ``render(width) -> list[str]`` and ``handle_input(data)``) in place of the
         editor until it calls ``done(value)``; that value. ``None`` without a terminal UI.
         With ``overlay`` it floats (fullscreen) where ``overlay_options`` (pi's
-        ``OverlayOptions``) put it, and ``on_handle(handle)`` gets pi's ``OverlayHandle``."""
+        ``OverlayOptions``) put it, and ``on_handle(handle)`` gets pi's ``OverlayHandle``.
+        ``blocked`` (``{"kind": "question" | "permission" | "auth", "message": str}``) reports
+        pi to the terminal as waiting for the user while the component waits."""
         ...
 
     def set_header(self, factory: Callable[..., Any] | None) -> None:

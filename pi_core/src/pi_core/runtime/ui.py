@@ -152,6 +152,7 @@ class HeadlessUI(NoTerminalParts):
         overlay: bool = False,
         overlay_options: Any = None,
         on_handle: Callable[[Any], Any] | None = None,
+        blocked: Any = None,
     ) -> Any:
         return None
 

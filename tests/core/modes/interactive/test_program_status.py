@@ -221,3 +221,12 @@ async def test_a_component_with_blocked_is_reported_and_a_bad_option_is_refused(
     await repl.wait_for("BAD GOT answered")
     assert not any(r.get("msg") == "1" for r in _reports(writes))
     await repl.quit()
+
+
+async def test_blocked_is_taken_and_ignored_where_there_is_no_terminal() -> None:
+    from pi_core.modes.rpc.ui import RpcExtensionUI
+    from pi_core.runtime.ui import HeadlessUI
+
+    blocked = {"kind": "question", "message": "Pick"}
+    assert await HeadlessUI().custom(lambda *args: None, blocked=blocked) is None
+    assert await RpcExtensionUI(lambda request: None).custom(lambda *args: None, blocked=blocked) is None

@@ -163,6 +163,7 @@ class RpcExtensionUI(NoTerminalParts):
         overlay: bool = False,
         overlay_options: Any = None,
         on_handle: Callable[[Any], Any] | None = None,
+        blocked: Any = None,
     ) -> Any:
         return None
 
