@@ -166,6 +166,34 @@ def test_model_selector_in_tmux(pi_env: PiEnv, pane: Pane) -> None:
     pane.wait_for("PI-EXITED=0")
 
 
+def test_resume_selector_in_tmux(pi_env: PiEnv, pane: Pane) -> None:
+    """/resume draws pi's session selector: scope, name filter and order in its title line,
+    each session with its message count and age; Enter switches to the highlighted one."""
+    pi_env.server.add(text_turn("the earlier answer"))
+    pane.wait_for_editor()
+    pane.type("an earlier question")
+    pane.keys("Enter")
+    pane.wait_for(lambda screen: "loop/fake-model · context" in screen.split("the earlier answer")[-1])
+    pane.type("/new")
+    pane.keys("Enter")
+    pane.wait_for("New session started")
+    pane.wait_for_editor()
+    pane.type("/resume")
+    pane.keys("Enter")
+    screen = pane.wait_for("Resume Session (Current Folder)")
+    assert "◉ Current Folder | ○ All  Name: All  Sort: Threaded" in screen
+    assert "ctrl+s sort · ctrl+n named · ctrl+d delete · ctrl+p path (off) · ctrl+r rename" in screen
+    row = next(line for line in screen.splitlines() if line.startswith("› an earlier question"))
+    assert row.rstrip().endswith("3 now")  # the system message, the question, the answer
+    pane.keys("C-s")
+    pane.wait_for("Sort: Recent")
+    pane.keys("Enter")
+    pane.wait_for("the earlier answer")
+    pane.wait_for("Resumed")
+    pane.keys("C-d")
+    pane.wait_for("PI-EXITED=0")
+
+
 SLOW_RELOAD_EXTENSION = """
 import asyncio
 from pi_core import hookimpl
@@ -289,9 +317,9 @@ def test_tree_redraws_in_place_with_the_diff_intact(pi_env: PiEnv, pane: Pane) -
     pane.wait_for(lambda screen: "second answer" in screen and _idle_count(screen) >= 2)
     pane.type("/tree")
     pane.keys("Enter")
-    pane.wait_for("Go to which entry?")
+    pane.wait_for("Session Tree")
     pane.keys("Up", "Up")
-    pane.wait_for("› assistant: edit made")
+    pane.wait_for("› • assistant: edit made")
     pane.keys("Enter")
     pane.wait_for("Summarize the branch you are leaving?")
     pane.keys("Enter")

@@ -140,7 +140,7 @@ async def test_resume_redraws_edit_diffs_and_results_under_their_calls(
     mark = len(repl.output)
     await repl.submit("/resume")
     await repl.in_dialog()
-    repl.send("1\r")
+    repl.send("\r")
     await repl.wait_for("Resumed")
     replayed = repl.output[mark:]
     assert "-2 beta" in replayed and "+2 BETA" in replayed  # the diff, not "Successfully replaced"

@@ -5,17 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from pi_core.modes.interactive.command_base import CommandBase
-from pi_core.modes.interactive.picker import Picker
 from pi_core.modes.interactive.tree_view import FILTER_MODES, FilterMode, TreeState
 from pi_core.runtime.compaction.navigate import collect_entries_for_branch_summary
 from pi_core.runtime.themes import Theme
 
 if TYPE_CHECKING:
     from pi_core.runtime.host import MissingCwdChoice, MissingSessionCwdError
+    from pi_core.session.listing import SessionInfo
 
 #: Where ``/share`` links point (``PI_SHARE_VIEWER_URL`` overrides), as pi.
 DEFAULT_SHARE_VIEWER_URL = "https://pi.dev/session/"
@@ -31,53 +30,33 @@ class SessionCommands(CommandBase):
         self._info("New session started")
 
     async def cmd_resume(self, args: str) -> None:
+        from pi_core.modes.interactive.resume_selector import ResumeSelector
         from pi_core.session.manager import SessionManager
 
-        current = self._session.session_file
-        directory = self._session.session_manager.get_session_dir()
-        pending: list[tuple[str, str]] = []  # (action, session path) asked for by a key
+        session = self._session
+        current = session.session_file
+        directory = session.session_manager.get_session_dir()
+        agent_dir = self.mode.host.options.agent_dir
 
-        def act(action: str) -> Callable[[Picker], None]:
-            def handler(picker: Picker) -> None:
-                if picker.highlighted is not None:
-                    pending.append((action, sessions[picker.highlighted].path))
-                    picker.finish(None)
+        async def load(scope: str) -> list[SessionInfo]:
+            if scope == "current":
+                return await asyncio.to_thread(SessionManager.list_sessions, session.cwd, directory)
+            return await asyncio.to_thread(SessionManager.list_all, agent_dir)
 
-            return handler
-
-        keys = {"c-r": act("rename"), "c-d": act("delete")}
-        row = 0
-        while True:
-            listed = await asyncio.to_thread(SessionManager.list_sessions, self._session.cwd, directory)
-            sessions = [info for info in listed if info.path != current]
-            if not sessions:
-                self._warn("No other sessions found for this project")
-                return
-            labels = [
-                f"{info.modified:%Y-%m-%d %H:%M}  {'~' * (not info.message_count_exact)}"
-                f"{info.message_count} msgs  "
-                f"{info.name or info.first_message.replace(chr(10), ' ')[:60]}"
-                for info in sessions
-            ]
-            index = await self.mode.pick(
-                "Resume which session?",
-                labels,
-                initial=min(row, len(labels) - 1),
-                numbered=False,
-                extra_keys=keys,
-                note="Ctrl+R renames · Ctrl+D deletes",
-            )
-            if not pending:
-                break
-            action, path = pending.pop()
-            row = next((i for i, info in enumerate(sessions) if info.path == path), 0)
-            if action == "rename":
-                await self._rename_session(path)
-            else:
-                await self._delete_session(path)
-        if index is None:
+        selector = ResumeSelector(
+            load,
+            current_path=current,
+            rename=self._rename_session,
+            delete=self._delete_session,
+            styles=lambda: self.mode.styles,
+        )
+        await selector.start()
+        target = await self.mode.show_selector(selector)
+        if target is None:
             return
-        target = sessions[index].path
+        if target == current:
+            self._info("Already in this session")
+            return
         from pi_core.runtime.host import MissingSessionCwdError
 
         try:
@@ -104,37 +83,35 @@ class SessionCommands(CommandBase):
         picked = await self.mode.pick(missing.question, labels, numbered=False)
         return None if picked is None or picked >= len(choices) else choices[picked][1]
 
-    async def _rename_session(self, path: str) -> None:
+    async def _rename_session(self, path: str, name: str) -> None:
+        """Ctrl+R in /resume: a ``session_info`` entry with the new name, in that session's file."""
         from pi_core.session.manager import SessionManager
-
-        name = await self.mode.ui.input("New name for the session", "a name")
-        if not name or not name.strip():
-            return
 
         def rename() -> None:
             manager = SessionManager.open(path)
             try:
-                manager.append_session_info(name.strip())
+                manager.append_session_info(name)
             finally:
                 manager.close()
 
         await asyncio.to_thread(rename)
-        self._info(f"Renamed to {name.strip()}")
 
-    async def _delete_session(self, path: str) -> None:
-        """Delete a session file — to the trash with the ``trash`` CLI when there is one, as pi."""
+    async def _delete_session(self, path: str) -> str | None:
+        """Ctrl+D in /resume, once confirmed: to the trash with the ``trash`` CLI when there is
+        one, as pi, else deleted; what happened, ``None`` when it could not be done."""
         import shutil
 
-        if not await self.mode.ui.confirm("Delete session", f"Delete {path}?"):
-            return
         if shutil.which("trash") is not None:
-            status, _, err = await _run("trash", path)
-            if status != 0:
-                self._warn(f"Could not move it to the trash: {err.strip()}")
-                return
-        else:
+            status, _, _ = (
+                await _run("trash", "--", path) if path.startswith("-") else await _run("trash", path)
+            )
+            if status == 0 or not await asyncio.to_thread(os.path.exists, path):
+                return "Session moved to trash"
+        try:
             await asyncio.to_thread(os.remove, path)
-        self._info(f"Deleted {path}")
+        except OSError:
+            return None
+        return "Session deleted"
 
     async def cmd_fork(self, args: str) -> None:
         candidates = self._session.get_user_messages_for_forking()

@@ -323,6 +323,7 @@ class Selector:
         #: Called once with the choice (``None``: cancelled) when the selector closes.
         self.on_finish: Callable[[Any], None] | None = None
         self.finished = False
+        self._app: Application[Any] | None = None
 
     def fragments(self) -> StyleAndTextTuples:
         raise NotImplementedError
@@ -336,10 +337,9 @@ class Selector:
             if self.on_finish is not None:
                 self.on_finish(result)
 
-    @staticmethod
-    def width() -> int:
+    def width(self) -> int:
         """The columns of the terminal it is drawn on."""
-        app = get_app_or_none()
+        app = get_app_or_none() or self._app
         return max(1, app.output.get_size().columns) if app is not None else 80
 
     @staticmethod
@@ -377,6 +377,7 @@ class Selector:
             input=input,
             output=output,
         )
+        self._app = app
         # Esc alone acts at once, and Alt+arrow (Esc and the arrow in one write) is still one key.
         app.ttimeoutlen = escape_wait()
         app.timeoutlen = SEQUENCE_WAIT

@@ -1,0 +1,577 @@
+"""The ``/resume`` selector as pi 1.6.0 draws it in the editor's place.
+
+Between two rules: the title with the scope (this folder's sessions or all of them), the name
+filter and the sort order on the right; two lines of keys; the search field; up to ten sessions,
+one a line — the name (or first message) on the left, the message count and age on the right.
+In the ``threaded`` order a forked session hangs under the one it came from. The session in use
+is in the accent colour, a named one in the warning colour.
+
+Keys as pi: Tab switches the scope, Ctrl+S the order (threaded, recent, relevance), Ctrl+N
+named sessions only, Ctrl+P shows each file's path, Ctrl+D deletes the highlighted session after
+Enter confirms, Ctrl+R renames it in place; Up/Down and PageUp/PageDown move, Enter resumes, Esc
+or Ctrl+C cancels. Typing searches: words fuzzily in the name and folder and literally in the id,
+first message and folder; ``"a phrase"`` literally; ``re:pattern`` as a regular expression.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Literal
+
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
+from prompt_toolkit.utils import get_cwidth
+
+from pi_core.ai.resolve import _fuzzy_score
+from pi_core.modes.interactive.fork_selector import fit
+from pi_core.modes.interactive.picker import Selector
+from pi_core.modes.interactive.styles import ReplStyles
+from pi_core.session.listing import SessionInfo
+
+MAX_VISIBLE = 10
+Scope = Literal["current", "all"]
+Sort = Literal["threaded", "recent", "relevance"]
+_SORTS: tuple[Sort, ...] = ("threaded", "recent", "relevance")
+_SORT_LABELS = {"threaded": "Threaded", "recent": "Recent", "relevance": "Fuzzy"}
+#: Match tiers, best first: the query in the name, in other text, scattered in name or folder.
+_TIER = 1_000_000
+
+
+def age(modified: datetime, now: datetime | None = None) -> str:
+    """How long ago, as pi's list says it: ``now``, ``5m``, ``3h``, ``2d``, ``1w``, ``4mo``, ``1y``."""
+    now = now or datetime.now(UTC)
+    seconds = (now - modified).total_seconds()
+    minutes, hours, days = int(seconds // 60), int(seconds // 3600), int(seconds // 86400)
+    if minutes < 1:
+        return "now"
+    if minutes < 60:
+        return f"{minutes}m"
+    if hours < 24:
+        return f"{hours}h"
+    if days < 7:
+        return f"{days}d"
+    if days < 30:
+        return f"{days // 7}w"
+    if days < 365:
+        return f"{days // 30}mo"
+    return f"{days // 365}y"
+
+
+def _short_home(path: str) -> str:
+    from pi_core.modes.interactive.tree_view import _short_home as short
+
+    return short(path)
+
+
+@dataclass
+class Query:
+    """A parsed search: words (fuzzy) and phrases (literal), or a regular expression."""
+
+    words: list[tuple[str, bool]] = field(default_factory=list)  # (text, is a phrase)
+    regex: re.Pattern[str] | None = None
+    error: str | None = None
+
+
+def parse_query(text: str) -> Query:
+    text = text.strip()
+    if text.startswith("re:"):
+        pattern = text[3:].strip()
+        if not pattern:
+            return Query(error="Empty regex")
+        try:
+            return Query(regex=re.compile(pattern, re.IGNORECASE))
+        except re.error as error:
+            return Query(error=str(error))
+    if text.count('"') % 2:  # an open quote: plain words
+        return Query(words=[(word, False) for word in text.split()])
+    words: list[tuple[str, bool]] = []
+    for index, part in enumerate(text.split('"')):
+        if index % 2:
+            if part.strip():
+                words.append((part.strip(), True))
+        else:
+            words += [(word, False) for word in part.split()]
+    return Query(words=words)
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def match_score(info: SessionInfo, query: Query) -> float | None:
+    """Lower is better; ``None`` when ``info`` does not match."""
+    name = info.name or ""
+    if query.regex is not None:
+        if name and query.regex.search(name):
+            return 0.0
+        fields = (info.id, info.first_message, info.cwd)
+        return float(_TIER) if any(query.regex.search(text) for text in fields) else None
+    total = 0.0
+    for word, phrase in query.words:
+        score = _phrase_score(info, _norm(word)) if phrase else _word_score(info, word)
+        if score is None:
+            return None
+        total += score
+    return total
+
+
+def _literal(info: SessionInfo, value: str, normalize: bool) -> float | None:
+    def prepared(text: str) -> str:
+        return _norm(text) if normalize else text.lower()
+
+    name = prepared(info.name or "")
+    if value in name:
+        return _fuzzy_score(value, name) or 0.0
+    if any(value in prepared(text) for text in (info.id, info.first_message, info.cwd)):
+        return float(_TIER)
+    return None
+
+
+def _phrase_score(info: SessionInfo, phrase: str) -> float | None:
+    return _literal(info, phrase, normalize=True) if phrase else 0.0
+
+
+def _word_score(info: SessionInfo, word: str) -> float | None:
+    literal = _literal(info, word.lower(), normalize=False)
+    if literal is not None:
+        return literal
+    scores = [s for s in (_fuzzy_score(word, info.name or ""), _fuzzy_score(word, info.cwd)) if s is not None]
+    return 2 * _TIER + min(scores) if scores else None
+
+
+@dataclass
+class Row:
+    info: SessionInfo
+    prefix: str = ""
+
+
+def threaded(sessions: Sequence[SessionInfo]) -> list[Row]:
+    """Sessions as a tree of forks (by ``parent_session_path``), the latest activity first."""
+    children: dict[str | None, list[SessionInfo]] = {}
+    paths = {info.path for info in sessions}
+    for info in sessions:
+        parent = info.parent_session_path if info.parent_session_path in paths else None
+        children.setdefault(parent, []).append(info)
+    latest: dict[str, float] = {}
+
+    def activity(info: SessionInfo) -> float:
+        if info.path not in latest:
+            latest[info.path] = info.modified.timestamp()  # set first: a cycle ends here
+            below = [activity(child) for child in children.get(info.path, [])]
+            latest[info.path] = max([info.modified.timestamp(), *below])
+        return latest[info.path]
+
+    rows: list[Row] = []
+    seen: set[str] = set()
+
+    def walk(info: SessionInfo, depth: int, guides: tuple[bool, ...], last: bool) -> None:
+        if info.path in seen:
+            return
+        seen.add(info.path)
+        prefix = (
+            "".join("│  " if more else "   " for more in guides) + ("└─ " if last else "├─ ") if depth else ""
+        )
+        rows.append(Row(info, prefix))
+        below = sorted(children.get(info.path, []), key=activity, reverse=True)
+        for index, child in enumerate(below):
+            more = (*guides, depth > 0 and not last)  # no guide runs down from a root
+            walk(child, depth + 1, more, index == len(below) - 1)
+
+    roots = sorted(children.get(None, []), key=activity, reverse=True)
+    for index, root in enumerate(roots):
+        walk(root, 0, (), index == len(roots) - 1)
+    return rows
+
+
+@dataclass
+class SessionList:
+    """The selector's state."""
+
+    current_path: str | None = None
+    scope: Scope = "current"
+    sort: Sort = "threaded"
+    named_only: bool = False
+    show_path: bool = False
+    query: str = ""
+    index: int = 0
+    loaded: dict[str, list[SessionInfo]] = field(default_factory=dict)
+    rows: list[Row] = field(default_factory=list)
+
+    def sessions(self) -> list[SessionInfo]:
+        return self.loaded.get(self.scope, [])
+
+    def refilter(self, keep_top: bool = False) -> None:
+        pool = [info for info in self.sessions() if not self.named_only or (info.name or "").strip()]
+        if self.sort == "threaded" and not self.query.strip():
+            self.rows = threaded(pool)
+        elif not self.query.strip():
+            self.rows = [Row(info) for info in pool]
+        else:
+            query = parse_query(self.query)
+            if query.error:
+                self.rows = []
+            elif self.sort == "recent":
+                self.rows = [Row(info) for info in pool if match_score(info, query) is not None]
+            else:
+                scored = [(match_score(info, query), info) for info in pool]
+                found = [(score, info) for score, info in scored if score is not None]
+                found.sort(key=lambda item: (item[0], -item[1].modified.timestamp()))
+                self.rows = [Row(info) for _, info in found]
+        self.index = 0 if keep_top else min(self.index, max(0, len(self.rows) - 1))
+
+    @property
+    def selected(self) -> SessionInfo | None:
+        return self.rows[self.index].info if self.rows else None
+
+
+class ResumeSelector(Selector):
+    """The sessions to resume; it finishes with the chosen session's path."""
+
+    def __init__(
+        self,
+        load: Callable[[Scope], Awaitable[list[SessionInfo]]],
+        *,
+        current_path: str | None = None,
+        rename: Callable[[str, str], Awaitable[None]] | None = None,
+        delete: Callable[[str], Awaitable[str | None]] | None = None,
+        styles: Callable[[], ReplStyles] | None = None,
+    ) -> None:
+        """``load(scope)`` lists sessions; ``delete(path)`` says how it went (``None``: it failed)."""
+        self.state = SessionList(current_path=current_path)
+        self.load = load
+        self.rename = rename
+        self.delete = delete
+        self._styles = styles
+        self.loading: Scope | None = None
+        #: The path waiting for Enter to delete it.
+        self.confirming: str | None = None
+        #: The rename field: (path, text so far).
+        self.renaming: tuple[str, str] | None = None
+        #: A note in place of the key lines: (text, role).
+        self.status: tuple[str, str] | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        super().__init__()
+
+    async def start(self) -> None:
+        """Load the sessions of the first scope (before showing the list: a key typed at once
+        finds them there); the other scope loads when Tab first shows it."""
+        await self._load(self.state.scope)
+
+    def _spawn(self, work: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _load(self, scope: Scope) -> None:
+        self.loading = scope
+        self.invalidate()
+        try:
+            self.state.loaded[scope] = await self.load(scope)
+        except OSError as error:
+            self.state.loaded[scope] = []
+            self.status = (f"Failed to load sessions: {error}", "error")
+        finally:
+            self.loading = None
+        if scope == self.state.scope:
+            self.state.refilter()
+        self.invalidate()
+
+    def _fg(self, role: str) -> str:
+        return self._styles().fg.get(role, "") if self._styles is not None else ""
+
+    # --- keys -----------------------------------------------------------------------------------
+
+    def bindings(self) -> KeyBindings:
+        bindings = KeyBindings()
+        state = self.state
+        listing = Condition(lambda: self.renaming is None and self.confirming is None)
+        confirming = Condition(lambda: self.confirming is not None)
+        renaming = Condition(lambda: self.renaming is not None)
+
+        def key(*keys: str, when: Condition = listing) -> Callable[[Callable[[], None]], None]:
+            def add(handler: Callable[[], None]) -> None:
+                def run(event: KeyPressEvent) -> None:
+                    handler()
+
+                for name in keys:
+                    bindings.add(name, filter=when)(run)
+
+            return add
+
+        @key("tab")
+        def _scope() -> None:
+            state.scope = "all" if state.scope == "current" else "current"
+            if state.scope not in state.loaded:
+                self._spawn(self._load(state.scope))
+            state.refilter()
+
+        @key("c-s")
+        def _sort() -> None:
+            state.sort = _SORTS[(_SORTS.index(state.sort) + 1) % len(_SORTS)]
+            state.refilter()
+
+        @key("c-n")
+        def _named() -> None:
+            state.named_only = not state.named_only
+            state.refilter()
+
+        @key("c-p")
+        def _path() -> None:
+            state.show_path = not state.show_path
+
+        @key("c-d")
+        def _delete() -> None:
+            info = state.selected
+            if info is None:
+                return
+            if info.path == state.current_path:
+                self.status = ("Cannot delete the currently active session", "error")
+                return
+            self.confirming = info.path
+
+        @key("c-r")
+        def _rename() -> None:
+            info = state.selected
+            if info is not None and self.rename is not None and self.loading is None:
+                self.renaming = (info.path, info.name or "")
+
+        @key("up")
+        def _up() -> None:
+            state.index = max(0, state.index - 1)
+
+        @key("down")
+        def _down() -> None:
+            state.index = max(0, min(len(state.rows) - 1, state.index + 1))
+
+        @key("pageup")
+        def _page_up() -> None:
+            state.index = max(0, state.index - MAX_VISIBLE)
+
+        @key("pagedown")
+        def _page_down() -> None:
+            state.index = max(0, min(len(state.rows) - 1, state.index + MAX_VISIBLE))
+
+        @key("enter")
+        def _choose() -> None:
+            if state.selected is not None:
+                self.finish(state.selected.path)
+
+        @key("escape", "c-c")
+        def _cancel() -> None:
+            self.finish(None)
+
+        @key("backspace")
+        def _erase() -> None:
+            if state.query:
+                state.query = state.query[:-1]
+                state.refilter(keep_top=bool(state.query.strip()))
+
+        @bindings.add(Keys.Any)
+        def _type(event: KeyPressEvent) -> None:
+            if not event.data.isprintable():
+                return
+            if self.renaming is not None:
+                self.renaming = (self.renaming[0], self.renaming[1] + event.data)
+            elif listing():
+                state.query += event.data
+                state.refilter(keep_top=bool(state.query.strip()))
+
+        @key("enter", when=confirming)
+        def _confirm_delete() -> None:
+            path, self.confirming = self.confirming, None
+            if path is not None:
+                self._spawn(self._delete(path))
+
+        @key("escape", "c-c", when=confirming)
+        def _keep() -> None:
+            self.confirming = None
+
+        @key("enter", when=renaming)
+        def _save_name() -> None:
+            if self.renaming is not None and self.renaming[1].strip():
+                path, name = self.renaming
+                self._spawn(self._rename(path, name.strip()))
+
+        @key("escape", "c-c", when=renaming)
+        def _keep_name() -> None:
+            self.renaming = None
+
+        @key("backspace", when=renaming)
+        def _erase_name() -> None:
+            if self.renaming is not None:
+                self.renaming = (self.renaming[0], self.renaming[1][:-1])
+
+        return bindings
+
+    async def _delete(self, path: str) -> None:
+        how = await self.delete(path) if self.delete is not None else None
+        if how is None:
+            self.status = ("Failed to delete the session", "error")
+        else:
+            self.status = (how, "accent")
+            for sessions in self.state.loaded.values():
+                sessions[:] = [info for info in sessions if info.path != path]
+            self.state.refilter()
+        self.invalidate()
+
+    async def _rename(self, path: str, name: str) -> None:
+        try:
+            if self.rename is not None:
+                await self.rename(path, name)
+        finally:
+            self.renaming = None
+        self.state.loaded.clear()
+        await self._load(self.state.scope)
+
+    # --- drawing --------------------------------------------------------------------------------
+
+    def fragments(self) -> StyleAndTextTuples:
+        width = self.width()
+        rule: StyleAndTextTuples = [(self._fg("accent"), "─" * width)]
+        lines: list[StyleAndTextTuples] = [[], rule, []]
+        if self.renaming is not None:
+            lines += [
+                [(f"bold {self._fg('text')}", " Rename Session")],
+                [],
+                [("", "> " + self.renaming[1]), ("reverse", " ")],
+                [],
+                [(self._fg("muted"), " enter to save · escape/ctrl+c to cancel")],
+            ]
+        else:
+            lines += [self._header(width), *self._hints(width), [], *self._list(width)]
+        lines += [[], rule]
+        fragments: StyleAndTextTuples = []
+        for number, line in enumerate(lines):
+            if number:
+                fragments.append(("", "\n"))
+            fragments.extend(line)
+        return fragments
+
+    def _header(self, width: int) -> StyleAndTextTuples:
+        state = self.state
+        muted, accent = self._fg("muted"), self._fg("accent")
+        title = "Resume Session (Current Folder)" if state.scope == "current" else "Resume Session (All)"
+        right: StyleAndTextTuples
+        if self.loading is not None:
+            right = [(muted, "○ Current Folder | "), (accent, "Loading ...")]
+        elif state.scope == "current":
+            right = [(accent, "◉ Current Folder"), (muted, " | ○ All")]
+        else:
+            right = [(muted, "○ Current Folder | "), (accent, "◉ All")]
+        right += [
+            ("", "  "),
+            (muted, "Name: "),
+            (accent, "Named" if state.named_only else "All"),
+            ("", "  "),
+            (muted, "Sort: "),
+            (accent, _SORT_LABELS[state.sort]),
+        ]
+        right_width = sum(get_cwidth(text) for _, text, *_ in right)
+        left = fit(title, max(0, width - right_width - 1), "")
+        gap = max(0, width - get_cwidth(left) - right_width)
+        return [(f"bold {self._fg('text')}", left), ("", " " * gap), *right]
+
+    def _hints(self, width: int) -> list[StyleAndTextTuples]:
+        dim, muted = self._fg("dim"), self._fg("muted")
+        if self.confirming is not None:
+            return [
+                [
+                    (
+                        self._fg("error"),
+                        fit("Delete session? enter confirm · escape/ctrl+c cancel", width, "…"),
+                    )
+                ],
+                [],
+            ]
+        if self.status is not None:
+            text, role = self.status
+            return [[(self._fg(role), fit(text, width, "…"))], []]
+
+        def hint(key: str, what: str) -> StyleAndTextTuples:
+            return [(dim, key), (muted, f" {what}")]
+
+        separator: StyleAndTextTuples = [(muted, " · ")]
+        first = [*hint("tab", "scope"), *separator, (muted, 're:<pattern> regex · "phrase" exact')]
+        second: StyleAndTextTuples = []
+        parts = [
+            ("ctrl+s", "sort"),
+            ("ctrl+n", "named"),
+            ("ctrl+d", "delete"),
+            ("ctrl+p", f"path ({'on' if self.state.show_path else 'off'})"),
+        ]
+        if self.rename is not None:
+            parts.append(("ctrl+r", "rename"))
+        for number, (key_name, what) in enumerate(parts):
+            second += [*(separator if number else []), *hint(key_name, what)]
+        return [first, second]
+
+    def _list(self, width: int) -> list[StyleAndTextTuples]:
+        state = self.state
+        muted = self._fg("muted")
+        lines: list[StyleAndTextTuples] = [[("", "> " + state.query), ("reverse", " ")], []]
+        if not state.rows:
+            if self.loading is not None:
+                return lines
+            if state.named_only:
+                empty = (
+                    "  No named sessions found. Press ctrl+n to show all."
+                    if state.scope == "all"
+                    else "  No named sessions in current folder. Press ctrl+n to show all, "
+                    "or Tab to view all."
+                )
+            elif state.scope == "all":
+                empty = "  No sessions found"
+            else:
+                empty = "  No sessions in current folder. Press Tab to view all."
+            return [*lines, [(muted, fit(empty, width, "…"))]]
+        start = max(0, min(state.index - MAX_VISIBLE // 2, len(state.rows) - MAX_VISIBLE))
+        end = min(start + MAX_VISIBLE, len(state.rows))
+        for position in range(start, end):
+            lines.append(self._row(state.rows[position], position == state.index, width))
+        if start > 0 or end < len(state.rows):
+            lines.append([(muted, f"  ({state.index + 1}/{len(state.rows)})")])
+        return lines
+
+    def _row(self, row: Row, selected: bool, width: int) -> StyleAndTextTuples:
+        info = row.info
+        state = self.state
+        text = re.sub(r"[\x00-\x1f\x7f]", " ", info.name or info.first_message).strip()
+        count = f"{'' if info.message_count_exact else '~'}{info.message_count}"
+        right = f"{count} {age(info.modified)}"
+        if state.scope == "all" and info.cwd:
+            right = f"{_short_home(info.cwd)} {right}"
+        if state.show_path:
+            right = f"{_short_home(info.path)} {right}"
+        room = width - 2 - get_cwidth(row.prefix) - get_cwidth(right) - 2
+        text = fit(text, max(10, room), "…")
+        deleting = info.path == self.confirming
+        role = (
+            "error"
+            if deleting
+            else "accent"
+            if info.path == state.current_path
+            else "warning"
+            if info.name
+            else ""
+        )
+        background = self._styles().bg.get("selectedBg", "") if self._styles is not None and selected else ""
+        if selected and not background:
+            background = "reverse"
+        bold = " bold" if selected else ""
+        used = 2 + get_cwidth(row.prefix) + get_cwidth(text)
+        gap = max(1, width - used - get_cwidth(right))
+        if used + gap + get_cwidth(right) > width:  # a long path: the row ends in "..." at the edge
+            right = fit(right, max(0, width - used - gap))
+        return [
+            (f"{self._fg('accent')} {background}", "› ") if selected else ("", "  "),
+            (f"{self._fg('dim')} {background}", row.prefix),
+            (f"{self._fg(role)} {background}{bold}", text),
+            (background, " " * gap),
+            (f"{self._fg('error' if deleting else 'dim')} {background}", right),
+        ]

@@ -1,0 +1,154 @@
+"""The /resume selector: forks threaded under their parent, pi's search, its keys through a pipe."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from pi_core.modes.interactive.resume_selector import (
+    ResumeSelector,
+    age,
+    match_score,
+    parse_query,
+    threaded,
+)
+from pi_core.session.listing import SessionInfo
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.input import PipeInput, create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+UP, DOWN, ENTER, ESC, TAB = "\x1b[A", "\x1b[B", "\r", "\x1b", "\t"
+CTRL_D, CTRL_N, CTRL_P, CTRL_R, CTRL_S = "\x04", "\x0e", "\x10", "\x12", "\x13"
+NOW = datetime.now(UTC)
+
+
+class WideOutput(DummyOutput):
+    def get_size(self) -> Size:
+        return Size(rows=40, columns=120)
+
+
+def info(
+    path: str, first: str, hours: float, name: str | None = None, parent: str | None = None
+) -> SessionInfo:
+    when = NOW - timedelta(hours=hours)
+    return SessionInfo(
+        path=path,
+        id=f"id-{path}",
+        cwd="/work/calc",
+        name=name,
+        parent_session_path=parent,
+        created=when,
+        modified=when,
+        message_count=4,
+        first_message=first,
+    )
+
+
+SESSIONS = [
+    info("/s/c", "Explain the parser", 1),
+    info("/s/b", "Fork: try a regex tokenizer", 20, parent="/s/a"),
+    info("/s/a", "Write a tokenizer", 300, name="tokenizer work"),
+    info("/s/d", "Another fork", 30, parent="/s/a"),
+]
+ELSEWHERE = [*SESSIONS, info("/t/e", "In another project", 2)]
+
+
+@pytest.fixture
+def pipe() -> Iterator[PipeInput]:
+    with create_pipe_input() as pipe_input:
+        yield pipe_input
+
+
+def test_forks_hang_under_their_parent_latest_first() -> None:
+    rows = [(row.prefix, row.info.path) for row in threaded(SESSIONS)]
+    assert rows == [("", "/s/c"), ("", "/s/a"), ("   ├─ ", "/s/b"), ("   └─ ", "/s/d")]
+
+
+def test_search_words_phrases_and_regex() -> None:
+    named, plain = SESSIONS[2], SESSIONS[0]
+    in_name, in_text = match_score(named, parse_query("tokenizer")), match_score(plain, parse_query("parser"))
+    assert in_name is not None and in_text is not None and in_name < in_text  # a name hit ranks first
+    assert match_score(plain, parse_query('"explain the"')) is not None
+    assert match_score(plain, parse_query('"the explain"')) is None
+    assert match_score(plain, parse_query("re:^explain")) is not None
+    assert parse_query("re:(").error is not None
+    assert match_score(plain, parse_query("xyzzy")) is None
+
+
+def test_ages() -> None:
+    assert [age(NOW - timedelta(**delta), NOW) for delta in (
+        {"seconds": 5}, {"minutes": 5}, {"hours": 3}, {"days": 2}, {"days": 9}, {"days": 100}, {"days": 800},
+    )] == ["now", "5m", "3h", "2d", "1w", "3mo", "2y"]  # fmt: skip
+
+
+async def start(pipe: PipeInput, **options: object) -> tuple[ResumeSelector, asyncio.Task[object]]:
+    async def load(scope: str) -> list[SessionInfo]:
+        return list(SESSIONS if scope == "current" else ELSEWHERE)
+
+    selector = ResumeSelector(load, current_path="/s/c", **options)  # type: ignore[arg-type]
+    await selector.start()
+    task = asyncio.create_task(selector.run(input=pipe, output=WideOutput()))
+    await asyncio.sleep(0.05)
+    return selector, task
+
+
+async def press(pipe: PipeInput, *keys: str) -> None:
+    for key in keys:
+        pipe.send_text(key)
+        await asyncio.sleep(0.03)
+    await asyncio.sleep(0.1)
+
+
+def screen(selector: ResumeSelector) -> str:
+    return "".join(text for _, text, *_ in selector.fragments())
+
+
+async def test_rows_and_keys(pipe: PipeInput) -> None:
+    selector, task = await start(pipe)
+    shown = screen(selector)
+    assert (
+        "Resume Session (Current Folder)" in shown
+        and "◉ Current Folder | ○ All  Name: All  Sort: Threaded" in shown
+    )
+    assert "ctrl+s sort · ctrl+n named · ctrl+d delete · ctrl+p path (off)" in shown
+    assert "› Explain the parser" in shown and "   └─ Another fork" in shown
+    await press(pipe, TAB)
+    assert "Resume Session (All)" in screen(selector) and "/work/calc 4 2h" in screen(selector)
+    await press(pipe, TAB, CTRL_S)
+    assert "Sort: Recent" in screen(selector)
+    await press(pipe, CTRL_N)
+    assert "Name: Named" in screen(selector) and "Explain the parser" not in screen(selector)
+    await press(pipe, CTRL_N, CTRL_P)
+    assert "path (on)" in screen(selector) and "/s/c 4 1h" in screen(selector)
+    await press(pipe, CTRL_D)  # the session in use
+    assert "Cannot delete the currently active session" in screen(selector)
+    await press(pipe, "regex", DOWN, UP, ENTER)
+    assert await asyncio.wait_for(task, 5) == "/s/b"
+
+
+async def test_delete_after_enter_and_rename_in_place(pipe: PipeInput) -> None:
+    deleted: list[str] = []
+    renamed: list[tuple[str, str]] = []
+
+    async def delete(path: str) -> str:
+        deleted.append(path)
+        return "Session deleted"
+
+    async def rename(path: str, name: str) -> None:
+        renamed.append((path, name))
+
+    selector, task = await start(pipe, delete=delete, rename=rename)
+    await press(pipe, DOWN, CTRL_D)
+    assert "Delete session? enter confirm · escape/ctrl+c cancel" in screen(selector)
+    await press(pipe, ESC)
+    assert deleted == [] and not task.done()
+    await press(pipe, CTRL_D, ENTER)
+    assert deleted == ["/s/a"] and "Session deleted" in screen(selector)
+    await press(pipe, CTRL_R)
+    assert "Rename Session" in screen(selector)
+    await press(pipe, "named", ENTER)
+    assert renamed and renamed[0][1] == "named"
+    await press(pipe, ESC)
+    assert await asyncio.wait_for(task, 5) is None
