@@ -9,7 +9,10 @@ the colours given and not passed on. Each question is logged (one line) to ``--l
         [--delay SECONDS] [--chunk N] [--log FILE] -- command args…
 
 ``--delay`` holds the answers back (past pi's wait: they arrive late); ``--chunk`` writes them
-N bytes at a time, so that an answer arrives cut in pieces.
+N bytes at a time, so that an answer arrives cut in pieces. ``--switch BACKGROUND,FOREGROUND``:
+Ctrl+] (not passed on) turns the terminal to those colours and, while the program has asked for
+light/dark reports (DEC mode 2031, each change logged as ``MODE 2031 on|off``), reports the
+switch (``CSI ? 997 ; 1|2 n``).
 """
 
 from __future__ import annotations
@@ -27,11 +30,16 @@ import time
 import tty
 
 _QUESTION = re.compile(rb"\x1b\](10|11|4;(\d+));\?(?:\x07|\x1b\\)|\x1b\[0?c")
+_MODE = re.compile(rb"\x1b\[\?2031([hl])")
 
 
 def _x11(hex_colour: str) -> bytes:
     red, green, blue = (hex_colour[index : index + 2] for index in (0, 2, 4))
     return f"rgb:{red}{red}/{green}{green}/{blue}{blue}".encode()
+
+
+def _rgb(hex_colour: str) -> tuple[int, int, int]:
+    return int(hex_colour[0:2], 16), int(hex_colour[2:4], 16), int(hex_colour[4:6], 16)
 
 
 def main() -> int:
@@ -42,6 +50,7 @@ def main() -> int:
     parser.add_argument("--delay", type=float, default=0.0)
     parser.add_argument("--chunk", type=int, default=0)
     parser.add_argument("--log")
+    parser.add_argument("--switch")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     options = parser.parse_args()
     command = options.command[1:] if options.command[:1] == ["--"] else options.command
@@ -74,6 +83,7 @@ def main() -> int:
     log = open(options.log, "a", encoding="utf-8") if options.log else None  # noqa: SIM115
     pending: list[tuple[float, bytes]] = []
     carry = b""
+    reports = False
     try:
         while True:
             now = time.monotonic()
@@ -93,6 +103,11 @@ def main() -> int:
                 cut = data.rfind(b"\x1b")
                 if cut != -1 and len(data) - cut < 16 and not _QUESTION.match(data, cut):
                     data, carry = data[:cut], data[cut:]  # perhaps a question cut in two
+                for mode in _MODE.finditer(data):
+                    reports = mode[1] == b"h"
+                    if log is not None:
+                        log.write(f"MODE 2031 {'on' if reports else 'off'}\n")
+                        log.flush()
                 answers = b""
                 for match in _QUESTION.finditer(data):
                     answers += answer(match)
@@ -106,7 +121,14 @@ def main() -> int:
                 data = os.read(sys.stdin.fileno(), 65536)
                 if not data:
                     break
-                os.write(child, data)
+                if options.switch and b"\x1d" in data:
+                    data = data.replace(b"\x1d", b"")
+                    options.background, options.foreground = options.switch.split(",")
+                    if reports:
+                        light = sum(_rgb(options.background)) > sum(_rgb(options.foreground))
+                        os.write(child, b"\x1b[?997;2n" if light else b"\x1b[?997;1n")
+                if data:
+                    os.write(child, data)
             now = time.monotonic()
             for entry in [entry for entry in pending if entry[0] <= now]:
                 pending.remove(entry)

@@ -49,9 +49,9 @@ def _rgb(hex_colour: str) -> tuple[int, int, int]:
     return int(hex_colour[0:2], 16), int(hex_colour[2:4], 16), int(hex_colour[4:6], 16)
 
 
-def _expected(role: str) -> str:
+def _expected(role: str, background: str = BACKGROUND, foreground: str = FOREGROUND) -> str:
     """The SGR parameters of ``role``'s foreground in the theme made of this terminal's colours."""
-    made = system_theme.generate(_rgb(BACKGROUND), _rgb(FOREGROUND), [_rgb(colour) for colour in PALETTE])
+    made = system_theme.generate(_rgb(background), _rgb(foreground), [_rgb(colour) for colour in PALETTE])
     red, green, blue = _rgb(str(made.colors[role]))
     return f"38;2;{red};{green};{blue}"
 
@@ -107,3 +107,26 @@ def test_late_answers_cut_in_pieces_still_count_and_stay_out_of_the_editor(
     pane.type("xyz")
     pane.wait_for(lambda screen: any(line.rstrip().endswith("> xyz") for line in screen.splitlines()))
     _no_answer_on_screen(pane)
+
+
+def test_the_theme_follows_the_terminal_turning_light_and_reports_stop_while_it_is_lent(
+    pi_env: PiEnv, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    log = tmp_path / "questions.log"
+    pi_env.extra_env.update(VISUAL="true", EDITOR="true")  # an external editor that returns at once
+    pane = _start(pi_env, "regular", log, "--switch", "fdf6e3,657b83")  # to Solarized Light
+    request.addfinalizer(pane.kill)
+    pane.wait_for_editor()
+    pane.wait_for(lambda _: _expected("dim") in coloured(pane), timeout=20)
+    assert "MODE 2031 on" in log.read_text(encoding="utf-8")  # the system theme follows the terminal
+    pane.keys("C-]")  # the terminal turns light and says so
+    pane.wait_for(lambda _: log.read_text(encoding="utf-8").count("ESC]11;?") == 2, timeout=10)
+    light = _expected("dim", "fdf6e3", "657b83")
+    pane.wait_for(lambda _: light in coloured(pane), timeout=10)
+    _no_answer_on_screen(pane)
+    pane.type("note")
+    pane.wait_for("note")
+    pane.keys("C-g")  # the external editor has the terminal: no reports meanwhile
+    lent = ["MODE 2031 off", "MODE 2031 on"]
+    pane.wait_for(lambda _: log.read_text(encoding="utf-8").splitlines()[-2:] == lent)
+    pane.wait_for(lambda screen: any(line.rstrip().endswith("> note") for line in screen.splitlines()))

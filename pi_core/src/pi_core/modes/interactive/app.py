@@ -442,6 +442,15 @@ class InteractiveMode:
             self.ui.terminal_changed()
         self.ask_terminal_colours()
 
+    def lend_terminal(self) -> None:
+        """Another program gets the terminal (an external editor, the shell after Ctrl+Z): the
+        terminal's light/dark reports stop until it comes back."""
+        if self.colours is not None:
+            self.colours.notify(False)
+
+    def terminal_returned(self) -> None:
+        self._follow_terminal()
+
     def _follow_terminal(self) -> None:
         """The terminal's light/dark notifications are wanted while the theme follows it."""
         if self.colours is not None:

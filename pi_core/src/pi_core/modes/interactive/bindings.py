@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from prompt_toolkit.application import get_app
+from prompt_toolkit.application import get_app, run_in_terminal
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
@@ -161,11 +161,19 @@ def build_key_bindings(
     def _external_editor(event: KeyPressEvent) -> None:
         # $VISUAL, then $EDITOR (prompt-toolkit's order); the text comes back into the editor.
         put_pastes_back(event.current_buffer)
-        event.current_buffer.open_in_editor(validate_and_handle=False)
+        mode.lend_terminal()
+        editing = event.current_buffer.open_in_editor(validate_and_handle=False)
+        editing.add_done_callback(lambda _: mode.terminal_returned())
 
     @on("app.suspend", filter=Condition(lambda: hasattr(signal, "SIGTSTP")))
     def _suspend(event: KeyPressEvent) -> None:
-        event.app.suspend_to_background()
+        mode.lend_terminal()  # the shell gets the terminal without pi's light/dark reports
+
+        def stop() -> None:
+            os.kill(0, signal.SIGTSTP)  # the whole group, as prompt-toolkit's suspend does
+            mode.terminal_returned()
+
+        run_in_terminal(stop)
 
     @on("app.thinking.cycle")
     def _cycle_thinking(event: KeyPressEvent) -> None:

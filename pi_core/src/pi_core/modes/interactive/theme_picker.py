@@ -72,5 +72,7 @@ async def _pick(
 
 def _save(mode: InteractiveMode, setting: str) -> None:
     outcome = mode.ui.set_theme(setting)
+    if outcome.success:
+        mode.ask_terminal_colours()  # as pi when its theme setting changes
     if not outcome.success:
         mode.console.print(Text(outcome.error or f"Theme not found: {setting}", style="pi.error"))
