@@ -46,6 +46,51 @@ async def test_prompt_answer_and_commands_in_the_fullscreen_app(
     assert "loop/fake-model · context" not in repl.output  # no footer copies in the transcript
 
 
+async def test_footer_figures_are_worked_out_again_only_when_their_sources_change(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    """The footer is drawn on every redraw: its figures (statistics, context usage, session
+    name) are read again only after an entry, a message, the model or the thinking level changed."""
+    pi_llm_server.add(text_turn("first answer"))
+    repl = await repl_factory(fullscreen=True)
+    mode = repl.mode
+    await repl.submit("hi")
+    await repl.wait_for("first answer")
+    await repl.idle()
+    session = mode.host.session
+    reads: list[int] = []
+    real_stats = session.get_session_stats
+
+    def counted() -> Any:
+        reads.append(1)
+        return real_stats()
+
+    session.get_session_stats = counted  # type: ignore[method-assign]
+
+    def footer_twice() -> str:
+        """The footer, drawn twice: the second time reads nothing."""
+        text = "".join(part[1] for part in mode._footer())
+        reads.clear()
+        assert "".join(part[1] for part in mode._footer()) == text and not reads
+        return text
+
+    assert "↑10 ↓5" in footer_twice()
+    session.set_session_name("named-here")  # an entry appended
+    assert "named-here" in footer_twice()
+    other = mode.host.services.model_registry.find("loop", "other-model")
+    assert other is not None
+    await session.set_model(other)
+    assert "loop/other-model" in footer_twice()
+    session.set_thinking_level("high")
+    assert "thinking high" in footer_twice()
+    pi_llm_server.add(text_turn("second answer"))
+    await repl.submit("again")
+    await repl.wait_for("second answer")
+    await repl.idle()
+    assert "↑20 ↓10" in footer_twice()
+    await repl.quit()
+
+
 async def test_streaming_answer_grows_on_screen_as_markdown(
     repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
 ) -> None:

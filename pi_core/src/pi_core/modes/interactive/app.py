@@ -164,6 +164,8 @@ class InteractiveMode:
         self._dialog_lock = asyncio.Lock()
         self._side_tasks: set[asyncio.Task[None]] = set()
         self._status_cache: tuple[int, float, list[str]] | None = None
+        #: The footer's figures and what they were worked out from (:meth:`footer_text`).
+        self._footer_cache: tuple[tuple[object, ...], str, tuple[object, ...]] | None = None
         #: The git branch of the working directory, read in a thread after each job.
         self.git_branch: str | None = None
         self._completer: Completer | None = None
@@ -1253,6 +1255,44 @@ class InteractiveMode:
         return " · ".join(f"{label}: {', '.join(names)}" for label, names in parts if names)
 
     def footer_text(self) -> str:
+        """The footer's figures: model, thinking level, context usage, tokens, cost, session name.
+
+        Worked out again only when what they are read from changed (another model or thinking
+        level, an entry appended or the entries replaced, the leaf moved, the agent's messages
+        grown or replaced): the fullscreen footer is drawn on every redraw, a key's included,
+        and the figures walk the branch since its last compaction, its messages and the
+        session's entries (for the name)."""
+        key, held = self._footer_key()
+        cached = self._footer_cache
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        text = self._compose_footer()
+        self._footer_cache = (key, text, held)
+        return text
+
+    def _footer_key(self) -> tuple[tuple[object, ...], tuple[object, ...]]:
+        """What the footer's figures are read from, by identity and size (compared cheaply), and
+        the objects behind those identities (held with the figures, so no id is reused)."""
+        session = self.host.session
+        model = session.model
+        manager = session.session_manager
+        messages = session.messages
+        last = messages[-1] if messages else None
+        key = (
+            id(model),
+            session.thinking_level,
+            id(manager),
+            manager.entries_generation,
+            manager.entry_count,
+            len(manager.load_issues),
+            manager.get_leaf_id(),
+            id(messages),
+            len(messages),
+            id(last),
+        )
+        return key, (model, manager, messages, last)
+
+    def _compose_footer(self) -> str:
         session = self.host.session
         model = session.model
         parts = [f"{model.provider}/{model.id}" if model else "no model"]
