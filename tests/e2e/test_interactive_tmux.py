@@ -228,15 +228,16 @@ def test_keys_typed_while_the_editor_is_away_still_submit(pi_env: PiEnv, pane: P
 
 
 def test_resume_flag_opens_the_picker_in_tmux(pi_env: PiEnv) -> None:
-    """``pi -r`` on a terminal chooses the session from the arrow-key list, then replays it."""
+    """``pi -r`` on a terminal chooses the session in pi's session selector, then replays it."""
     pi_env.server.add(text_turn("older answer"), text_turn("newer answer"))
     for question in ("older question", "newer question"):
         assert pi_env.run("-p", question).returncode == 0
         time.sleep(0.05)  # distinct modification times
     pane = start_pane(pi_env, "-r")
     try:
-        screen = pane.wait_for("Resume which session?")
-        assert "newer question" in screen and "older question" in screen
+        screen = pane.wait_for("Resume Session (Current Folder)")
+        assert "› newer question" in screen and "  older question" in screen
+        assert "ctrl+r rename" not in screen  # as pi's: no renaming before the REPL starts
         pane.keys("Down", "Enter")  # newest first: Down picks the older session
         screen = pane.wait_for("older answer")
         assert "> older question" in screen and "newer answer" not in screen

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from pi_core.cli.run import PluginSetup
     from pi_core.runtime.host import MissingCwdChoice
     from pi_core.runtime.options import PluginParts, PluginReloader, RuntimeOptions, TrustConfirm
+    from pi_core.session.listing import SessionInfo
 
 
 def start_agent(setup: PluginSetup, messages: tuple[str, ...], params: dict[str, Any]) -> int:
@@ -536,15 +537,14 @@ async def _pick_session(options: RunOptions, cwd: str, *, arrows: bool = False) 
         click.echo("No sessions found for this project", err=True)
         return None
     if arrows:
-        from pi_core.modes.interactive.picker import pick
+        from pi_core.modes.interactive.resume_selector import choose_session
 
-        labels = [
-            f"{info.modified:%Y-%m-%d %H:%M}  {_count(info):>4} msgs  "
-            f"{info.name or info.first_message.replace(chr(10), ' ')[:60]}"
-            for info in sessions
-        ]
-        index = await pick("Resume which session?", labels, numbered=False)
-        return None if index is None else sessions[index].path
+        async def load(scope: str) -> list[SessionInfo]:
+            if scope == "current":
+                return await asyncio.to_thread(SessionManager.list_sessions, cwd, options.session_dir)
+            return await asyncio.to_thread(SessionManager.list_all, agent_dir())
+
+        return await choose_session(load)
     for index, info in enumerate(sessions, 1):
         label = info.name or info.first_message.replace("\n", " ")[:60]
         click.echo(f"{index:3}. {info.modified:%Y-%m-%d %H:%M}  {_count(info):>4} msgs  {label}", err=True)

@@ -30,7 +30,7 @@ class SessionCommands(CommandBase):
         self._info("New session started")
 
     async def cmd_resume(self, args: str) -> None:
-        from pi_core.modes.interactive.resume_selector import ResumeSelector
+        from pi_core.modes.interactive.resume_selector import ResumeSelector, delete_session_file
         from pi_core.session.manager import SessionManager
 
         session = self._session
@@ -47,7 +47,7 @@ class SessionCommands(CommandBase):
             load,
             current_path=current,
             rename=self._rename_session,
-            delete=self._delete_session,
+            delete=delete_session_file,
             styles=lambda: self.mode.styles,
         )
         await selector.start()
@@ -95,23 +95,6 @@ class SessionCommands(CommandBase):
                 manager.close()
 
         await asyncio.to_thread(rename)
-
-    async def _delete_session(self, path: str) -> str | None:
-        """Ctrl+D in /resume, once confirmed: to the trash with the ``trash`` CLI when there is
-        one, as pi, else deleted; what happened, ``None`` when it could not be done."""
-        import shutil
-
-        if shutil.which("trash") is not None:
-            status, _, _ = (
-                await _run("trash", "--", path) if path.startswith("-") else await _run("trash", path)
-            )
-            if status == 0 or not await asyncio.to_thread(os.path.exists, path):
-                return "Session moved to trash"
-        try:
-            await asyncio.to_thread(os.remove, path)
-        except OSError:
-            return None
-        return "Session deleted"
 
     async def cmd_fork(self, args: str) -> None:
         candidates = self._session.get_user_messages_for_forking()

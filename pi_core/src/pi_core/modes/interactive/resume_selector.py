@@ -20,7 +20,7 @@ import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Any, Literal
 
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -575,3 +575,31 @@ class ResumeSelector(Selector):
             (background, " " * gap),
             (f"{self._fg('error' if deleting else 'dim')} {background}", right),
         ]
+
+
+async def delete_session_file(path: str) -> str | None:
+    """Ctrl+D, once confirmed: the file to the trash with the ``trash`` CLI when there is one, as
+    pi, else deleted; what happened, ``None`` when it could not be done."""
+    import os
+    import shutil
+
+    from pi_core.runtime.process import run_program
+
+    if shutil.which("trash") is not None:
+        done = await run_program("trash", *(["--"] if path.startswith("-") else []), path)
+        if done.code == 0 or not await asyncio.to_thread(os.path.exists, path):
+            return "Session moved to trash"
+    try:
+        await asyncio.to_thread(os.remove, path)
+    except OSError:
+        return None
+    return "Session deleted"
+
+
+async def choose_session(load: Callable[[Scope], Awaitable[list[SessionInfo]]], **options: Any) -> str | None:
+    """``pi --resume`` on a terminal: the selector on its own, before the REPL starts (no rename,
+    as pi's); the chosen session's path, ``None`` when cancelled."""
+    selector = ResumeSelector(load, delete=delete_session_file)
+    await selector.start()
+    chosen: str | None = await selector.run(**options)
+    return chosen
