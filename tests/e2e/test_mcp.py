@@ -220,6 +220,34 @@ def test_an_http_server_that_forgot_the_session_is_asked_again_on_a_new_one(
     assert log.count('"POST /mcp HTTP/1.1" 404') == 1
 
 
+def test_resource_requests_are_retried_once_after_a_503_tool_calls_are_not(
+    pi_env: PiEnv, http_demo: Callable[..., int]
+) -> None:
+    reads = http_demo("streamable-http", DEMO_FAIL_ONCE="resources/read")
+    calls = http_demo("streamable-http", DEMO_FAIL_ONCE="tools/call")
+    write_config(
+        pi_env,
+        {
+            "res": {"url": f"http://127.0.0.1:{reads}/mcp", "exposure": "direct"},
+            "calls": {"url": f"http://127.0.0.1:{calls}/mcp", "exposure": "direct"},
+        },
+    )
+    pi_env.server.add(
+        tool_turn(ToolUse("read_mcp_resource", {"server": "res", "uri": "demo://readme"}, id="c_read")),
+        tool_turn(ToolUse("mcp__calls__add", {"a": 1, "b": 2}, id="c_add")),
+        tool_turn(ToolUse("mcp__calls__add", {"a": 2, "b": 2}, id="c_again")),
+        text_turn("read"),
+    )
+    result = pi_env.run("-p", "go", timeout=90)
+    assert result.returncode == 0, result.stderr
+    seen = tool_messages(pi_env.server.requests[-1].body)
+    # The read was refused once and made again; the tool call is not (the server may have run
+    # it): its error goes to the model, and the next call connects again.
+    assert seen["c_read"] == "demo readme text"
+    assert seen["c_add"] == 'MCP server "calls" closed the connection during tools/call add'
+    assert seen["c_again"] == "4"
+
+
 def test_a_failed_stdio_server_shows_the_end_of_its_stderr(pi_env: PiEnv) -> None:
     complain = (
         "import sys; sys.stderr.write('starting\\n' + 'x' * 3000 + '\\nset DEMO_TOKEN first\\n'); sys.exit(3)"
@@ -324,10 +352,11 @@ def test_a_third_party_server_from_pypi_mcp_server_time(pi_env: PiEnv) -> None:
 def http_demo(tmp_path: Path) -> Iterator[Callable[[str], int]]:
     servers = ScriptServers(tmp_path)
 
-    def start(transport: str) -> int:
+    def start(transport: str, **extra: str) -> int:
         port = free_port()
-        env = {"DEMO_TRANSPORT": transport, "DEMO_PORT": str(port)}
-        return servers.start(DEMO, port, env, log=f"{transport}.log", timeout=20)
+        env = {"DEMO_TRANSPORT": transport, "DEMO_PORT": str(port), **extra}
+        name = "-".join([transport, *extra.values()]).replace("/", "_")
+        return servers.start(DEMO, port, env, log=f"{name}.log", timeout=20)
 
     yield start
     servers.stop_all()

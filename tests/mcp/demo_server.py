@@ -4,12 +4,14 @@
 reached. ``DEMO_MODE`` changes its behaviour: ``slow`` sleeps before serving, ``mute`` reads requests and
 never answers (not even ``initialize``), ``flood`` writes megabytes to stderr first. With
 ``DEMO_ONCE`` naming a file, only the first start serves: it creates the file, and every later start
-counts itself in it, says so on stderr and exits with status 3.
+counts itself in it, says so on stderr and exits with status 3. ``DEMO_FAIL_ONCE`` (HTTP) names a
+JSON-RPC method whose first request is answered with 503.
 """
 
 from __future__ import annotations
 
 import base64
+import json
 import os
 import sys
 import time
@@ -36,6 +38,8 @@ if MODE == "flood":
     for _ in range(20000):
         sys.stderr.write("x" * 200 + "\n")
     sys.stderr.flush()
+
+from typing import Any  # noqa: E402
 
 from mcp.server.fastmcp import Context, FastMCP, Image  # noqa: E402
 from mcp.types import ToolAnnotations  # noqa: E402
@@ -128,5 +132,44 @@ def readme() -> str:
     return "demo readme text"
 
 
+class FailOnce:
+    """Over HTTP: answers the first POST of JSON-RPC method ``method`` with 503, as an overloaded
+    server or a proxy in front of it may."""
+
+    def __init__(self, app: Any, method: str) -> None:
+        self.app, self.method, self.failed = app, method, False
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST" or self.failed:
+            await self.app(scope, receive, send)
+            return
+        messages = [await receive()]
+        while messages[-1].get("more_body"):
+            messages.append(await receive())
+        body = b"".join(message.get("body", b"") for message in messages)
+        try:
+            method = json.loads(body).get("method")
+        except ValueError:
+            method = None
+        if method == self.method:
+            self.failed = True
+            await send({"type": "http.response.start", "status": 503, "headers": [(b"content-length", b"0")]})
+            await send({"type": "http.response.body", "body": b""})
+            return
+
+        async def replay() -> Any:
+            return messages.pop(0) if messages else await receive()
+
+        await self.app(scope, replay, send)
+
+
 if __name__ == "__main__":
-    server.run(os.environ.get("DEMO_TRANSPORT", "stdio"))  # type: ignore[arg-type]
+    transport = os.environ.get("DEMO_TRANSPORT", "stdio")
+    fail_once = os.environ.get("DEMO_FAIL_ONCE")
+    if transport == "streamable-http" and fail_once:
+        import uvicorn
+
+        app = FailOnce(server.streamable_http_app(), fail_once)
+        uvicorn.run(app, host="127.0.0.1", port=int(os.environ["DEMO_PORT"]), log_level="info")
+    else:
+        server.run(transport)  # type: ignore[arg-type]

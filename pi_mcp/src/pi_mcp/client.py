@@ -466,13 +466,25 @@ class McpServer:
             await self.wait_settled(min(self.connect_timeout, self.config.timeout) + 1)
 
     async def _call(
-        self, what: str, request: Callable[[Any], Any], check: Callable[[], None] | None = None
+        self,
+        what: str,
+        request: Callable[[Any], Any],
+        check: Callable[[], None] | None = None,
+        *,
+        read_only: bool = False,
     ) -> Any:
         """``request(session)`` once connected (again: see :meth:`ensure_connected`), bounded by
-        the server's timeout; ``check`` runs first on the live connection."""
+        the server's timeout; ``check`` runs first on the live connection. A ``read_only``
+        request to an HTTP server whose connection broke under it (the SDK ends the connection
+        on an error status, a 503 say) is made once more 0.25 s later, as pi 1.6.0 retries
+        reading and listing resources; a tool call is not, the server may have run it."""
         for attempt in (1, 2):
             try:
                 return await self._call_once(what, request, check)
+            except _ConnectionLost:
+                if not read_only or self.config.kind != "http" or attempt == 2:
+                    raise
+                await asyncio.sleep(HTTP_CONNECT_RETRIES[0])
             except _SessionExpired as expired:
                 # The HTTP server no longer knows the session (it restarted), so it did not run
                 # the request: once more on a new session, as pi 1.6.0 does.
@@ -511,7 +523,7 @@ class McpServer:
                 now: str = self.state  # the runner ended meanwhile
                 if now == "needs-auth":
                     raise self._unavailable()
-                raise McpCallError(f'MCP server "{self.name}" closed the connection during {what}')
+                raise _ConnectionLost(f'MCP server "{self.name}" closed the connection during {what}')
             raise McpCallError(
                 f'MCP server "{self.name}" did not answer {what} within {self.config.timeout:g} s'
             )
@@ -522,7 +534,9 @@ class McpServer:
                 raise _SessionExpired from error
             if _closed(error):
                 self._dropped()
-                raise McpCallError(f'MCP server "{self.name}" closed the connection during {what}') from error
+                raise _ConnectionLost(
+                    f'MCP server "{self.name}" closed the connection during {what}'
+                ) from error
             raise McpCallError(f'MCP server "{self.name}" failed {what}: {_describe(error)}') from error
 
     def _unavailable(self, reconnected: bool = False) -> McpCallError:
@@ -562,17 +576,19 @@ class McpServer:
         return result
 
     async def list_resources(self, cursor: str | None) -> Any:
-        return await self._call("resources/list", lambda s: s.list_resources(cursor=cursor))
+        return await self._call("resources/list", lambda s: s.list_resources(cursor=cursor), read_only=True)
 
     async def list_resource_templates(self, cursor: str | None) -> Any:
         return await self._call(
-            "resources/templates/list", lambda s: s.list_resource_templates(cursor=cursor)
+            "resources/templates/list",
+            lambda s: s.list_resource_templates(cursor=cursor),
+            read_only=True,
         )
 
     async def read_resource(self, uri: str) -> Any:
         from pydantic import AnyUrl
 
-        return await self._call("resources/read", lambda s: s.read_resource(AnyUrl(uri)))
+        return await self._call("resources/read", lambda s: s.read_resource(AnyUrl(uri)), read_only=True)
 
 
 class _Watched:
@@ -658,6 +674,10 @@ def _sign_in_required(error: BaseException) -> SignInRequired | None:
             pending.extend(current.exceptions)
         pending.extend(e for e in (current.__cause__, current.__context__) if e is not None)
     return None
+
+
+class _ConnectionLost(McpCallError):
+    """The connection ended while a request waited for its answer."""
 
 
 class _SessionExpired(Exception):
