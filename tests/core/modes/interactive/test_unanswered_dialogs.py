@@ -87,3 +87,52 @@ async def test_a_dialog_timeout_answers_with_the_empty_value(
         assert repl.mode.get_editor_text() == "half-typed"
     repl.mode.set_editor_text("")
     assert await repl.quit() == 0
+
+
+COMPONENT = """
+from pi_core import hookimpl
+
+
+class Waiting:
+    def __init__(self, done):
+        self.done = done
+
+    def render(self, width):
+        return ["WAITING-COMPONENT: Enter ends"]
+
+    def handle_input(self, data):
+        if data == "\\r":
+            self.done("ended")
+
+
+async def wait(args, ctx):
+    ctx.ui.notify("COMPONENT-GAVE " + str(await ctx.ui.custom(lambda tui, theme, done: Waiting(done))))
+
+
+@hookimpl
+def register_commands(register):
+    register("wait", wait, description="a component that waits")
+"""
+
+
+async def test_the_working_row_offers_no_run_keys_while_a_component_has_them(
+    repl_factory: Callable[..., Any], tmp_path: Path
+) -> None:
+    """Fullscreen, where the component is drawn in the running application under the working
+    row (regular mode pauses the editor and its toolbar for it)."""
+    plugin = tmp_path / "waiting.py"
+    plugin.write_text(COMPONENT)
+    repl = await repl_factory(extensions=(str(plugin),), fullscreen=True)
+    mode: Any = repl.mode
+
+    def row() -> str:
+        return "".join(text for _, text, *_ in mode._status_row())
+
+    await repl.submit("/wait")
+    await repl.in_component()
+    await repl.until(lambda: "working…" in row())
+    assert "Enter steers" not in row()  # Enter answers the component, not the run
+    repl.send("\r")
+    await repl.wait_for("COMPONENT-GAVE ended")
+    await repl.until(lambda: not mode.busy)
+    await repl.quit()

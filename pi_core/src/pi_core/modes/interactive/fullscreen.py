@@ -355,10 +355,12 @@ class FullscreenMode(InteractiveMode):
         parts: StyleAndTextTuples = []
         if self.busy and self.ui.working_visible:
             elapsed = int(time.monotonic() - self._task_started)
-            keys = "Esc aborts · Enter steers · Alt+Enter queues"
+            # The keys act on the run only while the editor has them (not a dialog's or a
+            # plugin component's, where Enter answers it).
+            keys = " · Esc aborts · Enter steers · Alt+Enter queues" if self.editor_focused() else ""
             message = self.ui.working_prefix() + (self.ui.working_message or "working…")
             parts.extend(to_formatted_text(ANSI(message)))
-            parts.append(("class:working", f" {elapsed}s · {keys}"))
+            parts.append(("class:working", f" {elapsed}s{keys}"))
         flash = self._flash
         if flash is not None and flash[0] > time.monotonic():
             parts.append(("class:status", ("  " if parts else "") + flash[1]))
