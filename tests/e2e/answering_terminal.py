@@ -12,12 +12,15 @@ the colours given and not passed on. Each question is logged (one line) to ``--l
 N bytes at a time, so that an answer arrives cut in pieces. ``--switch BACKGROUND,FOREGROUND``:
 Ctrl+] (not passed on) turns the terminal to those colours and, while the program has asked for
 light/dark reports (DEC mode 2031, each change logged as ``MODE 2031 on|off``), reports the
-switch (``CSI ? 997 ; 1|2 n``).
+switch (``CSI ? 997 ; 1|2 n``). ``--program-status`` makes it a terminal that takes OSC 7501
+program status: the support query is answered, and each report is logged decoded
+(``STATUS state=… kind=… msg=…``) and not passed on.
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
 import fcntl
 import os
 import pty
@@ -31,6 +34,17 @@ import tty
 
 _QUESTION = re.compile(rb"\x1b\](10|11|4;(\d+));\?(?:\x07|\x1b\\)|\x1b\[0?c")
 _MODE = re.compile(rb"\x1b\[\?2031([hl])")
+_STATUS = re.compile(rb"\x1b\]7501;([^\x07\x1b]*)(?:\x07|\x1b\\)")
+
+
+def _status_line(body: bytes) -> str:
+    pairs = []
+    for pair in body.decode("latin-1").split(":"):
+        key, _, value = pair.partition("=")
+        if key == "msg":
+            value = base64.b64decode(value).decode()
+        pairs.append(f"{key}={value}")
+    return "STATUS " + " ".join(pairs)
 
 
 def _x11(hex_colour: str) -> bytes:
@@ -51,6 +65,7 @@ def main() -> int:
     parser.add_argument("--chunk", type=int, default=0)
     parser.add_argument("--log")
     parser.add_argument("--switch")
+    parser.add_argument("--program-status", action="store_true")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     options = parser.parse_args()
     command = options.command[1:] if options.command[:1] == ["--"] else options.command
@@ -100,15 +115,27 @@ def main() -> int:
                 if not data:
                     break
                 carry = b""
+                status_answer = b""
+                if options.program_status:
+                    for match in _STATUS.finditer(data):
+                        if match[1] == b"?":
+                            status_answer += b"\x1b]7501;?\x1b\\"
+                        elif log is not None:
+                            log.write(_status_line(match[1]) + "\n")
+                            log.flush()
+                    data = _STATUS.sub(b"", data)
+                    start = data.rfind(b"\x1b]7501;")
+                    if start != -1:  # a report cut by the read: the rest comes next
+                        data, carry = data[:start], data[start:]
                 cut = data.rfind(b"\x1b")
-                if cut != -1 and len(data) - cut < 16 and not _QUESTION.match(data, cut):
+                if not carry and cut != -1 and len(data) - cut < 16 and not _QUESTION.match(data, cut):
                     data, carry = data[:cut], data[cut:]  # perhaps a question cut in two
                 for mode in _MODE.finditer(data):
                     reports = mode[1] == b"h"
                     if log is not None:
                         log.write(f"MODE 2031 {'on' if reports else 'off'}\n")
                         log.flush()
-                answers = b""
+                answers = status_answer
                 for match in _QUESTION.finditer(data):
                     answers += answer(match)
                     if log is not None:
