@@ -56,9 +56,16 @@ def _expected(role: str, background: str = BACKGROUND, foreground: str = FOREGRO
     return f"38;2;{red};{green};{blue}"
 
 
-def _start(pi_env: PiEnv, tui: str, log: Path, *terminal: str) -> Pane:
+def _start(
+    pi_env: PiEnv,
+    tui: str,
+    log: Path,
+    *terminal: str,
+    background: str = BACKGROUND,
+    foreground: str = FOREGROUND,
+) -> Pane:
     pi_env.extra_env["PI_TRUE_COLOR"] = "1"
-    wrapper = [sys.executable, ANSWERING, "--background", BACKGROUND, "--foreground", FOREGROUND]
+    wrapper = [sys.executable, ANSWERING, "--background", background, "--foreground", foreground]
     wrapper += ["--palette", ",".join(PALETTE), "--log", str(log), *terminal, "--"]
     return start_pane(pi_env, tui=tui, prefix=wrapper)
 
@@ -130,3 +137,17 @@ def test_the_theme_follows_the_terminal_turning_light_and_reports_stop_while_it_
     lent = ["MODE 2031 off", "MODE 2031 on"]
     pane.wait_for(lambda _: log.read_text(encoding="utf-8").splitlines()[-2:] == lent)
     pane.wait_for(lambda screen: any(line.rstrip().endswith("> note") for line in screen.splitlines()))
+
+
+def test_a_mid_grey_terminal_gets_its_relaxed_theme(
+    pi_env: PiEnv, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """Near mid-grey every level cannot be met and the generator relaxes them (the slow case:
+    the theme is made in a thread); the REPL still comes up in it."""
+    pane = _start(pi_env, "regular", tmp_path / "questions.log", background="777777", foreground="000000")
+    request.addfinalizer(pane.kill)
+    pane.wait_for_editor()
+    dim = _expected("dim", "777777", "000000")
+    assert dim != _expected("dim")
+    pane.wait_for(lambda _: dim in coloured(pane), timeout=20)
+    _no_answer_on_screen(pane)

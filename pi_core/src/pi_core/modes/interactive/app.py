@@ -174,6 +174,8 @@ class InteractiveMode:
         #: The questions to a real terminal about its colours (``None``: not a terminal).
         self.colours: TerminalColours | None = None
         self._colour_question: Question | None = None
+        #: The theme of the terminal's latest answer, being made (:meth:`terminal_colours_changed`).
+        self._theme_making: asyncio.Future[None] | None = None
         self._editor_started = False
 
     # --- binding to the session ---------------------------------------------------------------
@@ -426,13 +428,34 @@ class InteractiveMode:
             self._colour_question = self.colours.ask(read=not self._editor_started)
 
     async def terminal_colours_answered(self) -> None:
-        """Until the terminal answered the colour question, :data:`WAIT` seconds at most."""
+        """Until the terminal answered the colour question (:data:`WAIT` seconds at most) and
+        the theme made of the answer is ready."""
         if self.colours is not None and self._colour_question is not None:
             await self.colours.wait(self._colour_question)
+        if self._theme_making is not None:
+            await asyncio.shield(self._theme_making)
 
     def terminal_colours_changed(self) -> None:
-        """The terminal reported other colours: a theme made from them is made again."""
-        self.ui.terminal_changed()
+        """The terminal reported other colours: the theme that follows it is made again — in a
+        thread, since a background near mid-grey takes the generator a tenth of a second or more
+        — and drawn with once it is ready."""
+        from pi_core.runtime import system_theme
+
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            self.ui.terminal_changed()
+            return
+
+        async def make() -> None:
+            if self.ui.follows_terminal():
+                with contextlib.suppress(Exception):  # made (and reported) on the loop instead
+                    await asyncio.to_thread(system_theme.current)
+            self.ui.terminal_changed()
+
+        task = self._theme_making = asyncio.ensure_future(make())
+        self._side_tasks.add(task)
+        task.add_done_callback(self._side_tasks.discard)
 
     def _terminal_scheme_changed(self, scheme: Literal["dark", "light"]) -> None:
         """The terminal turned light or dark: its colours changed too, so ask for them."""
