@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 from pi_core.modes.interactive.tree_selector import TreeSelector, tree_keys
 from pi_core.modes.interactive.tree_view import TreeState
+from pi_core.session.manager import SessionManager
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from tests.core.modes.interactive.test_tree_view import branched_session
+from tests.core.modes.interactive.test_tree_view import assistant, branched_session, user
 
 UP, DOWN, ENTER, ESC, BACKSPACE = "\x1b[A", "\x1b[B", "\r", "\x1b", "\x7f"
 CTRL_LEFT, CTRL_RIGHT, ALT_LEFT = "\x1b[1;5D", "\x1b[1;5C", "\x1b[1;3D"
@@ -135,3 +136,19 @@ async def test_keybindings_json_rebinds_tree_actions(pipe: PipeInput) -> None:
     await press(pipe, tree, CTRL_U)  # no longer bound: a control key, not typed
     assert tree.state.mode == "user-only" and tree.state.query == ""
     await press(pipe, tree, ESC)
+
+
+async def test_deep_rows_pan_left_to_keep_the_highlighted_text_in_view(pipe: PipeInput) -> None:
+    manager = SessionManager.in_memory("/p")
+    current = manager.append_message(user("root question"))
+    for index in range(30):
+        manager.append_message(user(f"side {index}"))
+        manager.branch(current)
+        current = manager.append_message(assistant(f"main {index}"))
+    tree = TreeSelector(TreeState(manager.get_tree(), manager.get_leaf_id(), page=20))
+    await press(pipe, tree)  # 80 columns
+    lines = screen(tree).splitlines()
+    chosen = next(line for line in lines if line.startswith("› "))
+    assert "• assistant: main 29" in chosen and len(chosen) <= 80  # its text in view, the guides cut
+    assert "│  │" in chosen[:8]  # a few guides are left on its left
+    assert await asyncio.wait_for(await press(pipe, tree, ESC), 5) is None

@@ -560,9 +560,9 @@ class ResumeSelector(Selector):
             if info.name
             else ""
         )
-        background = self._styles().bg.get("selectedBg", "") if self._styles is not None and selected else ""
-        if selected and not background:
-            background = "reverse"
+        background = ""
+        if selected:  # the theme's selectedBg (none when it has none, as pi); reverse without a theme
+            background = self._styles().bg.get("selectedBg", "") if self._styles is not None else "reverse"
         bold = " bold" if selected else ""
         used = 2 + get_cwidth(row.prefix) + get_cwidth(text)
         gap = max(1, width - used - get_cwidth(right))

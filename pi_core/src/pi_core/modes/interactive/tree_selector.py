@@ -302,28 +302,66 @@ class TreeSelector(Selector):
             status.append((self._fg("dim"), f"  {self.note}"))
         if not state.visible:
             return [_line((self._fg("muted"), "  No entries found")), status]
-        return [*(self._row(row) for row in state.rows()), status]
+        rows = [self._row(row) for row in state.rows()]
+        shift = _pan(
+            rows, self.width() - 2, next((i for i, row in enumerate(state.rows()) if row.selected), None)
+        )
+        return [[*gutter, *_columns(body, shift, self.width() - 2)] for gutter, body, _ in rows] + [status]
 
-    def _row(self, row: TreeRow) -> StyleAndTextTuples:
+    def _row(self, row: TreeRow) -> tuple[StyleAndTextTuples, StyleAndTextTuples, int]:
+        """The row's cursor column, its body, and where the entry's own text starts in the body."""
         accent = self._fg("accent")
-        selected_bg = self._styles().bg.get("selectedBg", "") if self._styles is not None else ""
-        base = selected_bg if selected_bg or not row.selected else "reverse"
+        # The theme's selectedBg (none when the theme has none, as pi); reverse without a theme.
+        selected_bg = self._styles().bg.get("selectedBg", "") if self._styles is not None else "reverse"
+        base = selected_bg if row.selected else ""
         bold = " bold" if row.selected else ""
-        parts: StyleAndTextTuples = [
-            (f"{accent} {base}" if row.selected else "", "› " if row.selected else "  ")
-        ]
-        parts.append((f"{self._fg('dim')} {base}", row.prefix))
+        gutter: StyleAndTextTuples = [(f"{accent} {base}", "› ") if row.selected else ("", "  ")]
+        body: StyleAndTextTuples = [(f"{self._fg('dim')} {base}", row.prefix)]
         if row.fold:
-            parts.append((f"{accent} {base}", "⊞ "))
+            body.append((f"{accent} {base}", "⊞ "))
         if row.active:
-            parts.append((f"{accent} {base}", "• "))
+            body.append((f"{accent} {base}", "• "))
+        anchor = sum(get_cwidth(text) for _, text, *_ in body)
         if row.label is not None:
-            parts.append((f"{self._fg('warning')} {base}", f"[{row.label}] "))
+            body.append((f"{self._fg('warning')} {base}", f"[{row.label}] "))
         if row.label_time is not None:
-            parts.append((f"{self._fg('muted')} {base}", f"{row.label_time} "))
-        parts.append((f"{self._fg(row.head_role)} {base}{bold}", row.head))
-        parts.append((f"{self._fg(row.text_role)} {base}{bold}", row.text))
-        return parts
+            body.append((f"{self._fg('muted')} {base}", f"{row.label_time} "))
+        body.append((f"{self._fg(row.head_role)} {base}{bold}", row.head))
+        body.append((f"{self._fg(row.text_role)} {base}{bold}", row.text))
+        return gutter, body, anchor
+
+
+def _pan(
+    rows: Sequence[tuple[StyleAndTextTuples, StyleAndTextTuples, int]], view: int, selected: int | None
+) -> int:
+    """How far the row bodies shift left, as pi's tree: only when the highlighted entry's text
+    would start too far right to read, and then so that a little of its guides stays in view."""
+    widest = max((sum(get_cwidth(text) for _, text, *_ in body) for _, body, _ in rows), default=0)
+    most = max(0, widest - view)
+    if selected is None or most == 0:
+        return 0
+    anchor = rows[selected][2]
+    if anchor <= view - min(20, max(4, view // 3)):
+        return 0
+    return min(most, anchor - min(12, max(2, view // 4)))
+
+
+def _columns(fragments: StyleAndTextTuples, start: int, width: int) -> StyleAndTextTuples:
+    """The part of ``fragments`` from column ``start``, ``width`` columns at most."""
+    if start <= 0:
+        return fragments
+    kept: StyleAndTextTuples = []
+    column = 0
+    for style, text, *_ in fragments:
+        piece = []
+        for char in text:
+            size = get_cwidth(char)
+            if start <= column and column + size <= start + width:
+                piece.append(char)
+            column += size
+        if piece:
+            kept.append((style, "".join(piece)))
+    return kept
 
 
 def _line(*fragments: tuple[str, str]) -> StyleAndTextTuples:
