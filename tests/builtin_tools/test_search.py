@@ -136,6 +136,19 @@ async def test_ls(run: RunTool, tmp_path: Path) -> None:
     assert result.details == {"entryLimitReached": 2}
 
 
+async def test_ls_limit_counts_only_entries_it_can_stat(run: RunTool, tmp_path: Path) -> None:
+    """The listing keeps only the first names in sort order; broken links among them (skipped,
+    as in pi) make it look further, so the limit is still reached exactly as with a full sort."""
+    for index in range(5):
+        os.symlink(tmp_path / "gone", tmp_path / f"a-broken-{index}")
+    for name in ("b", "C", "d", "e"):
+        (tmp_path / name).write_text("")
+    result = await run("ls", {"limit": 3})
+    assert text_of(result) == "b\nC\nd\n\n[3 entries limit reached. Use limit=6 for more]"
+    assert text_of(await run("ls", {"limit": 4})) == "b\nC\nd\ne"
+    assert text_of(await run("ls", {"limit": -1})) == "(empty directory)"
+
+
 async def test_ls_errors(run: RunTool, tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     (tmp_path / "file").write_text("")
@@ -168,3 +181,19 @@ async def test_stopping_at_the_limit_with_lots_of_output_pending(
     assert found.details == {"resultLimitReached": 5}
     matched = await asyncio.wait_for(run("grep", {"pattern": "match", "limit": 2}), 20)
     assert matched.details == {"matchLimitReached": 2}
+
+
+def test_find_listing_keeps_no_paths_and_orders_a_late_directory_match() -> None:
+    """rg's listing fed chunk by chunk: files matched in bulk until a directory matches, then in
+    order with their directories; the listing itself is not kept."""
+    from pi_builtin_tools.find import _Listing, _matcher
+
+    listing = _Listing("/r", _matcher("*log*"), limit=10)
+    assert not listing.feed([b"/r/a/one.log", b"/r/a/two.txt"])
+    assert not listing.feed([b"/r/b/logs/three.txt", b"/r/b/logs/four.log", b"/r/c/five.log"])
+    assert listing.results() == ["a/one.log", "b/logs/", "b/logs/four.log", "c/five.log"]
+    assert listing.count == 5 and not hasattr(listing, "files")
+    small = _Listing("/r", _matcher("*log*"), limit=2)
+    assert not small.feed([b"/r/a/one.log"])
+    assert small.feed([b"/r/logs/x", b"/r/logs/y"])  # full: rg may be stopped
+    assert small.results() == ["a/one.log", "logs/"]

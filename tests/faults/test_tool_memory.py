@@ -111,3 +111,41 @@ def test_grep_in_a_64mb_line_keeps_memory_bounded(tmp_path: Path, child_works: N
     assert "var a=1;var ... [truncated]\nbundle.min.js-2- next line\n" in text
     assert text.endswith("[Some lines truncated to 500 chars. Use read tool to see full lines]")
     assert float(report["peak"]) - float(report["before"]) < 20  # MB, not the line's 64
+
+
+@pytest.fixture(scope="module")
+def huge_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """100,000 empty files with long names (~12 MB of names as Python strings, twice that sorted)."""
+    folder = tmp_path_factory.mktemp("huge") / "many"
+    folder.mkdir()
+    for index in range(100_000):
+        os.close(os.open(folder / f"{STEM}{index:06d}", os.O_CREAT | os.O_WRONLY, 0o644))
+    return folder
+
+
+STEM = "x" * 60
+
+
+def test_ls_of_a_huge_folder_keeps_only_what_it_shows(huge_folder: Path, child_works: None) -> None:
+    """The listing keeps the first 501 names in sort order, not all of them."""
+    report = _run(huge_folder, "ls", {})
+    assert str(report["text"]).endswith(
+        f"{STEM}000499\n\n[500 entries limit reached. Use limit=1000 for more]"
+    )
+    assert float(report["peak"]) - float(report["before"]) < 10  # MB; a full sort held ~28
+
+
+@pytest.mark.parametrize("engine", ["ripgrep", "python"])
+def test_find_over_a_huge_folder_keeps_only_its_results(
+    huge_folder: Path, child_works: None, engine: str
+) -> None:
+    """A pattern that matches 10 of 100,000 files: the listing is matched as it streams, not kept."""
+    from pi_builtin_tools.binaries import find_rg
+
+    if engine == "ripgrep" and find_rg() is None:
+        pytest.skip("no rg here")
+    env = {"PI_BUILTIN_TOOLS_NO_RG": "1"} if engine == "python" else {}
+    report = _run(huge_folder.parent, "find", {"pattern": f"{STEM}09999?"}, env)
+    shown = str(report["text"]).split("\n")[1:]  # the child reports the last 300 characters
+    assert len(shown) >= 3 and set(shown) <= {f"many/{STEM}09999{i}" for i in range(10)}
+    assert float(report["peak"]) - float(report["before"]) < 10  # MB; the kept listing was ~20

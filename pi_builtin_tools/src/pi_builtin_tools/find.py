@@ -150,32 +150,34 @@ async def _find_rg(
 
     args = ["--files", "--hidden", "--no-require-git", "--color=never", "--", search_path]
     run = await run_ripgrep(rg, args, signal, read)
-    if run.failed and not listing.files and not run.stopped:
+    if run.failed and not listing.count and not run.stopped:
         raise run.error()
     return listing.results()
 
 
 class _Listing:
     """Matches ``rg --files`` output chunk by chunk. While no directory matches the pattern, matching
-    files are collected in bulk and the listing can stop at the limit; once a directory matches, the
-    whole listing is kept and ordered by ``_Collector`` (directories before their files)."""
+    files are collected in bulk and the listing can stop at the limit; from the chunk where a
+    directory matches, a ``_Collector`` orders the rest (directories before their files), seeded
+    with what the chunks before gave (no directory among them matched, so its order is theirs).
+    Neither keeps the listing itself: memory stays at the results and the directories seen."""
 
     def __init__(self, root: str, matcher: _Matcher, limit: int) -> None:
         self.root = root.rstrip(os.sep) or os.sep
         self.matcher = matcher
         self.limit = limit
-        self.files: list[str] = []
+        self.count = 0
         self.matched: list[str] = []
-        self.directory_matched = False
+        self.collector: _Collector | None = None
         self.stopped = False
         self._seen: set[str] = {self.root}
 
     def feed(self, raw_lines: list[bytes]) -> bool:
         """Take more lines; True when enough results are known and the listing may stop."""
         lines = [os.fsdecode(line.rstrip(b"\r")) for line in raw_lines if line]
-        self.files += lines
-        if self.directory_matched:
-            return False
+        self.count += len(lines)
+        if self.collector is not None:
+            return self._collect(lines)
         full = self.matcher.full.match
         new = {path.rpartition(os.sep)[0] for path in lines} - self._seen
         for directory in list(new):
@@ -183,22 +185,30 @@ class _Listing:
             while parent not in self._seen and parent not in new and len(parent) > len(self.root):
                 new.add(parent)
                 parent = os.path.dirname(parent)
-        self._seen |= new
         if any(full(d) for d in new if len(d) > len(self.root)):
-            self.directory_matched = True
-            return False
+            self.collector = _Collector(self.root, self.matcher, self.limit)
+            self.collector.results = [self.collector.relative(path) for path in self.matched]
+            self.collector._seen_dirs = self._seen  # the directories of the earlier chunks
+            self.matched = []
+            return self._collect(lines)
+        self._seen |= new
         self.matched += [path for path in lines if full(path)]
         self.stopped = len(self.matched) >= self.limit
         return self.stopped
 
+    def _collect(self, lines: list[str]) -> bool:
+        assert self.collector is not None
+        for path in lines:
+            self.collector.add_file(path)
+            if self.collector.full:
+                self.stopped = True
+                return True
+        return False
+
     def results(self) -> list[str]:
+        if self.collector is not None:
+            return self.collector.results
         collector = _Collector(self.root, self.matcher, self.limit)
-        if self.directory_matched:
-            for path in self.files:
-                collector.add_file(path)
-                if collector.full:
-                    break
-            return collector.results
         return [collector.relative(path) for path in self.matched[: self.limit]]
 
 

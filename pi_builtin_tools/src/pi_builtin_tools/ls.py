@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import heapq
 import os
 import stat
 from typing import Any
@@ -63,22 +64,30 @@ def _list(directory: str, limit: int) -> AgentToolResult:
         raise ToolError(f"Path not found: {directory}")
     if not os.path.isdir(directory):
         raise ToolError(f"Not a directory: {directory}")
-    try:
-        names = os.listdir(directory)
-    except OSError as exc:
-        raise ToolError(f"Cannot read directory: {exc.strerror or exc}, scandir '{directory}'") from exc
-    names.sort(key=str.lower)
     entries: list[str] = []
     limit_reached = False
-    for name in names:
-        if len(entries) >= limit:
-            limit_reached = True
-            break
+    # The first names in sort order, without holding the directory's whole listing (a folder of a
+    # million files): the limit + 1 smallest, again with more when some of them cannot be stat'ed.
+    wanted = max(limit, 0) + 1
+    while True:
         try:
-            is_dir = stat.S_ISDIR(os.stat(os.path.join(directory, name)).st_mode)
-        except OSError:
-            continue  # e.g. a broken symlink
-        entries.append(name + "/" if is_dir else name)
+            with os.scandir(directory) as listing:
+                names = heapq.nsmallest(wanted, (entry.name for entry in listing), key=str.lower)
+        except OSError as exc:
+            raise ToolError(f"Cannot read directory: {exc.strerror or exc}, scandir '{directory}'") from exc
+        entries, limit_reached = [], False
+        for name in names:
+            if len(entries) >= limit:
+                limit_reached = True
+                break
+            try:
+                is_dir = stat.S_ISDIR(os.stat(os.path.join(directory, name)).st_mode)
+            except OSError:
+                continue  # e.g. a broken symlink
+            entries.append(name + "/" if is_dir else name)
+        if limit_reached or len(names) < wanted:
+            break
+        wanted *= 2  # entries were skipped: the limit may still be reached further on
     if not entries:
         return AgentToolResult(content=[TextContent(text="(empty directory)")])
     notice = f"{limit} entries limit reached. Use limit={limit * 2} for more"

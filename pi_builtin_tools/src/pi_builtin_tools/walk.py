@@ -8,6 +8,7 @@ patterns, ``**``. Hidden files are included and ``.git`` is not special, as with
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -74,6 +75,24 @@ def in_git_work_tree(path: str) -> bool:
         current = parent
 
 
+#: Up to this many entries a directory is walked in name order; a bigger one (a folder of a million
+#: files) is walked in the order the system lists it, as ripgrep does, so that memory does not
+#: grow with it.
+SORTED_ENTRIES = 10_000
+
+
+def _entries(directory: str) -> Iterator[os.DirEntry[str]]:
+    """The entries of ``directory``, by name unless there are more than :data:`SORTED_ENTRIES`."""
+    with os.scandir(directory) as listing:
+        first = list(itertools.islice(listing, SORTED_ENTRIES + 1))
+        if len(first) <= SORTED_ENTRIES:
+            yield from sorted(first, key=lambda e: e.name)
+            return
+        yield from first
+        del first
+        yield from listing
+
+
 def walk_files(root: str, include_dirs: bool = False, require_git: bool = True) -> Iterator[tuple[str, bool]]:
     """Yield ``(absolute path, is_dir)`` for every non-ignored entry below ``root`` (files only unless
     ``include_dirs``)."""
@@ -87,7 +106,7 @@ def walk_files(root: str, include_dirs: bool = False, require_git: bool = True) 
             if parsed:
                 rules = [*rules, (directory, parsed)]
         try:
-            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+            entries = _entries(directory)
         except OSError:
             continue
         subdirs: list[str] = []
