@@ -163,3 +163,20 @@ async def test_a_dialog_opened_from_a_dialog_shows_over_it_and_then_gives_it_bac
     await repl.submit("hello")  # the editor has the keys again
     await repl.wait_for("ok")
     await repl.quit()
+
+
+async def test_ctrl_o_in_a_plugin_select_expands_tool_output_and_the_list_stays(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    repl = await repl_factory(fullscreen=True)
+    mode = repl.mode
+    await repl.wait_idle_editor()
+    expanded = mode.renderer.expand_tools
+    picked = asyncio.ensure_future(mode.ui.select("Which?", ["one", "two"]))
+    await repl.in_dialog()
+    repl.send("\x0f")  # Ctrl+O, as in pi's list
+    await repl.until(lambda: mode.renderer.expand_tools is not expanded)
+    assert not picked.done() and "Which?" in _screen(mode)
+    repl.send("\r")
+    assert await asyncio.wait_for(picked, 5) == "one"
+    await repl.quit()

@@ -254,11 +254,19 @@ class InteractiveUI:
         # What plugins ask often quotes the model (a command to approve): drawn without its
         # control sequences; the option picked is returned as the plugin gave it.
         shown = [sanitize(str(choice)) for choice in choices]
-        index = await self._mode.pick(
+        # As in pi's list, Ctrl+O (app.tools.expand) still expands or collapses tool output.
+        mode = self._mode
+        expand = {
+            sequence[0]: lambda picker: mode.toggle_tool_output()
+            for sequence in mode.keymap.sequences("app.tools.expand")
+            if len(sequence) == 1
+        }
+        index = await mode.pick(
             sanitize(title),
             shown,
             timeout_ms=timeout,
             signal=signal,
+            extra_keys=expand,
             blocked=Blocked(kind="question", message=title),
         )
         return None if index is None else choices[index]
