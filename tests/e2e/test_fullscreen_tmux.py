@@ -119,7 +119,7 @@ def test_tree_redraws_in_place_with_the_diff(pi_env: PiEnv, full: Pane) -> None:
     full.keys("Up", "Up")
     full.wait_for("› • assistant: edit made")
     full.keys("Enter")
-    full.wait_for("Summarize the branch you are leaving?")
+    full.wait_for("Summarize branch?")
     full.keys("Enter")
     full.wait_for("Moved to a new position in the tree")
     _editor_ready(full)

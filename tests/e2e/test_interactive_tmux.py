@@ -115,7 +115,7 @@ def test_tree_selector_in_tmux(pi_env: PiEnv, pane: Pane) -> None:
     pane.keys("Up", "Up")
     pane.wait_for("› • assistant: answer one")
     pane.keys("Enter")
-    pane.wait_for("Summarize the branch you are leaving?")
+    pane.wait_for("Summarize branch?")
     pane.keys("Enter")
     pane.wait_for("Moved to a new position in the tree")
     assert "Session Tree" not in pane.visible()  # the tree erased itself
@@ -322,7 +322,7 @@ def test_tree_redraws_in_place_with_the_diff_intact(pi_env: PiEnv, pane: Pane) -
     pane.keys("Up", "Up")
     pane.wait_for("› • assistant: edit made")
     pane.keys("Enter")
-    pane.wait_for("Summarize the branch you are leaving?")
+    pane.wait_for("Summarize branch?")
     pane.keys("Enter")
     screen = pane.wait_for("Moved to a new position in the tree")
     assert screen.count("> change beta") == 1  # drawn once, not a copy under the old output

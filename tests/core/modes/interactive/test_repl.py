@@ -513,3 +513,40 @@ async def test_header_and_status_line_show_the_directory_under_home_with_a_tilde
     monkeypatch.setenv("HOME", str(tmp_path / "elsewhere"))
     assert repl.mode.header_parts(100)[0].plain == f"pi · loop/fake-model · {tmp_path / 'project'}"
     await repl.quit()
+
+
+async def test_tree_summary_question_custom_prompt_and_skip_setting(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer, tmp_path: Path
+) -> None:
+    pi_llm_server.add(text_turn("answer one"), text_turn("answer two"))
+    repl = await repl_factory()
+    for question, answer in (("question one", "answer one"), ("question two", "answer two")):
+        await repl.submit(question)
+        await repl.wait_for(answer)
+        await repl.idle()
+    await repl.submit("/tree")
+    await repl.in_dialog()
+    repl.send(UP + UP + "\r")  # "answer one": the branch left holds question and answer two
+    await repl.in_dialog()
+    repl.send("\x1b[B\x1b[B\r")  # "Summarize with custom prompt"
+    await repl.in_dialog()
+    repl.send("\x1b")  # Esc in the instructions: the question again
+    await repl.wait_for("Summarize branch? → Summarize with custom prompt")
+    await repl.until(lambda: repl.output.count("Summarize branch? →") == 1)
+    await repl.in_dialog()
+    repl.send("\r")  # No summary
+    await repl.wait_for("Moved to a new position in the tree")
+    assert repl.output.count("Summarize branch? →") == 2
+    # branchSummary.skipPrompt: no question, no summary.
+    settings = tmp_path / "agent" / "settings.json"
+    settings.write_text(json.dumps({"branchSummary": {"skipPrompt": True}}))
+    await repl.submit("/reload")
+    await repl.wait_for("Reloaded settings")
+    await repl.submit("/tree")
+    await repl.in_dialog()
+    repl.send(UP + "\r")  # "question one": back into the editor, the answer left behind
+    await repl.until(lambda: repl.output.count("Moved to a new position in the tree") == 2)
+    assert repl.output.count("Summarize branch? →") == 2
+    await repl.until(lambda: repl.mode.get_editor_text() == "question one")
+    repl.send("\x15")
+    assert await repl.quit() == 0

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 #: Where ``/share`` links point (``PI_SHARE_VIEWER_URL`` overrides), as pi.
 DEFAULT_SHARE_VIEWER_URL = "https://pi.dev/session/"
 
-SUMMARY_CHOICES = ("No summary", "Summarize", "Summarize with custom instructions")
+SUMMARY_CHOICES = ("No summary", "Summarize", "Summarize with custom prompt")
 
 
 class SessionCommands(CommandBase):
@@ -165,21 +165,29 @@ class SessionCommands(CommandBase):
                 self._info("Already at this point")
                 return
             summarize, instructions = False, None
-            if collect_entries_for_branch_summary(manager, manager.get_leaf_id(), target).entries:
-                choice = await self.mode.pick(
-                    "Summarize the branch you are leaving?", SUMMARY_CHOICES, numbered=False
-                )
-                if choice is None:
+            skip = session.settings.settings.branch_summary.skip_prompt
+            leaving = collect_entries_for_branch_summary(manager, manager.get_leaf_id(), target).entries
+            if leaving and not skip:
+                answer = await self._summary_choice()
+                if answer is None:
                     selected = target  # back to the tree, on the same entry, as pi
                     continue
-                summarize = choice > 0
-                if choice == 2:
-                    instructions = await self.mode.ui.input("Focus the summary on", "what to keep")
-                    if instructions is None:
-                        selected = target
-                        continue
+                summarize, instructions = answer
             self.mode.start_task(self._navigate(target, summarize, instructions or None), footer=False)
             return
+
+    async def _summary_choice(self) -> tuple[bool, str | None] | None:
+        """As pi: no summary, a summary, or one with your instructions (Esc in the instructions
+        asks again); ``None`` when the question itself is cancelled."""
+        while True:
+            choice = await self.mode.pick("Summarize branch?", SUMMARY_CHOICES, numbered=False)
+            if choice is None:
+                return None
+            if choice < 2:
+                return choice == 1, None
+            instructions = await self.mode.ui.editor("Custom summarization instructions")
+            if instructions is not None:
+                return True, instructions.strip() or None
 
     async def _copy_entry(self, text: str) -> str:
         """Ctrl+X in the tree: the entry's text to the clipboard; what happened, for its status line."""
