@@ -129,3 +129,19 @@ def test_the_terminal_input_gives_the_key_parser_only_keys() -> None:
     finally:
         os.close(primary)
         os.close(secondary)
+
+
+def test_a_slow_stream_of_answers_each_cut_in_two_never_leaks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each read ends one answer and starts the next: the whole stream takes longer than the
+    hold, but no single answer waits that long for its rest, so none is handed on as keys."""
+    clock = [0.0]
+    monkeypatch.setattr(terminal_colors.time, "monotonic", lambda: clock[0])
+    answers = AnswerFilter(lambda reported: None, lambda scheme: None)
+    answers.ask()
+    cuts = [ANSWER[start : start + 30] for start in range(0, len(ANSWER), 30)]
+    kept = ""
+    for piece in cuts:
+        clock[0] += 0.6  # over all of them, far beyond HOLD
+        kept += answers.feed(piece)
+        kept += answers.flush()  # the key parser's wait ran out between two reads
+    assert kept == "" and not answers.open

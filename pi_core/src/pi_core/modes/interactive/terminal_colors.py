@@ -121,18 +121,22 @@ class AnswerFilter:
 
     def feed(self, data: str) -> str:
         """``data`` without the answers in it (a cut-off one is held for the next read)."""
-        if not self._held:
-            self._held_since = time.monotonic()
+        now = time.monotonic()
+        previous = len(self._held)  # what was held continues at the start of ``data``
         data, self._held = self._held + data, ""
         kept: list[str] = []
         position = 0
         while (start := data.find("\x1b", position)) != -1:
             kept.append(data[position:start])
-            end = self._take(data, start)
+            # A sequence that starts in this read is new; one held before keeps its age.
+            young = start >= previous or now - self._held_since < HOLD
+            end = self._take(data, start, young)
             if end is None:  # not an answer: the Esc stays, the parser reads it
                 kept.append("\x1b")
                 position = start + 1
             elif end < 0:  # perhaps the start of one: wait for the rest
+                if start >= previous:
+                    self._held_since = now
                 self._held = data[start:]
                 return "".join(kept)
             else:
@@ -155,9 +159,10 @@ class AnswerFilter:
     def holding(self) -> bool:
         return bool(self._held)
 
-    def _take(self, data: str, start: int) -> int | None:
+    def _take(self, data: str, start: int, young: bool) -> int | None:
         """Where the answer starting at ``start`` ends (it is consumed); ``None``: no answer
-        starts there; ``-1``: it may be one, cut off by the end of the data."""
+        starts there; ``-1``: it may be one, cut off by the end of the data (and, beyond its
+        first two bytes, ``young``: held for less than :data:`HOLD`)."""
         for pattern in (_OSC, _OTHER_OSC, _DA1, _SCHEME):
             match = pattern.match(data, start)
             if match is None:
@@ -167,7 +172,6 @@ class AnswerFilter:
             self._consume(pattern, match)
             return match.end()
         rest = len(data) - start
-        young = time.monotonic() - self._held_since < HOLD
         if _PARTIAL.match(data, start) and rest < 64 and (young or rest <= 2):
             return -1
         return None
