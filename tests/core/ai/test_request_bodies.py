@@ -348,6 +348,8 @@ async def test_bodies_go_out_encoded_as_the_sdk_encodes_them(pi_llm_server: Loop
     assert encoded_body(client, odd) is odd
     not_a_number = {"x": float("nan")}
     assert encoded_body(client, not_a_number) is not_a_number
+    # Half of a UTF-16 pair (from a model's or an MCP server's JSON) has no UTF-8 form.
+    assert encoded_body(client, {"content": "a\ud800b"}) == '{"content":"a\ufffdb"}'.encode()
     await client.close()
 
     async def add_model(params: dict[str, Any], model: Model) -> dict[str, Any]:

@@ -35,3 +35,10 @@ def test_dumps_like_json_stringify() -> None:
     assert dumps(value) == '{"a":[1,2,"é\\n\u2028\\u0001\\"\\\\"],"b":null,"c":true,"d":{"e":0.0036}}'
     with pytest.raises(TypeError):
         dumps({"x": object()})
+
+
+def test_lone_surrogates_are_written_as_the_replacement_character() -> None:
+    """UTF-8 cannot encode half of a UTF-16 pair, and pydantic's JSON reader refuses its escape."""
+    line = dumps({"text": "a\ud800b", "k\udfff": ["\udbff"]})
+    assert line == '{"text":"a\ufffdb","k\ufffd":["\ufffd"]}'
+    line.encode("utf-8")  # writable

@@ -3,12 +3,16 @@
 pi is written in JavaScript, which has a single number type: a cost of zero is written
 ``0`` and a tiny cost ``0.00005`` (never ``0.0`` / ``5e-05`` as Python's ``json`` would).
 Strings are escaped the same way by both (non-ASCII kept literally), so only numbers need
-their own formatting here.
+their own formatting here — and lone surrogates: a JavaScript string may hold half of a UTF-16
+pair (``JSON.stringify`` writes it as ``\\ud800``), a Python ``str`` from JSON may too, but UTF-8
+cannot encode one and pydantic's JSON reader refuses its escape. Each is written as U+FFFD, so
+the line is written at all and reads back (a reply streamed with one was lost from the file).
 """
 
 from __future__ import annotations
 
 import math
+import re
 from decimal import Decimal
 from json.encoder import encode_basestring
 from typing import Any
@@ -49,9 +53,18 @@ def dumps(value: Any) -> str:
     return "".join(parts)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _string(value: str) -> str:
+    if _SURROGATE.search(value) is not None:
+        value = _SURROGATE.sub("\ufffd", value)
+    return encode_basestring(value)
+
+
 def _write(value: Any, out: Any) -> None:
     if isinstance(value, str):
-        out(encode_basestring(value))
+        out(_string(value))
     elif value is None:
         out("null")
     elif value is True:
@@ -69,7 +82,7 @@ def _write(value: Any, out: Any) -> None:
             if not first:
                 out(",")
             first = False
-            out(encode_basestring(str(key)))
+            out(_string(str(key)))
             out(":")
             _write(item, out)
         out("}")

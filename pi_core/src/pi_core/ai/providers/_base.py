@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -326,9 +327,18 @@ def encoded_body(client: Any, params: dict[str, Any]) -> dict[str, Any] | bytes:
     if not takes:
         return params
     try:
-        return _encode_body(params).encode()
+        text = _encode_body(params)
     except (TypeError, ValueError):
         return params
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        # Half of a UTF-16 pair (a model or an MCP server sent "\ud800" in its JSON) has no
+        # UTF-8 form: it goes as U+FFFD, or every later request of the session would fail.
+        return _SURROGATE.sub("\ufffd", text).encode()
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _not_json(value: Any) -> Any:

@@ -4,7 +4,8 @@ Output a tool produced may carry terminal control sequences — a title change (
 move, a screen clear, a hyperlink, a clipboard write (OSC 52). Printed as they are they act on the
 user's terminal instead of being read, so everything shown in the transcript goes through
 :func:`sanitize` first: escape sequences of every kind (CSI, OSC, DCS/SOS/PM/APC strings, two-byte
-escapes), 8-bit C1 controls and C0 controls other than tab and newline are removed. A carriage
+escapes), 8-bit C1 controls and C0 controls other than tab and newline are removed, and a lone
+UTF-16 surrogate becomes U+FFFD. A carriage
 return that is not part of CRLF overwrites its line, as on a terminal: only what follows the last
 one is kept (progress bars show their final state).
 """
@@ -27,7 +28,10 @@ _SEQUENCES = re.compile(
     re.VERBOSE,
 )
 _CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x80-\x9f]")
-_NEEDS_WORK = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: Half of a UTF-16 pair (valid in JSON, ``"\ud800"``): no character, and a terminal's UTF-8
+#: output cannot encode it.
+_SURROGATES = re.compile("[\ud800-\udfff]")
+_NEEDS_WORK = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 def sanitize(text: str) -> str:
@@ -35,6 +39,7 @@ def sanitize(text: str) -> str:
     if not _NEEDS_WORK.search(text):
         return text  # the common case: nothing to do, no copy
     text = _CONTROLS.sub("", _SEQUENCES.sub("", text))
+    text = _SURROGATES.sub("\ufffd", text)
     if "\r" in text:
         text = "\n".join(_overwrite(line) for line in text.replace("\r\n", "\n").split("\n"))
     return text
