@@ -335,3 +335,16 @@ async def test_a_redraw_is_not_held_back_behind_a_busy_loop(
     await done
     assert rendered and rendered[0] <= 5, rendered
     await repl.quit()
+
+
+def test_a_soft_wrapped_line_is_wrapped_in_the_transcript() -> None:
+    """Printed with ``soft_wrap`` (the terminal wraps it in regular mode), a line longer than the
+    screen — a session file's problem, led by its long path — is wrapped, not cut at the edge."""
+    from rich.text import Text as RichText
+
+    transcript = Transcript()
+    line = "/tmp/" + "deep/" * 30 + "file.jsonl:7: line is not valid JSON"
+    block = transcript.append([RichText(line)], {"soft_wrap": True}, width=60)
+    rows = transcript.plain_rows(transcript.lines(block, 60))
+    assert all(len(row.rstrip()) <= 60 for row in rows)
+    assert "".join(row.strip() for row in rows).replace(" ", "") == line.replace(" ", "")

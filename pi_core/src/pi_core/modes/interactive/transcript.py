@@ -134,6 +134,10 @@ class Transcript:
     def render(self, objects: Sequence[Any], kwargs: dict[str, Any], width: int) -> list[Line]:
         """Lay renderables out at ``width``: one list of fragments per screen row."""
         console = self.console(width)
+        if kwargs.get("soft_wrap"):
+            # Left to the terminal to wrap elsewhere; here no terminal wraps a row, and a long
+            # one (a session file's problem, led by its path) would be cut at the screen's edge.
+            kwargs = {**kwargs, "soft_wrap": False}
         with console.capture() as capture:
             try:
                 console.print(*objects, **kwargs)
