@@ -4,6 +4,7 @@ however the reads cut them, and typed keys kept."""
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import os
 import time
@@ -145,3 +146,25 @@ def test_a_slow_stream_of_answers_each_cut_in_two_never_leaks(monkeypatch: pytes
         kept += answers.feed(piece)
         kept += answers.flush()  # the key parser's wait ran out between two reads
     assert kept == "" and not answers.open
+
+
+async def test_reading_at_start_up_stops_once_answered_and_keeps_the_keys_for_the_editor() -> None:
+    from prompt_toolkit.input.typeahead import get_typeahead
+
+    primary, secondary = os.openpty()
+    tty.setraw(secondary)
+    try:
+        with os.fdopen(secondary, "r", closefd=False) as stdin, io.StringIO() as stdout:
+            changed: list[bool] = []
+            colours = terminal_colors.TerminalColours(lambda: changed.append(True), stdin, stdout)
+            question = colours.ask(read=True)
+            os.write(primary, ("ok" + ANSWER).encode())
+            await colours.wait(question, 2)
+            await asyncio.sleep(0.05)
+            assert question.closed.is_set() and changed and colours._reading is None
+            assert [press.data for press in get_typeahead(colours.input)] == ["o", "k"]
+            assert system_theme.reported().background == (30, 30, 46)
+            assert stdout.getvalue() == terminal_colors.QUERY  # the question, once
+    finally:
+        os.close(primary)
+        os.close(secondary)

@@ -287,8 +287,8 @@ class TerminalColours:
         keys = self.input.read_keys()
         if keys:
             store_typeahead(self.input, keys)
-        if not self.answers.open and not self.answers.holding:
-            self.stop_reading()
+        if self.input.closed or (not self.answers.open and not self.answers.holding):
+            self.stop_reading()  # answered (or the terminal is gone: nothing more to read)
 
     def _report(self, reported: system_theme.Reported) -> None:
         if system_theme.report(reported):
