@@ -71,3 +71,36 @@ def test_project_shell_settings_wait_for_trust(pi_env: PiEnv, tmp_path: Path) ->
     _bash_call(pi_env)
     changed = pi_env.run("-p", "run it")  # another program: trusted no more
     assert "ignored until you trust the project" in changed.stderr
+
+
+def test_user_bash_takes_the_same_shell_settings_and_the_same_gate(pi_env: PiEnv, tmp_path: Path) -> None:
+    """``!cmd`` (the RPC ``bash`` command runs the same code): the global shell and prefix apply,
+    a project's shell only once the project is trusted."""
+    marker = tmp_path / "noted"
+    shell = _fake_shell(tmp_path, marker)
+    settings = json.loads((pi_env.agent_dir / "settings.json").read_text())
+    settings.update(shellPath=str(shell), shellCommandPrefix="echo prefixed")
+    (pi_env.agent_dir / "settings.json").write_text(json.dumps(settings))
+    rpc = pi_env.rpc()
+    try:
+        response = rpc.call({"type": "bash", "command": "echo from-user"})
+        assert response["success"] and "prefixed" in response["data"]["output"], response
+    finally:
+        assert rpc.close() == 0
+    assert marker.read_text() == "echo prefixed\necho from-user\n"
+
+    marker.unlink()
+    del settings["shellPath"], settings["shellCommandPrefix"]
+    (pi_env.agent_dir / "settings.json").write_text(json.dumps(settings))
+    (pi_env.project / ".pi").mkdir()
+    (pi_env.project / ".pi" / "settings.json").write_text(json.dumps({"shellPath": str(shell)}))
+    for trusted in (False, True):
+        if trusted:
+            assert pi_env.run("trust", model=None).returncode == 0
+        rpc = pi_env.rpc()
+        try:
+            response = rpc.call({"type": "bash", "command": "echo gated"})
+            assert response["success"] and "gated" in response["data"]["output"], response
+        finally:
+            assert rpc.close() == 0
+        assert marker.exists() is trusted, (trusted, rpc.stderr)
