@@ -122,3 +122,35 @@ def test_package_submodules_load_from_source_not_from_their_cache(
     assert not list(package.rglob("__pycache__/helper*.opt-*")) and os.listdir(package / "__pycache__") == [
         Path(importlib.util.cache_from_source(str(helper))).name
     ]  # nothing new written
+
+
+def test_extension_files_shadow_no_module_and_pth_lines_never_run(
+    dirs: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """A plugin named like a standard module, a package file named like one, a ``.pth`` file: the
+    folder is never put on ``sys.path`` and plugins get their own module names, so none of them
+    replaces a module pi or another plugin imports, and no ``.pth`` line is executed."""
+    import json
+    import sys
+
+    project, agent, marker = dirs
+    extensions = project / ".pi" / "extensions"
+    (extensions / "json.py").write_text(HARMLESS)
+    package = extensions / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text(
+        HARMLESS.replace("WHO = 'source'", "import json\nWHO = json.__name__")
+    )
+    (package / "json.py").write_text(
+        f"import pathlib\npathlib.Path({str(marker)!r}).write_text('shadowed')\n"
+    )
+    pth = f"import pathlib; pathlib.Path({str(marker)!r}).write_text('pth')\n"
+    (extensions / "evil.pth").write_text(pth)
+    (package / "evil.pth").write_text(pth)
+    check = check_project_trust(project, agent)
+    assert package / "evil.pth" in check.files  # a package's .pth still asks for trust
+    trust_project(project, agent)
+    pm = _load(project, agent)
+    assert not marker.exists() and sys.modules["json"] is json
+    names = {name: plugin for name, plugin in pm.plugins_in_load_order()}
+    assert names["pkg"].WHO == "json" and names["json"].__name__ != "json"
