@@ -52,3 +52,23 @@ def test_transient_failures_are_retried_alike(pi_env: PiEnv, model: str) -> None
             rpc.seen.clear()
     finally:
         assert rpc.close() == 0, rpc.stderr
+
+
+@pytest.mark.parametrize("model", ["loopa/fake-claude", "loop/fake-model"], ids=["anthropic", "openai"])
+def test_a_stalled_stream_times_out_and_is_retried_alike(pi_env: PiEnv, model: str) -> None:
+    """A server that stops sending mid-answer: ``retry.provider.timeoutMs`` ends the wait in either
+    dialect's SDK, and the timeout is retried like any transient failure."""
+    settings = {"retry": {"baseDelayMs": 1, "provider": {"timeoutMs": 1500}}}
+    (pi_env.agent_dir / "settings.json").write_text(json.dumps(settings))
+    rpc = pi_env.rpc(model=model)
+    try:
+        pi_env.server.add(Turn(blocks=[Text("never finished " * 5, chunks=5)], delay=4), text_turn("after"))
+        assert rpc.call({"type": "prompt", "message": "stall"})["success"] is True
+        start = rpc.wait_for(lambda r: r.get("type") == "auto_retry_start", timeout=30)
+        assert "timed out" in start["errorMessage"].lower(), start
+        end = rpc.wait_for(lambda r: r.get("type") == "auto_retry_end", timeout=30)
+        assert end["success"] is True, end
+        rpc.events_until("agent_end", timeout=30)
+        assert rpc.call({"type": "get_last_assistant_text"})["data"]["text"] == "after"
+    finally:
+        assert rpc.close() == 0, rpc.stderr
