@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from pi_core.testing import Text, Turn
+from pi_core.testing import HttpError, Text, ToolUse, Turn, text_turn, tool_turn
 
 if TYPE_CHECKING:
     from conftest import PiEnv
@@ -97,3 +97,56 @@ def test_sigint_while_streaming_aborts_keeps_the_reply_and_exits_130(pi_env: PiE
     assert [m["role"] for m in messages][-2:] == ["user", "assistant"]
     reply = messages[-1]
     assert reply["stopReason"] == "aborted" and reply["content"][0]["text"].startswith("slow slow")
+
+
+def _wait_for_requests(pi_env: PiEnv, count: int) -> None:
+    deadline = time.monotonic() + 30
+    while len(pi_env.server.requests) < count and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert len(pi_env.server.requests) >= count, "pi never sent its request"
+
+
+def _interrupt(process: subprocess.Popen[str], within: float) -> str:
+    began = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    try:
+        _, err = process.communicate(timeout=within + 10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+        pytest.fail("pi did not end after Ctrl+C")
+    assert time.monotonic() - began < within, f"Ctrl+C took {time.monotonic() - began:.1f} s"
+    assert process.returncode == 130 and "Traceback" not in err, (process.returncode, err[-500:])
+    return err
+
+
+def test_sigint_during_a_tool_ends_the_tool_and_pi(pi_env: PiEnv, tmp_path: Path) -> None:
+    """A bash tool that would run for a minute: Ctrl+C ends pi at once and the command with it."""
+    pid_file = tmp_path / "tool.pid"
+    command = f"echo $$ > {pid_file}; sleep 60"
+    pi_env.server.add(tool_turn(ToolUse("bash", {"command": command}, id="c1")), text_turn("unused"))
+    process = _start(pi_env, "loop/fake-model")
+    _wait_for_requests(pi_env, 1)
+    deadline = time.monotonic() + 20
+    while not (pid_file.exists() and pid_file.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    _interrupt(process, within=5)
+    shell = int(pid_file.read_text())
+    time.sleep(0.3)
+    assert (
+        not Path(f"/proc/{shell}").exists() or "zombie" in Path(f"/proc/{shell}/status").read_text().lower()
+    )
+    pi_env.server._state.script.clear()
+
+
+@pytest.mark.parametrize("model", ["loopa/fake-claude", "loop/fake-model"], ids=["anthropic", "openai"])
+def test_sigint_during_a_retry_wait_ends_pi_at_once(pi_env: PiEnv, model: str) -> None:
+    """A 503 and a 30 s backoff: Ctrl+C during the wait is not held until it ends."""
+    (pi_env.agent_dir / "settings.json").write_text(json.dumps({"retry": {"baseDelayMs": 30000}}))
+    pi_env.server.add(HttpError(503, "Service Unavailable", "api_error"), text_turn("unused"))
+    process = _start(pi_env, model)
+    _wait_for_requests(pi_env, 1)
+    time.sleep(0.5)  # into the backoff
+    _interrupt(process, within=5)
+    assert len(pi_env.server.requests) == 1  # the retry never went out
+    pi_env.server._state.script.clear()
