@@ -133,7 +133,15 @@ def test_interactive_browser_login_then_an_answer(
         pane.wait_for("Select OpenAI Codex login method")
         pane.keys("Enter")  # the first row: browser login
         screen = pane.wait_for("paste the authorization code / redirect URL here")
-        url = re.search(r"http://127\.0\.0\.1:\d+/oauth/authorize\?\S+", screen)
+        # The terminal wraps the URL (regular mode, joined by capture-pane -J); fullscreen folds
+        # it at the pane's 120 columns: full rows go on in the next one.
+        rows = screen.splitlines()
+        start = next(index for index, row in enumerate(rows) if row.startswith("http://127.0.0.1"))
+        joined = rows[start]
+        while len(rows[start]) == 120 and start + 1 < len(rows):
+            start += 1
+            joined += rows[start]
+        url = re.search(r"http://127\.0\.0\.1:\d+/oauth/authorize\?\S+", joined)
         assert url is not None, screen
         page = httpx.get(url.group(0), follow_redirects=True, timeout=10)  # the user's browser
         assert page.status_code == 200 and "Authentication successful" in page.text

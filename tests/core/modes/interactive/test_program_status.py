@@ -230,3 +230,20 @@ async def test_blocked_is_taken_and_ignored_where_there_is_no_terminal() -> None
     blocked = {"kind": "question", "message": "Pick"}
     assert await HeadlessUI().custom(lambda *args: None, blocked=blocked) is None
     assert await RpcExtensionUI(lambda request: None).custom(lambda *args: None, blocked=blocked) is None
+
+
+async def test_a_login_reports_pi_as_waiting_for_auth(
+    repl_factory: Callable[..., Any], monkeypatch: pytest.MonkeyPatch, fullscreen: bool
+) -> None:
+    monkeypatch.setenv("PI_PROGRAM_STATUS", "1")
+    repl = await repl_factory(fullscreen=fullscreen)
+    writes: list[str] = []
+    repl.mode.program_status._write = writes.append
+    await repl.submit("/login loop")
+    await repl.in_dialog()
+    await repl.until(lambda: any(r["state"] == "blocked" for r in _reports(writes)))
+    assert _reports(writes)[-1] == {"state": "blocked", "app": "pi", "kind": "auth", "msg": "Log in to loop"}
+    repl.send("sk-typed-in\r")
+    await repl.wait_for("Saved the API key for loop")
+    assert _reports(writes)[-1]["state"] == "idle"
+    await repl.quit()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Iterator
 
 from rich.text import Text
 
@@ -10,6 +12,8 @@ from pi_core.ai.abort import AbortSignal
 from pi_core.ai.provider import THINKING_LEVELS, Model, OAuthError, OAuthProvider
 from pi_core.ai.resolve import did_you_mean, find_exact_model
 from pi_core.modes.interactive.command_base import CommandBase
+from pi_core.modes.interactive.program_status import Blocked
+from pi_core.modes.interactive.sanitize import sanitize
 
 
 class ModelCommands(CommandBase):
@@ -106,7 +110,11 @@ class ModelCommands(CommandBase):
         if flow is not None:
             await self._oauth_login(provider, flow)
             return
-        key = await self.mode.ui.input(f"API key for {provider}", "pasted key (not shown)", secret=True)
+        # The terminal hears that pi waits for a login (OSC 7501 ``auth``), as pi reports it.
+        with self._logging_in(provider):
+            key = await self.mode.question(
+                f"API key for {provider}", placeholder="pasted key (not shown)", secret=True
+            )
         if not key or not key.strip():
             self._warn("No key given; nothing saved")
             return
@@ -123,13 +131,14 @@ class ModelCommands(CommandBase):
         store its credential."""
         registry = self._session.model_registry
         mode = self.mode
-        ui = mode.ui
 
         class LoginIO:
             async def prompt(
                 self, message: str, placeholder: str = "", *, signal: AbortSignal | None = None
             ) -> str | None:
-                return await ui.input(message, placeholder, signal=signal)
+                # Part of the login, which reports itself as waiting (not as a plugin's question).
+                shown = sanitize(placeholder) if placeholder else None
+                return await mode.question(sanitize(message), placeholder=shown, signal=signal)
 
             async def select(self, message: str, options: list[str]) -> int | None:
                 return await mode.pick(message, options, numbered=False)
@@ -141,7 +150,8 @@ class ModelCommands(CommandBase):
         default = registry.default_model_of(provider)
         self._info(f"Logging in to {flow.name}…")
         try:
-            credential = await flow.login(LoginIO(), default.base_url if default is not None else None)
+            with self._logging_in(flow.name):
+                credential = await flow.login(LoginIO(), default.base_url if default is not None else None)
             await asyncio.to_thread(registry.auth.set_oauth, provider, credential)
         except OAuthError as error:
             self._warn(f"{flow.name} login failed: {error}")
@@ -151,6 +161,16 @@ class ModelCommands(CommandBase):
             return
         self._info(f"Logged in to {flow.name}; saved in {registry.auth.path} (mode 0600)")
         await self._take_default_model(provider)
+
+    @contextlib.contextmanager
+    def _logging_in(self, name: str) -> Iterator[None]:
+        """While a login waits for the user: program status ``blocked`` (``auth``)."""
+        status = self.mode.program_status
+        status.set_blocked("login", Blocked(kind="auth", message=f"Log in to {name}"))
+        try:
+            yield
+        finally:
+            status.set_blocked("login", None)
 
     async def _take_default_model(self, provider: str) -> None:
         registry = self._session.model_registry
