@@ -92,3 +92,17 @@ async def test_every_line_of_a_title_is_drawn(pipe: PipeInput) -> None:
     drawn = screen.getvalue()
     for line in ("Dangerous command:", "rm -rf build", "Run it?", "Yes", "No"):
         assert line in drawn, line
+
+
+async def test_a_question_with_a_timeout_counts_the_seconds_down(pipe: PipeInput) -> None:
+    import io
+
+    from pi_core.modes.interactive.dialogs import ask
+    from prompt_toolkit.data_structures import Size
+    from prompt_toolkit.output.vt100 import Vt100_Output
+
+    screen = io.StringIO()
+    output = Vt100_Output(screen, lambda: Size(rows=24, columns=80), term="xterm")
+    assert await ask("> ", timeout_ms=1500, input=pipe, output=output) is None
+    drawn = screen.getvalue()
+    assert "(2s) >" in drawn and "(0s) >" in drawn  # redrawn each second, then answered empty

@@ -47,9 +47,13 @@ async def ask(
     input: Input | None = None,
     output: Output | None = None,
 ) -> str | None:
-    """Read one answer; ``None`` when cancelled, timed out or aborted."""
+    """Read one answer; ``None`` when cancelled, timed out or aborted. With ``timeout_ms`` the
+    seconds left are counted down in front of ``message``, ``(12s) > ``."""
     if signal is not None and signal.aborted:
         return None
+    from pi_core.modes.interactive.picker import Countdown
+
+    countdown = Countdown(timeout_ms)
     bindings = KeyBindings()
 
     @bindings.add("escape", eager=True)
@@ -76,6 +80,7 @@ async def ask(
         placeholder=placeholder,
         is_password=secret,
         erase_when_done=False,
+        refresh_interval=1.0 if timeout_ms else 0,
     )
 
     def cancel() -> None:
@@ -85,7 +90,8 @@ async def ask(
 
     try:
         with cancelled_by(timeout_ms, signal, cancel):
-            answer = await session.prompt_async(message, default=default)
+            shown: Any = (lambda: countdown.prefix() + message) if timeout_ms else message
+            answer = await session.prompt_async(shown, default=default)
     except (EOFError, KeyboardInterrupt):
         return None
     return None if answer is _CANCEL else str(answer)

@@ -289,8 +289,14 @@ class Countdown:
     def title(self, title: str) -> str:
         if self._deadline is None:
             return title
-        left = max(0, math.ceil(self._deadline - time.monotonic()))
-        return f"{title} ({left}s)"
+        return f"{title} ({self.left()}s)"
+
+    def prefix(self) -> str:
+        """``(Ns) ``, for a question whose title was printed once (the regular REPL)."""
+        return f"({self.left()}s) " if self._deadline is not None else ""
+
+    def left(self) -> int:
+        return max(0, math.ceil((self._deadline or 0) - time.monotonic()))
 
 
 def _visible_rows(app: Application[Any] | None, title: str = "") -> int:
