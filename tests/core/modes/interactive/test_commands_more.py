@@ -224,18 +224,22 @@ async def test_double_escape_opens_the_tree(
 
 async def test_scoped_models_choose_what_ctrl_p_cycles(repl_factory: Callable[..., Any]) -> None:
     repl = await repl_factory()
+    session = repl.mode.host.session
     await repl.submit("/scoped-models")
     await repl.in_dialog()
-    repl.send("other\r")  # check loop/other-model
-    await repl.wait_for("[ ] loop/other-model")  # the echo shows the row as it was
-    repl.send("fake\r")  # check loop/fake-model
-    await repl.wait_for("[ ] loop/fake-model")
-    repl.send("save\r")
-    await repl.wait_for("Ctrl+P cycles through: loop/fake-model, loop/other-model")
+    repl.send("\x1b[B\r")  # uncheck loop/other-model: the session's cycle changes at once
+    await repl.until(lambda: [m.id for m, _ in session.services.scoped_models] == ["fake-model"])
+    repl.send("\r")  # fake-model off too: none checked is every model
+    await repl.until(lambda: session.services.scoped_models == [])
+    repl.send("\x01")  # Ctrl+A: all again
+    repl.send("other\r")  # search, and uncheck it
+    repl.send("\x13")  # Ctrl+S: saved as enabledModels
+    repl.send("\x1b")
+    await repl.wait_for("Model selection saved to settings")
+    await repl.wait_for("Ctrl+P cycles through: loop/fake-model")
     saved = json.loads((repl.agent / "settings.json").read_text())
-    assert saved["enabledModels"] == ["loop/fake-model", "loop/other-model"]
-    session = repl.mode.host.session
-    assert [m.id for m, _ in session.services.scoped_models] == ["fake-model", "other-model"]
+    assert saved["enabledModels"] == ["loop/fake-model"]
+    assert [m.id for m, _ in session.services.scoped_models] == ["fake-model"]
     assert await repl.quit() == 0
 
 

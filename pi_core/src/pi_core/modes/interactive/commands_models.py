@@ -46,33 +46,36 @@ class ModelCommands(CommandBase):
         self._info(f"Model: {chosen.provider}/{chosen.id}")
 
     async def cmd_scoped_models(self, args: str) -> None:
+        from pi_core.modes.interactive.scoped_models_selector import ScopedModelsSelector, full_id
+
         session = self._session
         available: list[Model] = await session.get_available_models()
         if not available:
             self._warn("No models available: set an API key (see /login) or add models.json")
             return
-        levels = {(m.provider, m.id): level for m, level in session.services.scoped_models}
-        chosen = set(levels)
-        actions = ("Use the checked models in this session", "Use them and save them to settings")
-        title = "Models for Ctrl+P (Enter checks; none checked: all)"
-        row = 0
-        while True:
-            rows = [
-                f"[{'x' if (m.provider, m.id) in chosen else ' '}] {m.provider}/{m.id}" for m in available
-            ]
-            picked = await self.mode.pick(title, [*rows, *actions], initial=row, numbered=False)
-            if picked is None:
-                self._info("Scoped models unchanged")
-                return
-            if picked >= len(available):
-                break
-            chosen.symmetric_difference_update({(available[picked].provider, available[picked].id)})
-            row = picked
-        models = [m for m in available if (m.provider, m.id) in chosen]
-        session.services.scoped_models = [(m, levels.get((m.provider, m.id))) for m in models]
-        names = [f"{m.provider}/{m.id}" for m in models]
-        if picked == len(available) + 1:
-            session.settings.set("enabledModels", names or None)
+        by_id = {full_id(model): model for model in available}
+        levels = {full_id(m): level for m, level in session.services.scoped_models}
+        start = [full_id(m) for m, _ in session.services.scoped_models] or None
+        saved: list[bool] = []
+
+        def apply(enabled: list[str] | None) -> None:
+            """Each change, at once for this session (as pi): none or all chosen is every model."""
+            chosen = [model_id for model_id in enabled or [] if model_id in by_id]
+            cycle = chosen if chosen and len(set(chosen)) < len(by_id) else []
+            session.services.scoped_models = [(by_id[model_id], levels.get(model_id)) for model_id in cycle]
+
+        def save(enabled: list[str] | None) -> None:
+            everything = enabled is not None and set(enabled) == set(by_id)
+            session.settings.set("enabledModels", None if enabled is None or everything else list(enabled))
+            saved.append(True)
+
+        selector = ScopedModelsSelector(
+            available, start, on_change=apply, on_save=save, styles=lambda: self.mode.styles
+        )
+        await self.mode.show_selector(selector)
+        if saved:
+            self._info("Model selection saved to settings")
+        names = [full_id(m) for m, _ in session.services.scoped_models]
         self._info(f"Ctrl+P cycles through: {', '.join(names) if names else 'all available models'}")
 
     async def cmd_thinking(self, args: str) -> None:
