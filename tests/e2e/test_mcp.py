@@ -220,6 +220,28 @@ def test_an_http_server_that_forgot_the_session_is_asked_again_on_a_new_one(
     assert log.count('"POST /mcp HTTP/1.1" 404') == 1
 
 
+def test_an_http_server_that_dies_mid_call_fails_the_call_at_once(
+    pi_env: PiEnv, http_demo: Callable[..., int]
+) -> None:
+    port = http_demo("streamable-http")
+    entry = {"url": f"http://127.0.0.1:{port}/mcp", "exposure": "direct", "timeout": 45}
+    write_config(pi_env, {"web": entry})
+    pi_env.server.add(
+        tool_turn(ToolUse("mcp__web__die", {}, id="c_die")),
+        tool_turn(ToolUse("mcp__web__add", {"a": 1, "b": 2}, id="c_after")),
+        text_turn("gone"),
+    )
+    started = time.monotonic()
+    result = pi_env.run("-p", "go", timeout=90)
+    assert result.returncode == 0, result.stderr
+    seen = tool_messages(pi_env.server.requests[-1].body)
+    # The response stream ended without the answer: the call fails then, not after its 45 s; the
+    # next call connects again (three attempts) and says why it could not.
+    assert seen["c_die"] == 'MCP server "web" closed the connection during tools/call die'
+    assert seen["c_after"] == 'MCP server "web" failed to connect: All connection attempts failed'
+    assert time.monotonic() - started < 40
+
+
 def test_resource_requests_are_retried_once_after_a_503_tool_calls_are_not(
     pi_env: PiEnv, http_demo: Callable[..., int]
 ) -> None:

@@ -647,15 +647,16 @@ async def _http_transport(url: str, headers: dict[str, str], request_timeout: fl
     """The streamable HTTP transport's ``(read, write)``: requests time out after
     ``request_timeout`` seconds, a response stream may stay quiet for 5 minutes."""
     import httpx
-    from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, create_mcp_http_client
+
+    from pi_mcp.http import streamable_http
 
     client = create_mcp_http_client(
         headers=headers,
         timeout=httpx.Timeout(request_timeout, read=MCP_DEFAULT_SSE_READ_TIMEOUT),
         auth=auth,
     )
-    async with client, streamable_http_client(url, http_client=client) as (read, write, *_rest):
+    async with client, streamable_http(url, client) as (read, write):
         yield read, write
 
 
