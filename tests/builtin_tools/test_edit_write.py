@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 from typing import Any
 
@@ -188,3 +189,25 @@ def test_diff_shortcuts_match_the_whole_file_diff() -> None:
         if old == new:
             continue
         assert generate_diff(old, new)[0] == _reference_diff(old, new), (old, new)
+
+
+HAS_DEV_ZERO = os.path.exists("/dev/zero")
+FIFO = r"a named pipe \(FIFO\), not a file"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
+async def test_pipes_and_devices_are_refused_not_waited_on(run: RunTool, tmp_path: Path) -> None:
+    """Opening a named pipe waits for a writer and /dev/zero never ends: read, edit and write say
+    what the path is at once (these used to hang, and edit of /dev/zero filled memory)."""
+    os.mkfifo(tmp_path / "pipe")
+    with pytest.raises(ToolError, match=rf"^Cannot read pipe: it is {FIFO}\. Use bash"):
+        await run("read", {"path": "pipe"})
+    with pytest.raises(ToolError, match=rf"^Could not edit file: pipe\. It is {FIFO}"):
+        await run("edit", {"path": "pipe", "edits": [edit("a", "b")]})
+    with pytest.raises(ToolError, match=rf"^Cannot write .*pipe: it is {FIFO}"):
+        await run("write", {"path": "pipe", "content": "x"})
+    if HAS_DEV_ZERO:
+        with pytest.raises(ToolError, match=r"^Could not edit file: /dev/zero\. It is a character device"):
+            await run("edit", {"path": "/dev/zero", "edits": [edit("a", "b")]})
+        with pytest.raises(ToolError, match=r"^Cannot read /dev/zero: it is a character device"):
+            await run("read", {"path": "/dev/zero"})

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import os
+import stat
 from collections.abc import Awaitable
 from typing import Any, TypeVar
 
@@ -74,3 +75,22 @@ def access(path: str, mode: int, action: str = "access") -> None:
         raise ToolError(f"ENOENT: no such file or directory, {action} '{path}'")
     if not os.access(path, mode):
         raise ToolError(f"EACCES: permission denied, {action} '{path}'")
+
+
+def special_file(path: str) -> str | None:
+    """What ``path`` is when it is a named pipe, a socket or a device (following links), else
+    ``None``. Opening a pipe waits for a writer, reading a terminal waits for typing and
+    ``/dev/zero`` never ends: the file tools refuse them instead of hanging or filling memory."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    return None

@@ -13,7 +13,7 @@ from pi_core.ai.messages import TextContent
 from pydantic import ConfigDict, Field
 
 from pi_builtin_tools import render
-from pi_builtin_tools._common import abortable, check_aborted, cwd_of, error_code
+from pi_builtin_tools._common import abortable, check_aborted, cwd_of, error_code, special_file
 from pi_builtin_tools._schema import ToolParams
 from pi_builtin_tools.edit_diff import (
     Edit,
@@ -120,6 +120,9 @@ def _edit_file(absolute: str, path: str, edits: list[Edit]) -> AgentToolResult:
         raise ToolError(f"Could not edit file: {path}. Error code: ENOENT.")
     if not os.access(absolute, os.R_OK | os.W_OK):
         raise ToolError(f"Could not edit file: {path}. Error code: EACCES.")
+    kind = special_file(absolute)
+    if kind is not None:
+        raise ToolError(f"Could not edit file: {path}. It is {kind}, not a file. Use bash to work with it.")
     try:
         with open(absolute, "rb") as handle:
             raw = handle.read()

@@ -23,7 +23,7 @@ from pi_core.ai.messages import ImageContent, TextContent, ToolResultContentBloc
 from pydantic import Field
 
 from pi_builtin_tools import render
-from pi_builtin_tools._common import abortable, access, cwd_of
+from pi_builtin_tools._common import abortable, access, cwd_of, special_file
 from pi_builtin_tools._schema import ToolParams
 from pi_builtin_tools.images import fit_image
 from pi_builtin_tools.paths import resolve_read_path
@@ -88,6 +88,9 @@ def _non_vision_note(ctx: Any) -> str | None:
 
 def _read(params: ReadParams, absolute: str, auto_resize: bool, non_vision: str | None) -> AgentToolResult:
     access(absolute, os.R_OK)
+    kind = special_file(absolute)
+    if kind is not None:
+        raise ToolError(f"Cannot read {params.path}: it is {kind}, not a file. Use bash to work with it.")
     try:
         with open(absolute, "rb") as handle:
             head = handle.read(max(SNIFF_BYTES, _BINARY_SNIFF_BYTES))

@@ -12,7 +12,7 @@ from pi_core.ai.messages import TextContent
 from pydantic import Field
 
 from pi_builtin_tools import render
-from pi_builtin_tools._common import abortable, check_aborted, cwd_of, os_error_text
+from pi_builtin_tools._common import abortable, check_aborted, cwd_of, os_error_text, special_file
 from pi_builtin_tools._schema import ToolParams
 from pi_builtin_tools.mutation_queue import file_mutation_queue
 from pi_builtin_tools.paths import resolve_to_cwd
@@ -61,6 +61,9 @@ def create_write_tool() -> AgentTool:
 
 
 def _write(absolute: str, content: str) -> None:
+    kind = special_file(absolute)
+    if kind is not None:
+        raise ToolError(f"Cannot write {absolute}: it is {kind}, not a file. Use bash to work with it.")
     parent = os.path.dirname(absolute)
     try:
         os.makedirs(parent, exist_ok=True)
