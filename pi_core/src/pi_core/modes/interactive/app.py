@@ -1099,7 +1099,28 @@ class InteractiveMode:
         session.app.max_render_postpone_time = RENDER_POSTPONE
         self._tap_input(session.app)
         self._adopt_editor_window(session)
+        self._adopt_toolbar_window(session)
         return session
+
+    def _adopt_toolbar_window(self, session: PromptSession[str]) -> None:
+        """The toolbar (the block being streamed, running tools, the working row, the status
+        line) is drawn by a :class:`~.screen_rows.RowsWindow`: its rows' screen cells are made
+        once per row, not again at every key."""
+        from prompt_toolkit.layout import ConditionalContainer, FormattedTextControl, Window, walk
+
+        from pi_core.modes.interactive.screen_rows import RowsWindow, split_rows
+
+        def rows(width: int) -> list[StyleAndTextTuples]:
+            return split_rows(self._styled_toolbar() or [])
+
+        for container in walk(session.app.layout.container):
+            if not isinstance(container, ConditionalContainer):
+                continue
+            window = container.content
+            control = window.content if isinstance(window, Window) else None
+            if isinstance(control, FormattedTextControl) and control.style == "class:bottom-toolbar.text":
+                container.content = RowsWindow(rows, style="class:bottom-toolbar class:bottom-toolbar.text")
+                return
 
     def _adopt_editor_window(self, session: PromptSession[str]) -> None:
         """The prompt's buffer is drawn by an :class:`EditorControl`, so that a plugin editor's

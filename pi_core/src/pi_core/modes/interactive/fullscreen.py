@@ -73,6 +73,7 @@ from pi_core.modes.interactive.app import (
 from pi_core.modes.interactive.code_blocks import ThemedMarkdown
 from pi_core.modes.interactive.editor_slot import EditorControl
 from pi_core.modes.interactive.overlay import OverlayOptions, OverlayRequest, PlacedOverlay
+from pi_core.modes.interactive.screen_rows import row_cells
 from pi_core.modes.interactive.transcript import Block, Line, Transcript, TranscriptConsole
 
 if TYPE_CHECKING:
@@ -1066,7 +1067,7 @@ class _TranscriptWindow(Window):
             if hit is not None and hit[0] is row and hit[1] == key:
                 cells = hit[2]
             else:
-                cells = _row_cells(row, key[0], parent_style, position.xpos, position.width)
+                cells = row_cells(row, key[0], parent_style, position.xpos, position.width)
             kept[id(row)] = (row, key, cells)
             buffer[position.ypos + offset].update(cells)
         self._cells = kept
@@ -1082,46 +1083,6 @@ class _TranscriptWindow(Window):
         for y in range(top, top + position.height):
             mouse_handlers.mouse_handlers[y].update(row_of_handlers)
         screen.visible_windows_to_write_positions[self] = position
-
-
-_CHARS: dict[tuple[str, str], Char] = {}
-
-
-def _char(text: str, style: str) -> Char:
-    char = _CHARS.get((text, style))
-    if char is None:
-        if len(_CHARS) > 50_000:
-            _CHARS.clear()
-        char = _CHARS[text, style] = Char(text, style)
-    return char
-
-
-def _row_cells(
-    row: Line, span: tuple[int, int | None] | None, parent_style: str, left: int, width: int
-) -> dict[int, Char]:
-    """One transcript row as screen cells (x → character), the selected columns reversed."""
-    cells: dict[int, Char] = {}
-    x = 0
-    previous: int | None = None
-    for fragment in row:
-        style = fragment[0]
-        if "[ZeroWidthEscape]" in style:
-            continue
-        style = f"{parent_style} {style}" if parent_style else style
-        for letter in fragment[1]:
-            selected = span is not None and span[0] <= x and (span[1] is None or x < span[1])
-            char = _char(letter, f"{style} reverse" if selected else style)
-            if char.width == 0:
-                if previous is not None:  # a combining mark joins the character before it
-                    before = cells[previous]
-                    cells[previous] = _char(before.char + letter, before.style)
-                continue
-            if x + char.width > width:
-                return cells
-            cells[left + x] = char
-            previous = left + x
-            x += char.width
-    return cells
 
 
 def _columns(text: str, start: int, end: int | None) -> str:
