@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import io
+import random
 from typing import Any
 
-from pi_core.modes.interactive.screen_rows import RowsWindow, row_cells, split_rows
+from pi_core.modes.interactive.screen_rows import RowsWindow, row_cells, skip_unchanged_rows, split_rows
 from prompt_toolkit.application import Application
 from prompt_toolkit.application.current import set_app
-from prompt_toolkit.layout import HSplit, Layout
-from prompt_toolkit.layout.screen import Screen, WritePosition
-from prompt_toolkit.output import DummyOutput
+from prompt_toolkit.data_structures import Point, Size
+from prompt_toolkit.layout import HSplit, Layout, Window
+from prompt_toolkit.layout.screen import Char, Screen, WritePosition
+from prompt_toolkit.output import ColorDepth, DummyOutput
+from prompt_toolkit.output.vt100 import Vt100_Output
+from prompt_toolkit.renderer import _StyleStringHasStyleCache, _StyleStringToAttrsCache
+from prompt_toolkit.styles import Style
 
 
 def test_row_cells_cut_at_the_width_with_wide_and_combining_characters() -> None:
@@ -55,3 +61,85 @@ def test_rows_window_is_as_high_as_its_rows_and_reuses_the_cells_of_a_row_still_
         assert window._cells[(tuple(shown[2]), "class:bar", 0, 20)] is second  # moved, not made again
         shown.clear()
         assert window.preferred_height(20, 10).preferred == 1  # one empty row, as the toolbar had
+
+
+def _random_screen(rng: random.Random, base: Screen | None, width: int, height: int) -> Screen:
+    """A screen of random rows, or ``base`` with a few rows changed (the rest shared cells)."""
+    screen = Screen()
+    letters = "ab c日"
+    styles = ["", "class:x", "bold", "#ff0000"]
+    for y in range(height):
+        keep = base is not None and rng.random() < 0.7
+        if keep and base is not None:
+            screen.data_buffer[y].update(base.data_buffer[y])
+            continue
+        for x in range(rng.randrange(0, width)):
+            screen.data_buffer[y][x] = Char(rng.choice(letters), rng.choice(styles))
+    screen.height = height
+    screen.cursor_positions = {}
+    return screen
+
+
+def _diff_output(function: Any, screen: Screen, previous: Screen | None, width: int, height: int) -> str:
+    sink = io.StringIO()
+    output = Vt100_Output(sink, lambda: Size(rows=height, columns=width), term="xterm-256color")
+    style = Style.from_dict({"x": "underline"})
+    attrs = _StyleStringToAttrsCache(style.get_attrs_for_style_str, _identity())
+    app: Application[None] = Application(layout=Layout(Window()), output=DummyOutput())
+    with set_app(app):
+        function(
+            app,
+            output,
+            screen,
+            Point(0, 0),
+            ColorDepth.DEPTH_8_BIT,
+            previous,
+            None,
+            False,
+            full_screen=True,
+            attrs_for_style_string=attrs,
+            style_string_has_style=_StyleStringHasStyleCache(attrs),
+            size=Size(rows=height, columns=width),
+            previous_width=width,
+        )
+    output.flush()
+    return sink.getvalue()
+
+
+def _identity() -> Any:
+    from prompt_toolkit.styles import DummyStyleTransformation
+
+    return DummyStyleTransformation()
+
+
+def test_the_diff_passing_over_unchanged_rows_writes_what_prompt_toolkits_writes() -> None:
+    from prompt_toolkit import renderer
+
+    skip_unchanged_rows()
+    patched = renderer._output_screen_diff
+    original = patched.original  # type: ignore[attr-defined]
+    assert patched is not original
+    skip_unchanged_rows()  # installed once
+    assert renderer._output_screen_diff is patched
+    rng = random.Random(14)
+    width, height = 30, 12
+    for _ in range(60):
+        before = _random_screen(rng, None, width, height)
+        after = _random_screen(rng, before, width, height)
+        copies = [(_copy(before), _copy(after)) for _ in range(2)]
+        expected = _diff_output(original, copies[0][1], copies[0][0], width, height)
+        assert _diff_output(patched, copies[1][1], copies[1][0], width, height) == expected
+        for y in range(height):  # the rows are put back as they were (the diff's reads fill gaps)
+            assert _drawn(copies[1][1].data_buffer[y]) == _drawn(after.data_buffer[y])
+
+
+def _drawn(row: Any) -> dict[int, Char]:
+    return {x: cell for x, cell in row.items() if cell.style != "[transparent]"}
+
+
+def _copy(screen: Screen) -> Screen:
+    made = Screen()
+    for y, row in screen.data_buffer.items():
+        made.data_buffer[y].update(row)
+    made.height = screen.height
+    return made

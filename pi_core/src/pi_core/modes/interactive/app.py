@@ -42,6 +42,7 @@ from pi_core.modes.interactive.picker import Picker, PickerKeys, Selector, pick
 from pi_core.modes.interactive.program_status import Blocked, ProgramStatus
 from pi_core.modes.interactive.render import EventRenderer
 from pi_core.modes.interactive.sanitize import sanitize
+from pi_core.modes.interactive.screen_rows import skip_unchanged_rows
 from pi_core.modes.interactive.styles import ReplStyles, styles_for
 from pi_core.modes.interactive.ui import InteractiveUI
 from pi_core.runtime.events import ExtensionErrorEvent
@@ -104,6 +105,7 @@ class InteractiveMode:
         #: ``--verbose``: the start-up header even with the ``quietStartup`` setting.
         self.verbose = verbose
         self._own_terminal = console is None
+        skip_unchanged_rows()  # a key's redraw writes the rows it changed, without reading the rest
         self.ui = InteractiveUI(self)
         self.console = console or terminal_console(self.ui.colour_mode)
         self.terminal: dict[str, Any] = {"input": input, "output": output}
