@@ -253,7 +253,8 @@ class SessionCompaction:
             reasoning=level if (request.use_reasoning and model.reasoning and level != "off") else None,  # type: ignore[arg-type]
         )
         context = Context(system_prompt=request.system_prompt, messages=list(request.messages))
-        return await complete_simple(model, context, options)
+        # The key was just looked up: the summary goes where the session's own requests go.
+        return await complete_simple(self._s._requests.at_auth_base_url(model), context, options)
 
     async def compact(self, custom_instructions: str | None = None) -> dict[str, Any]:
         """Manual compaction (``/compact``, RPC ``compact``); raises with pi's message on failure."""

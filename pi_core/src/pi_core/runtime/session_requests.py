@@ -63,14 +63,19 @@ class ProviderRequests:
         await hooks.before_provider_headers(event, self._s.extension_context())
         return {name: value for name, value in event.headers.items() if isinstance(value, str)} or None
 
+    def at_auth_base_url(self, model: Model) -> Model:
+        """``model`` pointed at the base URL its auth names (a Copilot business account's endpoint)."""
+        if self.base_url and self.base_url != model.base_url:
+            return model.model_copy(update={"base_url": self.base_url})
+        return model
+
     def stream(self, model: Model, context: Any, options: Any) -> Any:
         from pi_core.ai.stream import stream_simple
 
         options = replace(options, attribution=self._s.provider_attribution())
         if self.headers:
             options = replace(options, headers={**self.headers, **(options.headers or {})})
-        if self.base_url and self.base_url != model.base_url:
-            model = model.model_copy(update={"base_url": self.base_url})
+        model = self.at_auth_base_url(model)
         bridge = self._s._bridge
         if bridge is not None and bridge.hooks.has("provider_stream_event"):
             options = replace(options, on_stream_event=bridge.on_stream_event)

@@ -68,9 +68,12 @@ class FauxProvider:
     chunk_size: int = 4
     api: str = FAUX_API
     requests: list[tuple[Context, StreamOptions]] = field(default_factory=list)
+    #: The model of each request, in the same order (its ``base_url`` is where it would go).
+    request_models: list[Model] = field(default_factory=list)
 
     def stream(self, model: Model, context: Context, options: StreamOptions) -> AssistantMessageEventStream:
         self.requests.append((context, options))
+        self.request_models.append(model)
         out = AssistantMessageEventStream()
         if not self.responses:
             raise RuntimeError("FauxProvider has no scripted response left")
