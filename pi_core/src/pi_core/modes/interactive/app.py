@@ -400,6 +400,9 @@ class InteractiveMode:
     # --- the loop -------------------------------------------------------------------------------
 
     async def run(self, initial: str | None, images: list[Any], messages: list[str]) -> int:
+        from pi_core.modes.interactive.custom import quiet_cpr_warning
+
+        quiet_cpr_warning()
         with _keys_held_raw() if self._own_terminal else contextlib.nullcontext():
             self._meet_terminal()
             try:

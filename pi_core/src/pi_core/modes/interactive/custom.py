@@ -286,6 +286,18 @@ def component_container(made: Any, showing: Showing) -> tuple[Container, KeyBind
     return content, keys
 
 
+def quiet_cpr_warning() -> None:
+    """No application of this process says "your terminal doesn't support cursor position
+    requests (CPR)": prompt-toolkit prints that when a terminal leaves its question where the
+    cursor is unanswered for two seconds, then goes on without the answer, as pi does silently.
+    Terminals that answer still give prompt-toolkit the rows below the cursor."""
+
+    def _no_warning(self: Application[Any]) -> None:
+        return None
+
+    Application.cpr_not_supported_callback = _no_warning  # type: ignore[method-assign]
+
+
 def dispose(made: Any) -> None:
     """The component's ``dispose()``, if it has one."""
     method = getattr(made, "dispose", None)
