@@ -89,6 +89,7 @@ def test_a_cut_answer_is_held_longer_than_a_key_but_not_for_ever(monkeypatch: py
     assert answers.feed("1e/2e2e\x07z") == "z" and not answers.holding
     assert answers.feed("\x1b]11;rgb:1e") == ""
     monkeypatch.setattr(terminal_colors, "HOLD", 0.0)
+    monkeypatch.setattr(terminal_colors, "EXPECT", 0.0)
     assert answers.flush() == "\x1b]11;rgb:1e"
 
 
@@ -165,6 +166,41 @@ async def test_reading_at_start_up_stops_once_answered_and_keeps_the_keys_for_th
             assert [press.data for press in get_typeahead(colours.input)] == ["o", "k"]
             assert system_theme.reported().background == (30, 30, 46)
             assert stdout.getvalue() == terminal_colors.QUERY  # the question, once
+    finally:
+        os.close(primary)
+        os.close(secondary)
+
+
+@pytest.mark.parametrize("size", [1, 2, 5, 9, 1000])
+def test_what_is_pasted_is_passed_on_as_it_is_however_the_reads_cut_it(size: int) -> None:
+    """A paste may hold anything, answers' look-alikes too; the answer after it is still taken."""
+    answers = AnswerFilter(lambda reported: None, lambda scheme: None)
+    answers.ask()
+    pasted = "\x1b[200~log \x1b]11;rgb:00/00/00\x07 and \x1b[?1;2c\x1b[201~"
+    data = "a" + pasted + "b" + ANSWER + "c"
+    kept = "".join(
+        answers.feed(data[start : start + size]) + answers.flush() for start in range(0, len(data), size)
+    )
+    assert kept + answers.flush(force=True) == "a" + pasted + "bc"
+    assert not answers.open
+
+
+async def test_an_esc_pressed_just_after_a_question_comes_a_moment_later_not_never() -> None:
+    from prompt_toolkit.input.typeahead import get_typeahead
+    from prompt_toolkit.keys import Keys
+
+    primary, secondary = os.openpty()
+    tty.setraw(secondary)
+    try:
+        with os.fdopen(secondary, "r", closefd=False) as stdin:
+            answers = AnswerFilter(lambda reported: None, lambda scheme: None)
+            terminal = TerminalInput(stdin, answers)
+            answers.ask()
+            os.write(primary, b"\x1b")
+            assert terminal.read_keys() == []
+            assert terminal.flush_keys() == [] and answers.holding  # it may start the answer
+            await asyncio.sleep(terminal_colors.EXPECT + 0.2)
+            assert [press.key for press in get_typeahead(terminal)] == [Keys.Escape]
     finally:
         os.close(primary)
         os.close(secondary)

@@ -12,8 +12,11 @@ later still count.
 Answers come in on the keyboard's stream. :class:`AnswerFilter` takes them out of what is read
 before the key parser sees it: colour answers always (no key sends one), DA1 answers while a
 question is open, light/dark notifications (``CSI ? 997 ; 1|2 n``) always, and every other OSC
-answer (the program status query's is passed on, :mod:`.program_status`). A sequence cut in two
-by the read is held until the rest arrives (or, when nothing follows, handed on as typed).
+answer (the program status query's is passed on, :mod:`.program_status`); what is pasted
+(between the bracketed-paste markers) is left as it is. A sequence cut in two by the read is
+held until the rest arrives, or handed on as typed when nothing follows: at once for what a key
+may send, after :data:`HOLD` for what only an answer sends, and — just after a question, when
+any escape byte may start its answer — after :data:`EXPECT` for a lone Esc.
 :class:`TerminalInput` is prompt-toolkit's terminal input with that filter in front of its parser.
 """
 
@@ -46,6 +49,8 @@ WAIT = 0.1
 #: Seconds the start of an answer is held for its rest (a key's bytes are held only until the
 #: key parser's own wait for the rest of an escape sequence is over).
 HOLD = 1.0
+#: Seconds after a question when any escape byte may be the start of its answer.
+EXPECT = 0.25
 #: Turn the terminal's light/dark notifications on and off (DEC private mode 2031).
 NOTIFY_ON, NOTIFY_OFF = "\x1b[?2031h", "\x1b[?2031l"
 
@@ -53,8 +58,17 @@ _OSC = re.compile(r"\x1b\](?:(1[01])|4;(\d{1,3}));([^\x07\x1b]*)(?:\x07|\x1b\\)"
 _OTHER_OSC = re.compile(r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 _DA1 = re.compile(r"\x1b\[\?[\d;]*c")
 _SCHEME = re.compile(r"\x1b\[\?997;([12])n")
-#: The start of something that may still become one of the answers above.
-_PARTIAL = re.compile(r"\x1b(?:\](?:[^\x07\x1b]*\x1b?)?|\[(?:\?[\d;]*)?)?\Z")
+#: The start of something that may still become one of the answers above (or a paste marker).
+_PARTIAL = re.compile(r"\x1b(?:\](?:[^\x07\x1b]*\x1b?)?|\[(?:\?[\d;]*|2(?:00?)?)?)?\Z")
+PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"
+
+
+def _cut_marker(data: str, marker: str) -> int:
+    """How many of the last characters of ``data`` are the start of ``marker``."""
+    for size in range(min(len(marker) - 1, len(data)), 0, -1):
+        if marker.startswith(data[-size:]):
+            return size
+    return 0
 
 
 Target = str | int
@@ -87,6 +101,8 @@ class Question:
     palette: list[RGB | None] = field(default_factory=lambda: [None] * PALETTE_SIZE)
     answered: set[Target] = field(default_factory=set)
     closed: asyncio.Event = field(default_factory=asyncio.Event)
+    #: When it was sent (``time.monotonic``).
+    asked: float = field(default_factory=lambda: time.monotonic())
 
     def result(self) -> system_theme.Reported:
         palette = self.palette
@@ -113,6 +129,7 @@ class AnswerFilter:
         self.on_program_status: Callable[[], None] | None = None
         self._held = ""
         self._held_since = 0.0
+        self._pasting = False
 
     def ask(self) -> Question:
         question = Question()
@@ -120,44 +137,76 @@ class AnswerFilter:
         return question
 
     def feed(self, data: str) -> str:
-        """``data`` without the answers in it (a cut-off one is held for the next read)."""
+        """``data`` without the answers in it (a cut-off one is held for the next read). What
+        is pasted (between the bracketed-paste markers) is passed on as it is."""
         now = time.monotonic()
         previous = len(self._held)  # what was held continues at the start of ``data``
         data, self._held = self._held + data, ""
         kept: list[str] = []
         position = 0
-        while (start := data.find("\x1b", position)) != -1:
+        while position < len(data):
+            if self._pasting:
+                end = data.find(PASTE_END, position)
+                if end == -1:  # the paste goes on; its end marker may be cut off
+                    cut = _cut_marker(data, PASTE_END)
+                    kept.append(data[position : len(data) - cut])
+                    self._held = data[len(data) - cut :]
+                    return "".join(kept)
+                kept.append(data[position : end + len(PASTE_END)])
+                position, self._pasting = end + len(PASTE_END), False
+                continue
+            start = data.find("\x1b", position)
+            if start == -1:
+                break
             kept.append(data[position:start])
+            if data.startswith(PASTE_START, start):
+                kept.append(PASTE_START)
+                position, self._pasting = start + len(PASTE_START), True
+                continue
             # A sequence that starts in this read is new; one held before keeps its age.
             young = start >= previous or now - self._held_since < HOLD
-            end = self._take(data, start, young)
-            if end is None:  # not an answer: the Esc stays, the parser reads it
+            taken = self._take(data, start, young)
+            if taken is None:  # not an answer: the Esc stays, the parser reads it
                 kept.append("\x1b")
                 position = start + 1
-            elif end < 0:  # perhaps the start of one: wait for the rest
+            elif taken < 0:  # perhaps the start of one: wait for the rest
                 if start >= previous:
                     self._held_since = now
                 self._held = data[start:]
                 return "".join(kept)
             else:
-                position = end
+                position = taken
         kept.append(data[position:])
         return "".join(kept)
 
     def flush(self, *, force: bool = False) -> str:
-        """What is held, handed on as typed since nothing followed it — but the start of an
-        answer (``ESC ]`` or ``ESC [ ?`` and more, which no key sends) is held longer, for
-        :data:`HOLD` seconds: the rest of an answer may come in a later write."""
+        """What is held, handed on as typed since nothing followed it — but what may be the
+        start of an answer is held longer, for :data:`HOLD` seconds: the rest of an answer may
+        come in a later write."""
         held = self._held
-        answer_like = len(held) > 2 and held.startswith(("\x1b]", "\x1b[?"))
-        if answer_like and not force and time.monotonic() - self._held_since < HOLD:
-            return ""
+        now = time.monotonic()
+        age = now - self._held_since
+        if held and not force:
+            # What no key sends (ESC ] or ESC [ ? and more) waits up to HOLD; just after a
+            # question any escape may start its answer, and waits up to EXPECT (an Esc key
+            # pressed then comes that much later).
+            if len(held) > 2 and held.startswith(("\x1b]", "\x1b[?")) and age < HOLD:
+                return ""
+            expecting = any(now - question.asked < EXPECT for question in self.open)
+            if expecting and held.startswith("\x1b") and age < EXPECT:
+                return ""
+        if self._pasting and not force:
+            return ""  # the start of the paste's end marker: the rest is on its way
         self._held = ""
         return held
 
     @property
     def holding(self) -> bool:
         return bool(self._held)
+
+    @property
+    def pasting(self) -> bool:
+        return self._pasting
 
     def _take(self, data: str, start: int, young: bool) -> int | None:
         """Where the answer starting at ``start`` ends (it is consumed); ``None``: no answer
@@ -220,6 +269,7 @@ class TerminalInput(Vt100Input):
     def __init__(self, stdin: TextIO, answers: AnswerFilter) -> None:
         super().__init__(stdin)
         self.answers = answers
+        self._later: asyncio.TimerHandle | None = None
 
     def read_keys(self) -> list[KeyPress]:
         self.vt100_parser.feed(self.answers.feed(self.stdin_reader.read()))
@@ -230,7 +280,33 @@ class TerminalInput(Vt100Input):
         held = self.answers.flush()
         if held:
             self.vt100_parser.feed(held)
+        elif self.answers.holding and not self.answers.pasting:
+            self._flush_later()
         return super().flush_keys()
+
+    def _flush_later(self) -> None:
+        """Look again soon at what the filter holds: prompt-toolkit flushes once after a read,
+        so a held key (an Esc just after a question) would otherwise wait for the next one."""
+        if self._later is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+
+        def again() -> None:
+            from prompt_toolkit.application.current import get_app_or_none
+
+            self._later = None
+            keys = self.flush_keys()
+            app = get_app_or_none()
+            if keys and app is not None and app.is_running:
+                app.key_processor.feed_multiple(keys)
+                app.key_processor.process_keys()
+            elif keys:
+                store_typeahead(self, keys)
+
+        self._later = loop.call_later(0.05, again)
 
 
 class TerminalColours:
