@@ -14,7 +14,7 @@ from pi_core._files import replacing
 from pi_core.session.entries import CURRENT_SESSION_VERSION, SessionHeader, to_wire
 from pi_core.session.index import EntryMeta
 from pi_core.session.jsonl import dumps
-from pi_core.session.limits import check_size
+from pi_core.session.limits import check_size, max_session_bytes
 from pi_core.session.paths import iso_now, new_session_id, session_file_name
 from pi_core.session.reader import SessionFileError, context_start, read_session_file
 
@@ -28,7 +28,7 @@ def fork_session_file(
     The size limit applies as when the file is opened (to the part since its latest compaction).
     """
     source = Path(source_path)
-    start = context_start(source)
+    start = context_start(source, within=max_session_bytes())
     check_size(source, start)
     loaded = read_session_file(source, scan_to=start)
     if loaded is None:

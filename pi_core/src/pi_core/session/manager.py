@@ -40,7 +40,7 @@ from pi_core.session.entries import (
 from pi_core.session.forking import fork_session_file
 from pi_core.session.index import EntryMeta, meta_from_entry
 from pi_core.session.jsonl import dumps
-from pi_core.session.limits import check_size
+from pi_core.session.limits import check_size, max_session_bytes
 from pi_core.session.lines import plain_message_from_line
 from pi_core.session.listing import SessionInfo, find_most_recent_session, list_sessions, list_sessions_all
 from pi_core.session.loading import EntryLoader, Invalidated
@@ -196,7 +196,7 @@ class SessionManager:
         path = Path(os.path.abspath(session_file))
         self._close_writer()
         self._drop_source()
-        start = context_start(path)
+        start = context_start(path, within=max_session_bytes())
         check_size(path, start)
         loaded = read_session_file(path, prepare_messages=True, prepare_from=start) if path.exists() else None
         if loaded is None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import logging
-import mmap
 import os
 import re
 from collections.abc import Callable
@@ -264,31 +263,64 @@ def _is_header(obj: Any) -> bool:
     return isinstance(obj, dict) and obj.get("type") == "session" and isinstance(obj.get("id"), str)
 
 
-def context_start(path: Path) -> int:
+def context_start(path: Path, within: int | None = None) -> int:
     """Byte offset of the last line of ``path`` that mentions a compaction (0: none, or the file
-    cannot be read): where the part of the file that a context needs in full begins."""
+    cannot be read): where the part of the file that a context needs in full begins.
+
+    ``within``: look no further back than that many bytes from the end. A caller that refuses a
+    part larger than that (the size limit) gets 0 sooner and then refuses the whole file: a 1 GB
+    file without a compaction is judged after reading 200 MB, not 1 GB."""
     try:
         with path.open("rb") as handle:
-            return _prepare_start(handle)
+            return _prepare_start(handle, within)
     except OSError:
         return 0
 
 
-def _prepare_start(handle: BinaryIO) -> int:
-    """Byte offset of the last line that mentions a compaction (0: none).
+_COMPACTION_MARK = b'"type":"compaction"'
+_SCAN_CHUNK = 1 << 20
+
+
+def _prepare_start(handle: BinaryIO, within: int | None = None) -> int:
+    """Byte offset of the last line that mentions a compaction (0: none, or none in the last
+    ``within`` bytes).
 
     Message lines from there on are validated into message models while the file is read, in
     the same pass that checks them: one JSON parse per line instead of two (~8% of open +
     context for a long session without compaction). Before the latest compaction the context
     needs only a few messages, so those lines stay text until asked for. A false hit (the words
     in some custom entry's data) only means less is prepared in advance.
+
+    The file is read backwards a megabyte at a time (not mapped: a mapping's pages count in the
+    process's resident memory, 1 GB of it to scan a 1 GB file).
     """
     try:
-        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
-            at = view.rfind(b'"type":"compaction"')
-            return 0 if at < 0 else view.rfind(b"\n", 0, at) + 1
-    except (OSError, ValueError):  # empty or not mappable: nothing to prepare
-        return 0
+        fd = handle.fileno()
+        size = os.fstat(fd).st_size
+        overlap = len(_COMPACTION_MARK) - 1
+        end = size
+        while end > 0 and (within is None or size - end < within):
+            begin = max(0, end - _SCAN_CHUNK)
+            data = os.pread(fd, min(size, end + overlap) - begin, begin)
+            at = data.rfind(_COMPACTION_MARK)
+            if at >= 0:
+                return _line_start(fd, begin + at)
+            end = begin
+    except (OSError, ValueError):  # unreadable: nothing to prepare
+        pass
+    return 0
+
+
+def _line_start(fd: int, at: int) -> int:
+    """Offset of the start of the line holding byte ``at``."""
+    end = at
+    while end > 0:
+        begin = max(0, end - _SCAN_CHUNK)
+        newline = os.pread(fd, end - begin, begin).rfind(b"\n")
+        if newline >= 0:
+            return begin + newline + 1
+        end = begin
+    return 0
 
 
 def _bridge(
