@@ -152,3 +152,15 @@ async def test_delete_after_enter_and_rename_in_place(pipe: PipeInput) -> None:
     assert renamed and renamed[0][1] == "named"
     await press(pipe, ESC)
     assert await asyncio.wait_for(task, 5) is None
+
+
+async def test_a_rename_that_fails_says_so(pipe: PipeInput) -> None:
+    async def rename(path: str, name: str) -> None:
+        raise PermissionError(13, "Permission denied", path)
+
+    selector, task = await start(pipe, rename=rename)
+    await press(pipe, DOWN, CTRL_R, "x", ENTER)
+    assert "Failed to rename: [Errno 13] Permission denied: '/s/a'" in screen(selector)
+    assert "Rename Session" not in screen(selector)
+    await press(pipe, ESC)
+    assert await asyncio.wait_for(task, 5) is None

@@ -263,6 +263,19 @@ class ResumeSelector(Selector):
         finds them there); the other scope loads when Tab first shows it."""
         await self._load(self.state.scope)
 
+    def _note(self, text: str, role: str, seconds: float) -> None:
+        """A note in place of the key lines for a few seconds, as pi's."""
+        note = (text, role)
+        self.status = note
+
+        async def expire() -> None:
+            await asyncio.sleep(seconds)
+            if self.status is note:
+                self.status = None
+                self.invalidate()
+
+        self._spawn(expire())
+
     def _spawn(self, work: Awaitable[None]) -> None:
         task = asyncio.ensure_future(work)
         self._tasks.add(task)
@@ -275,7 +288,7 @@ class ResumeSelector(Selector):
             self.state.loaded[scope] = await self.load(scope)
         except OSError as error:
             self.state.loaded[scope] = []
-            self.status = (f"Failed to load sessions: {error}", "error")
+            self._note(f"Failed to load sessions: {error}", "error", 4)
         finally:
             self.loading = None
         if scope == self.state.scope:
@@ -331,7 +344,7 @@ class ResumeSelector(Selector):
             if info is None:
                 return
             if info.path == state.current_path:
-                self.status = ("Cannot delete the currently active session", "error")
+                self._note("Cannot delete the currently active session", "error", 3)
                 return
             self.confirming = info.path
 
@@ -412,9 +425,9 @@ class ResumeSelector(Selector):
     async def _delete(self, path: str) -> None:
         how = await self.delete(path) if self.delete is not None else None
         if how is None:
-            self.status = ("Failed to delete the session", "error")
+            self._note("Failed to delete the session", "error", 3)
         else:
-            self.status = (how, "accent")
+            self._note(how, "accent", 2)
             for sessions in self.state.loaded.values():
                 sessions[:] = [info for info in sessions if info.path != path]
             self.state.refilter()
@@ -424,6 +437,8 @@ class ResumeSelector(Selector):
         try:
             if self.rename is not None:
                 await self.rename(path, name)
+        except (OSError, ValueError, RuntimeError) as error:  # unwritable, unreadable, read-only
+            self._note(f"Failed to rename: {error}", "error", 3)
         finally:
             self.renaming = None
         self.state.loaded.clear()
