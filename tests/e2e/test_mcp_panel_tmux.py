@@ -175,3 +175,30 @@ def test_signing_in_and_out_through_the_panel(
         assert "Traceback" not in pane.screen()
     finally:
         pane.kill()
+
+
+@pytest.mark.parametrize("mode", ["regular", "fullscreen"])
+def test_the_sign_in_screen_copies_its_address(
+    pi_env: PiEnv, oauth_server: Callable[[], int], mode: str
+) -> None:
+    port = oauth_server()
+    pi_env.extra_env["BROWSER"] = "true"  # a browser that opens nothing: the screen stays
+    write_config(pi_env, {"sec": {"url": f"http://127.0.0.1:{port}/mcp", "exposure": "direct"}})
+    pane = start_pane(pi_env, tui=mode)
+    try:
+        pane.tmux("set-option", "-s", "set-clipboard", "on")  # OSC 52 from pi fills a tmux buffer
+        open_panel(pane)
+        shows(pane, "needs sign-in · direct · global")
+        choose(pane, "sec", then="MCP server sec")
+        screen = choose(pane, "Sign in", then="ctrl+x to copy")
+        assert "If it did not open, visit:" in screen
+        pane.keys("C-x")
+        shows(pane, "Copied URL to clipboard")
+        copied = pane.tmux("show-buffer")
+        assert copied.startswith(f"http://127.0.0.1:{port}/") and "code_challenge=" in copied
+        # Esc cancels the sign-in.
+        pane.keys("Escape")
+        shows(pane, "State: needs sign-in")
+        assert "Traceback" not in pane.screen()
+    finally:
+        pane.kill()
