@@ -73,3 +73,30 @@ def test_a_large_file_is_read_only_at_its_ends(tmp_path: Path, monkeypatch: pyte
     monkeypatch.setattr(listing, "FULL_SCAN_BYTES", 1 << 30)
     exact = read_session_info(path)
     assert exact is not None and exact.message_count_exact and exact.message_count == 4002
+
+
+HEADER = '{"type":"session","version":3,"id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/x"}'
+
+
+@pytest.mark.parametrize(
+    "stamp",
+    ["1" + "0" * 400, "1e300", "NaN", "-5", "Infinity"],
+    ids=["huge-int", "far-future", "nan", "neg", "inf"],
+)
+def test_a_message_timestamp_no_date_can_hold_is_ignored(tmp_path: Path, stamp: str) -> None:
+    """The listing (``/resume``) reads the timestamps of the last messages: one beyond any float
+    or date used to raise OverflowError and take the whole list down."""
+    path = tmp_path / "s.jsonl"
+    line = '{"type":"message","id":"u1","parentId":null,"timestamp":"2025-01-02T00:00:00.000Z",'
+    line += f'"message":{{"role":"user","content":"hello","timestamp":{stamp}}}}}'
+    path.write_text(HEADER + "\n" + line + "\n")
+    info = read_session_info(path)
+    assert info is not None and info.first_message == "hello"
+    assert info.modified.year == 2025
+
+
+def test_a_header_with_bad_bytes_is_listed_as_it_opens(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(HEADER.replace("/x", "/\xff").encode("latin-1") + b"\n")
+    info = read_session_info(path)
+    assert info is not None and info.cwd == "/\ufffd"

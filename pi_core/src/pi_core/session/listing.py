@@ -15,6 +15,7 @@ sessions costs a few milliseconds per file and a few MB, whatever their size.
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections import deque
 from collections.abc import Iterable
@@ -73,8 +74,8 @@ def _text_of(message: dict[str, Any]) -> str:
 
 
 def _loads(line: bytes) -> Any:
-    try:
-        return json.loads(line)
+    try:  # bytes that are not UTF-8 read as U+FFFD, as the session reader (and pi) reads them
+        return json.loads(line.decode("utf-8", "replace"))
     except (ValueError, RecursionError):  # nested too deeply: as unreadable as any other bad line
         return None
 
@@ -214,7 +215,12 @@ def _last_activity(entries: deque[dict[str, Any]]) -> datetime | None:
             continue
         stamp = message.get("timestamp")
         if isinstance(stamp, (int, float)) and not isinstance(stamp, bool):
-            value = float(stamp)
+            try:
+                value = float(stamp)
+            except OverflowError:  # an integer beyond any float (a damaged or hostile file)
+                continue
+            if not math.isfinite(value):
+                continue
         else:
             parsed = _parse_dt(entry.get("timestamp"))
             if parsed is None:
@@ -223,7 +229,10 @@ def _last_activity(entries: deque[dict[str, Any]]) -> datetime | None:
         latest = value if latest is None else max(latest, value)
     if latest is None or latest <= 0:
         return None
-    return datetime.fromtimestamp(latest / 1000, UTC)
+    try:
+        return datetime.fromtimestamp(latest / 1000, UTC)
+    except (OverflowError, ValueError, OSError):  # beyond the years a datetime holds
+        return None
 
 
 def list_sessions(directory: Path) -> list[SessionInfo]:
