@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 from pi_core.runtime import system_theme
+from pi_core.runtime.themes import Theme
 
 from tests.e2e.tmux_pane import Pane, start_pane
 
@@ -152,3 +153,22 @@ def test_a_mid_grey_terminal_gets_its_relaxed_theme(
     assert dim != _expected("dim")
     pane.wait_for(lambda _: dim in coloured(pane), timeout=20)
     _no_answer_on_screen(pane)
+
+
+def test_a_light_dark_pair_takes_the_one_the_reported_background_asks_for(
+    pi_env: PiEnv, request: pytest.FixtureRequest
+) -> None:
+    """COLORFGBG says dark, the terminal's background is light: the background decides."""
+    assert Theme("light").color("dim") != Theme("dark").color("dim")
+    pi_env.extra_env.update(COLORFGBG="15;0", PI_TRUE_COLOR="1")
+    pane = start_pane(
+        pi_env,
+        "--use-theme",
+        "light/dark",
+        tui="regular",
+        prefix=[sys.executable, ANSWERING, "--background", "fdf6e3", "--foreground", "657b83", "--"],
+    )
+    request.addfinalizer(pane.kill)
+    pane.wait_for_editor()
+    red, green, blue = _rgb(Theme("light").color("dim"))
+    pane.wait_for(lambda _: f"38;2;{red};{green};{blue}" in coloured(pane), timeout=20)
