@@ -92,8 +92,11 @@ def test_input_then_confirm_from_a_command(pane: Pane, pi_env: PiEnv) -> None:
     pane.type("Ada")
     pane.wait_for("> Ada")
     pane.keys("Enter")
-    pane.wait_for(lambda s: "Sure?" in s and "really sure" in s and "[y/N]" in s)
-    pane.type("y")
+    pane.wait_for(lambda s: "Sure?" in s and "really sure" in s and "› Yes" in s)
+    pane.keys("Down")
+    pane.wait_for("› No")
+    pane.keys("Up")
+    pane.wait_for("› Yes")
     pane.keys("Enter")
     screen = pane.wait_for("ASKED Ada True")
     assert "Traceback" not in screen

@@ -142,10 +142,9 @@ def test_multi_line_confirm_shows_every_line(pi_env: PiEnv) -> None:
         pane.keys("C-k")
         pane.type("/gate")
         pane.keys("Enter")
-        screen = pane.wait_for("[y/N]")
+        screen = pane.wait_for(lambda s: "› Yes" in s and "  No" in s)  # pi's Yes/No list
         for line in ("Allow this command?", "cd build", "rm -rf output", "make all"):
             assert line in screen
-        pane.type("y")
         pane.keys("Enter")
         pane.wait_for("GATE-ANSWER yes")
         _editor_ready(pane)

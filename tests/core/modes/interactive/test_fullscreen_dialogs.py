@@ -94,8 +94,8 @@ async def test_confirm_keeps_the_editor_text_and_the_question_shows_in_its_place
     answer = asyncio.ensure_future(mode.ui.confirm("Run this?", "line one\nrm -rf build"))
     await repl.in_dialog()
     shown = await _drawn(repl, "Run this?")
-    assert "rm -rf build" in shown and "[y/N]" in shown and "half-typed" not in shown
-    repl.send("y\r")
+    assert "rm -rf build" in shown and "› Yes" in shown and "No" in shown and "half-typed" not in shown
+    repl.send("y\r")  # typing filters the list to Yes
     assert await asyncio.wait_for(answer, 5) is True
     await _drawn(repl, "half-typed")
     assert mode.get_editor_text() == "half-typed" and "Run this?" not in _screen(mode)
@@ -179,4 +179,22 @@ async def test_ctrl_o_in_a_plugin_select_expands_tool_output_and_the_list_stays(
     assert not picked.done() and "Which?" in _screen(mode)
     repl.send("\r")
     assert await asyncio.wait_for(picked, 5) == "one"
+    await repl.quit()
+
+
+async def test_confirm_is_pis_yes_no_list_with_yes_first(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    repl = await repl_factory(fullscreen=True)
+    mode = repl.mode
+    await repl.wait_idle_editor()
+    for keys, expected in (("\r", True), (DOWN + "\r", False), ("n\r", False), (ESC, False)):
+        answer = asyncio.ensure_future(mode.ui.confirm("Go on?", "it is safe"))
+        await repl.in_dialog()
+        await _drawn(repl, "› Yes")
+        repl.send(keys)
+        assert await asyncio.wait_for(answer, 5) is expected
+        await repl.until(lambda: not mode._dialog_views)
+    await repl.wait_for("Go on? → No")  # named by the title's first line
+    assert "it is safe →" not in repl.output
     await repl.quit()

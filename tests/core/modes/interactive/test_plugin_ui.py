@@ -87,9 +87,9 @@ async def test_dialogs_take_the_terminal_and_give_the_editor_back(
     await repl.submit("/quiz")
     await repl.in_dialog()
     repl.send("2\r")
-    await repl.wait_for("You picked green")
+    await repl.wait_for("Pick a colour → green")  # the list closed; the confirm comes next
     await repl.in_dialog()
-    repl.send("y\r")
+    repl.send("y\r")  # filters pi's Yes/No list to Yes
     await repl.wait_for("Your name")
     await repl.in_dialog()
     repl.send("Ada\r")
@@ -107,7 +107,7 @@ async def test_escape_cancels_a_dialog(repl_factory: Callable[..., Any], tmp_pat
     await repl.submit("/quiz")
     await repl.in_dialog()
     repl.send(ESC)
-    await repl.wait_for("You picked None")
+    await repl.wait_for("Pick a colour → cancelled")
     await repl.in_dialog()
     repl.send(ESC)
     await repl.wait_for("Your name")

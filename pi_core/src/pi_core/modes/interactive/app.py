@@ -959,7 +959,9 @@ class InteractiveMode:
             if not closed_by_key:
                 chosen = "cancelled" if index is None else rows[index].strip()
                 # Rows may come from files (a session's first message): no control sequences.
-                shown = Text(sanitize(f"{title} → "), style="bold") + Text(sanitize(chosen), style="pi.dim")
+                # A title of several lines (a confirm's message under it) is named by its first.
+                first = title.split("\n", 1)[0]
+                shown = Text(sanitize(f"{first} → "), style="bold") + Text(sanitize(chosen), style="pi.dim")
                 self.console.print(shown)
 
         return await self.show_picker(

@@ -17,7 +17,6 @@ from pydantic import ValidationError
 from rich.text import Text
 
 from pi_core.ai.abort import AbortSignal
-from pi_core.modes.interactive.dialogs import yes
 from pi_core.modes.interactive.program_status import Blocked
 from pi_core.modes.interactive.sanitize import keep_style, sanitize
 from pi_core.plugins.context import UITheme
@@ -279,15 +278,18 @@ class InteractiveUI:
         signal: AbortSignal | None = None,
         timeout: float | None = None,  # noqa: ASYNC109
     ) -> bool:
-        answer = await self._mode.question(
-            sanitize(title),
-            message=sanitize(message),
-            prompt="[y/N] ",
+        """pi's Yes/No list under the title and the message (Yes first; typing ``y`` or ``n``
+        filters to one); true only for Yes."""
+        question = sanitize(title) + (f"\n{sanitize(message)}" if message else "")
+        index = await self._mode.pick(
+            question,
+            ["Yes", "No"],
+            numbered=False,
             timeout_ms=timeout,
             signal=signal,
             blocked=Blocked(kind="permission", message=title),
         )
-        return yes(answer)
+        return index == 0
 
     async def input(
         self,
