@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from pi_core.testing import ToolUse, text_turn, tool_turn
 
 from tests.e2e.loopback_scripts import ScriptServers, free_port
 from tests.e2e.tmux_pane import Pane, start_pane
@@ -199,6 +200,46 @@ def test_the_sign_in_screen_copies_its_address(
         # Esc cancels the sign-in.
         pane.keys("Escape")
         shows(pane, "State: needs sign-in")
+        assert "Traceback" not in pane.screen()
+    finally:
+        pane.kill()
+
+
+@pytest.mark.parametrize("mode", ["regular", "fullscreen"])
+def test_a_dropped_server_shows_as_disconnected_and_the_next_call_reconnects(
+    pi_env: PiEnv, mode: str
+) -> None:
+    write_config(pi_env, {"demo": {"command": sys.executable, "args": [DEMO], "exposure": "direct"}})
+    pi_env.server.add(
+        tool_turn(ToolUse("mcp__demo__die", {}, id="c_die")),
+        text_turn("DIED-ANSWER"),
+        tool_turn(ToolUse("mcp__demo__add", {"a": 2, "b": 3}, id="c_add")),
+        text_turn("ADDED-ANSWER"),
+    )
+    pane = start_pane(pi_env, tui=mode)
+    try:
+        pane.wait_for_editor()
+        pane.submit("end the server")
+        shows(pane, "DIED-ANSWER")
+        pane.wait_for_editor()
+        screen = open_panel(pane)
+        assert "disconnected · direct · global" in row(screen, "demo")
+        screen = choose(pane, "demo", then="MCP server demo")
+        assert "State: disconnected" in screen and "Connection closed" in screen
+        assert any(line[2:].startswith("Reconnect") for line in screen.splitlines())
+        back(pane, " MCP servers")
+        pane.keys("Escape")
+        pane.wait_for(lambda s: " MCP servers" not in pane.visible(), SLOW)
+        # The model's next call to the server connects again and is answered.
+        pane.wait_for_editor()
+        pane.submit("add")
+        shows(pane, "ADDED-ANSWER")
+        tool_results = [
+            message["content"]
+            for message in pi_env.server.requests[-1].body["messages"]
+            if message["role"] == "tool"
+        ]
+        assert tool_results[-1] == "5"
         assert "Traceback" not in pane.screen()
     finally:
         pane.kill()
