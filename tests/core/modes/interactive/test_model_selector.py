@@ -97,3 +97,10 @@ async def test_keys_pick_wrap_and_cancel(pipe: PipeInput) -> None:
 def test_scope_lines(pipe: PipeInput) -> None:
     lines = screen(ModelSelector(listed(scoped=[MODELS[0]])))
     assert "Scope: all | scoped" in lines and "tab scope (all/scoped)" in lines
+
+
+def test_under_the_fullscreen_status_row_the_opening_rule_is_left_out() -> None:
+    selector = ModelSelector(listed())
+    assert "".join(text for _, text, *_ in selector.fragments()).startswith("─")
+    selector.rule_above = False
+    assert "".join(text for _, text, *_ in selector.fragments()).startswith("\nOnly showing models")

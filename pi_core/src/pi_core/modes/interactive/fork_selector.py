@@ -108,9 +108,4 @@ class ForkSelector(Selector):
         if start > 0 or end < count:
             lines.append([(muted, f"  ({self.index + 1}/{count})")])
         lines += [[], rule]
-        fragments: StyleAndTextTuples = []
-        for number, line in enumerate(lines):
-            if number:
-                fragments.append(("", "\n"))
-            fragments.extend(line)
-        return fragments
+        return self.join(lines)

@@ -797,6 +797,7 @@ class FullscreenMode(InteractiveMode):
             return await super().show_selector(selector)
         closed = asyncio.Event()
         chosen: list[Any] = []
+        selector.rule_above = False  # the status row already runs across above the editor's place
         close = self._open_dialog(HSplit([selector.view], key_bindings=selector.keys), selector.view, None)
 
         def finished(result: Any) -> None:

@@ -216,12 +216,7 @@ class ModelSelector(Selector):
         else:
             lines += [[], [(muted, f"  Model Name: {selected.name or selected.id}")]]
         lines += [[], [(self._fg("dim"), "  Enter to select · Escape/Ctrl+C to cancel")], rule]
-        fragments: StyleAndTextTuples = []
-        for index, line in enumerate(lines):
-            if index:
-                fragments.append(("", "\n"))
-            fragments.extend(line)
-        return fragments
+        return self.join(lines, opening=1)
 
     def _row(self, model: Model, selected: bool) -> StyleAndTextTuples:
         state = self.state

@@ -331,8 +331,22 @@ class Selector:
         self.finished = False
         self._app: Application[Any] | None = None
 
+    #: Whether the selector draws its opening rule: not under the fullscreen REPL's status row,
+    #: which already runs across the screen there.
+    rule_above = True
+
     def fragments(self) -> StyleAndTextTuples:
         raise NotImplementedError
+
+    def join(self, lines: Sequence[StyleAndTextTuples], opening: int = 0) -> StyleAndTextTuples:
+        """``lines`` as one text; the first ``opening`` of them (the opening rule and the space
+        around it) are left out when :attr:`rule_above` is off."""
+        fragments: StyleAndTextTuples = []
+        for number, line in enumerate(lines[0 if self.rule_above else opening :]):
+            if number:
+                fragments.append(("", "\n"))
+            fragments.extend(line)
+        return fragments
 
     def bindings(self) -> KeyBindings:
         raise NotImplementedError

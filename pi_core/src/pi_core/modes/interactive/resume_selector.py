@@ -461,12 +461,7 @@ class ResumeSelector(Selector):
         else:
             lines += [self._header(width), *self._hints(width), [], *self._list(width)]
         lines += [[], rule]
-        fragments: StyleAndTextTuples = []
-        for number, line in enumerate(lines):
-            if number:
-                fragments.append(("", "\n"))
-            fragments.extend(line)
-        return fragments
+        return self.join(lines, opening=2)
 
     def _header(self, width: int) -> StyleAndTextTuples:
         state = self.state

@@ -246,12 +246,7 @@ class ScopedModelsSelector(Selector):
             model = self.models.get(self.shown[self.index])
             lines += [[], [(muted, f"  Model Name: {model.name}" if model else "  Model unavailable")]]
         lines += [[], *self._footer(width), rule]
-        fragments: StyleAndTextTuples = []
-        for number, line in enumerate(lines):
-            if number:
-                fragments.append(("", "\n"))
-            fragments.extend(line)
-        return fragments
+        return self.join(lines, opening=1)
 
     def _row(self, model_id: str, selected: bool) -> StyleAndTextTuples:
         muted, accent = self._fg("muted"), self._fg("accent")

@@ -246,12 +246,7 @@ class TreeSelector(Selector):
         else:
             lines += self._tree_lines()
         lines += [[], [rule]]
-        fragments: StyleAndTextTuples = []
-        for index, line in enumerate(lines):
-            if index:
-                fragments.append(("", "\n"))
-            fragments.extend(line)
-        return fragments
+        return self.join(lines, opening=2)
 
     def _help_lines(self, width: int) -> list[str]:
         items = []
