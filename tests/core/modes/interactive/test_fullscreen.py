@@ -146,6 +146,10 @@ async def test_wheel_and_page_keys_scroll_and_search_finds_older_text(
     await repl.until(lambda: mode.transcript.scroll > 10)
     repl.send("\x1b[6~")  # PageDown
     await repl.until(lambda: mode.transcript.scroll == 0)
+    repl.send("\x1b[5~\x1b[5~")
+    await repl.until(lambda: mode.transcript.scroll > 20)
+    repl.send("\x1b[1;5F")  # Ctrl+End: at the bottom at once
+    await repl.until(lambda: mode.transcript.scroll == 0)
     repl.send(CTRL_F)
     await repl.until(lambda: mode._searching)
     repl.send("needle-answer\r")

@@ -300,6 +300,12 @@ class FullscreenMode(InteractiveMode):
         def _page_down(event: KeyPressEvent) -> None:
             self.scroll(-(self._view_size[1] - 2))
 
+        # Scrolled up, Ctrl+End is back at the bottom at once, following new output (pi's
+        # tui.altScreen.bottom); otherwise the editor's own Ctrl+End.
+        @keys.add("c-end", filter=Condition(lambda: self.transcript.scroll > 0))
+        def _bottom(event: KeyPressEvent) -> None:
+            self.scroll(-self.transcript.scroll)
+
         @keys.add("c-f")
         def _find(event: KeyPressEvent) -> None:
             if self._search is not None:
@@ -366,7 +372,9 @@ class FullscreenMode(InteractiveMode):
         if flash is not None and flash[0] > time.monotonic():
             parts.append(("class:status", ("  " if parts else "") + flash[1]))
         elif self.transcript.scroll:
-            parts.append(("class:status", ("  " if parts else "") + "↑ scrolled · PageDown returns"))
+            parts.append(
+                ("class:status", ("  " if parts else "") + "↑ scrolled · PageDown or Ctrl+End returns")
+            )
         return parts or [("class:separator", "─" * max(1, self._view_size[0]))]
 
     def _above_editor(self) -> StyleAndTextTuples:
