@@ -189,16 +189,21 @@ def test_a_server_that_cannot_start_again_is_tried_once_per_call(pi_env: PiEnv, 
         tool_turn(ToolUse("mcp__demo__die", {}, id="c_die")),
         tool_turn(ToolUse("mcp__demo__add", {"a": 1, "b": 2}, id="c_1")),
         tool_turn(ToolUse("mcp__demo__add", {"a": 1, "b": 2}, id="c_2")),
+        # Two calls side by side share one attempt.
+        tool_turn(
+            ToolUse("mcp__demo__add", {"a": 1, "b": 2}, id="c_3a"),
+            ToolUse("mcp__demo__add", {"a": 1, "b": 2}, id="c_3b"),
+        ),
         text_turn("gave up"),
     )
     result = pi_env.run("-p", "break it", timeout=90)
     assert result.returncode == 0, result.stderr
     seen = tool_messages(pi_env.server.requests[-1].body)
     # One attempt per call (pi 1.6.0 retries stdio connections no further), with the server's stderr.
-    for call, start in (("c_1", 1), ("c_2", 2)):
+    for call, start in (("c_1", 1), ("c_2", 2), ("c_3a", 3), ("c_3b", 3)):
         assert seen[call].startswith('MCP server "demo" failed to connect: ')
         assert seen[call].endswith(f"start {start} refused: this server serves once")
-    assert once.read_text() == "2"
+    assert once.read_text() == "3"
 
 
 def test_an_http_server_that_forgot_the_session_is_asked_again_on_a_new_one(

@@ -498,11 +498,10 @@ class McpServer:
     async def _call_once(
         self, what: str, request: Callable[[Any], Any], check: Callable[[], None] | None
     ) -> Any:
-        reconnected = self.state in REOPENED_BY_CALL
         await self.ensure_connected()
         session = self.session
         if session is None or self.state != "connected":
-            raise self._unavailable(reconnected)
+            raise self._unavailable()
         if check is not None:
             check()
         task = self._task
@@ -539,10 +538,12 @@ class McpServer:
                 ) from error
             raise McpCallError(f'MCP server "{self.name}" failed {what}: {_describe(error)}') from error
 
-    def _unavailable(self, reconnected: bool = False) -> McpCallError:
+    def _unavailable(self) -> McpCallError:
+        """Why a call cannot be made (a failed server was just tried: by this call or one that
+        was connecting it when this one came)."""
         if self.state == "needs-auth":
             return McpCallError(self.last_error or str(SignInRequired(self.name)))
-        if self.state == "failed" and reconnected:
+        if self.state == "failed":
             return McpCallError(f'MCP server "{self.name}" failed to connect: {self.last_error}')
         if self.state == "connecting":
             return McpCallError(f'MCP server "{self.name}" is still connecting')
