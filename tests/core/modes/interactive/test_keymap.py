@@ -65,3 +65,17 @@ async def test_rebound_keys_work_in_the_repl_and_reload_rereads_them(
     repl.send("other\r")
     await repl.wait_for("Model: loop/other-model")
     assert await repl.quit() == 0
+
+
+def test_the_selectors_ids_are_kept_for_them(tmp_path: Path) -> None:
+    (tmp_path / "keybindings.json").write_text(
+        json.dumps(
+            {"app.session.toggleSort": "ctrl+o", "app.models.save": ["ctrl+w"], "app.tree.editLabel": "f2"}
+        )
+    )
+    keymap = load_keymap(tmp_path)
+    assert keymap.warnings == []
+    assert keymap.keys["app.session.toggleSort"] == ["ctrl+o"] and keymap.keys["app.models.save"] == [
+        "ctrl+w"
+    ]
+    assert keymap.keys["app.tree.editLabel"] == ["f2"]

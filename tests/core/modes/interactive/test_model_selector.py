@@ -104,3 +104,16 @@ def test_under_the_fullscreen_status_row_the_opening_rule_is_left_out() -> None:
     assert "".join(text for _, text, *_ in selector.fragments()).startswith("─")
     selector.rule_above = False
     assert "".join(text for _, text, *_ in selector.fragments()).startswith("\nOnly showing models")
+
+
+async def test_keybindings_json_rebinds_the_list_keys(pipe: PipeInput) -> None:
+    keymap = {"tui.select.down": ["ctrl+j"], "tui.select.cancel": ["ctrl+g"]}
+    selector = ModelSelector(listed(), keymap=keymap)
+    assert "  Enter to select · Ctrl+G to cancel" in screen(selector)
+    task = asyncio.create_task(selector.run(input=pipe, output=DummyOutput()))
+    await asyncio.sleep(0.05)
+    pipe.send_text("\x0a")  # Ctrl+J: down
+    await asyncio.sleep(0.05)
+    assert selector.state.index == 1
+    pipe.send_text("\x07")  # Ctrl+G: cancel
+    assert await asyncio.wait_for(task, 5) is None

@@ -164,3 +164,14 @@ async def test_a_rename_that_fails_says_so(pipe: PipeInput) -> None:
     assert "Rename Session" not in screen(selector)
     await press(pipe, ESC)
     assert await asyncio.wait_for(task, 5) is None
+
+
+async def test_keybindings_json_rebinds_its_keys_and_hints(pipe: PipeInput) -> None:
+    selector, task = await start(pipe, keymap={"app.session.toggleSort": ["ctrl+o"]})
+    assert "ctrl+o sort · ctrl+n named" in screen(selector)
+    await press(pipe, "\x0f")  # Ctrl+O
+    assert "Sort: Recent" in screen(selector)
+    await press(pipe, CTRL_S)  # no longer bound
+    assert "Sort: Recent" in screen(selector)
+    await press(pipe, ESC)
+    assert await asyncio.wait_for(task, 5) is None

@@ -39,7 +39,8 @@ class ModelCommands(CommandBase):
                 scoped=[model for model, _ in session.services.scoped_models],
                 query=args.strip(),
             )
-            chosen = await self.mode.show_selector(ModelSelector(listed, styles=lambda: self.mode.styles))
+            selector = ModelSelector(listed, keymap=self.mode.keymap.keys, styles=lambda: self.mode.styles)
+            chosen = await self.mode.show_selector(selector)
             if chosen is None:
                 return
         await self._session.set_model(chosen)
@@ -70,7 +71,12 @@ class ModelCommands(CommandBase):
             saved.append(True)
 
         selector = ScopedModelsSelector(
-            available, start, on_change=apply, on_save=save, styles=lambda: self.mode.styles
+            available,
+            start,
+            on_change=apply,
+            on_save=save,
+            keymap=self.mode.keymap.keys,
+            styles=lambda: self.mode.styles,
         )
         await self.mode.show_selector(selector)
         if saved:

@@ -48,6 +48,7 @@ class SessionCommands(CommandBase):
             current_path=current,
             rename=self._rename_session,
             delete=delete_session_file,
+            keymap=self.mode.keymap.keys,
             styles=lambda: self.mode.styles,
         )
         await selector.start()
@@ -104,7 +105,9 @@ class SessionCommands(CommandBase):
         from pi_core.modes.interactive.fork_selector import ForkSelector
 
         # Every user message of the session, on every branch, oldest first; the newest highlighted.
-        selector = ForkSelector([text for _, text in candidates], styles=lambda: self.mode.styles)
+        selector = ForkSelector(
+            [text for _, text in candidates], keymap=self.mode.keymap.keys, styles=lambda: self.mode.styles
+        )
         picked = await self.mode.show_selector(selector)
         if picked is None:
             return

@@ -8,10 +8,10 @@ or Ctrl+C cancels. No search: as pi's, the list does not filter.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
-from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.utils import get_cwidth
 
 from pi_core.modes.interactive.picker import Selector
@@ -38,7 +38,14 @@ def fit(text: str, width: int, ellipsis: str = "...") -> str:
 class ForkSelector(Selector):
     """The user messages to fork from; it finishes with the chosen message's index."""
 
-    def __init__(self, messages: Sequence[str], *, styles: Callable[[], ReplStyles] | None = None) -> None:
+    def __init__(
+        self,
+        messages: Sequence[str],
+        *,
+        keymap: Mapping[str, Sequence[str]] | None = None,
+        styles: Callable[[], ReplStyles] | None = None,
+    ) -> None:
+        self.keymap = keymap or {}
         self.messages = [text.replace("\n", " ").strip() for text in messages]
         self.index = max(0, len(self.messages) - 1)
         self._styles = styles
@@ -51,34 +58,23 @@ class ForkSelector(Selector):
         bindings = KeyBindings()
         count = len(self.messages)
 
-        @bindings.add("up")
-        def _up(event: KeyPressEvent) -> None:
+        def step(delta: int) -> None:
             if count:
-                self.index = (self.index - 1) % count
+                self.index = (self.index + delta) % count
 
-        @bindings.add("down")
-        def _down(event: KeyPressEvent) -> None:
-            if count:
-                self.index = (self.index + 1) % count
+        def page(delta: int) -> None:
+            self.index = max(0, min(count - 1, self.index + delta * MAX_VISIBLE))
 
-        @bindings.add("pageup")
-        def _page_up(event: KeyPressEvent) -> None:
-            self.index = max(0, self.index - MAX_VISIBLE)
-
-        @bindings.add("pagedown")
-        def _page_down(event: KeyPressEvent) -> None:
-            self.index = max(0, min(count - 1, self.index + MAX_VISIBLE))
-
-        @bindings.add("enter")
-        def _choose(event: KeyPressEvent) -> None:
+        def choose() -> None:
             if count:
                 self.finish(self.index)
 
-        @bindings.add("escape")
-        @bindings.add("c-c")
-        def _cancel(event: KeyPressEvent) -> None:
-            self.finish(None)
-
+        self.on_keys(bindings, "tui.select.up", ["up"], lambda: step(-1))
+        self.on_keys(bindings, "tui.select.down", ["down"], lambda: step(1))
+        self.on_keys(bindings, "tui.select.pageUp", ["pageUp"], lambda: page(-1))
+        self.on_keys(bindings, "tui.select.pageDown", ["pageDown"], lambda: page(1))
+        self.on_keys(bindings, "tui.select.confirm", ["enter"], choose)
+        self.on_keys(bindings, "tui.select.cancel", ["escape", "ctrl+c"], lambda: self.finish(None))
         return bindings
 
     def fragments(self) -> StyleAndTextTuples:

@@ -57,9 +57,21 @@ COMPONENT_ACTION_IDS = {
 }
 
 
+#: The selectors' own actions besides ``app.tree.*`` and ``app.models.*`` (read when they open).
+_SELECTOR_ACTIONS = {
+    "app.message.copy",
+    "app.session.togglePath",
+    "app.session.toggleSort",
+    "app.session.toggleNamedFilter",
+    "app.session.rename",
+    "app.session.delete",
+}
+
+
 def _tree_action(action_id: str) -> bool:
-    """The /tree selector's own actions (its keys are read from the keymap when it opens)."""
-    return action_id.startswith("app.tree.") or action_id == "app.message.copy"
+    """An action of the /tree, /resume or /scoped-models selector (its keys are read from the
+    keymap when it opens)."""
+    return action_id.startswith(("app.tree.", "app.models.")) or action_id in _SELECTOR_ACTIONS
 
 
 @dataclass

@@ -12,7 +12,7 @@ picks, Esc or Ctrl+C cancels.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -133,8 +133,15 @@ class ModelList:
 class ModelSelector(Selector):
     """The model list in the editor's place; it finishes with the chosen model."""
 
-    def __init__(self, state: ModelList, *, styles: Callable[[], ReplStyles] | None = None) -> None:
+    def __init__(
+        self,
+        state: ModelList,
+        *,
+        keymap: Mapping[str, Sequence[str]] | None = None,
+        styles: Callable[[], ReplStyles] | None = None,
+    ) -> None:
         self.state = state
+        self.keymap = keymap or {}
         self._styles = styles
         super().__init__()
 
@@ -142,35 +149,17 @@ class ModelSelector(Selector):
         bindings = KeyBindings()
         state = self.state
 
-        @bindings.add("up")
-        def _up(event: KeyPressEvent) -> None:
-            state.move(-1)
-
-        @bindings.add("down")
-        def _down(event: KeyPressEvent) -> None:
-            state.move(1)
-
-        @bindings.add("pageup")
-        def _page_up(event: KeyPressEvent) -> None:
-            state.page_by(-1)
-
-        @bindings.add("pagedown")
-        def _page_down(event: KeyPressEvent) -> None:
-            state.page_by(1)
-
-        @bindings.add("tab")
-        def _scope(event: KeyPressEvent) -> None:
-            state.switch_scope()
-
-        @bindings.add("enter")
-        def _choose(event: KeyPressEvent) -> None:
+        def choose() -> None:
             if state.selected is not None:
                 self.finish(state.selected)
 
-        @bindings.add("escape")
-        @bindings.add("c-c")
-        def _cancel(event: KeyPressEvent) -> None:
-            self.finish(None)
+        self.on_keys(bindings, "tui.select.up", ["up"], lambda: state.move(-1))
+        self.on_keys(bindings, "tui.select.down", ["down"], lambda: state.move(1))
+        self.on_keys(bindings, "tui.select.pageUp", ["pageUp"], lambda: state.page_by(-1))
+        self.on_keys(bindings, "tui.select.pageDown", ["pageDown"], lambda: state.page_by(1))
+        self.on_keys(bindings, "tui.input.tab", ["tab"], state.switch_scope)
+        self.on_keys(bindings, "tui.select.confirm", ["enter"], choose)
+        self.on_keys(bindings, "tui.select.cancel", ["escape", "ctrl+c"], lambda: self.finish(None))
 
         @bindings.add("backspace")
         def _erase(event: KeyPressEvent) -> None:
@@ -215,7 +204,9 @@ class ModelSelector(Selector):
             lines.append([(muted, "  No matching models")])
         else:
             lines += [[], [(muted, f"  Model Name: {selected.name or selected.id}")]]
-        lines += [[], [(self._fg("dim"), "  Enter to select · Escape/Ctrl+C to cancel")], rule]
+        confirm = self.key_text("tui.select.confirm", "enter", capitalize=True)
+        cancel = self.key_text("tui.select.cancel", "escape", "ctrl+c", capitalize=True)
+        lines += [[], [(self._fg("dim"), f"  {confirm} to select · {cancel} to cancel")], rule]
         return self.join(lines, opening=1)
 
     def _row(self, model: Model, selected: bool) -> StyleAndTextTuples:

@@ -311,6 +311,17 @@ def _visible_rows(app: Application[Any] | None, title: str = "") -> int:
     return rows
 
 
+def selector_sequence(key: str) -> tuple[str, ...] | None:
+    """A key (pi's name) as prompt-toolkit names it; ``shift+<letter>`` is the capital letter a
+    terminal sends. ``None`` when a terminal cannot send it."""
+    from pi_core.modes.interactive.keys import key_sequence
+
+    parts = key.lower().split("+")
+    if len(parts) == 2 and parts[0] == "shift" and len(parts[1]) == 1 and parts[1].isalpha():
+        return (parts[1].upper(),)
+    return key_sequence(key)
+
+
 class Selector:
     """A selector drawn in the editor's place (/tree, /model): subclasses give its lines
     (:meth:`fragments`) and keys (:meth:`bindings`) and call :meth:`finish` with the choice.
@@ -334,6 +345,35 @@ class Selector:
     #: Whether the selector draws its opening rule: not under the fullscreen REPL's status row,
     #: which already runs across the screen there.
     rule_above = True
+    #: pi's action ids → keys from ``keybindings.json``; an id not in it keeps the selector's
+    #: default keys. Subclasses set it before calling ``Selector.__init__``.
+    keymap: Mapping[str, Sequence[str]] = {}
+
+    def keys_of(self, action: str, *defaults: str) -> list[str]:
+        """The keys of ``action`` a terminal can send (``defaults`` unless the keymap rebinds it)."""
+        return [key for key in self.keymap.get(action, defaults) if selector_sequence(key) is not None]
+
+    def on_keys(
+        self,
+        bindings: KeyBindings,
+        action: str,
+        defaults: Sequence[str],
+        handler: Callable[[], None],
+        filter: Any = True,
+    ) -> None:
+        """Bind ``handler`` to the keys of ``action``."""
+        for key in self.keys_of(action, *defaults):
+            sequence = selector_sequence(key)
+            assert sequence is not None
+            bindings.add(*sequence, filter=filter)(lambda event: handler())
+
+    def key_text(self, action: str, *defaults: str, capitalize: bool = False) -> str:
+        """The keys of ``action`` as pi writes them in its hints (``escape/ctrl+c``, or
+        ``Escape/Ctrl+C`` capitalized)."""
+        keys = self.keys_of(action, *defaults)
+        if capitalize:
+            keys = ["+".join(part[:1].upper() + part[1:] for part in key.split("+")) for key in keys]
+        return "/".join(keys)
 
     def fragments(self) -> StyleAndTextTuples:
         raise NotImplementedError

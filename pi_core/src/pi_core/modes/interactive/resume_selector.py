@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -240,9 +240,11 @@ class ResumeSelector(Selector):
         current_path: str | None = None,
         rename: Callable[[str, str], Awaitable[None]] | None = None,
         delete: Callable[[str], Awaitable[str | None]] | None = None,
+        keymap: Mapping[str, Sequence[str]] | None = None,
         styles: Callable[[], ReplStyles] | None = None,
     ) -> None:
         """``load(scope)`` lists sessions; ``delete(path)`` says how it went (``None``: it failed)."""
+        self.keymap = keymap or {}
         self.state = SessionList(current_path=current_path)
         self.load = load
         self.rename = rename
@@ -307,38 +309,36 @@ class ResumeSelector(Selector):
         confirming = Condition(lambda: self.confirming is not None)
         renaming = Condition(lambda: self.renaming is not None)
 
-        def key(*keys: str, when: Condition = listing) -> Callable[[Callable[[], None]], None]:
+        def key(
+            action: str, *defaults: str, when: Condition = listing
+        ) -> Callable[[Callable[[], None]], None]:
             def add(handler: Callable[[], None]) -> None:
-                def run(event: KeyPressEvent) -> None:
-                    handler()
-
-                for name in keys:
-                    bindings.add(name, filter=when)(run)
+                self.on_keys(bindings, action, defaults, handler, when)
 
             return add
 
-        @key("tab")
+        @key("tui.input.tab", "tab")
         def _scope() -> None:
             state.scope = "all" if state.scope == "current" else "current"
             if state.scope not in state.loaded:
                 self._spawn(self._load(state.scope))
             state.refilter()
 
-        @key("c-s")
+        @key("app.session.toggleSort", "ctrl+s")
         def _sort() -> None:
             state.sort = _SORTS[(_SORTS.index(state.sort) + 1) % len(_SORTS)]
             state.refilter()
 
-        @key("c-n")
+        @key("app.session.toggleNamedFilter", "ctrl+n")
         def _named() -> None:
             state.named_only = not state.named_only
             state.refilter()
 
-        @key("c-p")
+        @key("app.session.togglePath", "ctrl+p")
         def _path() -> None:
             state.show_path = not state.show_path
 
-        @key("c-d")
+        @key("app.session.delete", "ctrl+d")
         def _delete() -> None:
             info = state.selected
             if info is None:
@@ -348,38 +348,38 @@ class ResumeSelector(Selector):
                 return
             self.confirming = info.path
 
-        @key("c-r")
+        @key("app.session.rename", "ctrl+r")
         def _rename() -> None:
             info = state.selected
             if info is not None and self.rename is not None and self.loading is None:
                 self.renaming = (info.path, info.name or "")
 
-        @key("up")
+        @key("tui.select.up", "up")
         def _up() -> None:
             state.index = max(0, state.index - 1)
 
-        @key("down")
+        @key("tui.select.down", "down")
         def _down() -> None:
             state.index = max(0, min(len(state.rows) - 1, state.index + 1))
 
-        @key("pageup")
+        @key("tui.select.pageUp", "pageUp")
         def _page_up() -> None:
             state.index = max(0, state.index - MAX_VISIBLE)
 
-        @key("pagedown")
+        @key("tui.select.pageDown", "pageDown")
         def _page_down() -> None:
             state.index = max(0, min(len(state.rows) - 1, state.index + MAX_VISIBLE))
 
-        @key("enter")
+        @key("tui.select.confirm", "enter")
         def _choose() -> None:
             if state.selected is not None:
                 self.finish(state.selected.path)
 
-        @key("escape", "c-c")
+        @key("tui.select.cancel", "escape", "ctrl+c")
         def _cancel() -> None:
             self.finish(None)
 
-        @key("backspace")
+        @key("tui.editor.deleteCharBackward", "backspace")
         def _erase() -> None:
             if state.query:
                 state.query = state.query[:-1]
@@ -395,27 +395,27 @@ class ResumeSelector(Selector):
                 state.query += event.data
                 state.refilter(keep_top=bool(state.query.strip()))
 
-        @key("enter", when=confirming)
+        @key("tui.select.confirm", "enter", when=confirming)
         def _confirm_delete() -> None:
             path, self.confirming = self.confirming, None
             if path is not None:
                 self._spawn(self._delete(path))
 
-        @key("escape", "c-c", when=confirming)
+        @key("tui.select.cancel", "escape", "ctrl+c", when=confirming)
         def _keep() -> None:
             self.confirming = None
 
-        @key("enter", when=renaming)
+        @key("tui.select.confirm", "enter", when=renaming)
         def _save_name() -> None:
             if self.renaming is not None and self.renaming[1].strip():
                 path, name = self.renaming
                 self._spawn(self._rename(path, name.strip()))
 
-        @key("escape", "c-c", when=renaming)
+        @key("tui.select.cancel", "escape", "ctrl+c", when=renaming)
         def _keep_name() -> None:
             self.renaming = None
 
-        @key("backspace", when=renaming)
+        @key("tui.editor.deleteCharBackward", "backspace", when=renaming)
         def _erase_name() -> None:
             if self.renaming is not None:
                 self.renaming = (self.renaming[0], self.renaming[1][:-1])
@@ -456,12 +456,16 @@ class ResumeSelector(Selector):
                 [],
                 [("", "> " + self.renaming[1]), ("reverse", " ")],
                 [],
-                [(self._fg("muted"), " enter to save · escape/ctrl+c to cancel")],
+                [(self._fg("muted"), f" {self._save_hint()}")],
             ]
         else:
             lines += [self._header(width), *self._hints(width), [], *self._list(width)]
         lines += [[], rule]
         return self.join(lines, opening=2)
+
+    def _save_hint(self) -> str:
+        confirm = self.key_text("tui.select.confirm", "enter")
+        return f"{confirm} to save · {self.key_text('tui.select.cancel', 'escape', 'ctrl+c')} to cancel"
 
     def _header(self, width: int) -> StyleAndTextTuples:
         state = self.state
@@ -507,16 +511,21 @@ class ResumeSelector(Selector):
             return [(dim, key), (muted, f" {what}")]
 
         separator: StyleAndTextTuples = [(muted, " · ")]
-        first = [*hint("tab", "scope"), *separator, (muted, 're:<pattern> regex · "phrase" exact')]
+        first = [
+            *hint(self.key_text("tui.input.tab", "tab"), "scope"),
+            *separator,
+            (muted, 're:<pattern> regex · "phrase" exact'),
+        ]
         second: StyleAndTextTuples = []
+        path = "on" if self.state.show_path else "off"
         parts = [
-            ("ctrl+s", "sort"),
-            ("ctrl+n", "named"),
-            ("ctrl+d", "delete"),
-            ("ctrl+p", f"path ({'on' if self.state.show_path else 'off'})"),
+            (self.key_text("app.session.toggleSort", "ctrl+s"), "sort"),
+            (self.key_text("app.session.toggleNamedFilter", "ctrl+n"), "named"),
+            (self.key_text("app.session.delete", "ctrl+d"), "delete"),
+            (self.key_text("app.session.togglePath", "ctrl+p"), f"path ({path})"),
         ]
         if self.rename is not None:
-            parts.append(("ctrl+r", "rename"))
+            parts.append((self.key_text("app.session.rename", "ctrl+r"), "rename"))
         for number, (key_name, what) in enumerate(parts):
             second += [*(separator if number else []), *hint(key_name, what)]
         return [first, second]
@@ -528,11 +537,12 @@ class ResumeSelector(Selector):
         if not state.rows:
             if self.loading is not None:
                 return lines
+            named = self.key_text("app.session.toggleNamedFilter", "ctrl+n")
             if state.named_only:
                 empty = (
-                    "  No named sessions found. Press ctrl+n to show all."
+                    f"  No named sessions found. Press {named} to show all."
                     if state.scope == "all"
-                    else "  No named sessions in current folder. Press ctrl+n to show all, "
+                    else f"  No named sessions in current folder. Press {named} to show all, "
                     "or Tab to view all."
                 )
             elif state.scope == "all":

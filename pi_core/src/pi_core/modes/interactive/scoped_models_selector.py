@@ -12,7 +12,7 @@ page, Ctrl+C clears the search (then closes), Esc closes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -71,8 +71,10 @@ class ScopedModelsSelector(Selector):
         *,
         on_change: Callable[[Enabled], None],
         on_save: Callable[[Enabled], None],
+        keymap: Mapping[str, Sequence[str]] | None = None,
         styles: Callable[[], ReplStyles] | None = None,
     ) -> None:
+        self.keymap = keymap or {}
         self.models = {full_id(model): model for model in models}
         self.every = list(self.models)
         self.enabled: Enabled = None if enabled is None else list(enabled)
@@ -126,23 +128,17 @@ class ScopedModelsSelector(Selector):
     def bindings(self) -> KeyBindings:
         bindings = KeyBindings()
 
-        @bindings.add("up")
-        def _up(event: KeyPressEvent) -> None:
+        def step(delta: int) -> None:
             if self.shown:
-                self.index = (self.index - 1) % len(self.shown)
+                self.index = (self.index + delta) % len(self.shown)
 
-        @bindings.add("down")
-        def _down(event: KeyPressEvent) -> None:
-            if self.shown:
-                self.index = (self.index + 1) % len(self.shown)
+        def page(delta: int) -> None:
+            self.index = max(0, min(len(self.shown) - 1, self.index + delta * MAX_VISIBLE))
 
-        @bindings.add("pageup")
-        def _page_up(event: KeyPressEvent) -> None:
-            self.index = max(0, self.index - MAX_VISIBLE)
-
-        @bindings.add("pagedown")
-        def _page_down(event: KeyPressEvent) -> None:
-            self.index = max(0, min(len(self.shown) - 1, self.index + MAX_VISIBLE))
+        self.on_keys(bindings, "tui.select.up", ["up"], lambda: step(-1))
+        self.on_keys(bindings, "tui.select.down", ["down"], lambda: step(1))
+        self.on_keys(bindings, "tui.select.pageUp", ["pageUp"], lambda: page(-1))
+        self.on_keys(bindings, "tui.select.pageDown", ["pageDown"], lambda: page(1))
 
         def reorder(delta: int) -> None:
             model_id = self.shown[self.index] if self.shown else None
@@ -155,29 +151,23 @@ class ScopedModelsSelector(Selector):
                 self.index += delta
                 self._change(order)
 
-        @bindings.add("escape", "up")
-        def _earlier(event: KeyPressEvent) -> None:
-            reorder(-1)
-
-        @bindings.add("escape", "down")
-        def _later(event: KeyPressEvent) -> None:
-            reorder(1)
-
-        @bindings.add("enter")
-        def _toggle(event: KeyPressEvent) -> None:
+        def toggle() -> None:
             if self.shown:
                 self._change(toggled(self.enabled, self.every, self.shown[self.index]))
 
-        @bindings.add("c-a")
-        def _all(event: KeyPressEvent) -> None:
+        def enable_all() -> None:
             self._change(with_all(self.enabled, self.every, self._targets()))
 
-        @bindings.add("c-x")
-        def _clear(event: KeyPressEvent) -> None:
+        def clear_all() -> None:
             self._change(without(self.enabled, self.every, self._targets()))
 
-        @bindings.add("c-p")
-        def _provider(event: KeyPressEvent) -> None:
+        self.on_keys(bindings, "app.models.reorderUp", ["alt+up"], lambda: reorder(-1))
+        self.on_keys(bindings, "app.models.reorderDown", ["alt+down"], lambda: reorder(1))
+        self.on_keys(bindings, "tui.select.confirm", ["enter"], toggle)
+        self.on_keys(bindings, "app.models.enableAll", ["ctrl+a"], enable_all)
+        self.on_keys(bindings, "app.models.clearAll", ["ctrl+x"], clear_all)
+
+        def provider() -> None:
             model = self.models.get(self.shown[self.index]) if self.shown else None
             if model is None:
                 return
@@ -187,10 +177,12 @@ class ScopedModelsSelector(Selector):
             else:
                 self._change(with_all(self.enabled, self.every, same))
 
-        @bindings.add("c-s")
-        def _save(event: KeyPressEvent) -> None:
+        def save() -> None:
             self.on_save(None if self.enabled is None else list(self.enabled))
             self.dirty = False
+
+        self.on_keys(bindings, "app.models.toggleProvider", ["ctrl+p"], provider)
+        self.on_keys(bindings, "app.models.save", ["ctrl+s"], save)
 
         @bindings.add("c-c")
         def _clear_or_close(event: KeyPressEvent) -> None:
@@ -225,11 +217,12 @@ class ScopedModelsSelector(Selector):
         width = self.width()
         muted, accent = self._fg("muted"), self._fg("accent")
         rule: StyleAndTextTuples = [(self._fg("border"), "─" * width)]
+        save = self.key_text("app.models.save", "ctrl+s", capitalize=True)
         lines: list[StyleAndTextTuples] = [
             rule,
             [],
             [(f"bold {accent}", "Model Configuration")],
-            [(muted, "Session-only. Ctrl+S to save to settings.")],
+            [(muted, f"Session-only. {save} to save to settings.")],
             [],
             [("", "> " + self.query), ("reverse", " ")],
             [],
@@ -272,14 +265,19 @@ class ScopedModelsSelector(Selector):
             known = sum(1 for model_id in self.enabled if model_id in self.models)
             missing = len(self.enabled) - known
             count = f"{known}/{len(self.every)} enabled" + (f" · {missing} unavailable" if missing else "")
+
+        def text(action: str, default: str) -> str:
+            return self.key_text(action, default, capitalize=True)
+
+        up, down = text("app.models.reorderUp", "alt+up"), text("app.models.reorderDown", "alt+down")
         keys = " · ".join(
             (
-                "Enter toggle",
-                "Ctrl+A all",
-                "Ctrl+X clear",
-                "Ctrl+P provider",
-                "Alt+Up/Alt+Down reorder",
-                "Ctrl+S save",
+                f"{text('tui.select.confirm', 'enter')} toggle",
+                f"{text('app.models.enableAll', 'ctrl+a')} all",
+                f"{text('app.models.clearAll', 'ctrl+x')} clear",
+                f"{text('app.models.toggleProvider', 'ctrl+p')} provider",
+                f"{up}/{down} reorder",
+                f"{text('app.models.save', 'ctrl+s')} save",
             )
         )
         words = [(self._fg("dim"), word) for word in f"  {keys} · {count}".split(" ")]

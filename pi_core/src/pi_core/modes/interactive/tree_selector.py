@@ -21,8 +21,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.utils import get_cwidth
 
-from pi_core.modes.interactive.keys import key_sequence
-from pi_core.modes.interactive.picker import Selector
+from pi_core.modes.interactive.picker import Selector, selector_sequence
 from pi_core.modes.interactive.styles import ReplStyles
 from pi_core.modes.interactive.tree_view import FilterMode, TreeRow, TreeState
 
@@ -86,12 +85,8 @@ def tree_keys(keymap: Mapping[str, Sequence[str]] | None = None) -> dict[str, li
     return {action: list(keymap.get(action, defaults)) for action, defaults in TREE_ACTIONS.items()}
 
 
-def tree_sequence(key: str) -> tuple[str, ...] | None:
-    """A key as prompt-toolkit names it; ``shift+<letter>`` is the capital letter a terminal sends."""
-    parts = key.lower().split("+")
-    if len(parts) == 2 and parts[0] == "shift" and len(parts[1]) == 1 and parts[1].isalpha():
-        return (parts[1].upper(),)
-    return key_sequence(key)
+#: A key as prompt-toolkit names it (``shift+<letter>`` is the capital letter).
+tree_sequence = selector_sequence
 
 
 class TreeSelector(Selector):
