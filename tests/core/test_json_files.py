@@ -131,3 +131,20 @@ def test_the_warning_goes_to_the_pi_config_logger(caplog: pytest.LogCaptureFixtu
     with caplog.at_level(logging.WARNING, logger="pi.config"):
         decode_json_bytes(b'"\x80"', "/other.json")
     assert caplog.records[0].name == "pi.config"
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="named pipes")
+def test_a_named_pipe_is_refused_without_waiting(tmp_path: Path) -> None:
+    import errno
+    import os
+
+    from pi_core._files import read_regular
+
+    os.mkfifo(tmp_path / "settings.json")
+    with pytest.raises(OSError, match="not a regular file") as caught:
+        read_regular(tmp_path / "settings.json")  # would block in open() if it waited for a writer
+    assert caught.value.errno == errno.EINVAL
+    with pytest.raises(IsADirectoryError):
+        read_regular(tmp_path)
+    (tmp_path / "plain").write_bytes(b"data")
+    assert read_regular(tmp_path / "plain") == b"data"

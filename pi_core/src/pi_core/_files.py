@@ -7,11 +7,48 @@ Standard library only (the CLI's fast paths use it).
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
+
+
+def open_regular(path: str | os.PathLike[str]) -> int:
+    """A read descriptor of ``path`` if it is a regular file; ``OSError`` otherwise.
+
+    A named pipe would make ``open`` wait for a writer (a project with a FIFO called
+    ``AGENTS.md`` hung pi at start-up), a device could be read without end: the file is opened
+    without waiting and anything but a regular file is refused (``IsADirectoryError`` for a
+    folder, as ``open`` raises it; ``not a regular file`` for the rest)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
+        if not stat.S_ISREG(mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_regular(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of ``path`` (see :func:`open_regular`)."""
+    fd = open_regular(path)
+    try:
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
 
 #: Linux: a file with no name until it is linked, so a process killed while writing leaves nothing.
 _O_TMPFILE: int | None = getattr(os, "O_TMPFILE", None)

@@ -16,6 +16,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from pi_core._files import read_regular
+
 logger = logging.getLogger("pi.config")
 
 _BOM = b"\xef\xbb\xbf"
@@ -44,8 +46,9 @@ def decode_json_bytes(data: bytes, path: str | Path) -> str:
 
 
 def read_json_text(path: Path) -> str:
-    """:func:`decode_json_bytes` of the file; raises ``OSError`` as reading it does."""
-    return decode_json_bytes(path.read_bytes(), path)
+    """:func:`decode_json_bytes` of the file; raises ``OSError`` as reading it does, and for a
+    path that is not a regular file (a named pipe is not waited on)."""
+    return decode_json_bytes(read_regular(path), path)
 
 
 def loads(text: str) -> Any:

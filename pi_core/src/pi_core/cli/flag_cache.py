@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from pi_core import __version__
-from pi_core._files import replace_file
+from pi_core._files import read_regular, replace_file
 from pi_core._jsonfile import loads
 from pi_core._paths import agent_dir
 from pi_core.cli.options import PluginControl
@@ -143,7 +143,7 @@ def _distribution_stamps(out: list[Stamp]) -> None:
 def _listed_extensions(settings_file: Path) -> list[Path]:
     """Paths a settings file's ``extensions`` list names (prefixes ``+ - !`` stripped)."""
     try:
-        data = loads(settings_file.read_bytes().decode("utf-8-sig", "replace"))  # quiet: loading warns
+        data = loads(read_regular(settings_file).decode("utf-8-sig", "replace"))  # quiet: loading warns
     except (OSError, ValueError):
         return []  # the loader reports a bad file; its stamp already covers it
     entries = data.get("extensions") if isinstance(data, dict) else None

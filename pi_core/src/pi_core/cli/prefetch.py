@@ -41,9 +41,10 @@ def _sdk_for_api(api: str | None) -> str | None:
 
 def _read_json(path: Path) -> dict[str, object]:
     try:
+        from pi_core._files import read_regular
         from pi_core.runtime.jsonc import parse_jsonc
 
-        data = parse_jsonc(path.read_text(encoding="utf-8"))
+        data = parse_jsonc(read_regular(path).decode("utf-8"))  # a named pipe is not waited on
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}

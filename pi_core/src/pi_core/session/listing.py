@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pi_core._files import open_regular
 from pi_core.session.paths import sessions_root
 
 _MESSAGE = b'{"type":"message",'
@@ -153,7 +154,7 @@ def _header_of(line: bytes) -> dict[str, Any] | None:
 def read_session_info(path: Path) -> SessionInfo | None:
     """Summary of one session file, or ``None`` if it is not a session file."""
     try:
-        handle = path.open("rb")
+        handle = os.fdopen(open_regular(path), "rb")  # not a named pipe someone left there
     except OSError:
         return None
     exact = True
@@ -261,7 +262,7 @@ def find_most_recent_session(directory: Path) -> Path | None:
         return None
     for file in directory.glob("*.jsonl"):
         try:
-            with file.open("rb") as handle:
+            with os.fdopen(open_regular(file), "rb") as handle:
                 head = handle.read(512)
             header = _loads(head.split(b"\n", 1)[0])
             if (

@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from pi_core._files import open_regular
 from pi_core._gc import gc_paused
 from pi_core.ai.messages import AgentMessage, Usage, UserContentBlock, current_system_message
 from pi_core.session.context import SessionContext, context_from_path, editable_target, iso_to_ms
@@ -798,7 +799,7 @@ def _sort_time(timestamp: str) -> float:
 def peek_header_cwd(path: Path) -> str | None:
     """The ``cwd`` of a file's header without loading the whole file."""
     try:
-        with path.open("rb") as handle:
+        with os.fdopen(open_regular(path), "rb") as handle:
             first = handle.readline(1 << 20).removeprefix(b"\xef\xbb\xbf")
         header = SessionHeader.model_validate_json(first.decode("utf-8", "replace"))
     except (OSError, ValueError):

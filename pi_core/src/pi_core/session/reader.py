@@ -25,6 +25,7 @@ from pydantic import TypeAdapter
 from pydantic_core import from_json
 from typing_extensions import TypedDict
 
+from pi_core._files import open_regular
 from pi_core._gc import gc_paused
 from pi_core.errors import PiError
 from pi_core.session.entries import CURRENT_SESSION_VERSION
@@ -271,7 +272,7 @@ def context_start(path: Path, within: int | None = None) -> int:
     part larger than that (the size limit) gets 0 sooner and then refuses the whole file: a 1 GB
     file without a compaction is judged after reading 200 MB, not 1 GB."""
     try:
-        with path.open("rb") as handle:
+        with os.fdopen(open_regular(path), "rb") as handle:
             return _prepare_start(handle, within)
     except OSError:
         return 0
@@ -462,7 +463,7 @@ def _read(
 
     scan_before = 0  # lines starting before this offset may be scanned instead of parsed
     scanned = False
-    with path.open("rb") as handle:
+    with os.fdopen(open_regular(path), "rb") as handle:  # a named pipe is refused, not waited on
         if not prepare_messages:
             prepare_from = 1 << 62
         elif prepare_from is None:

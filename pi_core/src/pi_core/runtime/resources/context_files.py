@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from pi_core._files import read_regular
 from pi_core.runtime.resources.diagnostics import ResourceDiagnostic
 
 #: Checked in this order in each directory; only the first existing one is used.
@@ -25,8 +26,7 @@ def _load_from_dir(directory: str, diagnostics: list[ResourceDiagnostic]) -> Con
         if not os.path.exists(path):
             continue
         try:
-            with open(path, "rb") as handle:
-                data = handle.read()
+            data = read_regular(path)  # a named pipe called AGENTS.md is not waited on
         except OSError as error:
             # pi warns and tries the next candidate name in the same directory.
             diagnostics.append(ResourceDiagnostic("warning", f"Could not read {path}: {error}", path))

@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from pi_core._files import read_regular
+
 if TYPE_CHECKING:
     import pathspec
 
@@ -47,8 +49,7 @@ class IgnoreMatcher:
             if not os.path.exists(path):
                 continue
             try:
-                with open(path, encoding="utf-8") as handle:
-                    lines = handle.read().splitlines()
+                lines = read_regular(path).decode("utf-8").splitlines()  # never waits on a pipe
             except (OSError, UnicodeDecodeError):
                 continue  # an unreadable ignore file is skipped, as in pi
             added = [p for p in (_prefix_pattern(line, prefix) for line in lines) if p]

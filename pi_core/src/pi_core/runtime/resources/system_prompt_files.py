@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
+from pi_core._files import read_regular
 from pi_core.runtime.resources.diagnostics import ResourceDiagnostic
 from pi_core.runtime.resources.paths import CONFIG_DIR_NAME
 
@@ -18,8 +19,7 @@ def resolve_prompt_input(
         return None
     if os.path.exists(value):
         try:
-            with open(value, encoding="utf-8") as handle:
-                return handle.read()
+            return read_regular(value).decode("utf-8")  # a named pipe is refused, not waited on
         except (OSError, UnicodeDecodeError) as error:
             if diagnostics is not None:
                 diagnostics.append(
