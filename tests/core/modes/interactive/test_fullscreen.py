@@ -352,3 +352,37 @@ def test_a_soft_wrapped_line_is_wrapped_in_the_transcript() -> None:
     rows = transcript.plain_rows(transcript.lines(block, 60))
     assert all(len(row.rstrip()) <= 60 for row in rows)
     assert "".join(row.strip() for row in rows).replace(" ", "") == line.replace(" ", "")
+
+
+@pytest.mark.parametrize("fullscreen", [True, False])
+async def test_a_key_is_drawn_before_the_loop_runs_anything_else(
+    repl_factory: Callable[..., Any], fullscreen: bool
+) -> None:
+    """The redraw a key asks for happens as its keys are handled, not queued behind what the
+    loop has ready (an answer's tokens): the key is on screen when its callback returns."""
+    from prompt_toolkit.application.current import set_app
+    from prompt_toolkit.key_binding import KeyPress
+
+    repl = await repl_factory(fullscreen=fullscreen)
+    await repl.wait_idle_editor()
+    mode: Any = repl.mode
+    app = mode._app if fullscreen else mode._editor.app
+    await asyncio.sleep(0.2)  # start-up redraws done
+    with set_app(app):
+        before = app.render_counter
+        app.key_processor.feed(KeyPress("Q", "Q"))
+        app.key_processor.process_keys()
+        assert app.render_counter == before + 1
+        row = app.renderer._last_screen.data_buffer[_editor_row(app)]
+        assert "Q" in "".join(cell.char for cell in row.values())
+        app.key_processor.feed(KeyPress("W", "W"))
+        app.key_processor.process_keys()
+        assert app.render_counter == before + 2
+    mode.set_editor_text("")
+    await repl.quit()
+
+
+def _editor_row(app: Any) -> int:
+    """The screen row the cursor is on (the editor's)."""
+    screen = app.renderer._last_screen
+    return int(screen.get_cursor_position(app.layout.current_window).y)

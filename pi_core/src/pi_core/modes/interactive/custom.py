@@ -16,7 +16,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from prompt_toolkit.application import Application
+from prompt_toolkit.application import Application, get_app
 from prompt_toolkit.formatted_text import ANSI, StyleAndTextTuples, to_formatted_text
 from prompt_toolkit.input import Input
 from prompt_toolkit.input.vt100_parser import Vt100Parser
@@ -372,6 +372,16 @@ class TappedKeyProcessor(KeyProcessor):
 
     def feed_untapped(self, key_press: KeyPress) -> None:
         super().feed_multiple([key_press])
+
+    def process_keys(self) -> None:
+        """Handle the keys fed, then draw what they changed at once: a redraw asked for is
+        otherwise queued behind what the loop has ready, and while an answer streams that is the
+        agent consuming a read's worth of tokens (ten milliseconds and more), so the key showed
+        only after it. The queued redraw still runs (and writes nothing when nothing else changed)."""
+        super().process_keys()
+        app = get_app()
+        if app.invalidated and app.is_running and not app.is_done:
+            app._redraw()
 
     def _tap(self, press: KeyPress) -> list[KeyPress]:
         if press.key == Keys.CPRResponse:
