@@ -386,3 +386,29 @@ def _editor_row(app: Any) -> int:
     """The screen row the cursor is on (the editor's)."""
     screen = app.renderer._last_screen
     return int(screen.get_cursor_position(app.layout.current_window).y)
+
+
+async def test_ctrl_shift_up_and_down_jump_from_prompt_to_prompt(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    pi_llm_server.add(*(text_turn(f"answer {i}\n\n" + "filler line\n\n" * 20) for i in range(3)))
+    repl = await repl_factory(fullscreen=True)
+    mode = repl.mode
+    for question in ("first", "second", "third"):
+        await repl.submit(question)
+        await repl.until(lambda q=question: f"> {q}" in repl.output)
+        await repl.idle()
+    await repl.wait_idle_editor()
+
+    def top_row() -> str:
+        return _screen(mode).split("\n")[0].rstrip()
+
+    repl.send("\x1b[1;6A")  # Ctrl+Shift+Up
+    await repl.until(lambda: top_row() == "> third")
+    repl.send("\x1b[1;6A")
+    await repl.until(lambda: top_row() == "> second")
+    repl.send("\x1b[1;6B")  # Ctrl+Shift+Down
+    await repl.until(lambda: top_row() == "> third")
+    repl.send("\x1b[1;6B")  # below the last one: the bottom, following new output
+    await repl.until(lambda: mode.transcript.scroll == 0)
+    await repl.quit()

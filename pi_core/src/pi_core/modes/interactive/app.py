@@ -40,7 +40,7 @@ from pi_core.modes.interactive.keymap import default_keymap, load_keymap
 from pi_core.modes.interactive.paste import Pastes
 from pi_core.modes.interactive.picker import Picker, PickerKeys, Selector, pick
 from pi_core.modes.interactive.program_status import Blocked, ProgramStatus
-from pi_core.modes.interactive.render import EventRenderer
+from pi_core.modes.interactive.render import EventRenderer, prompt_line
 from pi_core.modes.interactive.sanitize import sanitize
 from pi_core.modes.interactive.screen_rows import skip_unchanged_rows
 from pi_core.modes.interactive.styles import ReplStyles, styles_for
@@ -795,7 +795,7 @@ class InteractiveMode:
         await self._report(session.prompt(text, streaming_behavior="followUp" if follow_up else "steer"))
 
     def echo(self, text: str) -> None:
-        self.console.print(Text("> ", style="pi.userPrompt") + Text(text, style="pi.userMessageText"))
+        self.console.print(prompt_line(Text(text, style="pi.userMessageText")))
 
     async def _bash(self, text: str) -> None:
         exclude = text.startswith("!!")

@@ -306,6 +306,15 @@ class FullscreenMode(InteractiveMode):
         def _bottom(event: KeyPressEvent) -> None:
             self.scroll(-self.transcript.scroll)
 
+        # pi's tui.altScreen.previousPrompt / nextPrompt: your messages one after another. The
+        # direction is read from the key's bytes (xterm: ESC [1;6A is Ctrl+Shift+Up), as
+        # prompt-toolkit 3.0.53 names the two keys the other way round.
+        @keys.add("c-s-up")
+        @keys.add("c-s-down")
+        def _prompt_jump(event: KeyPressEvent) -> None:
+            data = event.key_sequence[0].data if event.key_sequence else ""
+            self.jump_to_prompt(up=data.endswith("A"))
+
         @keys.add("c-f")
         def _find(event: KeyPressEvent) -> None:
             if self._search is not None:
@@ -324,6 +333,14 @@ class FullscreenMode(InteractiveMode):
             self._close_search()
 
         return keys
+
+    def jump_to_prompt(self, *, up: bool) -> None:
+        """The user's message above (or below) the top of the screen goes to its top; below the
+        last one is the bottom, following new output again."""
+        width, height = self._view_size
+        scroll = self.transcript.prompt_scroll(width, height, len(self.live_lines(width)), up=up)
+        if scroll is not None:
+            self.scroll(scroll - self.transcript.scroll)
 
     def scroll(self, rows: int) -> None:
         """Scroll the transcript up (``rows`` > 0) or down; at the bottom it follows new output."""

@@ -172,9 +172,7 @@ class EventRenderer:
             self._print_custom(message)
 
     def _print_user(self, message: Any) -> None:
-        self.console.print(
-            Text("> ", style="pi.userPrompt") + Text(self.markdown(_user_text(message), "user"))
-        )
+        self.console.print(prompt_line(Text(self.markdown(_user_text(message), "user"))))
 
     def _print_custom(self, message: Any) -> None:
         """A custom message through its plugin renderer, else (no renderer, it drew nothing, or it
@@ -450,6 +448,20 @@ class EventRenderer:
                 style="pi.error",
             )
         )
+
+
+class PromptText(Text):
+    """A message of the user's as the transcript shows it: the rows the fullscreen prompt jumps
+    (Ctrl+Shift+Up/Down) go to."""
+
+    is_prompt = True
+
+
+def prompt_line(text: Text) -> PromptText:
+    """``> text``: a user's message in the transcript."""
+    line = PromptText("> ", style="pi.userPrompt")  # the whole row in it, as before
+    line.append(text)
+    return line
 
 
 def _bulleted(renderable: RenderableType) -> RenderableType:

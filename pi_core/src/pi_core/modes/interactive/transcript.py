@@ -193,6 +193,29 @@ class Transcript:
         end = len(rows) - scroll
         return rows[max(0, end - height) : end], scroll
 
+    # --- prompt jumps ---------------------------------------------------------------------------
+
+    def prompt_scroll(self, width: int, height: int, live_rows: int, *, up: bool) -> int | None:
+        """The scroll position that puts the user's message above (``up``) or below the top of
+        the screen at its top; ``None`` when there is none that way (below: the bottom, 0).
+        Only the blocks from the bottom up to the one found are laid out."""
+        top = self.scroll + height  # rows from the bottom of the transcript to the screen's top
+        below = live_rows  # rows from the bottom to the top of the block looked at
+        nearest: int | None = None
+        for block in reversed(self.blocks):
+            below += len(self.lines(block, width))
+            if not block.objects or not getattr(block.objects[0], "is_prompt", False):
+                continue
+            if up and below > top:
+                return max(0, below - height)
+            if not up:
+                if below >= top:
+                    break
+                nearest = below  # the last one under the top, walking up: the nearest
+        if up:
+            return None
+        return 0 if nearest is None else max(0, nearest - height)
+
     # --- search ---------------------------------------------------------------------------------
 
     def search(self, query: str, width: int, before: tuple[int, int] | None) -> tuple[int, int] | None:
