@@ -106,3 +106,21 @@ async def test_a_question_with_a_timeout_counts_the_seconds_down(pipe: PipeInput
     assert await ask("> ", timeout_ms=1500, input=pipe, output=output) is None
     drawn = screen.getvalue()
     assert "(2s) >" in drawn and "(0s) >" in drawn  # redrawn each second, then answered empty
+
+
+def test_the_list_keeps_its_height_while_a_filter_shows_fewer_rows() -> None:
+    from pi_core.modes.interactive.picker import picker_view
+
+    picker = Picker(list(ROWS))
+
+    def height() -> int:  # a view of its own each time: a control caches its text per redraw
+        view, _ = picker_view("Pick", picker, {})
+        return int(view.preferred_height(80, 40).preferred)
+
+    before = height()
+    picker.query = "berry"
+    picker.refilter()
+    assert len(picker.shown) == 1 and height() == before
+    picker.query = "nothing like it"
+    picker.refilter()
+    assert not picker.shown and height() == before

@@ -1033,7 +1033,7 @@ class InteractiveMode:
         signal: AbortSignal | None = None,
         blocked: Blocked | None = None,
     ) -> str | None:
-        """A plugin's question (``input``, ``confirm``, ``editor``) as a dialog: its title (and
+        """A plugin's question (``input``, ``editor``, a login's key) as a dialog: its title (and
         ``message``) printed, then the answer read after ``prompt``; ``None`` when cancelled."""
 
         async def run() -> str | None:

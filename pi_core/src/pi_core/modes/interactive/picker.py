@@ -257,12 +257,18 @@ def picker_view(
     def listing() -> StyleAndTextTuples:
         height = _visible_rows(get_app_or_none(), title)
         start = max(0, min(picker.cursor - height // 2, len(picker.shown) - height))
-        lines: StyleAndTextTuples = []
+        rows: list[tuple[str, str]] = []
         for position in range(start, min(len(picker.shown), start + height)):
             selected = position == picker.cursor
             text = ("› " if selected else "  ") + picker.label(picker.shown[position])
-            lines.append(("class:selected" if selected else "", text))
-            lines.append(("", "\n"))
+            rows.append(("class:selected" if selected else "", text))
+        # As many rows as the whole list would show, also while a filter shows fewer: the list
+        # keeps its height (inside a full-screen application what is above it stays put, rather
+        # than moving and being drawn again with each key typed).
+        rows += [("", "")] * (min(len(picker.rows), height) - len(rows))
+        lines: StyleAndTextTuples = []
+        for row in rows:
+            lines += [row, ("", "\n")]
         return lines[:-1]
 
     view = HSplit(
