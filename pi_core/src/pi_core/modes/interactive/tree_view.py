@@ -50,6 +50,7 @@ class TreeItem:
 
     node: Any  # SessionTreeNode
     parent_id: str | None
+    entry_id: str = ""
     #: Depth in the view (columns of three characters before the entry).
     depth: int = 0
     #: Whether a ``├``/``└`` connector is drawn at ``depth - 1``, and whether it is the last sibling.
@@ -58,9 +59,8 @@ class TreeItem:
     #: Columns where a guide of an outer branch runs down: (column, drawn) — not drawn past its end.
     guides: tuple[tuple[int, bool], ...] = ()
 
-    @property
-    def entry_id(self) -> str:
-        return str(self.node.entry.id)
+    def __post_init__(self) -> None:
+        self.entry_id = self.entry_id or str(self.node.entry.id)
 
 
 @dataclass
@@ -115,6 +115,10 @@ class TreeState:
     _tool_calls: dict[str, tuple[str, Any]] = field(default_factory=dict)
     _children: dict[str | None, list[str]] = field(default_factory=dict)
     _parent: dict[str, str | None] = field(default_factory=dict)
+    #: Each entry's search text, lowercased, made the first time a search needs it.
+    _search_text: dict[str, str] = field(default_factory=dict)
+    #: Assistant messages with tool calls only (no text, a normal end): never shown but the leaf.
+    _calls_only: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self._flatten()
@@ -241,6 +245,7 @@ class TreeState:
         item = self._by_id.get(entry_id)
         if item is None:
             return
+        self._search_text.pop(entry_id, None)  # the label is searched too
         item.node.label = label
         item.node.label_timestamp = (timestamp or _now_iso()) if label else None
         self._refresh()
@@ -279,6 +284,16 @@ class TreeState:
             stack.extend(reversed(self._active_first(node.children)))
         self.items = items
         self._by_id = {item.entry_id: item for item in items}
+        self._calls_only = {item.entry_id for item in items if self._tool_calls_only(item)}
+
+    def _tool_calls_only(self, item: TreeItem) -> bool:
+        message: Any = getattr(item.node.entry, "message", None)
+        return (
+            getattr(message, "role", None) == "assistant"
+            and item.entry_id != self.leaf_id
+            and not text_of(message.content).strip()
+            and message.stop_reason in ("stop", "toolUse", None)
+        )
 
     def _active_first(self, nodes: Sequence[Any]) -> list[Any]:
         return sorted(nodes, key=lambda node: node.entry.id not in self._active)  # stable otherwise
@@ -290,12 +305,7 @@ class TreeState:
             return False
         message: Any = entry.message if kind == "message" else None
         role = getattr(message, "role", None)
-        if (
-            role == "assistant"
-            and entry.id != self.leaf_id
-            and not text_of(message.content).strip()
-            and message.stop_reason in ("stop", "toolUse", None)
-        ):
+        if item.entry_id in self._calls_only:
             return False  # tool calls only: the tool results below say what happened
         mode = self.mode
         if mode == "user-only":
@@ -310,7 +320,9 @@ class TreeState:
             return False
         words = self.query.lower().split()
         if words:
-            searchable = _searchable(item.node).lower()
+            searchable = self._search_text.get(item.entry_id)
+            if searchable is None:
+                searchable = self._search_text[item.entry_id] = _searchable(item.node).lower()
             return all(word in searchable for word in words)
         return True
 
