@@ -130,6 +130,32 @@ async def test_abort_mid_stream_keeps_session_valid_and_repl_usable(
     assert reasons == ["aborted", "stop"]
 
 
+async def test_the_rest_of_an_aborted_answer_and_its_notice_go_out_in_one_write(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    """Above the regular editor writes are paced: the notice must not wait out the pause after
+    the answer's last block."""
+    pi_llm_server.add(Turn(blocks=[Text("partial words " * 100, chunks=100)], delay=0.05))
+    repl = await repl_factory()
+    writes: list[str] = []
+    file = repl.mode.console.file
+    real_write = file.write
+
+    def write(text: str) -> int:
+        writes.append(text)
+        return real_write(text)
+
+    file.write = write  # type: ignore[method-assign]
+    await repl.submit("talk")
+    await repl.until(lambda: "partial words" in repl.mode.renderer.pending_text())
+    repl.send(ESC)
+    await repl.wait_for("Operation aborted")
+    [ending] = [text for text in writes if "Operation aborted" in text]
+    assert "partial words" in ending
+    await repl.idle()
+    assert await repl.quit() == 0
+
+
 async def test_ctrl_c_aborts_then_twice_quits(
     repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
 ) -> None:

@@ -196,14 +196,18 @@ class EventRenderer:
         message = event.message
         if getattr(message, "role", None) != "assistant":
             return
-        self._flush_thinking(final=True)
-        self._flush_text(final=True)
-        if message.stop_reason == "aborted":
-            self.console.print(Text("Operation aborted", style="pi.warning"))
-        elif message.stop_reason == "error":
-            self.console.print(
-                Text(f"Error: {sanitize(message.error_message or 'unknown error')}", style="pi.error")
-            )
+        # The rest of the answer and its ending go out in one write: above the regular editor,
+        # writes are paced (app.OUTPUT_PAUSE), and "Operation aborted" waited out the pause
+        # after the answer's last block.
+        with self.console:
+            self._flush_thinking(final=True)
+            self._flush_text(final=True)
+            if message.stop_reason == "aborted":
+                self.console.print(Text("Operation aborted", style="pi.warning"))
+            elif message.stop_reason == "error":
+                self.console.print(
+                    Text(f"Error: {sanitize(message.error_message or 'unknown error')}", style="pi.error")
+                )
 
     # --- custom entries (``ctx.append_entry``) through the plugins' entry renderers ----------------
 
