@@ -100,3 +100,24 @@ def test_a_header_with_bad_bytes_is_listed_as_it_opens(tmp_path: Path) -> None:
     path.write_bytes(HEADER.replace("/x", "/\xff").encode("latin-1") + b"\n")
     info = read_session_info(path)
     assert info is not None and info.cwd == "/\ufffd"
+
+
+def test_a_file_another_writer_spaced_is_summarised_the_same(tmp_path: Path) -> None:
+    """Python's json.dumps puts a space after ':' and ','; pi reads such a file like its own."""
+    sm = SessionManager.create("/proj", tmp_path)
+    sm.append_session_info("named")
+    sm.append_message(user("the very first question"))
+    sm.append_message(assistant("an answer"))
+    compact = Path(sm.get_session_file() or "")
+    spaced = tmp_path / "spaced.jsonl"
+    lines = compact.read_text().splitlines()
+    spaced.write_text("".join(json.dumps(json.loads(line)) + "\n" for line in lines))
+    assert spaced.read_text().startswith('{"type": "session"')
+    ours, theirs = read_session_info(compact), read_session_info(spaced)
+    assert ours is not None and theirs is not None
+    assert (theirs.first_message, theirs.message_count, theirs.name, theirs.modified) == (
+        "the very first question",
+        2,
+        "named",
+        ours.modified,
+    )

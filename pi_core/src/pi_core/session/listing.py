@@ -132,10 +132,15 @@ def _scan_lines(lines: Iterable[bytes], scan: _Scan) -> None:
         elif line.startswith(_SESSION_INFO):
             scan.set_name(_loads(line))
         elif not line.startswith(b'{"type":"'):
-            entry = _loads(line)  # another writer's key order: look at it in full
+            entry = _loads(line)  # another writer's key order or spacing: look at it in full
             if isinstance(entry, dict) and entry.get("type") == "message":
                 scan.count += 1
-                scan.pending_tail.append(line)
+                message = entry.get("message")
+                role = message.get("role") if isinstance(message, dict) else None
+                if role == "user" and not scan.first_message:
+                    scan.first_message = _text_of(message)  # type: ignore[arg-type]
+                if role in ("user", "assistant"):
+                    scan.pending_tail.append(line)
             elif isinstance(entry, dict) and entry.get("type") == "session_info":
                 scan.set_name(entry)
 
