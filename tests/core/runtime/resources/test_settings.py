@@ -335,10 +335,21 @@ def test_every_documented_key_is_a_field_not_an_extra() -> None:
         "themes": ["t"],
         "enableSkillCommands": False,
         "lastChangelogVersion": "0.73.1",
+        "httpIdleTimeoutMs": 120000,
     }
     settings = Settings.model_validate(data)
     assert settings.extra_keys() == {}
     assert settings.model_dump(mode="json", by_alias=True, exclude_none=True) == data
+
+
+def test_provider_timeout_defaults_to_pis_http_idle_timeout() -> None:
+    """A stalled stream ends after pi 1.6.0's 300 s in every dialect, not the SDKs' 600 s."""
+    assert Settings().retry.provider.timeout_ms == 300000
+    assert Settings.model_validate({"httpIdleTimeoutMs": 5000}).retry.provider.timeout_ms == 5000
+    for off in ("disabled", 0):
+        assert Settings.model_validate({"httpIdleTimeoutMs": off}).retry.provider.timeout_ms is None
+    both = {"httpIdleTimeoutMs": 5000, "retry": {"provider": {"timeoutMs": 700}}}
+    assert Settings.model_validate(both).retry.provider.timeout_ms == 700
 
 
 def test_env_fallbacks_for_terminal_flags() -> None:

@@ -11,7 +11,7 @@ import os
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from pi_core._model import PiModel
 
@@ -132,6 +132,17 @@ class Settings(PiModel):
     themes: list[str] = Field(default_factory=list)
     enable_skill_commands: bool = True
     last_changelog_version: str | None = None
+    #: pi 1.6.0's idle limit on a provider's HTTP response (headers, then between body chunks);
+    #: ``0`` or ``"disabled"``: none. The default of ``retry.provider.timeoutMs``, so a stream
+    #: that stalls ends after it in every dialect (the SDKs' own default is 600 s).
+    http_idle_timeout_ms: int | Literal["disabled"] = 300000
+
+    @model_validator(mode="after")
+    def _provider_timeout_defaults_to_idle_timeout(self) -> Settings:
+        if self.retry.provider.timeout_ms is None:
+            idle = self.http_idle_timeout_ms
+            self.retry.provider.timeout_ms = idle if isinstance(idle, int) and idle > 0 else None
+        return self
 
     def extra_keys(self) -> dict[str, Any]:
         """Keys pi does not document (kept untouched)."""
