@@ -156,30 +156,43 @@ def test_a_server_killed_mid_call_and_broken_servers_give_clear_errors(pi_env: P
         },
     )
     pi_env.server.add(
+        tool_turn(ToolUse("mcp__demo__die", {}, id="c_die")),
+        tool_turn(ToolUse("mcp__flood__add", {"a": 5, "b": 5}, id="c_flood")),
+        text_turn("survived"),
+    )
+    started = time.monotonic()
+    result = pi_env.run("-p", "break it", timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "survived\n"
+    seen = tool_messages(pi_env.server.requests[-1].body)
+    assert seen["c_die"] == 'MCP server "demo" closed the connection during tools/call die'
+    assert seen["c_flood"] == "10"
+    # The mute server never answered initialize: the first request waited at most the 10 s budget.
+    assert time.monotonic() - started < 30
+    assert not any(n.startswith("mcp__mute__") for n in tool_names(pi_env.server.requests[0].body))
+
+
+def test_a_dropped_server_is_called_again_on_a_new_connection(pi_env: PiEnv) -> None:
+    write_config(pi_env, {"demo": demo(exposure="direct")})
+    pi_env.server.add(
         tool_turn(ToolUse("mcp__demo__pid", {}, id="c_pid")),
         tool_turn(ToolUse("mcp__demo__die", {}, id="c_die")),
         text_turn("it died"),
         # The next call connects again, as pi 1.6.0 does: a new server process answers.
         tool_turn(ToolUse("mcp__demo__add", {"a": 1, "b": 2}, id="c_after")),
         tool_turn(ToolUse("mcp__demo__pid", {}, id="c_pid2")),
-        tool_turn(ToolUse("mcp__flood__add", {"a": 5, "b": 5}, id="c_flood")),
-        text_turn("survived"),
+        text_turn("again"),
     )
-    started = time.monotonic()
     # Between the two prompts /mcp shows the dropped server as pi 1.6.0 does.
     result = pi_env.run("-p", "break it", "/mcp", "again", timeout=90)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.endswith("survived\n")
+    assert result.stdout.endswith("again\n")
     seen = tool_messages(pi_env.server.requests[-1].body)
     assert seen["c_die"] == 'MCP server "demo" closed the connection during tools/call die'
     assert seen["c_after"] == "3"
     assert seen["c_pid2"] != seen["c_pid"]
-    assert seen["c_flood"] == "10"
     status = result.stdout + result.stderr
     assert "demo: disconnected, reconnects on next call (direct)\n    Connection closed" in status
-    # The mute server never answered initialize: the first request waited at most the 10 s budget.
-    assert time.monotonic() - started < 30
-    assert not any(n.startswith("mcp__mute__") for n in tool_names(pi_env.server.requests[0].body))
 
 
 def test_a_server_that_cannot_start_again_is_tried_once_per_call(pi_env: PiEnv, tmp_path: Path) -> None:
@@ -562,6 +575,32 @@ def test_rpc_lists_the_mcp_command_and_mcp_reports_and_reconnects(pi_env: PiEnv)
         assert rpc.call({"type": "prompt", "message": "/mcp reconnect nope"}, 90)["success"] is True
         bad = rpc.wait_for(lambda r: r.get("method") == "notify" and "nope" in r.get("message", ""), 30)
         assert bad["message"] == "Unknown MCP server: nope"
+    finally:
+        assert rpc.close() == 0, rpc.stderr
+
+
+def test_esc_stops_waiting_for_an_mcp_call_at_once(pi_env: PiEnv) -> None:
+    write_config(pi_env, {"demo": demo(exposure="direct", env={"DEMO_SLEEPY": "1"})})
+    pi_env.server.add(tool_turn(ToolUse("mcp__demo__sleep", {"seconds": 50}, id="c_sleep")))
+    rpc = pi_env.rpc()
+    try:
+        assert rpc.call({"type": "prompt", "message": "wait"}, 90)["success"] is True
+        rpc.wait_for(lambda r: r.get("type") == "tool_execution_start", 90)
+        asked = time.monotonic()
+        assert rpc.call({"type": "abort"}, 30)["success"] is True
+        ended = rpc.wait_for(lambda r: r.get("type") == "tool_execution_end", 30)
+        assert time.monotonic() - asked < 10  # not the 50 s the server takes
+        assert ended["isError"] is True
+        assert ended["result"]["content"][0]["text"] == 'MCP server "demo": tools/call sleep aborted'
+        # The connection stays: the next call is answered at once.
+        pi_env.server.add(
+            tool_turn(ToolUse("mcp__demo__add", {"a": 2, "b": 2}, id="c_add")), text_turn("fine")
+        )
+        assert rpc.call({"type": "prompt", "message": "add"}, 90)["success"] is True
+        added = rpc.wait_for(
+            lambda r: r.get("type") == "tool_execution_end" and r.get("toolCallId") == "c_add", 60
+        )
+        assert added["isError"] is False and "4" in json.dumps(added["result"])
     finally:
         assert rpc.close() == 0, rpc.stderr
 

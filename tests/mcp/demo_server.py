@@ -5,7 +5,7 @@ reached. ``DEMO_MODE`` changes its behaviour: ``slow`` sleeps before serving, ``
 never answers (not even ``initialize``), ``flood`` writes megabytes to stderr first. With
 ``DEMO_ONCE`` naming a file, only the first start serves: it creates the file, and every later start
 counts itself in it, says so on stderr and exits with status 3. ``DEMO_FAIL_ONCE`` (HTTP) names a
-JSON-RPC method whose first request is answered with 503.
+JSON-RPC method whose first request is answered with 503. ``DEMO_SLEEPY`` adds the tool ``sleep``.
 """
 
 from __future__ import annotations
@@ -80,6 +80,17 @@ def die() -> str:
 def pid() -> int:
     """The server's process id."""
     return os.getpid()
+
+
+if os.environ.get("DEMO_SLEEPY"):
+
+    @server.tool()
+    async def sleep(seconds: float) -> str:
+        """Answer after ``seconds`` seconds."""
+        import anyio
+
+        await anyio.sleep(seconds)
+        return "slept"
 
 
 if os.environ.get("DEMO_TRANSPORT") == "streamable-http":

@@ -24,6 +24,8 @@ from typing import IO, TYPE_CHECKING, Any, Literal, TextIO, cast
 from pi_core.ai.sdk_import import import_in_background
 
 if TYPE_CHECKING:
+    from pi_core.ai.abort import AbortSignal
+
     from pi_mcp.stdio import StderrTail
 
 from pi_mcp.config import McpValueError, ServerConfig, resolve_value
@@ -104,6 +106,8 @@ class McpServer:
         self._stop = asyncio.Event()
         #: Set when a call found the connection gone: the runner lets the transport go.
         self._lost = asyncio.Event()
+        #: The last call's wait for a connection (kept: it may outlive the call).
+        self._connecting: asyncio.Future[None] | None = None
         self._task: asyncio.Task[None] | None = None
         self._sdk: concurrent.futures.Future[None] | None = None
         self._refresh: asyncio.Task[None] | None = None
@@ -472,15 +476,17 @@ class McpServer:
         check: Callable[[], None] | None = None,
         *,
         read_only: bool = False,
+        signal: AbortSignal | None = None,
     ) -> Any:
         """``request(session)`` once connected (again: see :meth:`ensure_connected`), bounded by
         the server's timeout; ``check`` runs first on the live connection. A ``read_only``
         request to an HTTP server whose connection broke under it (the SDK ends the connection
         on an error status, a 503 say) is made once more 0.25 s later, as pi 1.6.0 retries
-        reading and listing resources; a tool call is not, the server may have run it."""
+        reading and listing resources; a tool call is not, the server may have run it. When
+        ``signal`` aborts (Esc), the call stops waiting at once."""
         for attempt in (1, 2):
             try:
-                return await self._call_once(what, request, check)
+                return await self._call_once(what, request, check, signal)
             except _ConnectionLost:
                 if not read_only or self.config.kind != "http" or attempt == 2:
                     raise
@@ -496,9 +502,34 @@ class McpServer:
         raise AssertionError("unreachable")
 
     async def _call_once(
-        self, what: str, request: Callable[[Any], Any], check: Callable[[], None] | None
+        self,
+        what: str,
+        request: Callable[[Any], Any],
+        check: Callable[[], None] | None,
+        signal: AbortSignal | None,
     ) -> Any:
-        await self.ensure_connected()
+        aborted = asyncio.ensure_future(signal.wait()) if signal is not None else None
+        try:
+            return await self._call_until(what, request, check, aborted)
+        finally:
+            if aborted is not None:
+                aborted.cancel()
+
+    async def _call_until(
+        self,
+        what: str,
+        request: Callable[[Any], Any],
+        check: Callable[[], None] | None,
+        aborted: asyncio.Future[None] | None,
+    ) -> Any:
+        # Its own task, left to finish when the call is aborted or cancelled (a restart cut
+        # short would leave the server stopped): the next call finds the connection made.
+        connecting = self._connecting = asyncio.ensure_future(self.ensure_connected())
+        if aborted is not None:
+            await asyncio.wait({connecting, aborted}, return_when="FIRST_COMPLETED")
+            if not connecting.done():
+                raise McpCallError(f'MCP server "{self.name}": {what} aborted')
+        await asyncio.shield(connecting)
         session = self.session
         if session is None or self.state != "connected":
             raise self._unavailable()
@@ -509,6 +540,8 @@ class McpServer:
         waiters: set[asyncio.Future[Any]] = {call}
         if task is not None:
             waiters.add(task)  # the runner ends when the connection dies: stop waiting then
+        if aborted is not None:
+            waiters.add(aborted)
         try:
             done, _ = await asyncio.wait(
                 waiters, timeout=self.config.timeout + 1, return_when="FIRST_COMPLETED"
@@ -518,6 +551,8 @@ class McpServer:
             raise
         if call not in done:
             call.cancel()
+            if aborted is not None and aborted.done():
+                raise McpCallError(f'MCP server "{self.name}": {what} aborted')
             if task is not None and task.done():
                 now: str = self.state  # the runner ended meanwhile
                 if now == "needs-auth":
@@ -550,7 +585,7 @@ class McpServer:
         reason = f": {self.last_error}" if self.last_error else ""
         return McpCallError(f'MCP server "{self.name}" is {self.state}{reason}')
 
-    async def call_tool(self, tool: str, arguments: dict[str, Any]) -> Any:
+    async def call_tool(self, tool: str, arguments: dict[str, Any], signal: AbortSignal | None = None) -> Any:
         """``tools/call``. Sent without ``ClientSession.call_tool``, which checks the structured
         result against the tool's ``outputSchema`` (and fails on a schema that is not JSON Schema):
         pi 1.6.0 passes results on as the server sent them."""
@@ -568,6 +603,7 @@ class McpServer:
             f"tools/call {tool}",
             lambda s: s.send_request(request, types.CallToolResult, request_read_timeout_seconds=timeout),
             offered,
+            signal=signal,
         )
         refresh = self._refresh
         if refresh is not None and not refresh.done():

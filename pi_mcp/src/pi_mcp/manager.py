@@ -478,7 +478,7 @@ class McpManager:
         ) -> AgentToolResult:
             live = self.servers.get(server.name, server)
             try:
-                result = await live.call_tool(mcp_name, dict(params or {}))
+                result = await live.call_tool(mcp_name, dict(params or {}), signal)
             except McpCallError as error:
                 return _error(str(error))
             return await map_result(result, server.name, mcp_name)
