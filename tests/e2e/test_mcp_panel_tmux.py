@@ -222,7 +222,8 @@ def test_a_dropped_server_shows_as_disconnected_and_the_next_call_reconnects(
         pane.submit("end the server")
         shows(pane, "DIED-ANSWER")
         pane.wait_for_editor()
-        screen = open_panel(pane)
+        open_panel(pane)
+        screen = shows(pane, "disconnected · direct · global")
         assert "disconnected · direct · global" in row(screen, "demo")
         screen = choose(pane, "demo", then="MCP server demo")
         assert "State: disconnected" in screen and "Connection closed" in screen
