@@ -334,3 +334,46 @@ def test_tool_json_schema_is_made_once_per_parameter_model() -> None:
     assert second.json_schema() is schema and first.json_schema() is schema
     assert made == ["Args"]
     assert sleep_tool().json_schema() == SleepArgs.model_json_schema()
+
+
+async def test_loop_gives_the_event_loop_a_turn_during_a_burst_of_ready_events() -> None:
+    """A read holding many events is handed over without waiting; handling them must still let
+    other callbacks (a key, a redraw) run every STREAM_SLICE seconds, not only after the burst."""
+    import time
+
+    from pi_core.ai.event_stream import AssistantMessageEventStream
+    from pi_core.ai.messages import AssistantMessage, Usage
+    from pi_core.ai.provider import DoneEvent, StartEvent, TextDeltaEvent, TextEndEvent, TextStartEvent
+
+    def burst(model: Any, context: Any, options: Any) -> AssistantMessageEventStream:
+        out = AssistantMessageEventStream()
+        partial = AssistantMessage(api=model.api, provider=model.provider, model=model.id, usage=Usage())
+        current = TextContent(text="")
+        partial.content.append(current)
+        out.push(StartEvent(partial=partial))
+        out.push(TextStartEvent(content_index=0, partial=partial))
+        for _ in range(40):
+            current.text += "tok "
+            out.push(TextDeltaEvent(content_index=0, delta="tok ", partial=partial))
+        out.push(TextEndEvent(content_index=0, content=current.text, partial=partial))
+        out.push(DoneEvent(reason="stop", message=partial))
+        return out
+
+    updates = 0
+    seen_at: list[int] = []
+
+    async def emit(event: AgentEvent) -> None:
+        nonlocal updates
+        if event.type == "message_update":
+            updates += 1
+            busy_until = time.monotonic() + 0.001  # each event costs the loop work, as drawing does
+            while time.monotonic() < busy_until:
+                pass
+
+    def other_callback() -> None:
+        seen_at.append(updates)
+
+    config = AgentLoopConfig(model=faux_model(), stream_fn=burst)
+    asyncio.get_running_loop().call_later(0.001, other_callback)
+    await run_agent_loop([user("hi")], AgentContext("", [], []), config, emit)
+    assert updates == 42 and seen_at and seen_at[0] < 10

@@ -471,11 +471,23 @@ async def _stream_assistant_response(
     return final
 
 
+#: Seconds of stream events handled in a row before the loop is given a turn.
+STREAM_SLICE = 0.002
+
+
 async def _consume_response(
     response: AssistantMessageStream, current: AgentContext, emit: Emit, thinking_level: str, started: float
 ) -> AssistantMessage:
     added_partial = False
+    slice_began = time.monotonic()
     async for event in response:
+        # A read may hold many events, which the stream hands over without waiting: give the
+        # loop a turn every STREAM_SLICE seconds of them, so keys and redraws are not held
+        # behind a burst (a terminal UI showed a key only after a read's worth of tokens).
+        now = time.monotonic()
+        if now - slice_began > STREAM_SLICE:
+            await asyncio.sleep(0)
+            slice_began = time.monotonic()
         kind = event.type
         if kind == "start":
             partial = event.partial  # type: ignore[union-attr]
