@@ -80,6 +80,8 @@ def test_auth_json_reads_like_pi_or_fails_with_its_name(tmp_path: Path) -> None:
     path = tmp_path / "auth.json"
     path.write_bytes(b'\xef\xbb\xbf{"p": {"type": "api_key", "key": "k\xff"}}')
     assert AuthStorage(path).read() == {"p": {"type": "api_key", "key": "k\ufffd"}}
+    path.write_text(" \n")
+    assert AuthStorage(path).read() == {}  # empty: no credentials yet (pi 1.6.0 goes on too)
     path.write_text(DEEP)
     with pytest.raises(ValueError, match=f"^Failed to parse {path}: nested too deeply"):
         AuthStorage(path).read()

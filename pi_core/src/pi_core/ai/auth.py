@@ -125,7 +125,8 @@ class AuthStorage:
 
     def read(self) -> dict[str, Any]:
         try:
-            data = loads(read_json_text(self.path))
+            text = read_json_text(self.path)
+            data = loads(text) if text.strip() else {}  # an empty file holds no credentials, as in pi
         except FileNotFoundError:
             return {}
         except json.JSONDecodeError as error:
