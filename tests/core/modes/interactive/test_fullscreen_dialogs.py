@@ -198,3 +198,34 @@ async def test_confirm_is_pis_yes_no_list_with_yes_first(
     await repl.wait_for("Go on? → No")  # named by the title's first line
     assert "it is safe →" not in repl.output
     await repl.quit()
+
+
+async def test_a_plugin_container_with_the_keys_leaves_the_repl_keys_at_rest(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    from prompt_toolkit.key_binding import KeyBindings
+    from prompt_toolkit.layout import FormattedTextControl, HSplit, Window
+
+    pi_llm_server.add(_slow_answer(120))
+    repl = await repl_factory(fullscreen=True)
+    mode = repl.mode
+
+    def factory(tui: Any, theme: Any, done: Any) -> Any:
+        keys = KeyBindings()
+        keys.add("enter")(lambda event: done("ok"))
+        box = Window(FormattedTextControl("A BOX OF ITS OWN", focusable=True), height=1)
+        return HSplit([box], key_bindings=keys)
+
+    await repl.submit("talk slowly")
+    await repl.until(lambda: "word003" in _screen(mode))
+    shown = asyncio.ensure_future(mode.ui.custom(factory))
+    await _drawn(repl, "A BOX OF ITS OWN")
+    repl.send(ESC)  # the component has the keys: not the REPL's abort (as pi gives it every key)
+    repl.send("\x04")  # nor Ctrl+D's quit
+    await asyncio.sleep(0.3)
+    assert mode.busy and not shown.done()
+    repl.send("\r")
+    assert await asyncio.wait_for(shown, 5) == "ok"
+    await repl.idle(20)
+    assert "word119" in repl.output and "Aborted" not in repl.output
+    await repl.quit()

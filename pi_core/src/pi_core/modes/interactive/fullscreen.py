@@ -140,8 +140,8 @@ class FullscreenMode(InteractiveMode):
         #: Plugin components and dialogs shown in the editor's place (the last one is drawn and
         #: takes the keys; closing it shows the one under it again), oldest first.
         self._in_place: list[Container] = []
-        #: Which of those are dialogs (``select``, ``confirm``, ``input``, ``editor``, the picker):
-        #: while one has the keys, the REPL's own keys are off.
+        #: Which of those are dialogs (``select``, ``confirm``, ``input``, ``editor``, the picker).
+        #: While one of them, or a floating component, has the keys, the REPL's own are off.
         self._dialog_views: list[Container] = []
         #: The floating ones, in the order shown.
         self._placed: list[PlacedOverlay] = []
@@ -265,7 +265,7 @@ class FullscreenMode(InteractiveMode):
                 merge_key_bindings(
                     [DynamicKeyBindings(lambda: self._key_bindings), self._own_keys(searching)]
                 ),
-                filter=~Condition(self._dialog_has_keys),
+                filter=~Condition(self._plugin_ui_has_keys),
             ),
             style=DynamicStyle(lambda: self.styles.toolkit),
             color_depth=lambda: self.styles.color_depth,
@@ -727,6 +727,17 @@ class FullscreenMode(InteractiveMode):
         if not self._dialog_views or self._app is None:
             return False
         return self._in_place[-1] in self._dialog_views and self._app.layout.has_focus(self._in_place[-1])
+
+    def _plugin_ui_has_keys(self) -> bool:
+        """Whether a dialog, a plugin's component in the editor's place or a floating one has
+        the keys: then every key is its (as pi hands them all to the focused component), and
+        the REPL's own — Esc aborting the run, Ctrl+D, Ctrl+F — rest."""
+        app = self._app
+        if app is None or not (self._in_place or self._placed):
+            return False
+        if self._in_place and app.layout.has_focus(self._in_place[-1]):
+            return True
+        return any(app.layout.has_focus(placed.content) for placed in self._placed)
 
     def _open_dialog(self, view: Container, focus: Container, blocked: Blocked | None) -> Callable[[], None]:
         """Show ``view`` in the editor's place, with the keys; the function that closes it. It
