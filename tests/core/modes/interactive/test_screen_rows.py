@@ -143,3 +143,14 @@ def _copy(screen: Screen) -> Screen:
         made.data_buffer[y].update(row)
     made.height = screen.height
     return made
+
+
+def test_a_plugin_editors_rows_are_parsed_once_while_unchanged() -> None:
+    from pi_core.modes.interactive.editor_slot import parsed_row
+
+    row = "> typed \x1b[7m \x1b[27m  -- INSERT --"
+    first = parsed_row(row)
+    assert parsed_row(row) is first
+    assert "".join(text for _, text, *_ in first) == "> typed    -- INSERT --"
+    assert any("reverse" in style for style, *_ in first)
+    assert parsed_row(row + "x") is not first

@@ -225,7 +225,7 @@ class EditorSlot:
         except Exception as error:
             self._failed(error)
             return None
-        lines: list[StyleAndTextTuples] = [to_formatted_text(ANSI(row)) for row in rows] or [[]]
+        lines: list[StyleAndTextTuples] = [parsed_row(row) for row in rows] or [[]]
         if isinstance(component, CustomEditor):
             cursor = builtin_cursor(self._mode)
             cursor = Point(x=cursor.x, y=min(cursor.y, len(lines) - 1))
@@ -304,6 +304,20 @@ def builtin_cursor(mode: InteractiveMode) -> Point:
     lead = mode._prompt_message() if document.cursor_position_row == 0 else "  "
     before = document.current_line_before_cursor
     return Point(x=get_cwidth(lead) + get_cwidth(before), y=document.cursor_position_row)
+
+
+_PARSED: dict[str, StyleAndTextTuples] = {}
+
+
+def parsed_row(row: str) -> StyleAndTextTuples:
+    """A plugin editor's row (text with colour escapes) as fragments, parsed once while it is
+    drawn again unchanged: it is drawn at every redraw, and a key changes one row of it."""
+    fragments = _PARSED.get(row)
+    if fragments is None:
+        if len(_PARSED) > 1000:
+            _PARSED.clear()
+        fragments = _PARSED[row] = to_formatted_text(ANSI(row))
+    return fragments
 
 
 def parse_keys(data: str) -> list[KeyPress]:
