@@ -201,7 +201,7 @@ def test_model_selector_in_the_editors_place(pi_env: PiEnv, full: Pane) -> None:
     full.keys("Enter")
     screen = full.wait_for("  Model Name: fake-model")
     assert "→ ✓ fake-model [loop]" in screen and "first answer" in screen
-    below = screen.split("Enter to select · Escape/Ctrl+C to cancel")[-1]
+    below = screen.split("Enter to select · Ctrl+S to set as default · Escape/Ctrl+C to cancel")[-1]
     assert "loop/fake-model  context" in below  # the footer, under the selector
     full.keys("Down", "Enter")
     full.wait_for(lambda s: "Model: loopa/fake-claude" in s and "Model Name" not in s)

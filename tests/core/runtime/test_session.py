@@ -240,7 +240,28 @@ async def test_thinking_level_and_model_changes_are_recorded(harness: Harness) -
     session.set_thinking_level("high")
     assert session.thinking_level == "high"
     assert session.cycle_thinking_level() is not None
-    assert harness.settings.settings.default_model == "faux-think"
+    changes = [e.type for e in session.session_manager.get_entries()]
+    assert changes.count("model_change") == 1 and changes.count("thinking_level_change") == 3
+    # As pi 1.6.0: switching records the change in the session but leaves the defaults alone.
+    settings = harness.settings.settings
+    assert (settings.default_model, settings.default_thinking_level) == (None, None)
+
+
+async def test_defaults_are_saved_only_when_asked(harness: Harness) -> None:
+    thinker = harness.add_model("faux-think", reasoning=True)
+    session = harness.build()
+    first = session.model
+    assert first is not None
+    session.services.scoped_models = [(first, None)]
+    harness.settings.set("enabledModels", ["faux/faux-1"])
+    await session.set_model(thinker, persist=True)
+    session.set_thinking_level("xhigh", persist=True)
+    settings = harness.settings.settings
+    assert (settings.default_provider, settings.default_model) == ("faux", "faux-think")
+    assert settings.default_thinking_level == "xhigh"  # the level asked for, clamped or not
+    # A default outside a non-empty scope joins it, so Ctrl+P still reaches it.
+    assert [m.id for m, _ in session.services.scoped_models] == ["faux-1", "faux-think"]
+    assert settings.enabled_models == ["faux/faux-1", "faux/faux-think"]
 
 
 class _KeepLastUserStrategy:

@@ -667,17 +667,21 @@ class AgentSession:
         models = await self.get_available_models()
         return next((m for m in models if m.provider == provider and m.id == model_id), None)
 
-    async def set_model(self, model: Model, *, source: Literal["set", "cycle", "restore"] = "set") -> None:
-        """Switch model: needs auth, records a ``model_change``, saves the default, re-clamps thinking."""
-        await session_models.set_model(self, model, source)
+    async def set_model(
+        self, model: Model, *, source: Literal["set", "cycle", "restore"] = "set", persist: bool = False
+    ) -> None:
+        """Switch model: needs auth, records a ``model_change``, re-clamps thinking; ``persist``
+        also makes it the default of new sessions (pi 1.6.0: only when the user asks)."""
+        await session_models.set_model(self, model, source, persist)
 
     async def cycle_model(self) -> tuple[Model, str, bool] | None:
         """Next scoped model (or next available one); ``None`` when there is nothing to cycle to."""
         return await session_models.cycle_model(self)
 
-    def set_thinking_level(self, level: str) -> None:
-        """Clamp to the model, record a change entry, save the default and emit ``thinking_level_changed``."""
-        session_models.set_thinking_level(self, level)
+    def set_thinking_level(self, level: str, *, persist: bool = False) -> None:
+        """Clamp to the model, record a change entry and emit ``thinking_level_changed``;
+        ``persist`` also saves ``level`` as ``defaultThinkingLevel``."""
+        session_models.set_thinking_level(self, level, persist)
 
     def cycle_thinking_level(self) -> str | None:
         return session_models.cycle_thinking_level(self)

@@ -39,15 +39,15 @@ async def available_models(session: AgentSession) -> list[Model]:
     return list(await _maybe_await(registry.get_available()))
 
 
-async def set_model(session: AgentSession, model: Model, source: ModelSource) -> None:
+async def set_model(session: AgentSession, model: Model, source: ModelSource, persist: bool = False) -> None:
     registry = session.model_registry
     if registry is not None and not registry.has_configured_auth(model):
         raise RuntimeError(f"No API key for {model.provider}/{model.id}")
     previous = session.model
     session.agent.state.model = model
     session.session_manager.append_model_change(model.provider, model.id)
-    session.settings.set("defaultProvider", model.provider)
-    session.settings.set("defaultModel", model.id)
+    if persist:
+        _save_default_model(session, model)
     wanted = session.thinking_level
     if previous is not None and not previous.reasoning:
         wanted = session.settings.settings.default_thinking_level or "medium"
@@ -58,6 +58,21 @@ async def set_model(session: AgentSession, model: Model, source: ModelSource) ->
     if hooks is not None and hooks.has("model_select"):
         event = hook_events.ModelSelectEvent(model=model, previous_model=previous, source=source)
         await hooks.model_select(event, session.extension_context())
+
+
+def _save_default_model(session: AgentSession, model: Model) -> None:
+    """The default of new sessions (pi 1.6.0 saves it only when asked: /model's Ctrl+S, a
+    login); a model outside a non-empty scope joins the scope and ``enabledModels``."""
+    session.settings.set("defaultProvider", model.provider)
+    session.settings.set("defaultModel", model.id)
+    scoped = session.services.scoped_models
+    if not scoped or any(m.provider == model.provider and m.id == model.id for m, _ in scoped):
+        return
+    session.services.scoped_models = [*scoped, (model, None)]
+    enabled = session.settings.settings.enabled_models
+    reference = f"{model.provider}/{model.id}"
+    if enabled and all(pattern.lower() != reference.lower() for pattern in enabled):
+        session.settings.set("enabledModels", [*enabled, reference])
 
 
 async def cycle_model(session: AgentSession) -> tuple[Model, str, bool] | None:
@@ -81,7 +96,7 @@ async def cycle_model(session: AgentSession) -> tuple[Model, str, bool] | None:
     return model, session.thinking_level, bool(scoped)
 
 
-def set_thinking_level(session: AgentSession, level: str) -> None:
+def set_thinking_level(session: AgentSession, level: str, persist: bool = False) -> None:
     model = session.model
     new_level = clamp_thinking_level(model, level) if model is not None else level
     previous = session.thinking_level
@@ -93,8 +108,8 @@ def set_thinking_level(session: AgentSession, level: str) -> None:
         if hooks is not None and hooks.has("thinking_level_select"):
             event = hook_events.ThinkingLevelSelectEvent(level=new_level, previous_level=previous)
             hooks.dispatcher.dispatch_background("thinking_level_select", event, session.extension_context())
-    if model is not None and (model.reasoning or new_level != "off"):
-        session.settings.set("defaultThinkingLevel", new_level)
+    if persist and (model is None or model.reasoning or new_level != "off"):
+        session.settings.set("defaultThinkingLevel", level)  # the level asked for, as pi
 
 
 def cycle_thinking_level(session: AgentSession) -> str | None:

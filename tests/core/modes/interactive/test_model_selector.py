@@ -55,7 +55,7 @@ def test_rows_mark_the_current_model_and_the_default(pipe: PipeInput) -> None:
     assert "    fake-large [loop] · default" in lines
     assert "    fake-claude (Claude Fake (EU edition)) [loopa]" in lines  # a name that says more
     assert "  Model Name: fake-model" in lines
-    assert "  Enter to select · Escape/Ctrl+C to cancel" in lines
+    assert "  Enter to select · Ctrl+S to set as default · Escape/Ctrl+C to cancel" in lines
 
 
 def test_fuzzy_search_and_the_default_word() -> None:
@@ -109,7 +109,7 @@ def test_under_the_fullscreen_status_row_the_opening_rule_is_left_out() -> None:
 async def test_keybindings_json_rebinds_the_list_keys(pipe: PipeInput) -> None:
     keymap = {"tui.select.down": ["ctrl+j"], "tui.select.cancel": ["ctrl+g"]}
     selector = ModelSelector(listed(), keymap=keymap)
-    assert "  Enter to select · Ctrl+G to cancel" in screen(selector)
+    assert "  Enter to select · Ctrl+S to set as default · Ctrl+G to cancel" in screen(selector)
     task = asyncio.create_task(selector.run(input=pipe, output=DummyOutput()))
     await asyncio.sleep(0.05)
     pipe.send_text("\x0a")  # Ctrl+J: down
@@ -117,3 +117,14 @@ async def test_keybindings_json_rebinds_the_list_keys(pipe: PipeInput) -> None:
     assert selector.state.index == 1
     pipe.send_text("\x07")  # Ctrl+G: cancel
     assert await asyncio.wait_for(task, 5) is None
+
+
+async def test_ctrl_s_chooses_the_model_as_the_default(pipe: PipeInput) -> None:
+    for keys, as_default in ((DOWN + "\x13", True), (DOWN + ENTER, False)):
+        selector = ModelSelector(listed())
+        task = asyncio.create_task(selector.run(input=pipe, output=DummyOutput()))
+        await asyncio.sleep(0.05)
+        pipe.send_text(keys)
+        chosen = await asyncio.wait_for(task, 5)
+        assert chosen is not None and chosen.id == "fake-large"
+        assert selector.as_default is as_default

@@ -67,7 +67,14 @@ async def test_builtin_slash_commands(
     await repl.in_dialog()
     repl.send("\r")
     await repl.wait_for("Model: loop/other-model")
-    assert repl.mode.host.session.model.id == "other-model"
+    session = repl.mode.host.session
+    assert session.model.id == "other-model"
+    assert session.settings.settings.default_model != "other-model"  # Enter: this session only
+    await repl.submit("/model other")
+    await repl.in_dialog()
+    repl.send("\x13")  # Ctrl+S: and the default of new sessions
+    await repl.wait_for("Default model: loop/other-model")
+    assert session.settings.settings.default_model == "other-model"
     await repl.submit("/thinking high")
     await repl.wait_for("Thinking level: high")
     await repl.submit("/thinking loud")

@@ -23,6 +23,7 @@ class ModelCommands(CommandBase):
             self._warn("No models available: set an API key (see /help) or add models.json")
             return
         chosen = find_exact_model(args, models) if args else None
+        as_default = False
         if chosen is None:
             # As pi: anything but an exact reference opens the selector with it as the search.
             from pi_core.modes.interactive.model_selector import ModelList, ModelSelector
@@ -43,8 +44,10 @@ class ModelCommands(CommandBase):
             chosen = await self.mode.show_selector(selector)
             if chosen is None:
                 return
-        await self._session.set_model(chosen)
-        self._info(f"Model: {chosen.provider}/{chosen.id}")
+            as_default = selector.as_default
+        # As pi 1.6.0: the default of new sessions changes only by Ctrl+S in the selector.
+        await self._session.set_model(chosen, persist=as_default)
+        self._info(f"{'Default model' if as_default else 'Model'}: {chosen.provider}/{chosen.id}")
 
     async def cmd_scoped_models(self, args: str) -> None:
         from pi_core.modes.interactive.scoped_models_selector import ScopedModelsSelector, full_id
@@ -188,7 +191,7 @@ class ModelCommands(CommandBase):
             if model is None:
                 self._info(f"Now name a model of {provider}: /model, or --model {provider}/ID next time")
                 return
-            await self._session.set_model(model)
+            await self._session.set_model(model, persist=True)  # pi too: a login's model is the default
             self._info(f"Model: {model.provider}/{model.id} (/model picks another)")
 
     async def cmd_logout(self, args: str) -> None:

@@ -143,6 +143,8 @@ class ModelSelector(Selector):
         self.state = state
         self.keymap = keymap or {}
         self._styles = styles
+        #: True when the model was chosen with ``app.models.save`` (make it the default).
+        self.as_default = False
         super().__init__()
 
     def bindings(self) -> KeyBindings:
@@ -153,12 +155,18 @@ class ModelSelector(Selector):
             if state.selected is not None:
                 self.finish(state.selected)
 
+        def choose_as_default() -> None:
+            if state.selected is not None:
+                self.as_default = True
+                self.finish(state.selected)
+
         self.on_keys(bindings, "tui.select.up", ["up"], lambda: state.move(-1))
         self.on_keys(bindings, "tui.select.down", ["down"], lambda: state.move(1))
         self.on_keys(bindings, "tui.select.pageUp", ["pageUp"], lambda: state.page_by(-1))
         self.on_keys(bindings, "tui.select.pageDown", ["pageDown"], lambda: state.page_by(1))
         self.on_keys(bindings, "tui.input.tab", ["tab"], state.switch_scope)
         self.on_keys(bindings, "tui.select.confirm", ["enter"], choose)
+        self.on_keys(bindings, "app.models.save", ["ctrl+s"], choose_as_default)
         self.on_keys(bindings, "tui.select.cancel", ["escape", "ctrl+c"], lambda: self.finish(None))
 
         @bindings.add("backspace")
@@ -205,8 +213,10 @@ class ModelSelector(Selector):
         else:
             lines += [[], [(muted, f"  Model Name: {selected.name or selected.id}")]]
         confirm = self.key_text("tui.select.confirm", "enter", capitalize=True)
+        save = self.key_text("app.models.save", "ctrl+s", capitalize=True)
         cancel = self.key_text("tui.select.cancel", "escape", "ctrl+c", capitalize=True)
-        lines += [[], [(self._fg("dim"), f"  {confirm} to select · {cancel} to cancel")], rule]
+        hint = f"  {confirm} to select · {save} to set as default · {cancel} to cancel"
+        lines += [[], [(self._fg("dim"), hint)], rule]
         return self.join(lines, opening=1)
 
     def _row(self, model: Model, selected: bool) -> StyleAndTextTuples:

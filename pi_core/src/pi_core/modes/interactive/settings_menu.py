@@ -55,7 +55,12 @@ def settings_of(mode: InteractiveMode) -> list[Setting]:
 
     queue_modes = lambda: QUEUE_MODES  # noqa: E731
     return [
-        Setting("Thinking level", lambda: session.thinking_level, levels, session.set_thinking_level),
+        Setting(
+            "Thinking level",
+            lambda: session.thinking_level,
+            levels,
+            lambda level: session.set_thinking_level(level, persist=True),  # a setting: saved
+        ),
         Setting(
             "Auto-compact", lambda: session.auto_compaction_enabled, None, session.set_auto_compaction_enabled
         ),
