@@ -31,7 +31,7 @@ def test_rows_as_pi_draws_them() -> None:
     lines = "".join(text for _, text, *_ in ForkSelector(["first\nline", "second"]).fragments()).splitlines()
     assert lines[1:3] == [
         " Fork from Message",
-        " Select a user message to copy the active path up to that point into a new session",
+        " Pick one of your messages: a new session starts with this branch up to it",
     ]
     assert lines[6:12] == ["  first line", "  Message 1 of 2", "", "› second", "  Message 2 of 2", ""]
 

@@ -81,7 +81,7 @@ class ForkSelector(Selector):
         width = self.width()
         muted, accent = self._fg("muted"), self._fg("accent")
         rule: StyleAndTextTuples = [(self._fg("border"), "─" * width)]
-        what = "Select a user message to copy the active path up to that point into a new session"
+        what = "Pick one of your messages: a new session starts with this branch up to it"
         lines: list[StyleAndTextTuples] = [
             [],
             [(f"bold {self._fg('text')}", " Fork from Message")],
