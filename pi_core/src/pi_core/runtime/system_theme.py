@@ -35,6 +35,19 @@ from typing import Literal
 from pi_core.runtime import colors
 from pi_core.runtime.colors import RGB
 
+#: What follows ``syntax`` in the names of a theme's code-highlighting roles (``syntaxKeyword``).
+SYNTAX_PARTS = (
+    "Comment",
+    "Keyword",
+    "Function",
+    "Variable",
+    "String",
+    "Number",
+    "Type",
+    "Operator",
+    "Punctuation",
+)
+
 Appearance = Literal["dark", "light"]
 NAME = "system"
 
@@ -226,18 +239,7 @@ def _rules() -> list[Rule]:
         (role, (_BG, *TOOL_PANELS), "readable")
         for role in ("toolDiffAdded", "toolDiffRemoved", "toolDiffContext")
     ]
-    syntax = (
-        "Comment",
-        "Keyword",
-        "Function",
-        "Variable",
-        "String",
-        "Number",
-        "Type",
-        "Operator",
-        "Punctuation",
-    )
-    rules += [(f"syntax{part}", _ON_PANELS, "readable") for part in syntax]
+    rules += [(f"syntax{part}", _ON_PANELS, "readable") for part in SYNTAX_PARTS]
     rules.append(("searchMatchText", ("searchMatchBg",), "readable"))
     rules += [(role, (_BG,), "readable") for role in ("bashMode", "border", "borderAccent")]
     rules.append(("borderMuted", (_BG,), "subtle"))

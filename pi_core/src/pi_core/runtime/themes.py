@@ -68,20 +68,7 @@ TOKENS: dict[str, tuple[Slot, str | None]] = {
         )
     },
     **{f"toolDiff{part}": ("foreground", None) for part in ("Added", "Removed", "Context")},
-    **{
-        f"syntax{part}": ("foreground", None)
-        for part in (
-            "Comment",
-            "Keyword",
-            "Function",
-            "Variable",
-            "String",
-            "Number",
-            "Type",
-            "Operator",
-            "Punctuation",
-        )
-    },
+    **{f"syntax{part}": ("foreground", None) for part in system_theme.SYNTAX_PARTS},
     **{
         f"thinking{level}": ("foreground", None)
         for level in ("Off", "Minimal", "Low", "Medium", "High", "Xhigh")

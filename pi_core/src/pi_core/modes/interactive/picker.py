@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -328,7 +329,7 @@ def selector_sequence(key: str) -> tuple[str, ...] | None:
     return key_sequence(key)
 
 
-class Selector:
+class Selector(ABC):
     """A selector drawn in the editor's place (/tree, /model): subclasses give its lines
     (:meth:`fragments`) and keys (:meth:`bindings`) and call :meth:`finish` with the choice.
 
@@ -381,8 +382,9 @@ class Selector:
             keys = ["+".join(part[:1].upper() + part[1:] for part in key.split("+")) for key in keys]
         return "/".join(keys)
 
+    @abstractmethod
     def fragments(self) -> StyleAndTextTuples:
-        raise NotImplementedError
+        """What the selector shows now (its rows, search field and key hints)."""
 
     def join(self, lines: Sequence[StyleAndTextTuples], opening: int = 0) -> StyleAndTextTuples:
         """``lines`` as one text; the first ``opening`` of them (the opening rule and the space
@@ -394,8 +396,9 @@ class Selector:
             fragments.extend(line)
         return fragments
 
+    @abstractmethod
     def bindings(self) -> KeyBindings:
-        raise NotImplementedError
+        """The selector's keys (made once, by ``__init__``)."""
 
     def finish(self, result: Any) -> None:
         if not self.finished:
