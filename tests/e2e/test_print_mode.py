@@ -14,6 +14,10 @@ if TYPE_CHECKING:
     from conftest import PiEnv
 
 
+def _text(content: str | list[dict[str, str]]) -> str:
+    return content if isinstance(content, str) else "".join(part.get("text", "") for part in content)
+
+
 def _user_texts(body: dict[str, object]) -> list[str]:
     texts = []
     for message in body["messages"]:  # type: ignore[attr-defined]
@@ -58,6 +62,31 @@ def test_print_mode_tool_session_writes_files_then_continues(pi_env: PiEnv) -> N
     # same prompt records nothing new
     assert roles == ["system", "user", "assistant", "toolResult", "toolResult", "assistant",
                      "user", "assistant", "toolResult", "assistant"]  # fmt: skip
+
+
+def test_print_mode_sends_a_reply_with_an_unknown_stop_reason_back_to_the_model(pi_env: PiEnv) -> None:
+    """pi 1.6.0 keeps a saved reply whose ``stopReason`` it does not know (a newer pi's, or
+    ``deferred``) in the context; only ``error`` and ``aborted`` replies stay out."""
+    pi_env.server.add(text_turn("first answer"), text_turn("second answer"))
+    assert pi_env.run("-p", "first question").returncode == 0
+    (session_file,) = pi_env.session_files()
+    lines = [json.loads(line) for line in session_file.read_text().splitlines()]
+    for line in lines:
+        if line["type"] == "message" and line["message"]["role"] == "assistant":
+            line["message"].update(stopReason="paused_for_later", rawStopReason="pause_later")
+    session_file.write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+    second = pi_env.run("-p", "-c", "second question")
+    assert second.returncode == 0, second.stderr
+    assert second.stdout == "second answer\n" and "stopReason" not in second.stderr
+    sent = pi_env.server.requests[-1].body["messages"]
+    assert [(m["role"], _text(m["content"])) for m in sent if m["role"] != "system"] == [
+        ("user", "first question"),
+        ("assistant", "first answer"),
+        ("user", "second question"),
+    ]
+    kept = [json.loads(line) for line in session_file.read_text().splitlines()]
+    assert kept[: len(lines)] == lines  # the reply is kept as it was written
 
 
 def test_print_mode_reports_provider_error_on_stderr(pi_env: PiEnv) -> None:

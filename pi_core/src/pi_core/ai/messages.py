@@ -137,8 +137,9 @@ def sum_usage(usages: Sequence[Usage]) -> Usage | None:
     return total
 
 
-#: ``pending``: a reply still streaming (pi 1.6.0's ``message_start``); a finished one never has it.
-StopReason = Literal["stop", "length", "toolUse", "error", "aborted", "pending"]
+#: pi 1.6.0's stop reasons. ``pending``: a reply still streaming (pi 1.6.0's ``message_start``); a
+#: finished one never has it. ``deferred``: a reply a provider will hand over later (pi's type has it).
+StopReason = Literal["stop", "length", "toolUse", "error", "aborted", "pending", "deferred"]
 
 
 # --- LLM messages ---------------------------------------------------------------------------------
@@ -159,7 +160,10 @@ class AssistantMessage(PiModel):
     response_model: str | None = None
     response_id: str | None = None
     usage: Usage = Field(default_factory=Usage)
-    stop_reason: StopReason = "stop"
+    #: One of :data:`StopReason`, or a value this version does not know (a newer pi's), which is
+    #: kept as it is: pi 1.6.0 sends such a reply to the model as any other, only ``error`` and
+    #: ``aborted`` replies stay out of the context.
+    stop_reason: StopReason | str = "stop"
     error_message: str | None = None
     timestamp: int = Field(default_factory=now_ms)
     #: pi 1.6.0: the provider's own stop/finish reason (``end_turn``, ``tool_calls``, ...).

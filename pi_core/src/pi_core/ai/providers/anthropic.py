@@ -521,7 +521,7 @@ async def _consume(
                 mapped = STOP_REASONS.get(reason)
                 if mapped is None:
                     raise StreamFailure(f"Unhandled stop reason: {reason}")
-                output.stop_reason = mapped  # type: ignore[assignment]
+                output.stop_reason = mapped
                 if mapped == "error":
                     output.error_message = f"Anthropic stop reason: {reason}"
             delta_usage = _object(event.get("usage"))

@@ -501,7 +501,7 @@ async def _consume(
             saw_finish = True
             output.raw_stop_reason = choice.finish_reason  # pi 1.6.0 records the API's own reason
             mapped, error = map_finish_reason(choice.finish_reason)
-            output.stop_reason = mapped  # type: ignore[assignment]
+            output.stop_reason = mapped
             if error:
                 output.error_message = error
         delta = choice.delta

@@ -496,7 +496,7 @@ async def _consume(
             mapped = STATUS_TO_STOP.get(status) if status else "stop"
             if mapped is None:
                 raise StreamFailure(f"Unhandled stop reason: {status}")
-            output.stop_reason = mapped  # type: ignore[assignment]
+            output.stop_reason = mapped
             if mapped == "error":
                 output.error_message = f"Response status: {status}"
             if mapped == "stop" and any(isinstance(b, ToolCall) for b in blocks):
