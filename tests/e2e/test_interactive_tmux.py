@@ -187,6 +187,13 @@ def test_resume_selector_in_tmux(pi_env: PiEnv, pane: Pane) -> None:
     assert row.rstrip().endswith("3 now")  # the system message, the question, the answer
     pane.keys("C-s")
     pane.wait_for("Sort: Recent")
+    pane.keys("C-r")  # the rename field edits as pi's input: Home goes to the start
+    pane.wait_for("Rename Session")
+    pane.type("topic")
+    pane.keys("Home")
+    pane.type("my ")
+    pane.keys("Enter")
+    pane.wait_for("› my topic")
     pane.keys("Enter")
     pane.wait_for("the earlier answer")
     pane.wait_for("Resumed")

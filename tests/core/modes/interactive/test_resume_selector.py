@@ -175,3 +175,42 @@ async def test_keybindings_json_rebinds_its_keys_and_hints(pipe: PipeInput) -> N
     assert "Sort: Recent" in screen(selector)
     await press(pipe, ESC)
     assert await asyncio.wait_for(task, 5) is None
+
+
+async def test_the_rename_field_edits_as_pi_input(pipe: PipeInput) -> None:
+    renamed: list[tuple[str, str]] = []
+
+    async def rename(path: str, name: str) -> None:
+        renamed.append((path, name))
+
+    selector, task = await start(pipe, rename=rename)
+    await press(pipe, DOWN, CTRL_R)  # "tokenizer work": the cursor starts on its first letter
+    assert "> tokenizer work" in screen(selector) and selector.rename_field.cursor == 0
+    keys = ("the ", "\x1bf", "\x17", "\x05", " log", "\x1b[D" * 3, "\x1b[3~", "\x1b[1;5D")
+    await press(pipe, *keys)  # Alt+F, Ctrl+W, Ctrl+E, typing, Left, Delete, Ctrl+Left
+    assert selector.rename_field.text == "the  work og" and selector.rename_field.cursor == 5
+    await press(pipe, ENTER)
+    assert renamed == [("/s/a", "the  work og")]
+    await press(pipe, CTRL_R)  # pi keeps one field: the cursor stays where it was (at most the end)
+    assert selector.renaming == "/s/a" and selector.rename_field.cursor == 5
+    await press(pipe, CTRL_D, ESC, ESC)  # Ctrl+D erases forward here; Esc leaves, then closes
+    assert renamed == [("/s/a", "the  work og")]
+    assert await asyncio.wait_for(task, 5) is None
+
+
+async def test_the_search_field_edits_and_the_list_keys_still_win(pipe: PipeInput) -> None:
+    deleted: list[str] = []
+
+    async def delete(path: str) -> str:
+        deleted.append(path)
+        return "Session deleted"
+
+    selector, task = await start(pipe, delete=delete)
+    await press(pipe, "tokenzer", "\x1b[D" * 3, "i")
+    assert selector.state.query == "tokenizer" and "› tokenizer work" in screen(selector)
+    await press(pipe, "\x1b[H", "\x0b")  # Home, Ctrl+K: the search is empty again
+    assert selector.state.query == "" and "Explain the parser" in screen(selector)
+    await press(pipe, "fork", "\x01", DOWN, CTRL_D, ENTER)  # Ctrl+D deletes a session, as in pi
+    assert deleted == ["/s/d"] and selector.state.query == "fork"
+    await press(pipe, ESC)
+    assert await asyncio.wait_for(task, 5) is None

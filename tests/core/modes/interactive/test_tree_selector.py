@@ -18,6 +18,7 @@ from tests.core.modes.interactive.test_tree_view import assistant, branched_sess
 UP, DOWN, ENTER, ESC, BACKSPACE = "\x1b[A", "\x1b[B", "\r", "\x1b", "\x7f"
 CTRL_LEFT, CTRL_RIGHT, ALT_LEFT = "\x1b[1;5D", "\x1b[1;5C", "\x1b[1;3D"
 CTRL_U, CTRL_O, CTRL_X, CTRL_D = "\x15", "\x0f", "\x18", "\x04"
+CTRL_K, CTRL_W, ALT_B, END = "\x0b", "\x17", "\x1bb", "\x1b[F"
 
 
 @pytest.fixture
@@ -103,12 +104,14 @@ async def test_shift_l_edits_the_label_in_place(pipe: PipeInput) -> None:
     tree, ids = selector(pipe, on_label=lambda entry_id, label: written.append((entry_id, label)))
     await press(pipe, tree, UP, "L")
     assert "Label (empty to remove):" in screen(tree) and "> favourite" in screen(tree)
-    await press(pipe, tree, BACKSPACE * 9, "best", ENTER)
-    assert written == [(ids["b"], "best")]
-    assert "[best] user: approach B" in screen(tree)
+    # The cursor starts on the first character, as in pi: typing goes in front.
+    assert ("reverse", "f") in [(style.strip(), text) for style, text, *_ in tree.fragments()]
+    await press(pipe, tree, "my ", END, " one", ALT_B, CTRL_W, ENTER)
+    assert written == [(ids["b"], "my one")]
+    assert "[my one] user: approach B" in screen(tree)
     await press(pipe, tree, "L", "x", ESC)  # Esc leaves the field without writing
-    assert written == [(ids["b"], "best")] and "Session Tree" in screen(tree)
-    await press(pipe, tree, "L", BACKSPACE * 4, ENTER)  # empty: the label goes
+    assert written == [(ids["b"], "my one")] and "Session Tree" in screen(tree)
+    await press(pipe, tree, "L", CTRL_K, ENTER)  # empty: the label goes
     assert written[-1] == (ids["b"], None)
     task = await press(pipe, tree, ESC)
     assert await asyncio.wait_for(task, 5) is None

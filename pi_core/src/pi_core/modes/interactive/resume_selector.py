@@ -24,12 +24,12 @@ from typing import Any, Literal
 
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
-from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-from prompt_toolkit.keys import Keys
+from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.utils import get_cwidth
 
 from pi_core.ai.resolve import _fuzzy_score
 from pi_core.modes.interactive.fork_selector import fit
+from pi_core.modes.interactive.line_edit import LineEdit, bind_line_edit
 from pi_core.modes.interactive.picker import Selector
 from pi_core.modes.interactive.styles import ReplStyles
 from pi_core.session.listing import SessionInfo
@@ -253,8 +253,13 @@ class ResumeSelector(Selector):
         self.loading: Scope | None = None
         #: The path waiting for Enter to delete it.
         self.confirming: str | None = None
-        #: The rename field: (path, text so far).
-        self.renaming: tuple[str, str] | None = None
+        #: The session being renamed (its path), or ``None``.
+        self.renaming: str | None = None
+        #: The rename field, one for the selector's life: as in pi, a second rename finds the
+        #: cursor where the first left it (the first starts at the name's start).
+        self.rename_field = LineEdit()
+        #: The search field.
+        self.search = LineEdit()
         #: A note in place of the key lines: (text, role).
         self.status: tuple[str, str] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -309,6 +314,15 @@ class ResumeSelector(Selector):
         confirming = Condition(lambda: self.confirming is not None)
         renaming = Condition(lambda: self.renaming is not None)
 
+        def searched() -> None:
+            state.query = self.search.text
+            state.refilter(keep_top=bool(state.query.strip()))
+
+        # pi's line editing in the search and rename fields, bound first: the selector's own
+        # keys below (Ctrl+D deletes, Ctrl+P shows paths) win where they share a key.
+        bind_line_edit(bindings, lambda: self.search, keymap=self.keymap, filter=listing, on_change=searched)
+        bind_line_edit(bindings, lambda: self.rename_field, keymap=self.keymap, filter=renaming)
+
         def key(
             action: str, *defaults: str, when: Condition = listing
         ) -> Callable[[Callable[[], None]], None]:
@@ -352,7 +366,8 @@ class ResumeSelector(Selector):
         def _rename() -> None:
             info = state.selected
             if info is not None and self.rename is not None and self.loading is None:
-                self.renaming = (info.path, info.name or "")
+                self.renaming = info.path
+                self.rename_field.set_text(info.name or "")
 
         @key("tui.select.up", "up")
         def _up() -> None:
@@ -379,22 +394,6 @@ class ResumeSelector(Selector):
         def _cancel() -> None:
             self.finish(None)
 
-        @key("tui.editor.deleteCharBackward", "backspace")
-        def _erase() -> None:
-            if state.query:
-                state.query = state.query[:-1]
-                state.refilter(keep_top=bool(state.query.strip()))
-
-        @bindings.add(Keys.Any)
-        def _type(event: KeyPressEvent) -> None:
-            if not event.data.isprintable():
-                return
-            if self.renaming is not None:
-                self.renaming = (self.renaming[0], self.renaming[1] + event.data)
-            elif listing():
-                state.query += event.data
-                state.refilter(keep_top=bool(state.query.strip()))
-
         @key("tui.select.confirm", "enter", when=confirming)
         def _confirm_delete() -> None:
             path, self.confirming = self.confirming, None
@@ -405,20 +404,15 @@ class ResumeSelector(Selector):
         def _keep() -> None:
             self.confirming = None
 
-        @key("tui.select.confirm", "enter", when=renaming)
+        @key("tui.input.submit", "enter", when=renaming)
         def _save_name() -> None:
-            if self.renaming is not None and self.renaming[1].strip():
-                path, name = self.renaming
-                self._spawn(self._rename(path, name.strip()))
+            name = self.rename_field.text.strip()
+            if self.renaming is not None and name:
+                self._spawn(self._rename(self.renaming, name))
 
         @key("tui.select.cancel", "escape", "ctrl+c", when=renaming)
         def _keep_name() -> None:
             self.renaming = None
-
-        @key("tui.editor.deleteCharBackward", "backspace", when=renaming)
-        def _erase_name() -> None:
-            if self.renaming is not None:
-                self.renaming = (self.renaming[0], self.renaming[1][:-1])
 
         return bindings
 
@@ -454,7 +448,7 @@ class ResumeSelector(Selector):
             lines += [
                 [(f"bold {self._fg('text')}", " Rename Session")],
                 [],
-                [("", "> " + self.renaming[1]), ("reverse", " ")],
+                [("", "> "), *self.rename_field.fragments(width - 2)],
                 [],
                 [(self._fg("muted"), f" {self._save_hint()}")],
             ]
@@ -533,7 +527,7 @@ class ResumeSelector(Selector):
     def _list(self, width: int) -> list[StyleAndTextTuples]:
         state = self.state
         muted = self._fg("muted")
-        lines: list[StyleAndTextTuples] = [[("", "> " + state.query), ("reverse", " ")], []]
+        lines: list[StyleAndTextTuples] = [[("", "> "), *self.search.fragments(width - 2)], []]
         if not state.rows:
             if self.loading is not None:
                 return lines

@@ -5,9 +5,10 @@ Between two rules: the title, a line of the keys, and the search typed so far; t
 Keys are pi's action ids with pi's defaults, and ``keybindings.json`` may rebind them: Up/Down
 move (wrapping), Left/Right and PageUp/PageDown page, Ctrl+Left/Right (or Alt) fold a branch
 segment or jump between segment starts, Ctrl+D/T/U/L/A set a filter (again: back to the default
-one), Ctrl+O cycles the filters, Shift+L edits the highlighted entry's label in place, Shift+T
-shows when each label was set, Ctrl+X copies the entry's text; typing searches, Backspace erases,
-Esc clears the search and then closes. Enter picks the highlighted entry.
+one), Ctrl+O cycles the filters, Shift+L edits the highlighted entry's label in place (a field
+with pi's line editing, :mod:`.line_edit`), Shift+T shows when each label was set, Ctrl+X copies
+the entry's text; typing searches, Backspace erases, Esc clears the search and then closes.
+Enter picks the highlighted entry.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.utils import get_cwidth
 
+from pi_core.modes.interactive.line_edit import LineEdit, bind_line_edit
 from pi_core.modes.interactive.picker import Selector, selector_sequence
 from pi_core.modes.interactive.styles import ReplStyles
 from pi_core.modes.interactive.tree_view import FilterMode, TreeRow, TreeState
@@ -106,8 +108,9 @@ class TreeSelector(Selector):
         self.on_label = on_label
         self.on_copy = on_copy
         self._styles = styles
-        #: The label being edited: (entry id, text so far), or ``None``.
-        self.editing: tuple[str, str] | None = None
+        #: The label being edited: (entry id, its field), or ``None``.
+        self.editing: tuple[str, LineEdit] | None = None
+        self._keymap = keys or {}
         #: A note for the status line (what Ctrl+X did).
         self.note = ""
         self._copying: set[asyncio.Task[None]] = set()
@@ -120,6 +123,13 @@ class TreeSelector(Selector):
         editing = Condition(lambda: self.editing is not None)
         browsing = ~editing
         state = self.state
+        # The label field: pi's line editing (bound first, so Enter and Esc below stay its own).
+        bind_line_edit(
+            bindings,
+            lambda: self.editing[1] if self.editing is not None else None,
+            keymap=self._keymap,
+            filter=editing,
+        )
 
         def on(action: str, handler: Callable[[], None]) -> None:
             for key in self.tree_keys.get(action, ()):
@@ -153,13 +163,13 @@ class TreeSelector(Selector):
         def _type(event: KeyPressEvent) -> None:
             self._key(lambda: state.type_text(event.data))
 
-        # The label field: typing, Backspace, Enter saves (empty: removes), Esc goes back.
+        # The label field: Enter saves (empty: removes), Esc goes back.
         @bindings.add("enter", filter=editing)
         def _save(event: KeyPressEvent) -> None:
             assert self.editing is not None
-            entry_id, text = self.editing
+            entry_id, field = self.editing
             self.editing = None
-            label = text.strip() or None
+            label = field.text.strip() or None
             if self.on_label is not None:
                 self.on_label(entry_id, label)
             state.set_label(entry_id, label)
@@ -168,17 +178,6 @@ class TreeSelector(Selector):
         @bindings.add("c-c", filter=editing)
         def _back(event: KeyPressEvent) -> None:
             self.editing = None
-
-        @bindings.add("backspace", filter=editing)
-        def _erase(event: KeyPressEvent) -> None:
-            assert self.editing is not None
-            self.editing = (self.editing[0], self.editing[1][:-1])
-
-        @bindings.add(Keys.Any, filter=editing)
-        def _label_type(event: KeyPressEvent) -> None:
-            assert self.editing is not None
-            if event.data.isprintable():
-                self.editing = (self.editing[0], self.editing[1] + event.data)
 
         return bindings
 
@@ -197,8 +196,8 @@ class TreeSelector(Selector):
 
     def _edit_label(self) -> None:
         item = self.state.selected
-        if item is not None:
-            self.editing = (item.entry_id, item.node.label or "")
+        if item is not None:  # a fresh field, its cursor at the start (as pi's)
+            self.editing = (item.entry_id, LineEdit(item.node.label or ""))
 
     def _toggle_times(self) -> None:
         self.state.show_label_times = not self.state.show_label_times
@@ -280,7 +279,7 @@ class TreeSelector(Selector):
         cancel = "/".join(self._bound("tui.select.cancel"))
         return [
             [(self._fg("muted"), "  Label (empty to remove):")],
-            [("", "  > " + self.editing[1]), ("reverse", " ")],
+            [("", "  > "), *self.editing[1].fragments(self.width() - 4)],
             [("", "  "), (self._fg("dim"), confirm), (self._fg("muted"), " save  "),
              (self._fg("dim"), cancel), (self._fg("muted"), " cancel")],
         ]  # fmt: skip
