@@ -7,8 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from pi_core._markers import hookimpl
+from pi_core.agent.agent import UNKNOWN_MODEL
 from pi_core.agent.events import AgentEndEvent
 from pi_core.ai.messages import AssistantMessage, CustomMessage, UserMessage
+from pi_core.ai.provider import THINKING_LEVELS
 from pi_core.plugins.registry import CommandSpec
 from pi_core.runtime.events import AgentSettledEvent, AutoRetryEndEvent, AutoRetryStartEvent, QueueUpdateEvent
 from pi_core.runtime.session import ALREADY_STREAMING
@@ -262,6 +264,18 @@ async def test_defaults_are_saved_only_when_asked(harness: Harness) -> None:
     # A default outside a non-empty scope joins it, so Ctrl+P still reaches it.
     assert [m.id for m, _ in session.services.scoped_models] == ["faux-1", "faux-think"]
     assert settings.enabled_models == ["faux/faux-1", "faux/faux-think"]
+
+
+async def test_available_thinking_levels_follow_the_model(harness: Harness) -> None:
+    deep = harness.add_model("faux-deep", reasoning=True, thinkingLevelMap={"max": "max", "minimal": None})
+    session = harness.build()
+    assert session.available_thinking_levels() == ["off"]  # no reasoning
+    session.set_thinking_level("off", persist=True)
+    assert harness.settings.settings.default_thinking_level == "off"  # saved all the same, as pi
+    await session.set_model(deep)
+    assert session.available_thinking_levels() == ["off", "low", "medium", "high", "max"]
+    session.agent.state.model = UNKNOWN_MODEL  # before a model is chosen: every level
+    assert session.available_thinking_levels() == list(THINKING_LEVELS)
 
 
 class _KeepLastUserStrategy:

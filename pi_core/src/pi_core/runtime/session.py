@@ -48,8 +48,8 @@ from pi_core.ai.messages import (
     UserMessage,
     current_system_message,
 )
-from pi_core.ai.provider import Model
-from pi_core.ai.thinking import clamp_thinking_level
+from pi_core.ai.provider import THINKING_LEVELS, Model, ThinkingLevel
+from pi_core.ai.thinking import clamp_thinking_level, supported_thinking_levels
 from pi_core.plugins import events as hook_events
 from pi_core.plugins.dispatch import HookErrorRecord, Hooks
 from pi_core.plugins.registry import CommandSpec
@@ -677,6 +677,12 @@ class AgentSession:
     async def cycle_model(self) -> tuple[Model, str, bool] | None:
         """Next scoped model (or next available one); ``None`` when there is nothing to cycle to."""
         return await session_models.cycle_model(self)
+
+    def available_thinking_levels(self) -> list[ThinkingLevel]:
+        """The levels the model offers (``off`` alone without reasoning; ``xhigh`` and ``max``
+        only where its map names them), or every level before a model is chosen (as pi)."""
+        model = self.model
+        return supported_thinking_levels(model) if model is not None else list(THINKING_LEVELS)
 
     def set_thinking_level(self, level: str, *, persist: bool = False) -> None:
         """Clamp to the model, record a change entry and emit ``thinking_level_changed``;

@@ -108,8 +108,8 @@ def set_thinking_level(session: AgentSession, level: str, persist: bool = False)
         if hooks is not None and hooks.has("thinking_level_select"):
             event = hook_events.ThinkingLevelSelectEvent(level=new_level, previous_level=previous)
             hooks.dispatcher.dispatch_background("thinking_level_select", event, session.extension_context())
-    if persist and (model is None or model.reasoning or new_level != "off"):
-        session.settings.set("defaultThinkingLevel", level)  # the level asked for, as pi
+    if persist:  # the level asked for, as pi (also "off" on a model without reasoning)
+        session.settings.set("defaultThinkingLevel", level)
 
 
 def cycle_thinking_level(session: AgentSession) -> str | None:

@@ -18,7 +18,6 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from pi_core.ai.thinking import supported_thinking_levels
 from pi_core.modes.jsonl import read_json_lines, serialize_json_line
 from pi_core.modes.rpc import commands as c
 from pi_core.modes.rpc.responses import (
@@ -189,8 +188,7 @@ class RpcMode:
                 session.set_thinking_level(command.level)
                 return success_response(rid, "set_thinking_level")
             case c.BareCommand(type="get_available_thinking_levels"):
-                model = session.model
-                levels = supported_thinking_levels(model) if model is not None else ["off"]
+                levels = session.available_thinking_levels()
                 return success_response(rid, "get_available_thinking_levels", {"levels": levels})
             case c.BareCommand(type="cycle_thinking_level"):
                 cycled_level = session.cycle_thinking_level()
