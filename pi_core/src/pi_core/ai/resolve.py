@@ -7,8 +7,11 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
+from typing import TypeVar
 
 from pi_core.ai.provider import THINKING_LEVELS, Model, ThinkingLevel
+
+_T = TypeVar("_T")
 
 #: pi 1.6.0's default model of each provider (``defaultModelPerProvider``), in the order a first
 #: run looks for one with a key; a provider definition's ``default_model`` wins over it.
@@ -310,12 +313,17 @@ def fuzzy_filter(
 ) -> list[Model]:
     """pi-tui's fuzzy filter over ``"provider id"`` (or ``text_of(model)``): every token must
     match (tokens are split at spaces and slashes); best score first."""
+    return fuzzy_rank(models, query, text_of or (lambda model: f"{model.provider} {model.id}"))
+
+
+def fuzzy_rank(items: Sequence[_T], query: str, text_of: Callable[[_T], str]) -> list[_T]:
+    """:func:`fuzzy_filter` over any items, each searched as ``text_of(item)``."""
     tokens = [token for token in re.split(r"[\s/]+", query.strip()) if token]
     if not tokens:
-        return list(models)
-    scored: list[tuple[float, int, Model]] = []
-    for index, model in enumerate(models):
-        text = text_of(model) if text_of is not None else f"{model.provider} {model.id}"
+        return list(items)
+    scored: list[tuple[float, int, _T]] = []
+    for index, item in enumerate(items):
+        text = text_of(item)
         total = 0.0
         for token in tokens:
             score = _fuzzy_score(token, text)
@@ -323,9 +331,9 @@ def fuzzy_filter(
                 break
             total += score
         else:
-            scored.append((total, index, model))
-    scored.sort(key=lambda item: (item[0], item[1]))
-    return [model for _, _, model in scored]
+            scored.append((total, index, item))
+    scored.sort(key=lambda entry: (entry[0], entry[1]))
+    return [item for _, _, item in scored]
 
 
 def format_token_count(count: int) -> str:

@@ -78,7 +78,7 @@ async def test_builtin_slash_commands(
     await repl.submit("/thinking high")
     await repl.wait_for("Thinking level: high")
     await repl.submit("/thinking loud")
-    await repl.wait_for("Unknown thinking level 'loud'")
+    await repl.wait_for('Unknown thinking level "loud". Available levels: off, minimal, low, medium, high.')
     await repl.submit("/session")
     await repl.wait_for("Messages")
     await repl.submit("/compact")

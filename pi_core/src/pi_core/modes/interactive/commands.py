@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from rich.table import Table
 from rich.text import Text
 
-from pi_core.ai.provider import THINKING_LEVELS
 from pi_core.ai.resolve import format_token_count
 from pi_core.modes.interactive.commands_models import ModelCommands
 from pi_core.modes.interactive.commands_session import SessionCommands
@@ -35,9 +34,7 @@ BUILTINS = (
     Builtin("settings", "/settings", "change settings: thinking, queue modes, compaction, display"),
     Builtin("model", "/model [pattern]", "switch model (exact or fuzzy match; a list to choose from)"),
     Builtin("scoped-models", "/scoped-models", "choose the models Ctrl+P cycles through"),
-    Builtin(
-        "thinking", "/thinking [level]", "show or set the thinking level (" + ", ".join(THINKING_LEVELS) + ")"
-    ),
+    Builtin("thinking", "/thinking [level]", "choose the thinking level (a list of the model's levels)"),
     Builtin(
         "compact", "/compact [instructions]", "summarize older messages to free context", needs_idle=True
     ),

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from rich.text import Text
 
 from pi_core.ai.abort import AbortSignal
-from pi_core.ai.provider import THINKING_LEVELS, Model, OAuthError, OAuthProvider
+from pi_core.ai.provider import Model, OAuthError, OAuthProvider
 from pi_core.ai.resolve import did_you_mean, find_exact_model
 from pi_core.modes.interactive.command_base import CommandBase
 from pi_core.modes.interactive.program_status import Blocked
@@ -88,16 +88,35 @@ class ModelCommands(CommandBase):
         self._info(f"Ctrl+P cycles through: {', '.join(names) if names else 'all available models'}")
 
     async def cmd_thinking(self, args: str) -> None:
-        if not args:
-            self._info(f"Thinking level: {self._session.thinking_level}")
+        session = self._session
+        levels = session.available_thinking_levels()
+        wanted = args.strip().lower()
+        if not wanted:
+            # As pi: the levels the model offers, in the editor's place.
+            from pi_core.modes.interactive.thinking_selector import (
+                DEFAULT_LEVEL,
+                ThinkingList,
+                ThinkingSelector,
+            )
+
+            listed = ThinkingList(
+                levels,
+                current=session.thinking_level,
+                default=session.settings.settings.default_thinking_level or DEFAULT_LEVEL,
+            )
+            selector = ThinkingSelector(listed, keymap=self.mode.keymap.keys, styles=lambda: self.mode.styles)
+            chosen = await self.mode.show_selector(selector)
+            if chosen is None:
+                return
+            as_default = selector.as_default
+        elif wanted in levels:
+            chosen, as_default = wanted, False
+        else:
+            self._warn(f'Unknown thinking level "{args.strip()}". Available levels: {", ".join(levels)}.')
             return
-        if args not in THINKING_LEVELS:
-            self._warn(f"Unknown thinking level {args!r}; use one of {', '.join(THINKING_LEVELS)}")
-            return
-        self._session.set_thinking_level(args)
-        level = self._session.thinking_level
-        note = "" if level == args else f" (the model supports no {args!r})"
-        self._info(f"Thinking level: {level}{note}")
+        # As pi 1.6.0: only Ctrl+S in the selector saves the level as the default.
+        session.set_thinking_level(chosen, persist=as_default)
+        self._info(f"{'Default thinking level' if as_default else 'Thinking level'}: {chosen}")
 
     async def cmd_login(self, args: str) -> None:
         registry = self._session.model_registry

@@ -1,4 +1,5 @@
-"""Editor completion: ``/`` commands, ``/model`` ids, plugin command arguments, ``@`` paths."""
+"""Editor completion: ``/`` commands, ``/model`` ids, ``/thinking`` levels, plugin command
+arguments, ``@`` paths."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
+from pi_core.ai.resolve import fuzzy_rank
 from pi_core.modes.interactive.commands import BUILTINS
 from pi_core.modes.interactive.file_index import FileIndex, quote_path
 
@@ -18,7 +20,8 @@ if TYPE_CHECKING:
 
 
 class SlashCompleter(Completer):
-    """``/`` completes built-in and session commands; ``/model `` model ids; plugin arguments."""
+    """``/`` completes built-in and session commands; ``/model `` model ids; ``/thinking ``
+    levels; plugin arguments."""
 
     def __init__(self, mode: InteractiveMode) -> None:
         self.mode = mode
@@ -48,6 +51,9 @@ class SlashCompleter(Completer):
             return
         if name == "model":
             yield from self._model_completions(args)
+            return
+        if name == "thinking":
+            yield from self._thinking_completions(args)
             return
         yield from self._plugin_completions(name, args)
 
@@ -81,6 +87,12 @@ class SlashCompleter(Completer):
             label = f"{model.provider}/{model.id}"
             if prefix.lower() in label.lower():
                 yield Completion(label, start_position=-len(prefix))
+
+    def _thinking_completions(self, prefix: str) -> Iterable[Completion]:
+        """The model's levels, best fuzzy match first (as pi)."""
+        levels = self.mode.host.session.available_thinking_levels()
+        for level in fuzzy_rank(levels, prefix, str):
+            yield Completion(level, start_position=-len(prefix))
 
     def _plugin_completions(self, name: str, prefix: str) -> Iterable[Completion]:
         spec = next((c for c in self.mode.host.services.commands if c.invocation_name == name), None)

@@ -65,6 +65,7 @@ _SELECTOR_ACTIONS = {
     "app.session.toggleNamedFilter",
     "app.session.rename",
     "app.session.delete",
+    "app.thinking.save",
 }
 
 
