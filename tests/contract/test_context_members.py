@@ -115,6 +115,8 @@ EXTENSION_CHECKS: dict[str, Check] = {
     "session_manager": _sync(lambda ctx, pi: _ok(bool(ctx.session_manager.get_entries()))),
     "model_registry": _sync(lambda ctx, pi: _ok(ctx.model_registry is pi.session.model_registry)),
     "model": _sync(lambda ctx, pi: _ok(ctx.model.id == "scripted")),
+    "thinking_level": _sync(lambda ctx, pi: _ok(ctx.thinking_level == pi.session.thinking_level == "off")),
+    "scoped_models": _sync(lambda ctx, pi: _ok(ctx.scoped_models == [])),  # no --models scope
     "signal": _sync(lambda ctx, pi: _ok(ctx.signal is None)),
     "is_idle": _sync(lambda ctx, pi: _ok(ctx.is_idle())),
     "abort": _sync(lambda ctx, pi: ctx.abort()),

@@ -28,6 +28,21 @@ async def test_context_reads_live_state(harness: Harness) -> None:
     assert ctx.get_thinking_level() == "off"
 
 
+async def test_thinking_level_and_scoped_models(harness: Harness) -> None:
+    thinker = harness.add_model("faux-think", reasoning=True)
+    session = harness.build()
+    first = session.model
+    assert first is not None
+    session.services.scoped_models = [(thinker, "high"), (first, None)]
+    ctx = RuntimeContext(session)
+    scoped = [(entry.model.id, entry.thinking_level) for entry in ctx.scoped_models]
+    assert scoped == [("faux-think", "high"), ("faux-1", None)]
+    assert ctx.scoped_models[0].model_dump(by_alias=True)["thinkingLevel"] == "high"
+    await session.set_model(thinker)
+    session.set_thinking_level("max")
+    assert ctx.thinking_level == "high" == ctx.get_thinking_level()  # clamped to the model
+
+
 async def test_send_message_next_turn_and_trigger_turn(harness: Harness) -> None:
     harness.provider.responses += [text_message("one"), text_message("two")]
     session = harness.build()

@@ -13,7 +13,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from pi_core.agent.tools import AgentTool, AgentToolResult
 from pi_core.ai.abort import AbortSignal
 from pi_core.ai.messages import ImageContent, TextContent
-from pi_core.plugins.events import RegisteredMcpServer, SystemPromptOptions
+from pi_core.plugins.events import RegisteredMcpServer, ScopedModel, SystemPromptOptions
 
 
 class UITheme(Protocol):
@@ -294,6 +294,18 @@ class ExtensionContext(Protocol):
     @property
     def model(self) -> Any:
         """The selected model, or ``None``."""
+        ...
+
+    @property
+    def thinking_level(self) -> str:
+        """The thinking level in use (clamped to the model: ``off`` without reasoning), as
+        ``get_thinking_level()``."""
+        ...
+
+    @property
+    def scoped_models(self) -> list[ScopedModel]:
+        """The models the session is scoped to, in Ctrl+P's order, as /scoped-models shows them;
+        empty when no scope is set and every available model may be used."""
         ...
 
     @property

@@ -627,6 +627,15 @@ class RegisteredMcpServer(PiModel):
     extension_path: str
 
 
+class ScopedModel(PiModel):
+    """A model of the session's scope (``--models``, ``enabledModels``), as ``ctx.scoped_models``
+    lists it."""
+
+    model: Any
+    #: The level its pattern pinned (``anthropic/*:high``), else ``None``.
+    thinking_level: ThinkingLevel | None = None
+
+
 class McpServersChangeEvent(Event):
     type: Literal["mcp_servers_change"] = "mcp_servers_change"
     #: Every registered server after the change, in registration order.

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 from pi_core.agent.tools import AgentTool, AgentToolResult
 from pi_core.ai.abort import AbortSignal
 from pi_core.ai.messages import CustomMessage, ImageContent, TextContent
-from pi_core.plugins.events import McpServersChangeEvent, RegisteredMcpServer
+from pi_core.plugins.events import McpServersChangeEvent, RegisteredMcpServer, ScopedModel
 
 if TYPE_CHECKING:
     from pi_core.agent.loop import NestedRunner
@@ -221,6 +221,15 @@ class RuntimeContext:
     @property
     def model(self) -> Any:
         return self._s.model
+
+    @property
+    def thinking_level(self) -> str:
+        return self._s.thinking_level
+
+    @property
+    def scoped_models(self) -> list[ScopedModel]:
+        scoped = self._s.services.scoped_models
+        return [ScopedModel(model=model, thinking_level=level) for model, level in scoped]
 
     @property
     def signal(self) -> AbortSignal | None:
