@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 
 from pi_core.testing import HttpError, ToolUse, text_turn, tool_turn
 
+from tests.e2e.theme_setup import write_theme_setup
+
 if TYPE_CHECKING:
     from conftest import PiEnv
 
@@ -87,6 +89,25 @@ def test_print_mode_sends_a_reply_with_an_unknown_stop_reason_back_to_the_model(
     ]
     kept = [json.loads(line) for line in session_file.read_text().splitlines()]
     assert kept[: len(lines)] == lines  # the reply is kept as it was written
+
+
+def test_print_and_json_modes_give_plugins_the_theme_of_the_theme_setting(pi_env: PiEnv) -> None:
+    """pi 1.6.0's print and JSON modes load the ``theme`` setting's theme for ``ctx.ui.theme``;
+    a ``light/dark`` pair or a theme that does not load gives ``system``."""
+    plugin = write_theme_setup(pi_env, "sea")
+    pi_env.server.add(text_turn("ok"), text_turn("ok"))
+    printed = pi_env.run("-e", str(plugin), "--no-session", "-p", "hi")
+    assert printed.returncode == 0, printed.stderr
+    assert "theme=sea accent=#008080" in printed.stderr
+    as_json = pi_env.run("-e", str(plugin), "--no-session", "--mode", "json", "hi")
+    assert as_json.returncode == 0, as_json.stderr
+    assert "theme=sea accent=#008080" in as_json.stderr
+    for setting in ("light/sea", "nowhere"):
+        (pi_env.agent_dir / "settings.json").write_text(json.dumps({"theme": setting}), encoding="utf-8")
+        pi_env.server.add(text_turn("ok"))
+        fallback = pi_env.run("-e", str(plugin), "--no-session", "-p", "hi")
+        assert fallback.returncode == 0, fallback.stderr
+        assert "theme=system " in fallback.stderr, setting
 
 
 def test_print_mode_reports_provider_error_on_stderr(pi_env: PiEnv) -> None:

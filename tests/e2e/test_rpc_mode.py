@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 from pi_core.runtime.host import NOT_SAVED
 from pi_core.testing import Text, ToolUse, Turn, text_turn, tool_turn
 
+from tests.e2e.theme_setup import write_theme_setup
+
 if TYPE_CHECKING:
     from conftest import PiEnv, RpcClient
 
@@ -217,6 +219,16 @@ def test_rpc_protocol_errors_and_commands_listing(pi_env: PiEnv) -> None:
         messages = _ok(rpc.call({"type": "get_messages"}), "get_messages")["messages"]
         # the compaction's prompt checkpoint, then its summary (pi 1.6.0)
         assert [m["role"] for m in messages[:2]] == ["system", "compactionSummary"]
+    finally:
+        assert rpc.close() == 0
+
+
+def test_rpc_gives_plugins_the_theme_of_the_theme_setting(pi_env: PiEnv) -> None:
+    """As pi 1.6.0's RPC mode: ``ctx.ui.theme`` is the ``theme`` setting's theme."""
+    rpc = pi_env.rpc("-e", str(write_theme_setup(pi_env, "sea")), "--no-session")
+    try:
+        notify = rpc.wait_for(lambda r: r.get("type") == "extension_ui_request" and r["method"] == "notify")
+        assert notify["message"] == "theme=sea accent=#008080"
     finally:
         assert rpc.close() == 0
 

@@ -11,8 +11,8 @@ from pi_core.runtime.export_html import (
     default_export_path,
     export_file_to_html,
     render_session_html,
-    setting_theme,
 )
+from pi_core.runtime.themes import setting_theme
 
 HEADER = {"type": "session", "version": 3, "id": "0190-abc", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/p"}
 

@@ -60,7 +60,7 @@ async def run_print_mode(
             )
         elif announce:
             unsubscribe = host.session.subscribe(on_event)
-        await host.bind_mode(ui=HeadlessUI(notify), on_error=report, mode=mode)
+        await host.bind_mode(ui=HeadlessUI(notify, host.setting_theme), on_error=report, mode=mode)
 
     host.on_session_replaced(bind)
     try:

@@ -94,19 +94,6 @@ def _derived(base: str) -> tuple[str, str, str]:
     return scaled(0.7), scaled(0.85), f"rgb({min(255, red + 20)}, {min(255, green + 15)}, {blue})"
 
 
-def setting_theme(setting: str | None, paths: Sequence[str]) -> Theme:
-    """The theme the ``theme`` setting names when it names one that loads (not a pair), else
-    ``system``: what RPC's ``export_html`` draws the page in, as pi's."""
-    from pi_core.runtime import themes
-
-    if setting:
-        try:
-            return themes.load(setting, paths)
-        except themes.ThemeError:
-            pass
-    return themes.load(themes.SYSTEM, [])
-
-
 def _root_css(theme: Theme | None) -> str:
     declarations = "".join(f"--{name}:{value};" for name, value in theme_variables(theme).items())
     return f":root{{{declarations}}}"

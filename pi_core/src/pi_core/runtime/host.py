@@ -20,7 +20,7 @@ import os
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path, PurePath
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pi_core._paths import agent_dir
 from pi_core.plugins import events as hook_events
@@ -40,6 +40,9 @@ from pi_core.runtime.startup import (
     register_plugin_providers,
     scoped_models,
 )
+
+if TYPE_CHECKING:
+    from pi_core.runtime.themes import Theme
 
 #: pi 1.6.0's refusal to fork or clone a session whose file is not written yet.
 NOT_SAVED = "This session has not been saved yet. Send a message before cloning or forking it."
@@ -370,6 +373,14 @@ class RuntimeHost:
             return
         event = hook_events.SessionStartEvent(reason=reason, previous_session_file=previous)
         await hooks.session_start(event, self.session.extension_context())
+
+    def setting_theme(self) -> Theme:
+        """The theme the ``theme`` setting names (``system`` when it names none that loads, or a
+        ``light/dark`` pair): ``ctx.ui.theme`` in print, JSON and RPC modes, as pi's."""
+        from pi_core.runtime.themes import setting_theme
+
+        session = self.session
+        return setting_theme(session.settings.settings.theme, list(session.resources.theme_paths))
 
     # --- session replacement --------------------------------------------------------------------
 

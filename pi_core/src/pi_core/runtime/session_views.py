@@ -92,7 +92,8 @@ async def export_html(
 ) -> Path:
     """The whole session file as one HTML page (``/export``, RPC ``export_html``), in ``theme``'s
     colours, else those of the theme ``setting`` (the ``theme`` setting, the theme paths) names."""
-    from pi_core.runtime.export_html import default_export_path, render_session_html, setting_theme
+    from pi_core.runtime.export_html import default_export_path, render_session_html
+    from pi_core.runtime.themes import setting_theme
 
     file = manager.get_session_file()
     if file is None:

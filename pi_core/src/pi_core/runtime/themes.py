@@ -299,6 +299,18 @@ def resolve_setting(setting: str | None, environ: Mapping[str, str] | None = Non
     return setting
 
 
+def setting_theme(setting: str | None, paths: Sequence[str], mode: ColorMode | None = None) -> Theme:
+    """The theme the ``theme`` setting names when it names one that loads (not a pair), else
+    ``system``: ``ctx.ui.theme`` in print, JSON and RPC modes and the colours of RPC's
+    ``export_html``, as pi's (which never asks the terminal there)."""
+    if setting:
+        try:
+            return load(setting, paths, mode)
+        except ThemeError:
+            pass
+    return system(mode)
+
+
 def system(mode: ColorMode | None = None) -> Theme:
     """The ``system`` theme for what the terminal has reported so far (one object per answer,
     so that what is made from a theme once — its styles — is made once)."""

@@ -16,7 +16,7 @@ from pi_core.ai.abort import AbortSignal
 from pi_core.plugins.context import UITheme
 from pi_core.runtime.themes import Theme, ThemeInfo
 
-__all__ = ["HeadlessUI", "NoTerminalParts", "Theme", "ThemeInfo", "ThemeResult"]
+__all__ = ["HeadlessUI", "NoTerminalParts", "Theme", "ThemeInfo", "ThemeResult", "headless_theme"]
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,15 @@ class ThemeResult:
 
     success: bool
     error: str | None = None
+
+
+def headless_theme(source: Callable[[], Theme] | None) -> Theme:
+    """``ctx.ui.theme`` without a terminal: ``source``'s theme, or ``system``'s when there is none."""
+    if source is not None:
+        return source()
+    from pi_core.runtime import themes
+
+    return themes.system()
 
 
 class NoTerminalParts:
@@ -85,13 +94,19 @@ class HeadlessUI(NoTerminalParts):
     #: Nobody answers dialogs here (``ctx.has_ui`` is false); a subclass that answers sets it true.
     has_ui = False
 
-    def __init__(self, on_notify: Callable[[str, str], None] | None = None) -> None:
+    def __init__(
+        self,
+        on_notify: Callable[[str, str], None] | None = None,
+        theme: Callable[[], Theme] | None = None,
+    ) -> None:
         self._on_notify = on_notify
+        self._theme_source = theme
 
     @functools.cached_property
     def theme(self) -> Theme:
-        """The built-in dark theme, made when a plugin first asks (print runs rarely do)."""
-        return Theme()
+        """What ``theme`` (the mode's :meth:`~pi_core.runtime.host.RuntimeHost.setting_theme`)
+        gives, else ``system``'s, made when a plugin first asks (print runs rarely do)."""
+        return headless_theme(self._theme_source)
 
     async def select(
         self,

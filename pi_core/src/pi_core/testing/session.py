@@ -26,7 +26,7 @@ from typing import Any
 
 from pi_core.ai.abort import AbortSignal
 from pi_core.plugins.dispatch import HookErrorRecord
-from pi_core.runtime.ui import HeadlessUI
+from pi_core.runtime.ui import HeadlessUI, Theme
 from pi_core.testing.server import LOOPBACK_API_KEY, LoopbackLLMServer, RecordedRequest
 
 #: The provider and model :class:`PiSession` selects (an OpenAI-compatible server).
@@ -160,7 +160,7 @@ class PiSession:
             parts.hooks.dispatcher.on_error = collect
         self.host.session.subscribe(self.events.append)
         self._first_request = len(self.server.requests)
-        ui = HeadlessUI(on_notify=lambda message, kind: self.notices.append((message, kind)))
+        ui = HeadlessUI(lambda message, kind: self.notices.append((message, kind)), self.host.setting_theme)
         await self.host.bind_mode(ui=ui, on_error=lambda event: self.events.append(event))
         return self
 
@@ -211,14 +211,16 @@ class ScriptedUI(HeadlessUI):
     """``ctx.ui`` of a user who picks ``answer`` in every select dialog and says yes to confirms.
 
     Bind it with ``await pi.host.bind_mode(ui=ScriptedUI("Yes"), mode="tui")``; ``asked`` holds the
-    dialog titles, ``notices`` what was notified, ``statuses`` the status texts by key. Every other
-    member (``theme``, widgets, the working row, …) is :class:`~pi_core.runtime.ui.HeadlessUI`'s.
+    dialog titles, ``notices`` what was notified, ``statuses`` the status texts by key. ``theme``
+    is the built-in ``dark`` theme, so a plugin's colours are the same whatever terminal runs the
+    tests. Every other member (widgets, the working row, …) is
+    :class:`~pi_core.runtime.ui.HeadlessUI`'s.
     """
 
     has_ui = True
 
     def __init__(self, answer: str | None) -> None:
-        super().__init__(on_notify=lambda message, kind: self.notices.append((message, kind)))
+        super().__init__(lambda message, kind: self.notices.append((message, kind)), Theme)
         self.answer = answer
         self.asked: list[str] = []
         self.notices: list[tuple[str, str]] = []

@@ -49,7 +49,7 @@ class RpcMode:
         self.host = host
         self._write = write
         self._warn = warn or _stderr_line
-        self.ui = RpcExtensionUI(self.output)
+        self.ui = RpcExtensionUI(self.output, lambda: self.host.setting_theme())
         self._unsubscribe: Callable[[], None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         #: Cleared while the plugins start (``session_start`` in :meth:`run`); commands wait for it.

@@ -28,7 +28,7 @@ from pi_core.modes.rpc.ui_protocol import (
     UiResponse,
 )
 from pi_core.plugins.context import UITheme
-from pi_core.runtime.ui import NoTerminalParts, Theme, ThemeResult
+from pi_core.runtime.ui import NoTerminalParts, Theme, ThemeResult, headless_theme
 
 
 def _new_id() -> str:
@@ -41,8 +41,9 @@ class RpcExtensionUI(NoTerminalParts):
     #: The RPC client answers dialogs.
     has_ui = True
 
-    def __init__(self, send: Callable[[UiRequest], None]) -> None:
+    def __init__(self, send: Callable[[UiRequest], None], theme: Callable[[], Theme] | None = None) -> None:
         self._send = send
+        self._theme_source = theme
         self._pending: dict[str, asyncio.Future[UiResponse | None]] = {}
         self._closed = False
 
@@ -169,8 +170,9 @@ class RpcExtensionUI(NoTerminalParts):
 
     @functools.cached_property
     def theme(self) -> Theme:
-        """The colours exist (plugins may read them); the client draws with its own theme."""
-        return Theme()
+        """The theme the ``theme`` setting names (``theme``'s, made when a plugin first asks), as
+        pi's RPC mode: plugins may read its colours; the client draws with its own theme."""
+        return headless_theme(self._theme_source)
 
     def set_theme(self, theme: str | UITheme) -> ThemeResult:
         return ThemeResult(False, "Theme switching not supported in RPC mode")
