@@ -48,9 +48,8 @@ def trusting_project(pi_env: PiEnv) -> PiEnv:
 
 def test_repl_in_tmux(trusting_project: PiEnv, pane: Pane) -> None:
     trusting_project.server.add(text_turn("The loopback answer is **42**."))
-    pane.wait_for("Trust this project and run its plugin code? [y/N]")
-    assert "shout.py" in pane.screen()
-    pane.type("y")
+    screen = pane.wait_for("Do not trust (this session only)")  # pi's trust selector
+    assert "Trust project folder?" in screen and "shout.py" in screen and "› Trust\n" in screen
     pane.keys("Enter")
     pane.wait_for("its plugins are loaded")
     pane.wait_for("/help for commands")

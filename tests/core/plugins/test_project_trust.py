@@ -231,12 +231,9 @@ async def test_terminal_dialogs_answer_a_project_trust_handler_before_the_repl()
 
         h.add("asker", project_trust=asks)
         decision = asyncio.create_task(h.hooks.project_trust(ev.ProjectTrustEvent(cwd="/p"), h.ctx))
-        pipe.send_text("1\r")
         await asyncio.sleep(0.2)
-        pipe.send_text("y\r")
+        pipe.send_text("\r")  # the arrow-key list: Enter takes the first option
+        await asyncio.sleep(0.2)
+        pipe.send_text("y\r")  # Yes/No: typing filters to Yes
         result = await asyncio.wait_for(decision, 5)
     assert result is not None and result.trusted == "yes"
-    shown = buffer.getvalue()
-    assert (
-        "Where does this come from?" in shown and "2. a stranger's" in shown and "Run its plugins?" in shown
-    )

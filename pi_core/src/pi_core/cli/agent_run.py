@@ -271,8 +271,13 @@ async def _run(
         setup = await _confirm_trust(setup)
         if setup.problems:
             return 1
-    # A project_trust plugin's yes trusts the project's program settings too, as --approve does.
-    trusted_now = setup.control.trust_project or setup.pm.trust_decision is True
+    # A project_trust plugin's yes trusts the project's program settings too, as --approve does;
+    # so does "Trust (this session only)" at the trust question.
+    trusted_now = (
+        setup.control.trust_project
+        or setup.pm.trust_decision is True
+        or setup.trust_decisions.get(str(setup.project)) is True
+    )
     # The project the plugins were loaded for: here, or where the chosen session was recorded.
     start = runtime_options(options, str(setup.project), session_path, trust_project=trusted_now)
     auth_problem = await asyncio.to_thread(_auth_file_problem, Path(start.agent_dir) / "auth.json")

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pi_core.cli.options import PluginControl
 from pi_core.cli.run import prepare_plugins_async
 from pi_core.modes.interactive.completion import SlashCompleter
@@ -161,7 +162,9 @@ async def test_skill_commands_complete_unless_the_setting_hides_them(
     assert await repl.quit() == 0
 
 
-async def _answer_trust(tmp_path: Path, answer: str) -> tuple[Any, str]:
+async def _answer_trust(tmp_path: Path, keys: str) -> tuple[Any, str, Any]:
+    """The trust question answered with ``keys``: the setup to run with, what was printed, and
+    the setup before (its ``trust_decisions`` last for the process)."""
     agent, project = tmp_path / "agent", tmp_path / "project"
     (project / ".pi" / "extensions").mkdir(parents=True)
     agent.mkdir(exist_ok=True)
@@ -171,7 +174,7 @@ async def _answer_trust(tmp_path: Path, answer: str) -> tuple[Any, str]:
     assert "quiz" not in {c.name for c in setup.registrations.commands}
     buffer = io.StringIO()
     with create_pipe_input() as pipe:
-        pipe.send_text(answer + "\r")
+        pipe.send_text(keys)
         result = await confirm_project_trust(
             setup,
             str(agent),
@@ -179,21 +182,70 @@ async def _answer_trust(tmp_path: Path, answer: str) -> tuple[Any, str]:
             input=pipe,
             output=DummyOutput(),
         )
-    return result, buffer.getvalue()
+    return result, buffer.getvalue(), setup
 
 
-async def test_trust_yes_records_trust_and_loads_project_plugins(tmp_path: Path, monkeypatch: Any) -> None:
+DOWN = "\x1b[B"
+
+
+def test_the_trust_question_is_pi_selector_with_the_files() -> None:
+    from pi_core.modes.interactive.trust import TRUST_CHOICES, trust_question
+    from pi_core.plugins.trust import TrustCheck
+
+    check = TrustCheck(Path("/p"), "untrusted", "f", (Path("/p/.pi/extensions/a.py"),), ("shellPath",))
+    assert trust_question(check).splitlines() == [
+        "Trust project folder?",
+        "/p",
+        "",
+        "It has plugin code that is not trusted yet. Trusting it lets pi run:",
+        "  /p/.pi/extensions/a.py",
+        "  .pi/settings.json: shellPath (programs pi would run)",
+    ]
+    assert "changed since you trusted it" in trust_question(TrustCheck(Path("/p"), "changed", "f", ()))
+    assert TRUST_CHOICES == (
+        "Trust",
+        "Trust (this session only)",
+        "Do not trust",
+        "Do not trust (this session only)",
+    )
+
+
+async def test_trust_records_trust_and_loads_project_plugins(tmp_path: Path, monkeypatch: Any) -> None:
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
-    result, out = await _answer_trust(tmp_path, "y")
-    assert "quiz_ext.py" in out and "its plugins are loaded" in out
+    result, out, _ = await _answer_trust(tmp_path, "\r")  # the first choice: Trust
+    assert "its plugins are loaded" in out and "for this session" not in out
     assert "quiz" in {c.name for c in result.registrations.commands}
     check = check_project_trust(tmp_path / "project", tmp_path / "agent")
     assert check.status == "trusted"
 
 
-async def test_trust_no_goes_on_without_project_plugins(tmp_path: Path, monkeypatch: Any) -> None:
+async def test_trust_for_this_session_only_records_nothing(tmp_path: Path, monkeypatch: Any) -> None:
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
-    result, out = await _answer_trust(tmp_path, "n")
+    result, out, before = await _answer_trust(tmp_path, DOWN + "\r")
+    assert "for this session; its plugins are loaded" in out
+    assert "quiz" in {c.name for c in result.registrations.commands}
+    assert check_project_trust(tmp_path / "project", tmp_path / "agent").status == "untrusted"
+    # A /reload in this process (the same decisions) loads them again without asking.
+    again = await prepare_plugins_async(
+        PluginControl(), cwd=tmp_path / "project", trust_decisions=before.trust_decisions
+    )
+    assert again.pm.untrusted_project is None and "quiz" in {c.name for c in again.registrations.commands}
+
+
+async def test_do_not_trust_records_the_refusal(tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
+    result, out, _ = await _answer_trust(tmp_path, DOWN * 2 + "\r")
+    assert "its plugins stay off" in out
+    assert "quiz" not in {c.name for c in result.registrations.commands}
+    assert check_project_trust(tmp_path / "project", tmp_path / "agent").status == "declined"
+
+
+@pytest.mark.parametrize("keys", [DOWN * 3 + "\r", "\x1b"], ids=["this-session-only", "escape"])
+async def test_not_trusting_for_now_goes_on_without_project_plugins(
+    tmp_path: Path, monkeypatch: Any, keys: str
+) -> None:
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
+    result, out, _ = await _answer_trust(tmp_path, keys)
     assert "Going on without the project's plugins" in out
     assert "quiz" not in {c.name for c in result.registrations.commands}
     assert check_project_trust(tmp_path / "project", tmp_path / "agent").status == "untrusted"

@@ -1,11 +1,18 @@
 """Ask in the REPL whether to run an untrusted project's plugin code (before the session starts).
 
-Yes records the trust (``pi_core.plugins.trust.trust_project``, as ``pi trust`` does) and reloads
-the plugins with the project's code; no goes on without it for this run.
+The question is pi 1.6.0's project-trust selector, an arrow-key list under the project's folder
+and the files that would run: **Trust** records the trust (``pi_core.plugins.trust.trust_project``,
+as ``pi trust`` does) and reloads the plugins with the project's code; **Trust (this session
+only)** reloads them without recording anything (as ``--trust-project``, also for ``/reload`` and
+``/new`` in this process); **Do not trust** records the refusal (the project is not asked about
+again until ``pi trust`` or ``pi untrust``); **Do not trust (this session only)** and Esc go on
+without the project's code for this run. pi's "Trust parent folder" is not offered: trust here
+is a fingerprint of one project's code, and a whole folder of projects has no such fingerprint.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,7 +20,8 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.text import Text
 
-from pi_core.modes.interactive.dialogs import ask, yes
+from pi_core.modes.interactive.dialogs import ask
+from pi_core.modes.interactive.sanitize import sanitize
 
 if TYPE_CHECKING:
     from prompt_toolkit.input import Input
@@ -23,15 +31,28 @@ if TYPE_CHECKING:
     from pi_core.cli.run import PluginSetup
     from pi_core.plugins.trust import TrustCheck
 
+#: The choices, as pi 1.6.0's selector words them (its parent-folder one left out).
+TRUST, TRUST_SESSION, DISTRUST, DISTRUST_SESSION = (
+    "Trust",
+    "Trust (this session only)",
+    "Do not trust",
+    "Do not trust (this session only)",
+)
+TRUST_CHOICES = (TRUST, TRUST_SESSION, DISTRUST, DISTRUST_SESSION)
 
-def describe(check: TrustCheck) -> Text:
-    what = "changed since you trusted it" if check.status == "changed" else "is not trusted yet"
-    text = Text(f"The project {check.project} has plugin code that {what}:\n", style="pi.warning.bold")
-    for path in check.files or ():
-        text.append(f"  {path}\n")
-    if not check.files:
-        text.append("  (plugins requested in .pi/settings.json)\n")
-    return text
+
+def trust_question(check: TrustCheck) -> str:
+    """The selector's title: pi's question and the folder, then what trusting it would run."""
+    if check.status == "changed":
+        why = "Its plugin code changed since you trusted it. Trusting it (again) lets pi run:"
+    else:
+        why = "It has plugin code that is not trusted yet. Trusting it lets pi run:"
+    listed = [f"  {path}" for path in check.files]
+    if check.programs:
+        listed.append(f"  .pi/settings.json: {', '.join(check.programs)} (programs pi would run)")
+    if not listed:
+        listed.append("  (plugins requested in .pi/settings.json)")
+    return "\n".join(["Trust project folder?", str(check.project), "", why, *listed])
 
 
 async def confirm_project_trust(
@@ -44,34 +65,53 @@ async def confirm_project_trust(
 ) -> PluginSetup:
     """The plugin setup to run with: reloaded with the project's code if the user trusts it."""
     from pi_core.cli.run import prepare_plugins_async
-    from pi_core.plugins.trust import trust_project
+    from pi_core.modes.interactive.picker import pick
+    from pi_core.plugins.trust import decline_project, trust_project
 
     check = setup.pm.untrusted_project
     if check is None:
         return setup
     console = console or Console(highlight=False)
-    console.print(describe(check), soft_wrap=True)
-    answer = await ask("Trust this project and run its plugin code? [y/N] ", input=input, output=output)
-    if not yes(answer):
-        note = "Going on without the project's plugins (`pi trust` trusts it later)."
-        console.print(Text(note, style="pi.dim"))
+    index = await pick(trust_question(check), TRUST_CHOICES, numbered=False, input=input, output=output)
+    choice = DISTRUST_SESSION if index is None else TRUST_CHOICES[index]
+    if choice in (TRUST, DISTRUST):
+        try:
+            if choice == TRUST:
+                await asyncio.to_thread(trust_project, check.project, Path(agent_dir))
+            else:
+                await asyncio.to_thread(decline_project, check.project, Path(agent_dir))
+        except OSError as error:  # an unwritable agent dir: the answer holds for this run only
+            console.print(
+                Text(f"Could not record the trust decision: {error.strerror or error}", style="pi.warning"),
+                soft_wrap=True,
+            )
+            choice = TRUST_SESSION if choice == TRUST else DISTRUST_SESSION
+    if choice in (DISTRUST, DISTRUST_SESSION):
+        if choice == DISTRUST:
+            note = f"Not trusting {check.project}: its plugins stay off (`pi trust` trusts it later)."
+        else:
+            note = "Going on without the project's plugins (`pi trust` trusts it later)."
+        console.print(Text(note, style="pi.dim"), soft_wrap=True)
         setup.declined_trust.add(check.fingerprint)  # not asked again by every /reload or /new
         return setup
-    trust_project(check.project, Path(agent_dir))
+    if choice == TRUST_SESSION:  # for this process: its reloads load the code too, nothing recorded
+        setup.trust_decisions[str(check.project)] = True
     reloaded = await prepare_plugins_async(
         setup.control, cwd=check.project, trust_decisions=setup.trust_decisions
     )
     reloaded.flag_values = setup.flag_values
     reloaded.declined_trust = setup.declined_trust
+    when = "" if choice == TRUST else " for this session"
     console.print(
-        Text(f"Trusted {check.project}; its plugins are loaded.", style="pi.success"), soft_wrap=True
+        Text(f"Trusted {check.project}{when}; its plugins are loaded.", style="pi.success"), soft_wrap=True
     )
     return reloaded
 
 
 class TerminalTrustDialogs:
-    """``ctx.ui`` of a ``project_trust`` handler in a terminal, before the REPL exists: each
-    dialog is one question on stdin/stdout (Escape or Ctrl+C answers nothing)."""
+    """``ctx.ui`` of a ``project_trust`` handler in a terminal, before the REPL exists: ``select``
+    and ``confirm`` are the REPL's arrow-key lists (a Yes/No one for ``confirm``, as pi asks it
+    there), ``input`` one question on stdin/stdout; Escape or Ctrl+C answers nothing."""
 
     def __init__(
         self, console: Console | None = None, *, input: Input | None = None, output: Output | None = None
@@ -88,26 +128,16 @@ class TerminalTrustDialogs:
         signal: AbortSignal | None = None,
         timeout: float | None = None,  # noqa: ASYNC109 - pi's dialog API (ms)
     ) -> str | None:
+        from pi_core.modes.interactive.picker import pick
+
         choices = list(options)
         if not choices:
             return None
-        self._console.print(Text(title, style="bold"), soft_wrap=True)
-        for number, choice in enumerate(choices, 1):
-            self._console.print(f"  {number}. {choice}", soft_wrap=True, markup=False)
-        answer = await ask(
-            "Number or text: ",
-            choices=choices,
-            timeout_ms=timeout,
-            signal=signal,
-            input=self._input,
-            output=self._output,
+        shown = [sanitize(str(choice)) for choice in choices]
+        index = await pick(
+            sanitize(title), shown, timeout_ms=timeout, signal=signal, input=self._input, output=self._output
         )
-        if answer is None:
-            return None
-        answer = answer.strip()
-        if answer.isdigit() and 1 <= int(answer) <= len(choices):
-            return choices[int(answer) - 1]
-        return answer if answer in choices else None
+        return None if index is None else choices[index]
 
     async def confirm(
         self,
@@ -117,12 +147,19 @@ class TerminalTrustDialogs:
         signal: AbortSignal | None = None,
         timeout: float | None = None,  # noqa: ASYNC109
     ) -> bool:
-        self._console.print(Text(title, style="bold"), soft_wrap=True)
-        if message:
-            self._console.print(Text(message), soft_wrap=True)
-        return yes(
-            await ask("[y/N] ", timeout_ms=timeout, signal=signal, input=self._input, output=self._output)
+        from pi_core.modes.interactive.picker import pick
+
+        question = sanitize(title) + (f"\n{sanitize(message)}" if message else "")
+        index = await pick(
+            question,
+            ["Yes", "No"],
+            numbered=False,
+            timeout_ms=timeout,
+            signal=signal,
+            input=self._input,
+            output=self._output,
         )
+        return index == 0
 
     async def input(
         self,
