@@ -5,7 +5,9 @@ reached. ``DEMO_MODE`` changes its behaviour: ``slow`` sleeps before serving, ``
 never answers (not even ``initialize``), ``flood`` writes megabytes to stderr first. With
 ``DEMO_ONCE`` naming a file, only the first start serves: it creates the file, and every later start
 counts itself in it, says so on stderr and exits with status 3. ``DEMO_FAIL_ONCE`` (HTTP) names a
-JSON-RPC method whose first request is answered with 503. ``DEMO_SLEEPY`` adds the tool ``sleep``.
+JSON-RPC method whose first request is answered with 503. ``DEMO_SLEEPY`` adds the tool ``sleep``,
+which notes each call (``started <request id>``) and each one the client cancels (``cancelled <request
+id>``) in the file ``DEMO_CANCELLED`` names.
 """
 
 from __future__ import annotations
@@ -84,12 +86,24 @@ def pid() -> int:
 
 if os.environ.get("DEMO_SLEEPY"):
 
+    def _note(line: str) -> None:
+        """One line in ``DEMO_CANCELLED``'s file; sync, since a cancelled call cannot await."""
+        marks = os.environ.get("DEMO_CANCELLED")
+        if marks:
+            with open(marks, "a") as out:
+                out.write(line + "\n")
+
     @server.tool()
-    async def sleep(seconds: float) -> str:
+    async def sleep(seconds: float, ctx: Context) -> str:  # type: ignore[type-arg]
         """Answer after ``seconds`` seconds."""
         import anyio
 
-        await anyio.sleep(seconds)
+        _note(f"started {ctx.request_id}")
+        try:
+            await anyio.sleep(seconds)
+        except anyio.get_cancelled_exc_class():
+            _note(f"cancelled {ctx.request_id}")
+            raise
         return "slept"
 
 

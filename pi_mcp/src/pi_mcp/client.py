@@ -49,6 +49,9 @@ CONNECT_TIMEOUT = 30.0
 #: Seconds before the second and third attempt to connect to an HTTP server (pi 1.6.0's).
 HTTP_CONNECT_RETRIES = (0.25, 1.0)
 LOG_LIMIT = 5 * 1024 * 1024
+#: The ids of the requests a call sent, noted by the connection's write stream (:class:`_Sent`)
+#: while the call's own task sends them.
+_SENT: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar("pi_mcp_sent", default=None)
 
 
 class InvalidListError(Exception):
@@ -111,6 +114,8 @@ class McpServer:
         self._task: asyncio.Task[None] | None = None
         self._sdk: concurrent.futures.Future[None] | None = None
         self._refresh: asyncio.Task[None] | None = None
+        #: ``notifications/cancelled`` on their way (a call does not wait for them).
+        self._cancelling: set[asyncio.Task[None]] = set()
         #: The end of the stdio server's stderr in this connection (shown when it fails).
         self._stderr: StderrTail | None = None
 
@@ -327,7 +332,7 @@ class McpServer:
                 session = await stack.enter_async_context(
                     ClientSession(
                         cast(Any, watched),
-                        write,
+                        cast(Any, _Sent(write)),
                         read_timeout_seconds=timedelta(seconds=self.config.timeout),
                         message_handler=self._on_message,
                         logging_callback=self._on_log,
@@ -510,7 +515,7 @@ class McpServer:
     ) -> Any:
         aborted = asyncio.ensure_future(signal.wait()) if signal is not None else None
         try:
-            return await self._call_until(what, request, check, aborted)
+            return await self._call_until(what, request, check, aborted, signal)
         finally:
             if aborted is not None:
                 aborted.cancel()
@@ -521,6 +526,7 @@ class McpServer:
         request: Callable[[Any], Any],
         check: Callable[[], None] | None,
         aborted: asyncio.Future[None] | None,
+        signal: AbortSignal | None = None,
     ) -> Any:
         # Its own task, left to finish when the call is aborted or cancelled (a restart cut
         # short would leave the server stopped): the next call finds the connection made.
@@ -536,7 +542,16 @@ class McpServer:
         if check is not None:
             check()
         task = self._task
-        call = asyncio.ensure_future(request(session))
+
+        async def send() -> Any:
+            return await request(session)
+
+        # The call's task notes the ids of the requests it sends, to cancel the one left unanswered.
+        sent: list[Any] = []
+        context = contextvars.copy_context()
+        context.run(_SENT.set, sent)
+        call = asyncio.get_running_loop().create_task(send(), context=context)
+        aborted_why = "Aborted" if signal is None else signal.reason or "Aborted"
         waiters: set[asyncio.Future[Any]] = {call}
         if task is not None:
             waiters.add(task)  # the runner ends when the connection dies: stop waiting then
@@ -548,22 +563,27 @@ class McpServer:
             )
         except asyncio.CancelledError:
             call.cancel()
+            self._cancel_request(session, sent, aborted_why)
             raise
         if call not in done:
             call.cancel()
             if aborted is not None and aborted.done():
+                self._cancel_request(session, sent, aborted_why)
                 raise McpCallError(f'MCP server "{self.name}": {what} aborted')
             if task is not None and task.done():
                 now: str = self.state  # the runner ended meanwhile
                 if now == "needs-auth":
                     raise self._unavailable()
                 raise _ConnectionLost(f'MCP server "{self.name}" closed the connection during {what}')
+            self._cancel_request(session, sent, "Request timed out")
             raise McpCallError(
                 f'MCP server "{self.name}" did not answer {what} within {self.config.timeout:g} s'
             )
         try:
             return call.result()
         except Exception as error:
+            if _timed_out(error):  # the SDK's own wait for the answer ran out
+                self._cancel_request(session, sent, "Request timed out")
             if self.config.kind == "http" and _session_expired(error):
                 raise _SessionExpired from error
             if _closed(error):
@@ -572,6 +592,29 @@ class McpServer:
                     f'MCP server "{self.name}" closed the connection during {what}'
                 ) from error
             raise McpCallError(f'MCP server "{self.name}" failed {what}: {_describe(error)}') from error
+
+    def _cancel_request(self, session: Any, sent: list[Any], reason: str) -> None:
+        """Tell the server to stop the request a call gave up on (the last one it sent), with
+        ``notifications/cancelled`` as the MCP spec asks and pi 1.6.0 does on an abort or a
+        timeout. Sent from a task of its own: the call ends at once."""
+        if not sent:
+            return
+        from mcp import types
+
+        params = types.CancelledNotificationParams(requestId=sent[-1], reason=reason)
+        notice = types.ClientNotification(types.CancelledNotification(params=params))
+
+        async def notify() -> None:
+            try:
+                await asyncio.wait_for(session.send_notification(notice), 5)
+            except Exception as error:  # the connection may be gone meanwhile: nothing to stop then
+                self._write_log(
+                    "warning", f"telling the server to cancel request {sent[-1]} failed: {_describe(error)}"
+                )
+
+        cancelling = asyncio.get_running_loop().create_task(notify())
+        self._cancelling.add(cancelling)
+        cancelling.add_done_callback(self._cancelling.discard)
 
     def _unavailable(self) -> McpCallError:
         """Why a call cannot be made (a failed server was just tried: by this call or one that
@@ -662,6 +705,34 @@ class _Watched:
         await self._stream.aclose()
 
 
+class _Sent:
+    """A transport's write stream that notes, in the sending call's :data:`_SENT`, the id of
+    each request once it went out (so an abandoned call can have it cancelled)."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    async def __aenter__(self) -> _Sent:
+        await self._stream.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: object) -> Any:
+        return await self._stream.__aexit__(*exc)
+
+    async def send(self, item: Any) -> None:
+        await self._stream.send(item)
+        sent = _SENT.get()
+        if sent is not None:
+            from mcp.types import JSONRPCRequest
+
+            root = getattr(getattr(item, "message", None), "root", None)
+            if isinstance(root, JSONRPCRequest):
+                sent.append(root.id)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 #: One background import of the SDK per transport kind (a failed one is tried again).
 _sdk_imports: dict[str, concurrent.futures.Future[None]] = {}
 
@@ -726,6 +797,12 @@ def _session_expired(error: BaseException) -> bool:
     """The SDK's answer to a 404 on an established session (``Session terminated``)."""
     data = getattr(error, "error", None)
     return getattr(data, "code", None) == 32600 and getattr(data, "message", None) == "Session terminated"
+
+
+def _timed_out(error: BaseException) -> bool:
+    """The SDK's own end of the wait for an answer (``request_read_timeout_seconds``)."""
+    data = getattr(error, "error", None)
+    return getattr(data, "code", None) == 408 and str(getattr(data, "message", "")).startswith("Timed out")
 
 
 def _transient(error: BaseException) -> bool:
