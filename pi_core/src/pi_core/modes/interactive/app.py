@@ -41,6 +41,7 @@ from pi_core.modes.interactive.paste import Pastes
 from pi_core.modes.interactive.picker import Picker, PickerKeys, Selector, pick
 from pi_core.modes.interactive.program_status import Blocked, ProgramStatus
 from pi_core.modes.interactive.render import EventRenderer, prompt_line
+from pi_core.modes.interactive.row_division import share_rows_in_one_pass
 from pi_core.modes.interactive.sanitize import sanitize
 from pi_core.modes.interactive.screen_rows import skip_unchanged_rows
 from pi_core.modes.interactive.styles import ReplStyles, styles_for
@@ -106,6 +107,7 @@ class InteractiveMode:
         self.verbose = verbose
         self._own_terminal = console is None
         skip_unchanged_rows()  # a key's redraw writes the rows it changed, without reading the rest
+        share_rows_in_one_pass()  # and lays the rows out without handing them out one by one
         self.ui = InteractiveUI(self)
         self.console = console or terminal_console(self.ui.colour_mode)
         self.terminal: dict[str, Any] = {"input": input, "output": output}
