@@ -284,6 +284,25 @@ class InteractiveMode:
         idle = lambda: not self.busy  # noqa: E731
         self.spawn(prepare_first_prompt(model.api if model else None, tools, self.lay_out_sample, idle))
 
+    async def _warm_key_lookups(self) -> None:
+        """Once the editor is up, look the printable keys' bindings up ahead of their first press
+        (see TappedKeyProcessor.warm_lookups), a few keys per turn of the loop."""
+        from pi_core.modes.interactive.custom import PRINTABLE_KEYS, TappedKeyProcessor
+
+        for _ in range(100):  # the editor's application starts running within a few turns
+            await asyncio.sleep(0.05)
+            app = self._editor_app()
+            if app is not None and app.is_running:
+                break
+        else:
+            return
+        processor = app.key_processor
+        if not isinstance(processor, TappedKeyProcessor) or not self.editor_focused():
+            return
+        for start in range(0, len(PRINTABLE_KEYS), 8):
+            processor.warm_lookups(PRINTABLE_KEYS[start : start + 8])
+            await asyncio.sleep(0)
+
     def lay_out_sample(self) -> None:
         """Lay a small markdown block out as answers are (to a throwaway console here)."""
         import io
@@ -501,6 +520,7 @@ class InteractiveMode:
         if initial is not None or images or messages:
             self.start_task(self._prompt_sequence(initial, images, messages))
         self._start_editor()
+        self.spawn(self._warm_key_lookups())
         self._ask_program_status()
         self.refresh_status()
         context = output_above_editor() if self._own_terminal else contextlib.nullcontext()
@@ -1264,6 +1284,8 @@ class InteractiveMode:
         for warning in self.keymap.warnings:
             self.console.print(Text(warning, style="pi.warning"))
         self._key_bindings = build_key_bindings(self, plugins.shortcuts, self.keymap)
+        if self._editor_started:
+            self.spawn(self._warm_key_lookups())  # the new bindings' lookups
 
     # --- header and footer -------------------------------------------------------------------------
 

@@ -32,6 +32,10 @@ from pi_core.modes.interactive.sanitize import keep_style
 
 _NOTHING = object()
 
+#: The keys typed most (printable ASCII), whose bindings :meth:`TappedKeyProcessor.warm_lookups`
+#: looks up ahead of the first press.
+PRINTABLE_KEYS = tuple(chr(code) for code in range(0x20, 0x7F))
+
 
 class TerminalSize:
     """What a component factory gets as ``tui``: the terminal's size and a way to ask for a redraw."""
@@ -382,6 +386,16 @@ class TappedKeyProcessor(KeyProcessor):
         app = get_app()
         if app.invalidated and app.is_running and not app.is_done:
             app._redraw()
+
+    def warm_lookups(self, keys: tuple[str, ...]) -> None:
+        """Look ``keys`` up in the focused window's bindings now, as pressing them would. The first
+        press of a key walks every binding of the application twice (the bindings for it, and
+        those it may begin) before prompt-toolkit caches the answer: most of a millisecond, paid
+        by each letter's first press while an answer streams. The answers stay cached until the
+        bindings change (``/reload``)."""
+        for key in keys:
+            self._bindings.get_bindings_for_keys((key,))
+            self._bindings.get_bindings_starting_with_keys((key,))
 
     def _tap(self, press: KeyPress) -> list[KeyPress]:
         if press.key == Keys.CPRResponse:
