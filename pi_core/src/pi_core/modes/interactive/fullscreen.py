@@ -73,7 +73,7 @@ from pi_core.modes.interactive.app import (
 from pi_core.modes.interactive.code_blocks import ThemedMarkdown
 from pi_core.modes.interactive.editor_slot import EditorControl
 from pi_core.modes.interactive.overlay import OverlayOptions, OverlayRequest, PlacedOverlay
-from pi_core.modes.interactive.screen_rows import row_cells
+from pi_core.modes.interactive.screen_rows import RowsWindow, row_cells, split_rows
 from pi_core.modes.interactive.transcript import Block, Line, Transcript, TranscriptConsole
 
 if TYPE_CHECKING:
@@ -242,16 +242,16 @@ class FullscreenMode(InteractiveMode):
                 _TranscriptWindow(_TranscriptControl(self)),
                 search_bar,
                 ConditionalContainer(
-                    Window(FormattedTextControl(self._above_editor), dont_extend_height=True),
+                    RowsWindow(lambda width: split_rows(self._above_editor())),
                     filter=Condition(lambda: self.ui.has_widgets("aboveEditor")),
                 ),
-                Window(FormattedTextControl(self._status_row), height=1),
+                RowsWindow(lambda width: split_rows(self._status_row())[:1]),
                 DynamicContainer(lambda: self._in_place[-1] if self._in_place else editor),
                 ConditionalContainer(
-                    Window(FormattedTextControl(self._below_editor), dont_extend_height=True),
+                    RowsWindow(lambda width: split_rows(self._below_editor())),
                     filter=Condition(lambda: self.ui.has_widgets("belowEditor")),
                 ),
-                Window(FormattedTextControl(self._footer), dont_extend_height=True),
+                RowsWindow(lambda width: split_rows(self._footer())),
                 self._nowhere,
             ]
         )
