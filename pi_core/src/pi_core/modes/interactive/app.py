@@ -168,6 +168,8 @@ class InteractiveMode:
         self._dialog_lock = asyncio.Lock()
         self._side_tasks: set[asyncio.Task[None]] = set()
         self._status_cache: tuple[int, float, list[str]] | None = None
+        #: The toolbar's last text and its fragments (see _styled_toolbar).
+        self._toolbar_fragments: tuple[str, StyleAndTextTuples] | None = None
         #: The footer's figures and what they were worked out from (:meth:`footer_text`).
         self._footer_cache: tuple[tuple[object, ...], str, tuple[object, ...]] | None = None
         #: The git branch of the working directory, read in a thread after each job.
@@ -1139,8 +1141,15 @@ class InteractiveMode:
 
         from pi_core.modes.interactive.screen_rows import RowsWindow, split_rows
 
+        split: list[Any] = [None, []]  # the fragments last split, and their rows
+
         def rows(width: int) -> list[StyleAndTextTuples]:
-            return split_rows(self._styled_toolbar() or [])
+            fragments = self._styled_toolbar()
+            if fragments is None:
+                return []
+            if fragments is not split[0]:
+                split[:] = [fragments, split_rows(fragments)]
+            return split[1]
 
         for container in walk(session.app.layout.container):
             if not isinstance(container, ConditionalContainer):
@@ -1191,6 +1200,11 @@ class InteractiveMode:
         text = self._toolbar()
         if not text:
             return None
+        # Asked for three times a redraw (twice to measure the layout, once to draw it), with the
+        # same text unless something changed in between.
+        cached = self._toolbar_fragments
+        if cached is not None and cached[0] == text:
+            return cached[1]
         fragments: StyleAndTextTuples = []
         for line in text.split("\n"):
             if fragments:
@@ -1199,6 +1213,7 @@ class InteractiveMode:
                 fragments.extend(to_formatted_text(ANSI(line)))
             else:
                 fragments.append(("", line))
+        self._toolbar_fragments = (text, fragments)
         return fragments
 
     def _toolbar(self) -> str | None:
