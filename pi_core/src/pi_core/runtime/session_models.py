@@ -43,17 +43,30 @@ async def set_model(session: AgentSession, model: Model, source: ModelSource, pe
     registry = session.model_registry
     if registry is not None and not registry.has_configured_auth(model):
         raise RuntimeError(f"No API key for {model.provider}/{model.id}")
+    await _switch(session, model, level_for_switch(session, model), source, persist)
+
+
+def level_for_switch(session: AgentSession, model: Model, scoped_level: str | None = None) -> str:
+    """The thinking level a switch to ``model`` asks for, in pi 1.6.0's order: the scoped model's
+    own level (``--models m:high``), the model's ``modelThinkingLevels`` entry, the saved
+    ``defaultThinkingLevel``, else the level in use (then clamped to the model)."""
+    return (
+        scoped_level
+        or model_thinking_level(session.settings, model)
+        or session.settings.settings.default_thinking_level
+        or session.thinking_level
+    )
+
+
+async def _switch(
+    session: AgentSession, model: Model, level: str, source: ModelSource, persist: bool
+) -> None:
     previous = session.model
     session.agent.state.model = model
     session.session_manager.append_model_change(model.provider, model.id)
     if persist:
         _save_default_model(session, model)
-    wanted = session.thinking_level
-    if previous is not None and not previous.reasoning:
-        wanted = session.settings.settings.default_thinking_level or "medium"
-    # A model's own level (``modelThinkingLevels``) wins when switching to it, as in pi 1.6.0.
-    wanted = model_thinking_level(session.settings, model) or wanted
-    session.set_thinking_level(wanted)
+    session.set_thinking_level(level)
     hooks = session.hooks
     if hooks is not None and hooks.has("model_select"):
         event = hook_events.ModelSelectEvent(model=model, previous_model=previous, source=source)
@@ -76,10 +89,14 @@ def _save_default_model(session: AgentSession, model: Model) -> None:
 
 
 async def cycle_model(session: AgentSession) -> tuple[Model, str, bool] | None:
+    """The next scoped model that has a key (or the next available model), with its scoped
+    level; from a model outside the list, its first one. ``None`` when there is none to go to."""
     scoped = session.services.scoped_models
-    candidates = [(m, lvl) for m, lvl in scoped] or [(m, None) for m in await session.get_available_models()]
-    if len(candidates) <= 1:
-        return None
+    registry = session.model_registry
+    if scoped:
+        candidates = [(m, lvl) for m, lvl in scoped if registry is None or registry.has_configured_auth(m)]
+    else:
+        candidates = [(m, None) for m in await session.get_available_models()]
     current = session.model
     index = next(
         (
@@ -89,10 +106,10 @@ async def cycle_model(session: AgentSession) -> tuple[Model, str, bool] | None:
         ),
         -1,
     )
+    if not candidates or (index >= 0 and len(candidates) == 1):
+        return None
     model, level = candidates[(index + 1) % len(candidates)]
-    await session.set_model(model, source="cycle")
-    if level is not None:
-        session.set_thinking_level(level)
+    await _switch(session, model, level_for_switch(session, model, level), "cycle", persist=False)
     return model, session.thinking_level, bool(scoped)
 
 
