@@ -193,6 +193,8 @@ def test_resume_selector_in_tmux(pi_env: PiEnv, pane: Pane) -> None:
     pane.type("my ")
     pane.keys("Enter")
     pane.wait_for("› my topic")
+    pane.type("earlier answer")  # words of the answer, not of the name or the first message
+    pane.wait_for(lambda screen: "> earlier answer" in screen and "› my topic" in screen)
     pane.keys("Enter")
     pane.wait_for("the earlier answer")
     pane.wait_for("Resumed")

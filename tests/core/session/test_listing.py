@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from pi_core.session.listing import find_most_recent_session, read_session_info
 from pi_core.session.manager import SessionManager
-from session_helpers import assistant, user
+from session_helpers import assistant, tool_result, user
 
 
 def test_summary_of_a_long_session(tmp_path: Path) -> None:
@@ -121,3 +121,45 @@ def test_a_file_another_writer_spaced_is_summarised_the_same(tmp_path: Path) -> 
         "named",
         ours.modified,
     )
+
+
+def _searchable_session(tmp_path: Path) -> Path:
+    from pi_core.ai.messages import UserMessage
+
+    sm = SessionManager.create("/proj", tmp_path)
+    sm.append_message(user("First Question"))
+    sm.append_message(assistant("reading it", tool=True))
+    sm.append_message(tool_result("TOOL OUTPUT only"))
+    sm.append_message(assistant('An "Answer"\nover two lines'))
+    sm.append_message(UserMessage(content="plain string ünïcode"))
+    sm.append_custom_message_entry("note", "custom TEXT", True)
+    return Path(sm.get_session_file() or "")
+
+
+def test_the_message_text_holds_user_and_assistant_text_only(tmp_path: Path) -> None:
+    """What /resume searches, as pi's allMessagesText: every user and assistant message's text
+    blocks (not tool results, tool calls or custom messages), lowercased."""
+    from pi_core.session.listing import read_session_text, read_session_texts
+
+    path = _searchable_session(tmp_path)
+    text = read_session_text(path)
+    assert text == 'first question reading it an "answer"\nover two lines plain string ünïcode'
+    # Another writer's key order and spacing reads the same (those lines are parsed in full).
+    spaced = tmp_path / "spaced.jsonl"
+    spaced.write_text("".join(json.dumps(json.loads(line)) + "\n" for line in path.read_text().splitlines()))
+    assert read_session_text(spaced) == text
+    assert read_session_texts([str(path), str(tmp_path / "gone.jsonl")], budget=0) == {str(path): text}
+    assert read_session_texts([str(tmp_path / "gone.jsonl")]) == {str(tmp_path / "gone.jsonl"): None}
+
+
+def test_a_cut_line_adds_nothing_to_the_message_text(tmp_path: Path) -> None:
+    from pi_core.session.listing import read_session_text
+
+    path = _searchable_session(tmp_path)
+    whole = read_session_text(path)
+    with path.open("ab") as out:  # a write cut short inside a text block, then bytes that are not UTF-8
+        out.write(
+            b'{"type":"message","id":"z","message":{"role":"user","content":[{"type":"text","text":"cut\n'
+        )
+        out.write(b'{"type":"message","id":"y","message":{"role":"user","content":"\xff bytes"}}\n')
+    assert read_session_text(path) == f"{whole} \ufffd bytes"

@@ -14,13 +14,15 @@ sessions costs a few milliseconds per file and a few MB, whatever their size.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from json.decoder import scanstring  # type: ignore[attr-defined]  # C-accelerated; not in typeshed
 from pathlib import Path
 from typing import Any
 
@@ -239,6 +241,91 @@ def _last_activity(entries: deque[dict[str, Any]]) -> datetime | None:
         return datetime.fromtimestamp(latest / 1000, UTC)
     except (OverflowError, ValueError, OSError):  # beyond the years a datetime holds
         return None
+
+
+#: A text block as pi's writer (and ours) puts it, and a user message whose content is a string.
+_TEXT_BLOCK = '"type":"text","text":"'
+_STRING_CONTENT = 'user","content":"'
+_TEXT_ROLES = (b'user"', b'assistant"')
+
+
+def _message_text(line: bytes) -> str | None:
+    """The text of a line that may hold a user or assistant message (its text blocks joined by
+    spaces, as pi joins them): ``""`` when it holds none, ``None`` when only parsing can tell."""
+    if not line.startswith(_MESSAGE):
+        return "" if line.startswith(b'{"type":"') or not line.strip() else None
+    at = line.find(_ROLE, len(_MESSAGE), 300)
+    if at < 0:
+        return None
+    at += len(_ROLE)
+    if not line.startswith(_TEXT_ROLES, at):
+        return "" if line.find(b'"', at, at + 40) > 0 else None  # a tool result, a bash run, ...
+    text = line[at:].decode("utf-8", "replace")
+    try:
+        if text.startswith(_STRING_CONTENT):
+            return scanstring(text, len(_STRING_CONTENT))[0]
+        parts: list[str] = []
+        start = text.find(_TEXT_BLOCK)
+        while start >= 0:
+            part, end = scanstring(text, start + len(_TEXT_BLOCK))
+            parts.append(part)
+            start = text.find(_TEXT_BLOCK, end)
+    except ValueError:  # a damaged string: the parsed line says what it holds, if anything
+        return None
+    if not parts and '"type":"text"' in text:
+        return None  # text blocks in another key order
+    return " ".join(parts)
+
+
+def _parsed_message_text(line: bytes) -> str:
+    entry = _loads(line.strip())
+    if not isinstance(entry, dict) or entry.get("type") != "message":
+        return ""
+    message = entry.get("message")
+    if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
+        return ""
+    return _text_of(message)
+
+
+def read_session_text(path: Path) -> str | None:
+    """Every user and assistant message's text in a session file, in file order and joined by
+    spaces, lowercased: what pi 1.6.0's ``/resume`` search matches besides the name, id and
+    folder (its ``allMessagesText``; read here only when a search needs it, not while listing).
+    A line's kind and role are read from its first bytes, as the listing reads them, and only the
+    text blocks of user and assistant messages are decoded (tool results and calls never are);
+    a line in another key order is parsed in full. ``None`` when the file cannot be read."""
+    try:
+        handle = os.fdopen(open_regular(path), "rb")
+    except OSError:
+        return None
+    texts: list[str] = []
+    with handle:
+        try:
+            handle.readline(1 << 20)  # the header
+            for line in handle:
+                text = _message_text(line)
+                if text is None:
+                    text = _parsed_message_text(line)
+                if text:
+                    texts.append(text)
+        except (OSError, ValueError):
+            return None
+    return " ".join(texts).lower()
+
+
+def read_session_texts(paths: Sequence[str], budget: int = 16 << 20) -> dict[str, str | None]:
+    """:func:`read_session_text` of the first of ``paths``, and of those after it while the
+    files read add up to at most ``budget`` bytes (a search shows what it found between two such
+    batches); ``None`` for a file that cannot be read."""
+    found: dict[str, str | None] = {}
+    used = 0
+    for path in paths:
+        if found and used >= budget:
+            break
+        with contextlib.suppress(OSError):
+            used += os.stat(path).st_size
+        found[path] = read_session_text(Path(path))
+    return found
 
 
 def list_sessions(directory: Path) -> list[SessionInfo]:

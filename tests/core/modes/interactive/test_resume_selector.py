@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from pi_core.modes.interactive.resume_selector import (
+    MessageText,
     ResumeSelector,
     age,
     match_score,
@@ -214,3 +216,78 @@ async def test_the_search_field_edits_and_the_list_keys_still_win(pipe: PipeInpu
     assert deleted == ["/s/d"] and selector.state.query == "fork"
     await press(pipe, ESC)
     assert await asyncio.wait_for(task, 5) is None
+
+
+def test_search_finds_words_of_any_message_once_read() -> None:
+    from pi_core.modes.interactive.resume_selector import MessageText
+
+    plain = SESSIONS[0]
+    text = MessageText("explain the parser, its tokens\n  come   later")
+    assert match_score(plain, parse_query("tokens")) is None  # the first message alone
+    assert match_score(plain, parse_query("tokens"), text) is not None
+    assert match_score(plain, parse_query('"tokens come later"'), text) is not None  # spaces as one
+    assert match_score(plain, parse_query(r"re:TOKENS\s+come"), text) is not None
+    assert match_score(plain, parse_query("tkns"), text) is None  # messages match literally only
+
+
+async def test_typing_searches_all_messages_of_the_sessions_on_disk(pipe: PipeInput, tmp_path: Path) -> None:
+    from pi_core.session.listing import list_sessions
+    from pi_core.session.manager import SessionManager
+
+    from tests.core.session.session_helpers import assistant, user
+
+    for first, later in (("a first question", "nothing to see"), ("another question", "a zebra appears")):
+        sm = SessionManager.create("/work/calc", tmp_path)
+        sm.append_message(user(first))
+        sm.append_message(assistant(later))
+    sessions = list_sessions(tmp_path)
+
+    async def load(scope: str) -> list[SessionInfo]:
+        return sessions
+
+    selector = ResumeSelector(load)
+    await selector.start()
+    task = asyncio.create_task(selector.run(input=pipe, output=WideOutput()))
+    await asyncio.sleep(0.05)
+    await press(pipe, "zebra")
+    for _ in range(50):  # the texts are read in a thread
+        if not selector.reading:
+            break
+        await asyncio.sleep(0.02)
+    assert [row.info.first_message for row in selector.state.rows] == ["another question"]
+    assert "› another question" in screen(selector) and "Searching messages" not in screen(selector)
+    await press(pipe, ENTER)
+    chosen = next(info.path for info in sessions if info.first_message == "another question")
+    assert await asyncio.wait_for(task, 5) == chosen
+
+
+@pytest.mark.parametrize(
+    "typed",
+    ["tokenizer", 'the "fork tr', "fork: try", "tokenizer work x", "a1", "re:tok", "wr tok"],
+)
+def test_a_search_typed_on_finds_what_a_fresh_search_finds(typed: str) -> None:
+    """Each key narrows the last search's matches rather than searching every session again."""
+    from pi_core.modes.interactive.resume_selector import MessageText, SessionList
+
+    texts = {info.path: MessageText(f"{info.first_message} the a1 answer".lower()) for info in SESSIONS}
+    typing = SessionList(loaded={"current": list(SESSIONS)}, texts=dict(texts), sort="relevance")
+    for end in range(1, len(typed) + 1):
+        typing.query = typed[:end]
+        typing.refilter()
+        fresh = SessionList(loaded={"current": list(SESSIONS)}, texts=dict(texts), sort="relevance")
+        fresh.query = typed[:end]
+        fresh.refilter()
+        assert [row.info.path for row in typing.rows] == [row.info.path for row in fresh.rows], typed[:end]
+
+
+def test_typing_on_searches_only_the_last_matches() -> None:
+    from pi_core.modes.interactive.resume_selector import SessionList
+
+    state = SessionList(loaded={"current": list(SESSIONS)}, query="fork")
+    state.refilter()
+    pool = list(SESSIONS)
+    assert len(state._narrowed(pool, parse_query("fork:"))) == 2  # the two forks, of four
+    assert len(state._narrowed(pool, parse_query("for"))) == 4  # a shorter word: all again
+    assert len(state._narrowed(pool, parse_query("re:fork"))) == 4
+    state.texts["/s/c"] = MessageText("a fork after all")  # a text read since: all again
+    assert len(state._narrowed(pool, parse_query("fork:"))) == 4

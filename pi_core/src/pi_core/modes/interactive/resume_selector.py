@@ -10,7 +10,9 @@ Keys as pi: Tab switches the scope, Ctrl+S the order (threaded, recent, relevanc
 named sessions only, Ctrl+P shows each file's path, Ctrl+D deletes the highlighted session after
 Enter confirms, Ctrl+R renames it in place; Up/Down and PageUp/PageDown move, Enter resumes, Esc
 or Ctrl+C cancels. Typing searches: words fuzzily in the name and folder and literally in the id,
-first message and folder; ``"a phrase"`` literally; ``re:pattern`` as a regular expression.
+every user and assistant message and the folder; ``"a phrase"`` literally; ``re:pattern`` as a
+regular expression. The messages are read (in a thread, a batch at a time) once a search is
+typed, not when the list opens, and each key typed on searches only what the last one matched.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from pi_core.modes.interactive.fork_selector import fit
 from pi_core.modes.interactive.line_edit import LineEdit, bind_line_edit
 from pi_core.modes.interactive.picker import Selector
 from pi_core.modes.interactive.styles import ReplStyles
-from pi_core.session.listing import SessionInfo
+from pi_core.session.listing import SessionInfo, read_session_texts
 
 MAX_VISIBLE = 10
 Scope = Literal["current", "all"]
@@ -104,41 +106,59 @@ def _norm(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def match_score(info: SessionInfo, query: Query) -> float | None:
-    """Lower is better; ``None`` when ``info`` does not match."""
+@dataclass
+class MessageText:
+    """A session's message text as the search reads it (:func:`read_session_text`: lowercased);
+    for phrases, with its runs of whitespace as one space, made when first asked for."""
+
+    lower: str
+    _normalized: str | None = None
+
+    @property
+    def normalized(self) -> str:
+        if self._normalized is None:
+            self._normalized = " ".join(self.lower.split())
+        return self._normalized
+
+
+def match_score(info: SessionInfo, query: Query, text: MessageText | None = None) -> float | None:
+    """Lower is better; ``None`` when ``info`` does not match. ``text`` is the session's message
+    text (all its messages, as pi searches them); without it, its first message stands in."""
+    text = text or MessageText(info.first_message.lower())
     name = info.name or ""
     if query.regex is not None:
         if name and query.regex.search(name):
             return 0.0
-        fields = (info.id, info.first_message, info.cwd)
-        return float(_TIER) if any(query.regex.search(text) for text in fields) else None
+        fields = (info.id, text.lower, info.cwd)
+        return float(_TIER) if any(query.regex.search(field) for field in fields) else None
     total = 0.0
     for word, phrase in query.words:
-        score = _phrase_score(info, _norm(word)) if phrase else _word_score(info, word)
+        score = _phrase_score(info, _norm(word), text) if phrase else _word_score(info, word, text)
         if score is None:
             return None
         total += score
     return total
 
 
-def _literal(info: SessionInfo, value: str, normalize: bool) -> float | None:
-    def prepared(text: str) -> str:
-        return _norm(text) if normalize else text.lower()
+def _literal(info: SessionInfo, value: str, normalize: bool, text: MessageText) -> float | None:
+    def prepared(field: str) -> str:
+        return _norm(field) if normalize else field.lower()
 
     name = prepared(info.name or "")
     if value in name:
         return _fuzzy_score(value, name) or 0.0
-    if any(value in prepared(text) for text in (info.id, info.first_message, info.cwd)):
+    messages = text.normalized if normalize else text.lower
+    if value in messages or any(value in prepared(field) for field in (info.id, info.cwd)):
         return float(_TIER)
     return None
 
 
-def _phrase_score(info: SessionInfo, phrase: str) -> float | None:
-    return _literal(info, phrase, normalize=True) if phrase else 0.0
+def _phrase_score(info: SessionInfo, phrase: str, text: MessageText) -> float | None:
+    return _literal(info, phrase, normalize=True, text=text) if phrase else 0.0
 
 
-def _word_score(info: SessionInfo, word: str) -> float | None:
-    literal = _literal(info, word.lower(), normalize=False)
+def _word_score(info: SessionInfo, word: str, text: MessageText) -> float | None:
+    literal = _literal(info, word.lower(), normalize=False, text=text)
     if literal is not None:
         return literal
     scores = [s for s in (_fuzzy_score(word, info.name or ""), _fuzzy_score(word, info.cwd)) if s is not None]
@@ -202,6 +222,11 @@ class SessionList:
     index: int = 0
     loaded: dict[str, list[SessionInfo]] = field(default_factory=dict)
     rows: list[Row] = field(default_factory=list)
+    #: Each session's message text (by path), read once a search needs it.
+    texts: dict[str, MessageText] = field(default_factory=dict)
+    #: The last plain search (its words, and the paths of the sessions it matched), while
+    #: nothing else changed; see :meth:`_narrowed`.
+    _last_search: tuple[tuple[Any, ...], list[str], set[str]] | None = None
 
     def sessions(self) -> list[SessionInfo]:
         return self.loaded.get(self.scope, [])
@@ -214,16 +239,46 @@ class SessionList:
             self.rows = [Row(info) for info in pool]
         else:
             query = parse_query(self.query)
+            pool = self._narrowed(pool, query)
             if query.error:
                 self.rows = []
             elif self.sort == "recent":
-                self.rows = [Row(info) for info in pool if match_score(info, query) is not None]
+                self.rows = [Row(info) for info in pool if self.score(info, query) is not None]
             else:
-                scored = [(match_score(info, query), info) for info in pool]
+                scored = [(self.score(info, query), info) for info in pool]
                 found = [(score, info) for score, info in scored if score is not None]
                 found.sort(key=lambda item: (item[0], -item[1].modified.timestamp()))
                 self.rows = [Row(info) for _, info in found]
+        if self.query.strip() and not query.error and query.regex is None:
+            words = [word for word, _ in query.words]
+            self._last_search = (self._search_key(), words, {row.info.path for row in self.rows})
         self.index = 0 if keep_top else min(self.index, max(0, len(self.rows) - 1))
+
+    def _search_key(self) -> tuple[Any, ...]:
+        return (self.scope, self.named_only, id(self.sessions()), len(self.sessions()), len(self.texts))
+
+    def _narrowed(self, pool: list[SessionInfo], query: Query) -> list[SessionInfo]:
+        """``pool``, or only the sessions the last search matched when this one only types on
+        (its words are those words, the last one longer, and maybe more): a session no word
+        of the last search found cannot match one that asks more of it, so a search typed on
+        over many large sessions reads less of them with each key. Phrases count as words (a
+        longer phrase holds the shorter one)."""
+        last = self._last_search
+        if last is None or query.regex is not None or last[0] != self._search_key():
+            return pool
+        words, before = [word for word, _ in query.words], last[1]
+        if not before or len(words) < len(before) or words[: len(before) - 1] != before[:-1]:
+            return pool
+        if not words[len(before) - 1].lower().startswith(before[-1].lower()):
+            return pool
+        return [info for info in pool if info.path in last[2]]
+
+    def score(self, info: SessionInfo, query: Query) -> float | None:
+        return match_score(info, query, self.texts.get(info.path))
+
+    def unread(self) -> list[str]:
+        """The sessions of the scope whose message text is not read yet, most recent first."""
+        return [info.path for info in self.sessions() if info.path not in self.texts]
 
     @property
     def selected(self) -> SessionInfo | None:
@@ -242,8 +297,10 @@ class ResumeSelector(Selector):
         delete: Callable[[str], Awaitable[str | None]] | None = None,
         keymap: Mapping[str, Sequence[str]] | None = None,
         styles: Callable[[], ReplStyles] | None = None,
+        read_texts: Callable[[Sequence[str]], dict[str, str | None]] = read_session_texts,
     ) -> None:
-        """``load(scope)`` lists sessions; ``delete(path)`` says how it went (``None``: it failed)."""
+        """``load(scope)`` lists sessions; ``delete(path)`` says how it went (``None``: it failed);
+        ``read_texts(paths)`` (run in a thread) reads the message text of the first few paths."""
         self.keymap = keymap or {}
         self.state = SessionList(current_path=current_path)
         self.load = load
@@ -263,6 +320,9 @@ class ResumeSelector(Selector):
         #: A note in place of the key lines: (text, role).
         self.status: tuple[str, str] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._read_texts = read_texts
+        #: Whether the sessions' message text is being read (for a search).
+        self.reading = False
         super().__init__()
 
     async def start(self) -> None:
@@ -300,7 +360,35 @@ class ResumeSelector(Selector):
             self.loading = None
         if scope == self.state.scope:
             self.state.refilter()
+            self._search_messages()
         self.invalidate()
+
+    def _search_messages(self) -> None:
+        """Once a search is typed: read the scope's message text in the background (pi searches
+        all of it; the list itself reads only what it shows), showing matches as they come."""
+        if not self.reading and self.state.query.strip() and self.state.unread():
+            self.reading = True
+            self._spawn(self._read_messages())
+
+    async def _read_messages(self) -> None:
+        state = self.state
+        try:
+            while not self.finished and (pending := state.unread()):
+                found = await asyncio.to_thread(self._read_texts, pending)
+                firsts = {info.path: info.first_message for info in state.sessions()}
+                for path, text in found.items():  # an unreadable file: its first message, as before
+                    state.texts[path] = MessageText(
+                        text if text is not None else firsts.get(path, "").lower()
+                    )
+                if state.query.strip():
+                    chosen, top = state.selected, state.index == 0
+                    state.refilter(keep_top=True)
+                    paths = [row.info.path for row in state.rows]
+                    if chosen is not None and not top and chosen.path in paths:
+                        state.index = paths.index(chosen.path)  # a moved highlight stays on its session
+                self.invalidate()
+        finally:
+            self.reading = False
 
     def _fg(self, role: str) -> str:
         return self._styles().fg.get(role, "") if self._styles is not None else ""
@@ -317,6 +405,7 @@ class ResumeSelector(Selector):
         def searched() -> None:
             state.query = self.search.text
             state.refilter(keep_top=bool(state.query.strip()))
+            self._search_messages()
 
         # pi's line editing in the search and rename fields, bound first: the selector's own
         # keys below (Ctrl+D deletes, Ctrl+P shows paths) win where they share a key.
@@ -337,6 +426,7 @@ class ResumeSelector(Selector):
             if state.scope not in state.loaded:
                 self._spawn(self._load(state.scope))
             state.refilter()
+            self._search_messages()
 
         @key("app.session.toggleSort", "ctrl+s")
         def _sort() -> None:
@@ -550,7 +640,13 @@ class ResumeSelector(Selector):
             lines.append(self._row(state.rows[position], position == state.index, width))
         if start > 0 or end < len(state.rows):
             lines.append([(muted, f"  ({state.index + 1}/{len(state.rows)})")])
+        if self.reading and state.query.strip():
+            lines.append([(muted, self._reading_note())])
         return lines
+
+    def _reading_note(self) -> str:
+        total = len(self.state.sessions())
+        return f"  Searching messages… {total - len(self.state.unread())}/{total} sessions"
 
     def _row(self, row: Row, selected: bool, width: int) -> StyleAndTextTuples:
         info = row.info
