@@ -7,6 +7,7 @@ and resources), so they read without the session's run machinery around them.
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -19,15 +20,32 @@ def user_text(message: UserMessage) -> str:
 
 
 def last_assistant_text(messages: Sequence[AgentMessage]) -> str | None:
-    """The text of the last answer (skipping an aborted one that said nothing), for ``/copy``."""
+    """The text of the last answer, for ``/copy``: a reply that did not end normally (aborted,
+    failed, only calling tools) counts only when it has text; one that ended normally counts
+    even without text (then ``None``), as pi 1.6.0's."""
     for message in reversed(messages):
         if not isinstance(message, AssistantMessage):
             continue
-        if message.stop_reason == "aborted" and not message.content:
-            continue
+        said = any(block.type == "text" and block.text.strip() for block in message.content)
+        if message.stop_reason != "stop" and not said:
+            continue  # an aborted or failed reply, or one that only called tools (pi 1.6.0)
         text = text_of(message.content).strip()
         return text or None
     return None
+
+
+def export_path(value: str) -> Path:
+    """An export's ``outputPath`` as pi 1.6.0 reads it: ``~`` and ``~/…`` in the home folder, a
+    ``file://`` URL as its path, anything else as given (relative to the current folder)."""
+    if value == "~":
+        return Path.home()
+    if value.startswith("~/"):
+        return Path.home() / value[2:]
+    if value.startswith("file://"):
+        from urllib.parse import unquote, urlparse
+
+        return Path(unquote(urlparse(value).path))
+    return Path(value)
 
 
 def user_messages_for_forking(entries: Sequence[Any]) -> list[tuple[str, str]]:
@@ -108,7 +126,7 @@ async def export_html(
     page = render_session_html(
         header_dict, entries, manager.get_leaf_id(), system_prompt=system_prompt, tools=tools, theme=theme
     )
-    target = Path(output_path) if output_path else default_export_path(file)
+    target = export_path(output_path) if output_path else default_export_path(file)
     await asyncio.to_thread(target.write_text, page, encoding="utf-8")
     return target
 
@@ -141,7 +159,7 @@ async def export_jsonl(manager: Any, output_path: str | None) -> Path:
         previous = data["id"]
 
     def write() -> Path:
-        target = Path(output_path or default_name).absolute()
+        target = Path(os.path.abspath(export_path(output_path) if output_path else default_name))
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text("\n".join(lines) + "\n", encoding="utf-8")
         return target
