@@ -68,6 +68,7 @@ def test_fork_points_are_the_user_messages_with_text_of_every_branch(tmp_path: P
 async def test_export_jsonl_writes_the_branch_rechained_where_pi_would(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.chdir(tmp_path)  # were ~ taken literally, the files would land here, not in the worktree
     manager = _written(tmp_path)
     home = tmp_path / "home"
     monkeypatch.setenv("HOME", str(home))
@@ -85,7 +86,6 @@ async def test_export_jsonl_writes_the_branch_rechained_where_pi_would(
     assert [e["parentId"] for e in entries] == [None, entries[0]["id"], entries[1]["id"]]
     assert SessionManager.open(str(target)).build_session_context().messages[-1].role == "assistant"
 
-    monkeypatch.chdir(tmp_path)
     relative = await views.export_jsonl(manager, "out/../flat.jsonl")
     assert relative == tmp_path / "flat.jsonl"  # normalised, as Node's path.resolve
     url = await views.export_jsonl(manager, (tmp_path / "by url.jsonl").as_uri())
@@ -95,6 +95,7 @@ async def test_export_jsonl_writes_the_branch_rechained_where_pi_would(
 async def test_export_html_takes_a_home_relative_path(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.chdir(tmp_path)
     manager = _written(tmp_path)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     (tmp_path / "home").mkdir()
