@@ -121,6 +121,9 @@ class SessionServices:
     tool_owners: dict[str, str] = field(default_factory=dict)
     #: Names among ``tools`` that pi's built-in plugins provide (a plugin may override them).
     builtin_tool_names: set[str] = field(default_factory=set)
+    #: Built-in tools a plugin's ``ctx.register_tool`` replaced (tool, owner), back when it
+    #: unregisters its own.
+    replaced_builtins: dict[str, tuple[AgentTool, str | None]] = field(default_factory=dict)
     #: Compaction strategies by name (``pi_core.runtime.compaction`` registry), or None without any.
     compaction: Any = None
     #: Scoped models for cycling (``--models`` / ``enabledModels``): (model, explicit level or None).

@@ -75,9 +75,11 @@ def register(services: SessionServices, active: Sequence[str], tool: AgentTool, 
     owner = owners.get(tool.name)
     if owner is not None and owner != plugin and tool.name not in services.builtin_tool_names:
         raise ValueError(f"tool {tool.name!r} is already registered by plugin {owner!r}")
+    if tool.name in services.builtin_tool_names:
+        services.replaced_builtins[tool.name] = (services.tools[tool.name], owner)
+        services.builtin_tool_names.discard(tool.name)
     services.tools[tool.name] = tool
     owners[tool.name] = plugin
-    services.builtin_tool_names.discard(tool.name)
     names = [name for name in active if name != tool.name]
     if (tool.name in active and tool.exposure != "hidden") or tool.activates_on_registration:
         names.append(tool.name)
@@ -86,12 +88,22 @@ def register(services: SessionServices, active: Sequence[str], tool: AgentTool, 
 
 def unregister(services: SessionServices, active: Sequence[str], name: str, plugin: str) -> list[str] | None:
     """Remove ``plugin``'s tool ``name``; ``None`` when there is no such tool, ``ValueError`` when
-    it belongs to another plugin."""
+    it belongs to another plugin. A built-in tool it had replaced comes back, active if the
+    replacement was."""
     owner = services.tool_owners.get(name)
     if name not in services.tools:
         return None
     if owner != plugin:
         raise ValueError(f"tool {name!r} belongs to plugin {owner or 'pi'!r}, not {plugin!r}")
+    replaced = services.replaced_builtins.pop(name, None)
+    if replaced is not None:
+        services.tools[name], builtin_owner = replaced
+        if builtin_owner is None:
+            del services.tool_owners[name]
+        else:
+            services.tool_owners[name] = builtin_owner
+        services.builtin_tool_names.add(name)
+        return list(active)
     del services.tools[name]
     del services.tool_owners[name]
     return [n for n in active if n != name]
