@@ -128,3 +128,17 @@ async def test_ctrl_s_chooses_the_model_as_the_default(pipe: PipeInput) -> None:
         chosen = await asyncio.wait_for(task, 5)
         assert chosen is not None and chosen.id == "fake-large"
         assert selector.as_default is as_default
+
+
+async def test_the_search_field_edits_as_pi_input(pipe: PipeInput) -> None:
+    """A pattern given to /model starts in the field with the cursor at its start, as pi's."""
+    selector = ModelSelector(listed("large"))
+    assert selector.search.cursor == 0 and "> large" in screen(selector)
+    task = asyncio.create_task(selector.run(input=pipe, output=DummyOutput()))
+    await asyncio.sleep(0.05)
+    pipe.send_text("\x0b")  # Ctrl+K: the search is empty, every model back
+    await asyncio.sleep(0.05)
+    assert len(selector.state.shown) == 4
+    pipe.send_text("clade" + "\x1b[D" * 2 + "u" + "\x1b[H" + "\x1b[3~" + ENTER)  # Left, Home, Delete
+    chosen = await asyncio.wait_for(task, 5)
+    assert selector.state.query == "laude" and chosen is not None and chosen.id == "fake-claude"

@@ -59,3 +59,27 @@ async def test_keys_change_the_cycle_at_once_and_ctrl_s_saves(pipe: PipeInput) -
         ["a/one", "b/three"],  # Ctrl+X on what "two" finds
     ]
     assert saves == [["a/one", "b/three"]]
+
+
+async def test_the_search_field_edits_and_ctrl_a_still_enables_all(pipe: PipeInput) -> None:
+    changes: list[list[str] | None] = []
+    selector = ScopedModelsSelector(
+        [model(full) for full in EVERY], ["a/one"], on_change=changes.append, on_save=lambda ids: None
+    )
+    task = asyncio.create_task(selector.run(input=pipe, output=DummyOutput()))
+    await asyncio.sleep(0.05)
+    for keys in ("tw", "\x1b[D", "x", "\x1b[3~", "\x1bb", "\x1b[3~"):  # Left, Delete, Alt+B
+        pipe.send_text(keys)
+        await asyncio.sleep(0.05)
+    assert selector.query == "x" and selector.search.cursor == 0
+    pipe.send_text("\x7f\x05" + "\x7fo")  # Backspace at the start: nothing; End; Backspace; "o"
+    await asyncio.sleep(0.05)
+    assert selector.query == "o" and selector.shown == ["a/one", "a/two"]
+    pipe.send_text(CTRL_A)  # the selector's key (enable what the search shows), not the field's Home
+    await asyncio.sleep(0.05)
+    assert changes == [["a/one", "a/two"]]
+    pipe.send_text(CTRL_C)  # clears the search, then closes
+    await asyncio.sleep(0.05)
+    assert selector.query == "" and selector.search.text == "" and not task.done()
+    pipe.send_text(CTRL_C)
+    assert await asyncio.wait_for(task, 5) is None

@@ -5,8 +5,8 @@ switching between all and scoped), the search field, up to ten models, the highl
 name and the keys. A row is ``→`` for the highlight, ``✓`` for the model in use, the id, its name
 when that says more than the id, ``[provider]`` and ``· default`` for the saved default. The model
 in use comes first, the default next, then the others by provider. Typing filters fuzzily over
-provider and id (``default`` puts the default first); Up/Down wrap, PageUp/PageDown page, Enter
-picks, Esc or Ctrl+C cancels.
+provider and id (``default`` puts the default first), in a field with pi's line editing
+(:mod:`.line_edit`); Up/Down wrap, PageUp/PageDown page, Enter picks, Esc or Ctrl+C cancels.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
-from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-from prompt_toolkit.keys import Keys
+from prompt_toolkit.key_binding import KeyBindings
 
 from pi_core.ai.provider import Model
 from pi_core.ai.resolve import fuzzy_filter
+from pi_core.modes.interactive.line_edit import LineEdit, bind_line_edit
 from pi_core.modes.interactive.picker import Selector
 from pi_core.modes.interactive.styles import ReplStyles
 
@@ -143,6 +143,9 @@ class ModelSelector(Selector):
         self.state = state
         self.keymap = keymap or {}
         self._styles = styles
+        #: The search field (pi's line editing); a pattern given to ``/model`` starts in it with
+        #: the cursor at its start, as pi's.
+        self.search = LineEdit(state.query)
         #: True when the model was chosen with ``app.models.save`` (make it the default).
         self.as_default = False
         super().__init__()
@@ -160,6 +163,12 @@ class ModelSelector(Selector):
                 self.as_default = True
                 self.finish(state.selected)
 
+        def searched() -> None:
+            state.query = self.search.text
+            state.refilter()
+
+        # Bound first: the selector's keys below win where they share one with the field.
+        bind_line_edit(bindings, lambda: self.search, keymap=self.keymap, on_change=searched)
         self.on_keys(bindings, "tui.select.up", ["up"], lambda: state.move(-1))
         self.on_keys(bindings, "tui.select.down", ["down"], lambda: state.move(1))
         self.on_keys(bindings, "tui.select.pageUp", ["pageUp"], lambda: state.page_by(-1))
@@ -168,19 +177,6 @@ class ModelSelector(Selector):
         self.on_keys(bindings, "tui.select.confirm", ["enter"], choose)
         self.on_keys(bindings, "app.models.save", ["ctrl+s"], choose_as_default)
         self.on_keys(bindings, "tui.select.cancel", ["escape", "ctrl+c"], lambda: self.finish(None))
-
-        @bindings.add("backspace")
-        def _erase(event: KeyPressEvent) -> None:
-            if state.query:
-                state.query = state.query[:-1]
-                state.refilter()
-
-        @bindings.add(Keys.Any)
-        def _type(event: KeyPressEvent) -> None:
-            if event.data.isprintable():  # other keys (the cursor's) leave the search as it is
-                state.query += event.data
-                state.refilter()
-
         return bindings
 
     def _fg(self, role: str) -> str:
@@ -201,7 +197,7 @@ class ModelSelector(Selector):
         else:
             hint = "Only showing models from configured providers. Use /login to add providers."
             lines.append([(self._fg("warning"), hint)])
-        lines += [[], [("", "> " + state.query), ("reverse", " ")], []]
+        lines += [[], [("", "> "), *self.search.fragments(width - 2)], []]
         start, end = state.window()
         for position in range(start, end):
             lines.append(self._row(state.shown[position], position == state.index))

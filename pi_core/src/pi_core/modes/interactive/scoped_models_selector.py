@@ -7,7 +7,8 @@ provider; a saved model no longer available is struck through, ``[unavailable]``
 the cycle come first, in its order. Enter toggles the highlighted model, Ctrl+A enables all (those
 the search shows, when searching), Ctrl+X clears them, Ctrl+P toggles the highlighted model's
 provider, Alt+Up/Alt+Down move a model in the cycle, Ctrl+S saves; Up/Down wrap, PageUp/PageDown
-page, Ctrl+C clears the search (then closes), Esc closes.
+page, Ctrl+C clears the search (then closes), Esc closes; the search field edits as pi's input
+(:mod:`.line_edit`).
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ from collections.abc import Callable, Mapping, Sequence
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-from prompt_toolkit.keys import Keys
 
 from pi_core.ai.provider import Model
 from pi_core.ai.resolve import fuzzy_filter
+from pi_core.modes.interactive.line_edit import LineEdit, bind_line_edit
 from pi_core.modes.interactive.model_selector import distinct_name
 from pi_core.modes.interactive.picker import Selector
 from pi_core.modes.interactive.styles import ReplStyles
@@ -82,6 +83,8 @@ class ScopedModelsSelector(Selector):
         self.on_save = on_save
         self._styles = styles
         self.query = ""
+        #: The search field, with pi's line editing.
+        self.search = LineEdit()
         self.index = 0
         self.dirty = False
         self.shown: list[str] = []
@@ -127,6 +130,15 @@ class ScopedModelsSelector(Selector):
 
     def bindings(self) -> KeyBindings:
         bindings = KeyBindings()
+
+        def searched() -> None:
+            self.query = self.search.text
+            if self.query:
+                self.index = 0
+            self.refilter()
+
+        # Bound first: the selector's keys below (Ctrl+A enables all, Ctrl+P a provider) win.
+        bind_line_edit(bindings, lambda: self.search, keymap=self.keymap, on_change=searched)
 
         def step(delta: int) -> None:
             if self.shown:
@@ -187,6 +199,7 @@ class ScopedModelsSelector(Selector):
         @bindings.add("c-c")
         def _clear_or_close(event: KeyPressEvent) -> None:
             if self.query:
+                self.search.set_text("")
                 self.query = ""
                 self.refilter()
             else:
@@ -195,19 +208,6 @@ class ScopedModelsSelector(Selector):
         @bindings.add("escape")
         def _close(event: KeyPressEvent) -> None:
             self.finish(None)
-
-        @bindings.add("backspace")
-        def _erase(event: KeyPressEvent) -> None:
-            if self.query:
-                self.query = self.query[:-1]
-                self.refilter()
-
-        @bindings.add(Keys.Any)
-        def _type(event: KeyPressEvent) -> None:
-            if event.data.isprintable():
-                self.query += event.data
-                self.index = 0
-                self.refilter()
 
         return bindings
 
@@ -224,7 +224,7 @@ class ScopedModelsSelector(Selector):
             [(f"bold {accent}", "Model Configuration")],
             [(muted, f"Session-only. {save} to save to settings.")],
             [],
-            [("", "> " + self.query), ("reverse", " ")],
+            [("", "> "), *self.search.fragments(width - 2)],
             [],
         ]
         if not self.shown:
