@@ -105,6 +105,18 @@ async def test_cycling_reaches_a_one_model_scope_from_outside_it(harness: Harnes
     assert await session.cycle_model() is None  # on it now: nowhere else to go
 
 
+async def test_cycling_backward_goes_the_other_way_round(harness: Harness) -> None:
+    """pi's app.model.cycleBackward: the previous model of the scope; from outside it, its last."""
+    one, two = harness.add_model("faux-a"), harness.add_model("faux-b")
+    session = harness.build()
+    first = session.model
+    session.services.scoped_models = [(first, None), (one, None), (two, None)]
+    assert [(await session.cycle_model(backward=True) or (None,))[0] for _ in range(3)] == [two, one, first]
+    session.services.scoped_models = [(one, None), (two, None)]  # the model in use is outside it
+    cycled = await session.cycle_model(backward=True)
+    assert cycled is not None and cycled[0] is two
+
+
 async def test_cycling_thinking_levels_wraps_and_needs_reasoning(harness: Harness) -> None:
     session = harness.build()
     assert session.cycle_thinking_level() is None  # faux-1 has no reasoning

@@ -677,9 +677,10 @@ class AgentSession:
         also makes it the default of new sessions (pi 1.6.0: only when the user asks)."""
         await session_models.set_model(self, model, source, persist)
 
-    async def cycle_model(self) -> tuple[Model, str, bool] | None:
-        """Next scoped model (or next available one); ``None`` when there is nothing to cycle to."""
-        return await session_models.cycle_model(self)
+    async def cycle_model(self, *, backward: bool = False) -> tuple[Model, str, bool] | None:
+        """Next scoped model (or next available one; ``backward``: the previous one); ``None``
+        when there is nothing to cycle to."""
+        return await session_models.cycle_model(self, backward)
 
     def available_thinking_levels(self) -> list[ThinkingLevel]:
         """The levels the model offers (``off`` alone without reasoning; ``xhigh`` and ``max``

@@ -88,9 +88,10 @@ def _save_default_model(session: AgentSession, model: Model) -> None:
         session.settings.set("enabledModels", [*enabled, reference])
 
 
-async def cycle_model(session: AgentSession) -> tuple[Model, str, bool] | None:
+async def cycle_model(session: AgentSession, backward: bool = False) -> tuple[Model, str, bool] | None:
     """The next scoped model that has a key (or the next available model), with its scoped
-    level; from a model outside the list, its first one. ``None`` when there is none to go to."""
+    level; from a model outside the list, its first one (``backward``: the previous one, from
+    outside the list its last). ``None`` when there is none to go to."""
     scoped = session.services.scoped_models
     registry = session.model_registry
     if scoped:
@@ -108,7 +109,8 @@ async def cycle_model(session: AgentSession) -> tuple[Model, str, bool] | None:
     )
     if not candidates or (index >= 0 and len(candidates) == 1):
         return None
-    model, level = candidates[(index + 1) % len(candidates)]
+    position = (index - 1 if index >= 0 else -1) if backward else index + 1
+    model, level = candidates[position % len(candidates)]
     await _switch(session, model, level_for_switch(session, model, level), "cycle", persist=False)
     return model, session.thinking_level, bool(scoped)
 
