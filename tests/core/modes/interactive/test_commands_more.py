@@ -92,7 +92,7 @@ async def test_login_saves_a_key_and_logout_removes_it(repl_factory: Callable[..
 async def test_hotkeys_and_ctrl_l_model_choice(repl_factory: Callable[..., Any]) -> None:
     repl = await repl_factory()
     await repl.submit("/hotkeys")
-    await repl.wait_for("choose a model")
+    await repl.wait_for("Open the model selector")
     await repl.wait_idle_editor()
     repl.send("\x0c")  # Ctrl+L
     await repl.in_dialog()

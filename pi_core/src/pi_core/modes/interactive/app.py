@@ -92,6 +92,9 @@ _MARKDOWN_SAMPLE = "Ready *to* **go**:\n\n- one `two`\n"
 class InteractiveMode:
     """One REPL over a runtime host; ``console``/``input``/``output`` are injectable for tests."""
 
+    #: Whether pi's ``tui.altScreen.*`` keys act (the fullscreen transcript's).
+    transcript_keys = False
+
     def __init__(
         self,
         host: RuntimeHost,

@@ -1,7 +1,11 @@
-"""The editor's keys: sending, steering, aborting, quitting, models and thinking, plugin shortcuts.
+"""The editor's keys: editing, sending, steering, aborting, quitting, models and thinking, plugin
+shortcuts.
 
 Built again whenever the plugins change (start-up, ``/reload``, a new session), since plugin
-shortcuts are part of them; a plugin key added later wins over the REPL's own.
+shortcuts are part of them; a plugin key added later wins over the REPL's own. Every key comes
+from the keymap (pi's action ids, ``keybindings.json``): the editing actions (``tui.editor.*``)
+run prompt-toolkit's own readline commands, so a moved key takes its command along, and a default
+key no action has any more does nothing (rather than prompt-toolkit's emacs binding for it).
 """
 
 from __future__ import annotations
@@ -16,12 +20,14 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.application import get_app, run_in_terminal
-from prompt_toolkit.filters import Condition
+from prompt_toolkit.filters import Condition, has_selection, is_searching
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.key_binding.bindings.basic import if_no_repeat
+from prompt_toolkit.key_binding.bindings.named_commands import get_by_name
 from prompt_toolkit.keys import Keys
 from rich.text import Text
 
-from pi_core.modes.interactive.keymap import Keymap, default_keymap
+from pi_core.modes.interactive.keymap import ACTIONS, Keymap, default_keymap, scope
 from pi_core.modes.interactive.keys import to_prompt_toolkit
 from pi_core.modes.interactive.paste import clean
 
@@ -76,7 +82,9 @@ def build_key_bindings(
             if text != buffer.text:
                 buffer.text = text
 
-    @bindings.add("enter")
+    _editing_keys(bindings, keymap, on)
+
+    @on("tui.input.submit")
     def _submit(event: KeyPressEvent) -> None:
         buffer = event.current_buffer
         if buffer.text.endswith("\\") and buffer.document.is_cursor_at_the_end:
@@ -103,7 +111,7 @@ def build_key_bindings(
         )
     )
 
-    @bindings.add("backspace", filter=after_marker)
+    @on("tui.editor.deleteCharBackward", filter=after_marker)
     def _delete_marker(event: KeyPressEvent) -> None:
         if not mode.pastes.delete_marker_before_cursor(event.current_buffer):
             event.current_buffer.delete_before_cursor(1)
@@ -122,11 +130,11 @@ def build_key_bindings(
     def _abort(event: KeyPressEvent) -> None:
         mode.abort_soon()
 
-    @on("app.interrupt", filter=~busy, eager=True)
+    @on("app.interrupt", filter=~busy)
     def _double_escape(event: KeyPressEvent) -> None:
-        # pi's doubleEscapeAction: Esc twice on an empty editor opens /tree (or /fork). Eager:
-        # waiting to see whether Esc starts Alt+Enter would stretch the gap past the double
-        # press; when idle, Alt+Enter sends anyway (Esc, then Enter).
+        # pi's doubleEscapeAction: Esc twice on an empty editor opens /tree (or /fork). Not
+        # eager, so that Esc and a key after it in one read are Alt+that key (Alt+B, Alt+Enter);
+        # the key processor waits for nothing more (SEQUENCE_WAIT), so Esc alone acts at once.
         action = mode.host.session.settings.settings.double_escape_action
         if escape.twice() and not event.current_buffer.text and action != "none":
             mode.spawn(_run_builtin(mode, f"/{action}"))
@@ -138,6 +146,14 @@ def build_key_bindings(
     @on("app.model.cycleForward")
     def _cycle_model(event: KeyPressEvent) -> None:
         mode.spawn(_next_model(mode))
+
+    @on("app.model.cycleBackward")
+    def _cycle_model_back(event: KeyPressEvent) -> None:
+        mode.spawn(_next_model(mode, backward=True))
+
+    @on("app.message.copy")
+    def _copy_answer(event: KeyPressEvent) -> None:
+        mode.spawn(mode.commands.cmd_copy(""))
 
     @on("app.thinking.toggle")
     def _toggle_thinking(event: KeyPressEvent) -> None:
@@ -198,6 +214,21 @@ def build_key_bindings(
             return
         mode.console.print(Text("Press Ctrl+C again to exit", style="pi.dim"))
 
+    editor_empty = Condition(
+        lambda: get_app().current_buffer is mode.editor_buffer() and not get_app().current_buffer.text
+    )
+
+    @on("app.exit", filter=editor_empty)
+    def _exit(event: KeyPressEvent) -> None:
+        event.app.exit(exception=EOFError())
+
+    @on("tui.input.copy", filter=has_selection)
+    def _copy_selection(event: KeyPressEvent) -> None:
+        # The editor's selection (Ctrl+Space marks its start, as in emacs); the fullscreen
+        # transcript copies a mouse selection as soon as the drag ends.
+        text = event.current_buffer.copy_selection().text
+        mode.spawn(_copy_text(mode, text))
+
     for key, spec in shortcuts.items():
         sequence = to_prompt_toolkit(key)
         if sequence is None:
@@ -209,7 +240,102 @@ def build_key_bindings(
     return bindings
 
 
-KeyHandler = Callable[[KeyPressEvent], None]
+KeyHandler = Callable[[KeyPressEvent], object]
+Binder = Callable[..., Callable[[KeyHandler], KeyHandler]]
+
+#: The editing actions that are prompt-toolkit's readline commands.
+_READLINE_COMMANDS = {
+    "tui.editor.historyPrevious": "previous-history",
+    "tui.editor.historyNext": "next-history",
+    "tui.editor.cursorLeft": "backward-char",
+    "tui.editor.cursorRight": "forward-char",
+    "tui.editor.cursorWordLeft": "backward-word",
+    "tui.editor.cursorWordRight": "forward-word",
+    "tui.editor.cursorLineStart": "beginning-of-line",
+    "tui.editor.cursorLineEnd": "end-of-line",
+    "tui.editor.deleteCharBackward": "backward-delete-char",
+    "tui.editor.deleteCharForward": "delete-char",
+    "tui.editor.deleteWordBackward": "backward-kill-word",
+    "tui.editor.deleteWordForward": "kill-word",
+    "tui.editor.deleteToLineStart": "unix-line-discard",
+    "tui.editor.deleteToLineEnd": "kill-line",
+    "tui.editor.yank": "yank",
+    "tui.editor.yankPop": "yank-pop",
+    "tui.input.tab": "menu-complete",
+}
+
+
+def _editing_keys(bindings: KeyBindings, keymap: Keymap, on: Binder) -> None:
+    """The ``tui.editor.*`` actions and Tab, as prompt-toolkit's own commands on the keymap's keys.
+
+    Bound before the REPL's actions, which win a key they share (Ctrl+D quits on an empty editor,
+    else erases). A default key no editor action has any more is swallowed, so that prompt-
+    toolkit's emacs binding for it (Ctrl+B moving left) goes too.
+    """
+    editor_actions = [action.id for action in ACTIONS if scope(action.id) == "editor"]
+    bound = {sequence for action_id in editor_actions for sequence in keymap.sequences(action_id)}
+    defaults = default_keymap()
+    for action_id in editor_actions:
+        for sequence in defaults.sequences(action_id):
+            if sequence not in bound:
+                bound.add(sequence)
+                # A jump's key waits for a character: its prompt-toolkit binding is longer.
+                tail = (Keys.Any,) if action_id in _JUMPS else ()
+                bindings.add(*sequence, *tail)(_nothing)
+
+    for action_id, command in _READLINE_COMMANDS.items():
+        # Erasing a character again and again is one undo step, as in prompt-toolkit.
+        repeats = {"save_before": if_no_repeat} if "Char" in action_id else {}
+        on(action_id, **repeats)(get_by_name(command).handler)
+    on("tui.editor.undo", save_before=lambda event: False)(get_by_name("undo").handler)
+
+    # In Ctrl+R's history search, Up/Down stay prompt-toolkit's: the older / newer match.
+    @on("tui.editor.cursorUp", filter=~is_searching)
+    def _up(event: KeyPressEvent) -> None:
+        event.current_buffer.auto_up(count=event.arg)
+
+    @on("tui.editor.cursorDown", filter=~is_searching)
+    def _down(event: KeyPressEvent) -> None:
+        event.current_buffer.auto_down(count=event.arg)
+
+    def page(event: KeyPressEvent) -> int:
+        """pi's editor page: 30 % of the terminal's rows, at least 5 lines."""
+        return max(5, int(event.app.output.get_size().rows * 0.3))
+
+    @on("tui.editor.pageUp")
+    def _page_up(event: KeyPressEvent) -> None:
+        event.current_buffer.cursor_up(count=page(event))
+
+    @on("tui.editor.pageDown")
+    def _page_down(event: KeyPressEvent) -> None:
+        event.current_buffer.cursor_down(count=page(event))
+
+    # The jumps take the next key's character, as prompt-toolkit's Ctrl+] does, but look in
+    # the whole text as pi does, not only the cursor's line.
+    for action_id, forward in _JUMPS.items():
+        for sequence in keymap.sequences(action_id):
+            bindings.add(*sequence, Keys.Any)(_jump(forward))
+
+
+_JUMPS = {"tui.editor.jumpForward": True, "tui.editor.jumpBackward": False}
+
+
+def _nothing(event: KeyPressEvent) -> None:
+    """A key that has no action (any more)."""
+
+
+def _jump(forward: bool) -> KeyHandler:
+    def handler(event: KeyPressEvent) -> None:
+        buffer, char = event.current_buffer, event.data
+        if forward:
+            found = buffer.document.find(char, in_current_line=False, count=event.arg)
+        else:
+            found = buffer.document.find_backwards(char, in_current_line=False, count=event.arg)
+        if found is not None:
+            buffer.cursor_position += found
+
+    return handler
+
 
 #: The session actions pi lets users bind (no default keys): each runs its slash command.
 _SESSION_ACTIONS = {
@@ -244,8 +370,8 @@ def _shortcut_handler(mode: InteractiveMode, spec: ShortcutSpec) -> Callable[[Ke
     return handler
 
 
-async def _next_model(mode: InteractiveMode) -> None:
-    cycled = await mode.host.session.cycle_model()
+async def _next_model(mode: InteractiveMode, *, backward: bool = False) -> None:
+    cycled = await mode.host.session.cycle_model(backward=backward)
     if cycled is None:
         mode.console.print(Text("Only one model available", style="pi.warning"))
         return
@@ -269,6 +395,14 @@ async def _paste_clipboard_image(mode: InteractiveMode, buffer: Buffer) -> None:
     suffix = "." + kind.split("/")[1].replace("jpeg", "jpg")
     path = await asyncio.to_thread(_write_temp, data, suffix)
     buffer.insert_text(path)
+
+
+async def _copy_text(mode: InteractiveMode, text: str) -> None:
+    from pi_core.modes.interactive.clipboard import copy_to_clipboard
+
+    terminal = mode.console.file if mode.console.is_terminal else None
+    if text and await copy_to_clipboard(text, terminal):
+        mode.console.print(Text(f"Copied {len(text)} character(s)", style="pi.dim"))
 
 
 def _write_temp(data: bytes, suffix: str) -> str:

@@ -9,13 +9,16 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from rich import box
+from rich.padding import Padding
+from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
 from pi_core.ai.resolve import format_token_count
 from pi_core.modes.interactive.commands_models import ModelCommands
 from pi_core.modes.interactive.commands_session import SessionCommands
-from pi_core.modes.interactive.keymap import ACTIONS
+from pi_core.modes.interactive.keymap import hotkey_sections
 from pi_core.modes.interactive.sanitize import sanitize
 from pi_core.modes.interactive.tree_view import FILTER_MODES
 
@@ -65,17 +68,12 @@ BUILTINS = (
 )
 BUILTIN_NAMES = {b.name: b for b in BUILTINS}
 
-#: Keys that are not rebindable actions (those come from the keymap, see :mod:`.keymap`).
+#: Keys that are not actions of pi's table (those come from the keymap, see :mod:`.keymap`).
 FIXED_KEYS = (
-    ("Enter", "send (while the agent works: steer it)"),
     ("\\ then Enter", "new line"),
-    ("Ctrl+D", "quit (at an empty prompt)"),
-    ("Up / Down, Ctrl+R", "history; search the history"),
+    ("Ctrl+R", "search the history"),
     ("@path + Tab", "complete a file path"),
-    ("!cmd / !!cmd", "run a shell command (!! keeps its output out of the model's context)"),
-    ("PageUp / PageDown, wheel", "scroll the transcript (fullscreen)"),
-    ("Ctrl+F", "search the transcript (fullscreen; Enter: older hit, Esc closes)"),
-    ("mouse drag", "select rows and copy them (fullscreen)"),
+    ("wheel, mouse drag", "scroll the transcript; select rows and copy them (fullscreen)"),
 )
 
 
@@ -180,20 +178,27 @@ class BuiltinCommands(SessionCommands, ModelCommands):
 
     def _key_rows(self) -> list[tuple[str, str]]:
         """The keys as bound now (``keybindings.json`` applied), then the fixed ones."""
-        rows = [
-            (", ".join(self.mode.keymap.keys.get(action.id, [])), action.description)
-            for action in ACTIONS
-            if self.mode.keymap.keys.get(action.id)
-        ]
-        return [*rows, *FIXED_KEYS]
+        sections = hotkey_sections(self.mode.keymap, fullscreen=self.mode.transcript_keys)
+        return [*(row for _, rows in sections for row in rows), *FIXED_KEYS]
 
     async def cmd_hotkeys(self, args: str) -> None:
-        table = Table(show_header=False, box=None, padding=(0, 2))
-        for key, what in self._key_rows():
-            table.add_row(Text(key), Text(what))
-        for key, spec in self.mode.host.plugins.shortcuts.items():
-            table.add_row(Text(key), Text(f"{spec.description or ''} ({spec.plugin})"))
-        self.mode.console.print(table)
+        """pi's /hotkeys: the keys as bound now, a boxed table per section, the plugins'
+        shortcuts last."""
+        shortcuts = [
+            (key, spec.description or spec.plugin) for key, spec in self.mode.host.plugins.shortcuts.items()
+        ]
+        console = self.mode.console
+        console.print(Rule(style="pi.border"))
+        console.print(Text(" Keyboard Shortcuts", style="pi.accent bold"))
+        for title, rows in hotkey_sections(self.mode.keymap, shortcuts, fullscreen=self.mode.transcript_keys):
+            table = Table(box=box.SQUARE, show_lines=True, border_style="pi.border", header_style="pi.title")
+            table.add_column("Key", style="markdown.code", no_wrap=True)
+            table.add_column("Action")
+            for keys, what in rows:
+                table.add_row(Text(keys), Text(what))
+            console.print(Text(f"\n {title}\n", style="pi.title"))
+            console.print(Padding(table, (0, 0, 0, 1)))
+        console.print(Rule(style="pi.border"))
 
     async def cmd_reload(self, args: str) -> None:
         await self.mode.host.reload()

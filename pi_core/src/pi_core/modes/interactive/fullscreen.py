@@ -35,7 +35,6 @@ from prompt_toolkit.key_binding import (
     ConditionalKeyBindings,
     DynamicKeyBindings,
     KeyBindings,
-    KeyPressEvent,
     merge_key_bindings,
 )
 from prompt_toolkit.layout import (
@@ -72,6 +71,7 @@ from pi_core.modes.interactive.app import (
 )
 from pi_core.modes.interactive.code_blocks import ThemedMarkdown
 from pi_core.modes.interactive.editor_slot import EditorControl
+from pi_core.modes.interactive.keymap import Keymap
 from pi_core.modes.interactive.overlay import OverlayOptions, OverlayRequest, PlacedOverlay
 from pi_core.modes.interactive.screen_rows import RowsWindow, row_cells, split_rows
 from pi_core.modes.interactive.transcript import Block, Line, Transcript, TranscriptConsole
@@ -101,6 +101,8 @@ _PAUSED = "\x00paused"
 
 class FullscreenMode(InteractiveMode):
     """The REPL as a full-screen application (``tuiMode`` ``fullscreen``, the default)."""
+
+    transcript_keys = True
 
     def __init__(
         self,
@@ -289,50 +291,64 @@ class FullscreenMode(InteractiveMode):
             return [(self.prompt_style(), self._prompt_message())]
         return [("", "  ")]
 
-    def _own_keys(self, searching: Condition) -> KeyBindings:
+    def _own_keys(self, searching: Condition) -> DynamicKeyBindings:
+        """The transcript's keys (pi's ``tui.altScreen.*`` actions), made again for each keymap
+        (``/reload``); they win over the editor's on a key both have."""
+        made: list[tuple[Keymap, KeyBindings]] = []
+
+        def current() -> KeyBindings:
+            if not made or made[0][0] is not self.keymap:
+                made[:] = [(self.keymap, self._transcript_keys(self.keymap, searching))]
+            return made[0][1]
+
+        return DynamicKeyBindings(current)
+
+    def _transcript_keys(self, keymap: Keymap, searching: Condition) -> KeyBindings:
         keys = KeyBindings()
 
-        @keys.add("pageup")
-        def _page_up(event: KeyPressEvent) -> None:
-            self.scroll(self._view_size[1] - 2)
+        def on(action_id: str, handler: Callable[[], object], **options: Any) -> None:
+            for sequence in keymap.sequences(action_id):
+                keys.add(*sequence, **options)(lambda event: handler())
 
-        @keys.add("pagedown")
-        def _page_down(event: KeyPressEvent) -> None:
-            self.scroll(-(self._view_size[1] - 2))
+        def page() -> int:
+            return max(1, self._view_size[1] - 2)
 
-        # Scrolled up, Ctrl+End is back at the bottom at once, following new output (pi's
-        # tui.altScreen.bottom); otherwise the editor's own Ctrl+End.
-        @keys.add("c-end", filter=Condition(lambda: self.transcript.scroll > 0))
-        def _bottom(event: KeyPressEvent) -> None:
-            self.scroll(-self.transcript.scroll)
-
-        # pi's tui.altScreen.previousPrompt / nextPrompt: your messages one after another. The
-        # direction is read from the key's bytes (xterm: ESC [1;6A is Ctrl+Shift+Up), as
-        # prompt-toolkit 3.0.53 names the two keys the other way round.
-        @keys.add("c-s-up")
-        @keys.add("c-s-down")
-        def _prompt_jump(event: KeyPressEvent) -> None:
-            data = event.key_sequence[0].data if event.key_sequence else ""
-            self.jump_to_prompt(up=data.endswith("A"))
-
-        @keys.add("c-f")
-        def _find(event: KeyPressEvent) -> None:
-            if self._search is not None:
-                self._searching = True
-                event.app.layout.focus(self._search)
-
-        empty = Condition(lambda: self._buffer is not None and not self._buffer.text)
-
-        @keys.add("c-d", filter=empty & ~searching)
-        def _quit(event: KeyPressEvent) -> None:
-            event.app.exit(exception=EOFError())
-
-        @keys.add("escape", filter=searching, eager=True)
-        @keys.add("c-c", filter=searching)
-        def _close_search(event: KeyPressEvent) -> None:
-            self._close_search()
-
+        on("tui.altScreen.pageUp", lambda: self.scroll(page()))
+        on("tui.altScreen.pageDown", lambda: self.scroll(-page()))
+        on("tui.altScreen.halfPageUp", lambda: self.scroll(max(1, page() // 2)))
+        on("tui.altScreen.halfPageDown", lambda: self.scroll(-max(1, page() // 2)))
+        on("tui.altScreen.lineUp", lambda: self.scroll(1))
+        on("tui.altScreen.lineDown", lambda: self.scroll(-1))
+        on("tui.altScreen.top", self.scroll_to_top)
+        # At the bottom already, Ctrl+End is the editor's own (the end of its text).
+        on(
+            "tui.altScreen.bottom",
+            lambda: self.scroll(-self.transcript.scroll),
+            filter=Condition(lambda: self.transcript.scroll > 0),
+        )
+        on("tui.altScreen.previousPrompt", lambda: self.jump_to_prompt(up=True))
+        on("tui.altScreen.nextPrompt", lambda: self.jump_to_prompt(up=False))
+        on("tui.altScreen.search", self._open_search)
+        assert self._search is not None
+        search = self._search
+        on("tui.altScreen.searchNext", lambda: self._search_next(search), filter=searching)
+        on("tui.altScreen.searchPrevious", lambda: self._search_next(search, down=True), filter=searching)
+        on("tui.altScreen.searchClose", self._close_search, filter=searching, eager=True)
+        keys.add("c-c", filter=searching)(lambda event: self._close_search())
         return keys
+
+    def _open_search(self) -> None:
+        if self._search is not None and self._app is not None:
+            self._searching = True
+            self._app.layout.focus(self._search)
+
+    def scroll_to_top(self) -> None:
+        """The transcript's first row at the top of the screen (every block is laid out)."""
+        width, height = self._view_size
+        rows = len(self.live_lines(width)) + sum(
+            len(self.transcript.lines(block, width)) for block in self.transcript.blocks
+        )
+        self.scroll(max(0, rows - height) - self.transcript.scroll)
 
     def jump_to_prompt(self, *, up: bool) -> None:
         """The user's message above (or below) the top of the screen goes to its top; below the
@@ -349,11 +365,13 @@ class FullscreenMode(InteractiveMode):
 
     # --- search -------------------------------------------------------------------------------------
 
-    def _search_next(self, buffer: Buffer) -> bool:
+    def _search_next(self, buffer: Buffer, *, down: bool = False) -> bool:
+        """The next hit further up (``down``: the one below), wrapping round at the end."""
         width, height = self._view_size
-        hit = self.transcript.search(buffer.text, width, self.transcript.highlight)
+        find = self.transcript.search_down if down else self.transcript.search
+        hit = find(buffer.text, width, self.transcript.highlight)
         if hit is None and self.transcript.highlight is not None:
-            hit = self.transcript.search(buffer.text, width, None)  # wrap around to the bottom
+            hit = find(buffer.text, width, None)  # wrap around
         if hit is None:
             self.flash(f"Not found: {buffer.text}")
         else:

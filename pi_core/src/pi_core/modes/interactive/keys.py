@@ -19,6 +19,7 @@ _NAMED = {
     "end": "end",
     "pageup": "pageup",
     "pagedown": "pagedown",
+    "insert": "insert",
 }
 
 
@@ -34,31 +35,39 @@ def to_prompt_toolkit(key: str) -> tuple[str, ...] | None:
 
 
 def key_sequence(key: str) -> tuple[str, ...] | None:
-    """The prompt-toolkit key sequence for ``key`` (pi's names), or ``None`` when a terminal
+    """The prompt-toolkit key sequence for ``key`` (pi's names), or ``None`` when a plain terminal
     cannot report that combination. Bare named keys (``escape``, ``tab``, ``f5``) are allowed."""
-    parts = [part.strip().lower() for part in key.split("+") if part.strip()]
+    text = key.strip().lower()
+    if text.endswith("++"):
+        parts = [*text[:-2].split("+"), "+"]
+    else:
+        parts = [part.strip() for part in text.split("+") if part.strip()]
     if not parts:
         return None
     *modifiers, base = parts
     mods = set(modifiers)
     if not mods <= {"ctrl", "alt", "shift"}:
-        return None
+        return None  # super, or not a modifier at all
     base = _NAMED.get(base, base)
     if len(base) > 1 and base not in _NAMED.values() and not (base[0] == "f" and base[1:].isdigit()):
         return None
     if "shift" in mods:
-        # Terminals report shift only with tab and the arrows (plus ctrl+shift+arrows).
+        # Terminals report shift only with tab, the arrows, Home/End, Delete and the page keys
+        # (plus those with ctrl).
         if base == "tab" and mods == {"shift"}:
             return ("s-tab",)
-        if base in ("up", "down", "left", "right", "home", "end"):
+        if base in _SHIFTABLE:
             name = ("c-s-" if "ctrl" in mods else "s-") + base
+            # prompt-toolkit 3.0.53 names xterm's Ctrl+Shift+Up (ESC [1;6A) c-s-down and the
+            # other way round.
+            name = {"c-s-up": "c-s-down", "c-s-down": "c-s-up"}.get(name, name)
             return ("escape", name) if "alt" in mods else (name,)
         return None
     if "ctrl" in mods:
-        if (len(base) == 1 and base.isalpha()) or base in ("up", "down", "left", "right", "home", "end"):
+        if (len(base) == 1 and base.isascii() and base.isalpha()) or base in _CTRL_NAMED:
             name = f"c-{base}"
-        elif base == "space":
-            name = "c-space"
+        elif base in _CTRL_SYMBOLS:
+            name = _CTRL_SYMBOLS[base]
         else:
             return None
     elif "alt" in mods or (base[0] == "f" and base[1:].isdigit()) or base in _NAMED.values():
@@ -66,6 +75,12 @@ def key_sequence(key: str) -> tuple[str, ...] | None:
     else:
         return None  # a bare character: typing needs it
     return ("escape", name) if "alt" in mods else (name,)
+
+
+_SHIFTABLE = ("up", "down", "left", "right", "home", "end", "delete", "pageup", "pagedown")
+_CTRL_NAMED = ("up", "down", "left", "right", "home", "end", "delete", "pageup", "pagedown", "space")
+#: The control characters a terminal sends for ctrl with a symbol (xterm: Ctrl+- is 0x1f).
+_CTRL_SYMBOLS = {"]": "c-]", "\\": "c-\\", "-": "c-_", "_": "c-_", "^": "c-^", "@": "c-@"}
 
 
 #: Keys the REPL itself needs (send, abort, quit, follow-up).

@@ -237,6 +237,25 @@ class Transcript:
                     return block.serial, row
         return None
 
+    def search_down(self, query: str, width: int, after: tuple[int, int] | None) -> tuple[int, int] | None:
+        """The nearest hit of ``query`` (case-insensitive) below ``after`` (block serial, row),
+        searching downwards from the top when ``after`` is ``None``."""
+        needle = query.lower()
+        if not needle:
+            return None
+        for block in self.blocks:
+            if after is not None and block.serial < after[0]:
+                continue
+            source = block.source_text()
+            if source is not None and needle not in source.lower() and not _might_wrap(source, needle):
+                continue
+            rows = [_plain(line).lower() for line in self.lines(block, width)]
+            start = after[1] + 1 if after is not None and block.serial == after[0] else 0
+            for row in range(start, len(rows)):
+                if needle in rows[row]:
+                    return block.serial, row
+        return None
+
     def scroll_to(self, hit: tuple[int, int], width: int, height: int) -> None:
         """Scroll so that row ``hit`` is in the middle of the screen."""
         below = 0
