@@ -20,93 +20,21 @@ Polling the screen costs a few milliseconds per look; the figures include it for
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import shlex
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import uuid
-from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _bytecode import compile_environment
+from _tmux import start, throwaway_home
 from bench_vs_pi16 import find_pi16, make_session
 from pi_core.testing import LoopbackLLMServer, Text, Turn
 
 OURS = str(Path(sys.executable).with_name("pi"))
 ROWS = ("first-token", "esc-abort", "echo", "rss-1000")
-
-
-class Pane:
-    def __init__(self, command: str, cwd: Path) -> None:
-        self.socket = f"pi-bench-{uuid.uuid4().hex[:8]}"
-        subprocess.run(
-            ["tmux", "-L", self.socket, "new-session", "-d", "-s", "b", "-x", "120", "-y", "40",
-             "-c", str(cwd), command + "; sleep 60"],
-            check=True,
-        )  # fmt: skip
-
-    def tmux(self, *args: str) -> str:
-        return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True).stdout
-
-    def screen(self) -> str:
-        return self.tmux("capture-pane", "-p", "-t", "b")
-
-    def wait(self, check: Callable[[str], bool], timeout: float = 30, poll: float = 0.002) -> float:
-        deadline = time.monotonic() + timeout
-        while True:
-            if check(self.screen()):
-                return time.monotonic()
-            if time.monotonic() > deadline:
-                raise TimeoutError(self.screen())
-            time.sleep(poll)
-
-    def pids(self) -> list[int]:
-        root = int(self.tmux("display-message", "-p", "-t", "b", "#{pane_pid}").strip())
-        found, todo = [], [root]
-        while todo:
-            pid = todo.pop()
-            found.append(pid)
-            children = Path(f"/proc/{pid}/task/{pid}/children")
-            if children.exists():
-                todo.extend(int(child) for child in children.read_text().split())
-        return found
-
-    def rss_mb(self) -> float:
-        total = 0
-        for pid in self.pids():
-            try:
-                status = Path(f"/proc/{pid}/status").read_text()
-            except OSError:
-                continue
-            name = next(line.split()[1] for line in status.splitlines() if line.startswith("Name:"))
-            if name in ("sh", "bash", "sleep", "env", "tmux"):
-                continue
-            total += next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:"))
-        return total / 1024
-
-    def kill(self) -> None:
-        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
-
-
-def ready(screen: str) -> bool:
-    """Both programs draw the model's name in their footer once the editor is up (ours also in
-    its header, which comes out before plugins have started: that one does not count)."""
-    return any("fake-model" in line and not line.startswith("pi · ") for line in screen.splitlines())
-
-
-def start(program: list[str], env: dict[str, str], cwd: Path, *extra: str) -> Pane:
-    exports = " ".join(shlex.quote(f"{k}={v}") for k, v in env.items())
-    argv = " ".join(shlex.quote(part) for part in [*program, "--model", "loop/fake-model", *extra])
-    pane = Pane(f"env {exports} TERM=xterm-256color {argv}", cwd)
-    pane.wait(ready, timeout=60, poll=0.05)
-    time.sleep(0.5)  # let start-up settle (plugins, the warm-up import) as a person would
-    return pane
 
 
 def run_row(row: str, program: list[str], env: dict[str, str], cwd: Path, server: LoopbackLLMServer,
@@ -158,28 +86,8 @@ def main() -> None:
     programs = {"ours": [OURS, "--tui-mode", args.tui_mode], "pi 1.6.0": [find_pi16(args.pi16)]}
     with LoopbackLLMServer() as server, tempfile.TemporaryDirectory(prefix="pi-tui-bench-") as tmp:
         root = Path(tmp)
-        agent, home, project = root / "agent", root / "home", root / "project"
-        for folder in (agent, home, project):
-            folder.mkdir()
-        models = {
-            "providers": {
-                "loop": {
-                    "baseUrl": server.base_url("openai-completions"),
-                    "api": "openai-completions",
-                    "apiKey": "sk-loopback",
-                    "models": [{"id": "fake-model", "contextWindow": 2_000_000, "maxTokens": 4096}],
-                }
-            }
-        }
-        (agent / "models.json").write_text(json.dumps(models))
-        env = {
-            "HOME": str(home),
-            "PATH": os.environ.get("PATH", ""),
-            "PI_CODING_AGENT_DIR": str(agent),
-            "PI_OFFLINE": "1",
-            "PI_SKIP_VERSION_CHECK": "1",
-            "PI_TELEMETRY": "0",
-        }
+        made = throwaway_home(root, server)
+        env, project = made.env, made.project
         session = root / "s1000.jsonl"
         make_session(session, 1000, str(project))
         print(

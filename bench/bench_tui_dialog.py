@@ -1,7 +1,7 @@
 """A plugin's select dialog opened while an answer streams: a key in it until the highlight has
 moved on screen, ours (fullscreen) against pi 1.6.0 in tmux, runs interleaved.
 
-Each run starts the program in a tmux pane (bench_tui.py's), sends a prompt whose answer streams
+Each run starts the program in a tmux pane (bench/_tmux.py's), sends a prompt whose answer streams
 at ~200 tokens/s, types ``/colour`` (a plugin command, in each program's own plugin language, that
 calls ``ctx.ui.select``), then presses Down and Up in turn, timing each until the highlighted row
 shows on screen (the median of ten keys per run). The keys are pressed early in the answer: a
@@ -13,8 +13,6 @@ redraw costs more the longer the block being streamed is, in both programs.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
 import sys
 import tempfile
@@ -24,7 +22,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _bytecode import compile_environment
-from bench_tui import OURS, Pane, start
+from _tmux import Pane, start, throwaway_home
+from bench_tui import OURS
 from bench_vs_pi16 import find_pi16
 from pi_core.testing import LoopbackLLMServer, Text, Turn
 
@@ -94,38 +93,19 @@ def main() -> None:
     programs = {"ours": [OURS, "--tui-mode", "fullscreen"], "pi 1.6.0": [find_pi16(args.pi16)]}
     with LoopbackLLMServer() as server, tempfile.TemporaryDirectory(prefix="pi-dialog-bench-") as tmp:
         root = Path(tmp)
-        project = root / "project"
-        project.mkdir()
-        models = {
-            "providers": {
-                "loop": {
-                    "baseUrl": server.base_url("openai-completions"),
-                    "api": "openai-completions",
-                    "apiKey": "sk-loopback",
-                    "models": [{"id": "fake-model", "contextWindow": 2_000_000, "maxTokens": 4096}],
-                }
-            }
+        homes = {
+            name: throwaway_home(root / name.replace(" ", "-"), server, (file, plugin))
+            for name, plugin, file in (
+                ("ours", OUR_PLUGIN, "colour.py"),
+                ("pi 1.6.0", PI_PLUGIN, "colour.ts"),
+            )
         }
-        envs: dict[str, dict[str, str]] = {}
-        for name, plugin, file in (("ours", OUR_PLUGIN, "colour.py"), ("pi 1.6.0", PI_PLUGIN, "colour.ts")):
-            home = root / name.replace(" ", "-")
-            agent = home / ".pi" / "agent"
-            (agent / "extensions").mkdir(parents=True)
-            (agent / "models.json").write_text(json.dumps(models))
-            (agent / "extensions" / file).write_text(plugin)
-            envs[name] = {
-                "HOME": str(home),
-                "PATH": os.environ.get("PATH", ""),
-                "PI_CODING_AGENT_DIR": str(agent),
-                "PI_OFFLINE": "1",
-                "PI_SKIP_VERSION_CHECK": "1",
-                "PI_TELEMETRY": "0",
-            }
         samples: dict[str, list[float]] = {name: [] for name in programs}
         for _ in range(args.runs):
             for name, program in programs.items():
                 try:
-                    samples[name].append(run(program, envs[name], project, server, name))
+                    home = homes[name]
+                    samples[name].append(run(program, home.env, home.project, server, name))
                 except TimeoutError as error:
                     print(f"  ({name}: timed out; screen:\n{error})", file=sys.stderr)
         print(f"| row | {' | '.join(programs)} | (medians of {args.runs} interleaved runs)")

@@ -14,7 +14,6 @@ table shows what routing every key through the plugin costs. The measuring is be
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import shutil
@@ -26,6 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _bytecode import compile_environment
+from _tmux import throwaway_home
 from bench_tui import OURS, run_row
 from bench_vs_pi16 import find_pi16
 from pi_core.testing import LoopbackLLMServer
@@ -50,36 +50,6 @@ def pi16_modal_example(launcher: str) -> Path:
     return example
 
 
-def make_env(root: Path, server: LoopbackLLMServer, extension: tuple[str, str] | None) -> dict[str, str]:
-    """A throwaway home and agent folder with the loopback model and, if given, one extension
-    (file name, text)."""
-    agent, home = root / "agent", root / "home"
-    for folder in (agent, home, root / "project"):
-        folder.mkdir(parents=True, exist_ok=True)
-    models = {
-        "providers": {
-            "loop": {
-                "baseUrl": server.base_url("openai-completions"),
-                "api": "openai-completions",
-                "apiKey": "sk-loopback",
-                "models": [{"id": "fake-model", "contextWindow": 2_000_000, "maxTokens": 4096}],
-            }
-        }
-    }
-    (agent / "models.json").write_text(json.dumps(models))
-    if extension is not None:
-        (agent / "extensions").mkdir(exist_ok=True)
-        (agent / "extensions" / extension[0]).write_text(extension[1])
-    return {
-        "HOME": str(home),
-        "PATH": os.environ.get("PATH", ""),
-        "PI_CODING_AGENT_DIR": str(agent),
-        "PI_OFFLINE": "1",
-        "PI_SKIP_VERSION_CHECK": "1",
-        "PI_TELEMETRY": "0",
-    }
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -96,24 +66,23 @@ def main() -> None:
     with LoopbackLLMServer() as server, tempfile.TemporaryDirectory(prefix="pi-editor-bench-") as tmp:
         root = Path(tmp)
         configs = {
-            "ours": ([OURS, "--tui-mode", args.tui_mode], make_env(root / "a", server, None)),
+            "ours": ([OURS, "--tui-mode", args.tui_mode], throwaway_home(root / "a", server)),
             "ours + modal editor": (
                 [OURS, "--tui-mode", args.tui_mode],
-                make_env(root / "b", server, ("modal.py", modal_plugin())),
+                throwaway_home(root / "b", server, ("modal.py", modal_plugin())),
             ),
-            "pi 1.6.0": ([pi16], make_env(root / "c", server, None)),
+            "pi 1.6.0": ([pi16], throwaway_home(root / "c", server)),
             "pi 1.6.0 + modal editor": (
                 [pi16],
-                make_env(root / "d", server, ("modal-editor.ts", example.read_text(encoding="utf-8"))),
+                throwaway_home(root / "d", server, ("modal-editor.ts", example.read_text(encoding="utf-8"))),
             ),
         }
         samples: dict[str, list[float]] = {name: [] for name in configs}
         for _ in range(args.runs):
-            for name, (program, env) in configs.items():
-                project = Path(env["HOME"]).parent / "project"
-                session = project / "unused.jsonl"
+            for name, (program, home) in configs.items():
+                session = home.project / "unused.jsonl"
                 try:
-                    samples[name].append(run_row("echo", program, env, project, server, session))
+                    samples[name].append(run_row("echo", program, home.env, home.project, server, session))
                 except TimeoutError as error:
                     print(f"  ({name}: timed out; screen:\n{error})", file=sys.stderr)
         print(f"| echo while streaming ({args.tui_mode}) | median ms (min, max) of {args.runs} runs |")

@@ -18,12 +18,14 @@ import argparse
 import math
 import shlex
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _tmux import Pane, with_env
 
 ROOT = Path(__file__).resolve().parents[1]
 PI = str(Path(sys.executable).with_name("pi"))
@@ -37,29 +39,22 @@ def _answering(pi: str) -> str:
 
 
 def _one(command: str, home: str, mode: str) -> tuple[float, float]:
-    socket = f"bench-start-{uuid.uuid4().hex[:8]}"
-    env = f"env HOME={home} PI_CODING_AGENT_DIR={home}/agent TERM=xterm-256color PI_TRUE_COLOR=1"
+    env = {"HOME": home, "PI_CODING_AGENT_DIR": f"{home}/agent", "PI_TRUE_COLOR": "1"}
     started = time.monotonic()
-    subprocess.run(
-        ["tmux", "-L", socket, "new-session", "-d", "-x", "120", "-y", "30", "-c", home,
-         f"{env} {command} --tui-mode {mode}; sleep 30"],
-        check=True,
-    )  # fmt: skip
+    pane = Pane(with_env(env, f"{command} --tui-mode {mode}"), Path(home), height=30, linger=30)
     header = editor = math.nan
     try:
         while time.monotonic() - started < 30:
-            screen = subprocess.run(
-                ["tmux", "-L", socket, "capture-pane", "-p"], capture_output=True, text=True
-            )
+            screen = pane.screen()
             now = time.monotonic() - started
-            if math.isnan(header) and "/help for commands" in screen.stdout:
+            if math.isnan(header) and "/help for commands" in screen:
                 header = now
-            if any(line.rstrip() == ">" for line in screen.stdout.splitlines()):
+            if any(line.rstrip() == ">" for line in screen.splitlines()):
                 editor = now
                 break
             time.sleep(0.01)
     finally:
-        subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, check=False)
+        pane.kill()
     return header, editor
 
 
