@@ -184,7 +184,8 @@ async def test_input_carries_the_streaming_behavior(
     async with PiSession(pi_llm_server, tmp_path, plugins=[recorder]) as pi:
         await pi.prompt("hello")
         await pi.session.follow_up("later")
-        assert recorder.of("input") == [None, "followUp"]
+        # pi 1.6.0 passes the behaviour only while the agent streams (test_session_input.py)
+        assert recorder.of("input") == [None, None]
 
 
 async def test_ctx_reports_mode_settings_and_trust(pi_llm_server: LoopbackLLMServer, tmp_path: Path) -> None:

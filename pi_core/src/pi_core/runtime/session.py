@@ -546,7 +546,10 @@ class AgentSession:
     ) -> QueueDisposition:
         session_input.reject_queued_command(self, text)
         behavior: Literal["steer", "followUp"] = "followUp" if follow_up else "steer"
-        processed = await session_input.run_input_handlers(self, text, list(images or []), source, behavior)
+        # As pi 1.6.0: handlers see how the input waits only while the agent streams.
+        processed = await session_input.run_input_handlers(
+            self, text, list(images or []), source, behavior if self.is_streaming else None
+        )
         if processed is None:
             return "handled"
         self._queues.add(session_input.expand(self, processed[0]), processed[1], follow_up=follow_up)

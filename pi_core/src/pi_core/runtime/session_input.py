@@ -99,6 +99,6 @@ def expand(session: AgentSession, text: str) -> str:
     resources = session.resources
     try:
         text = expand_skill_command(text, resources.skills)
-    except SkillExpansionError as error:
-        session._emit_error(str(getattr(error, "skill", "skill")), "skill_expansion", str(error))
+    except SkillExpansionError as error:  # reported as pi does: the skill's file, the reason
+        session._emit_error(error.skill.file_path, "skill_expansion", error.reason)
     return expand_prompt_template(text, resources.prompt_templates)
