@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_core.modes.interactive.keymap import ACTION_IDS, ACTIONS, conflicts, default_keymap, load_keymap
+from pi_core.modes.interactive.keys import extended_sequence
 from pi_core.testing import LoopbackLLMServer, text_turn
 
 
@@ -35,7 +36,8 @@ def test_the_file_overrides_listed_actions_and_reports_problems(tmp_path: Path) 
     keymap = load_keymap(tmp_path)
     assert keymap.sequences("app.model.select") == [("c-k",), ("f3",)]
     assert keymap.sequences("app.session.tree") == [("f2",)]
-    assert keymap.sequences("tui.input.newLine") == [("c-j",)]  # shift+enter cannot be reported
+    # A plain terminal cannot report shift+enter: only its extended reports reach it.
+    assert keymap.sequences("tui.input.newLine") == [extended_sequence("shift+enter"), ("c-j",)]
     assert keymap.keys["app.model.cycleForward"] == ["ctrl+p"]  # not listed: the default stays
     assert keymap.keys["app.thinking.cycle"] == ["shift+tab"]
     problems = "\n".join(keymap.warnings)
@@ -100,10 +102,11 @@ def test_every_action_of_pis_table_has_pis_default_keys() -> None:
     # prompt-toolkit calls xterm's Ctrl+Shift+Up c-s-down.
     assert keymap.sequences("tui.altScreen.previousPrompt") == [("c-s-down",), ("c-up",)]
     # A plain terminal sends Ctrl+Shift+F as Ctrl+F, which no other transcript key has ...
-    assert keymap.sequences("tui.altScreen.search") == [("c-f",)]
-    # ... but Ctrl+Shift+G as Ctrl+G, searchNext's: it cannot be told apart.
-    assert keymap.sequences("tui.altScreen.searchPrevious") == []
-    assert keymap.sequences("app.model.cycleBackward") == []
+    assert keymap.sequences("tui.altScreen.search") == [("c-f",), extended_sequence("ctrl+shift+f")]
+    # ... but Ctrl+Shift+G as Ctrl+G, searchNext's: only extended key reports tell them apart.
+    reports = [extended_sequence("shift+enter"), extended_sequence("ctrl+shift+g")]
+    assert keymap.sequences("tui.altScreen.searchPrevious") == reports
+    assert keymap.sequences("app.model.cycleBackward") == [extended_sequence("shift+ctrl+p")]
 
 
 def test_an_empty_list_disables_and_old_names_are_read(tmp_path: Path) -> None:
@@ -151,4 +154,4 @@ def test_clashes_are_reported_within_one_part_of_the_repl(tmp_path: Path) -> Non
         f"{path}: ctrl+l is a key of app.tree.editLabel and app.tree.filter.labeledOnly; "
         "only one of them gets it",
     ]
-    assert keymap.sequences("app.session.resume") == [("c-n",)]
+    assert keymap.sequences("app.session.resume") == [("c-n",), extended_sequence("ctrl+shift+n")]

@@ -40,6 +40,8 @@ async def test_a_moved_editing_key_takes_its_action_along(
     await repl.until(lambda: text() == "Xa-b-YcZ")
     repl.send("\x1f")  # Ctrl+-: undo
     await repl.until(lambda: text() == "Xa-b-cZ")
+    repl.send("\x05\x1b[13;2u!")  # Ctrl+E; Shift+Enter, as the kitty protocol reports it: a new line
+    await repl.until(lambda: text() == "Xa-b-cZ\n!")
     assert "Thinking blocks" not in repl.output
     repl.send("\x03")  # Ctrl+C clears the editor
     await repl.until(lambda: text() == "")
@@ -86,7 +88,7 @@ async def test_the_transcript_keys_of_the_fullscreen_repl(
             "tui.altScreen.lineUp": "alt+k",
             "tui.altScreen.lineDown": "alt+j",
             "tui.altScreen.halfPageUp": "f5",
-            "tui.altScreen.searchPrevious": "f8",
+            "tui.altScreen.searchPrevious": ["f8", "shift+enter"],
             "tui.altScreen.pageUp": [],
         },
     )
@@ -122,6 +124,10 @@ async def test_the_transcript_keys_of_the_fullscreen_repl(
     repl.send("\r")  # the next one up
     await repl.until(lambda: mode.transcript.highlight != lowest)
     repl.send("\x1b[19~")  # F8: back down to the one below
+    await repl.until(lambda: mode.transcript.highlight == lowest)
+    repl.send("\r")
+    await repl.until(lambda: mode.transcript.highlight != lowest)
+    repl.send("\x1b[27;2;13~")  # Shift+Enter, as xterm's modifyOtherKeys reports it
     await repl.until(lambda: mode.transcript.highlight == lowest)
     repl.send("\x1b")
     await repl.until(lambda: not mode._searching)

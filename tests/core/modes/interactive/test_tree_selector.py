@@ -89,6 +89,9 @@ async def test_filter_keys_and_search(pipe: PipeInput) -> None:
     assert tree.state.mode == "default"
     await press(pipe, tree, CTRL_O, CTRL_O)
     assert tree.state.mode == "user-only"
+    await press(pipe, tree, "\x1b[111;6u")  # Shift+Ctrl+O, as the kitty protocol reports it
+    assert tree.state.mode == "no-tools"
+    await press(pipe, tree, CTRL_O)
     await press(pipe, tree, CTRL_D, "T")
     assert tree.state.mode == "default" and "[+label time]" in screen(tree)
     await press(pipe, tree, "can you", BACKSPACE, "u")

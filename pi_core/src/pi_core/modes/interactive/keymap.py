@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pi_core._jsonfile import loads, read_json_text
-from pi_core.modes.interactive.keys import key_sequence
+from pi_core.modes.interactive.keys import extended_sequence, key_sequence
 
 KEYBINDINGS_FILE = "keybindings.json"
 
@@ -315,8 +315,11 @@ class Keymap:
     def sequences(self, action_id: str) -> list[tuple[str, ...]]:
         """prompt-toolkit key sequences of an action. A plain terminal sends Ctrl+Shift+F as
         Ctrl+F: such a key is bound as what arrives unless another action of its part has that
-        key; other keys a terminal cannot report are left out."""
-        found = [self.sequence(key, action_id) for key in self.keys.get(action_id, ())]
+        key. A key a plain terminal cannot report is bound to its extended reports too
+        (:func:`~pi_core.modes.interactive.keys.extended_sequence`)."""
+        found = []
+        for key in self.keys.get(action_id, ()):
+            found += [self.sequence(key, action_id), extended_sequence(key)]
         return [sequence for sequence in found if sequence is not None]
 
     def sequence(self, key: str, action_id: str) -> tuple[str, ...] | None:
@@ -379,7 +382,10 @@ def load_keymap(agent_dir: str | Path) -> Keymap:
     for action_id in sorted(keymap.configured):
         unusable = [key for key in keymap.keys[action_id] if keymap.sequence(key, action_id) is None]
         if unusable:
-            keymap.warnings.append(f"{path}: a terminal cannot report {', '.join(unusable)} ({action_id})")
+            keymap.warnings.append(
+                f"{path}: a terminal cannot report {', '.join(unusable)} ({action_id}) unless it sends "
+                "extended key reports (kitty's protocol, xterm's modifyOtherKeys)"
+            )
     keymap.warnings.extend(f"{path}: {clash}" for clash in conflicts(keymap))
     return keymap
 

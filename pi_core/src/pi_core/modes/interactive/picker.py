@@ -320,13 +320,14 @@ def _visible_rows(app: Application[Any] | None, title: str = "") -> int:
 
 def selector_sequence(key: str) -> tuple[str, ...] | None:
     """A key (pi's name) as prompt-toolkit names it; ``shift+<letter>`` is the capital letter a
-    terminal sends. ``None`` when a terminal cannot send it."""
-    from pi_core.modes.interactive.keys import key_sequence
+    terminal sends, ``shift+ctrl+o`` what extended key reports of it are parsed into. ``None``
+    when a terminal cannot send it."""
+    from pi_core.modes.interactive.keys import extended_sequence, key_sequence
 
     parts = key.lower().split("+")
     if len(parts) == 2 and parts[0] == "shift" and len(parts[1]) == 1 and parts[1].isalpha():
         return (parts[1].upper(),)
-    return key_sequence(key)
+    return key_sequence(key) or extended_sequence(key)
 
 
 class Selector(ABC):
