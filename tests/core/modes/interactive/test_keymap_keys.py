@@ -132,3 +132,25 @@ async def test_the_transcript_keys_of_the_fullscreen_repl(
     repl.send("\x1b")
     await repl.until(lambda: not mode._searching)
     await repl.quit()
+
+
+async def test_the_list_keys_move_in_the_completion_menu(
+    repl_factory: Callable[..., Any], tmp_path: Path
+) -> None:
+    _bind(tmp_path, {"tui.select.down": ["down", "alt+n"]})
+    repl = await repl_factory()
+    await repl.wait_idle_editor()
+
+    def state() -> Any:
+        buffer = repl.mode.editor_buffer()
+        return buffer.complete_state if buffer is not None else None
+
+    repl.send("/hot")
+    await repl.until(lambda: state() is not None and bool(state().completions))
+    repl.send("\x1bn")  # Alt+N: the first completion
+    await repl.until(lambda: repl.mode.get_editor_text() == "/hotkeys")
+    repl.send("\x1b")  # Esc closes the list, back to the text as typed
+    await repl.until(lambda: state() is None and repl.mode.get_editor_text() == "/hot")
+    assert not repl.mode.busy
+    repl.send("\x03")
+    assert await repl.quit() == 0

@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.application import get_app, run_in_terminal
-from prompt_toolkit.filters import Condition, has_selection, is_searching
+from prompt_toolkit.filters import Condition, has_completions, has_selection, is_searching
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.key_binding.bindings.basic import if_no_repeat
 from prompt_toolkit.key_binding.bindings.named_commands import get_by_name
@@ -37,6 +37,8 @@ if TYPE_CHECKING:
     from pi_core.modes.interactive.app import InteractiveMode
     from pi_core.plugins.registry import ShortcutSpec
 
+#: Completions a PageUp/PageDown moves over in the completion menu (the rows it shows).
+COMPLETION_PAGE = 8
 #: Two presses within this many seconds count as a double press (Ctrl+C to quit, Esc for /tree).
 DOUBLE_PRESS_SECONDS = 0.5
 
@@ -199,6 +201,28 @@ def build_key_bindings(
 
     for action_id, command in _SESSION_ACTIONS.items():
         on(action_id)(_command_key(mode, command))
+
+    # The completion menu is pi's autocomplete list: its list keys move in it and Esc closes it
+    # (back to the text as typed), before Esc aborts; Ctrl+C still clears (app.clear, below).
+    @on("tui.select.up", filter=has_completions)
+    def _completion_up(event: KeyPressEvent) -> None:
+        event.current_buffer.complete_previous()
+
+    @on("tui.select.down", filter=has_completions)
+    def _completion_down(event: KeyPressEvent) -> None:
+        event.current_buffer.complete_next()
+
+    @on("tui.select.pageUp", filter=has_completions)
+    def _completion_page_up(event: KeyPressEvent) -> None:
+        event.current_buffer.complete_previous(count=COMPLETION_PAGE, disable_wrap_around=True)
+
+    @on("tui.select.pageDown", filter=has_completions)
+    def _completion_page_down(event: KeyPressEvent) -> None:
+        event.current_buffer.complete_next(count=COMPLETION_PAGE, disable_wrap_around=True)
+
+    @on("tui.select.cancel", filter=has_completions)
+    def _completion_cancel(event: KeyPressEvent) -> None:
+        event.current_buffer.cancel_completion()
 
     @on("app.clear")
     def _ctrl_c(event: KeyPressEvent) -> None:
