@@ -52,7 +52,8 @@ async def test_select_while_an_answer_streams_draws_over_the_live_app(
     picked = asyncio.ensure_future(mode.ui.select("Pick a colour", ["red", "green", "blue"]))
     await repl.in_dialog()
     shown = await _drawn(repl, "Pick a colour")
-    assert "› 1. red" in shown and "2. green" in shown and "working…" in shown
+    assert "› 1. red" in shown and "2. green" in shown
+    assert "working…" not in shown  # pi draws its working row in the editor, which the list replaces
     before = max(int(word[4:7]) for word in shown.split() if word.startswith("word") and word[4:7].isdigit())
     # The answer goes on streaming above the open list.
     await repl.until(lambda: f"word{before + 20:03d}" in _screen(mode) and "Pick a colour" in _screen(mode))
@@ -61,8 +62,47 @@ async def test_select_while_an_answer_streams_draws_over_the_live_app(
     assert await asyncio.wait_for(picked, 5) == "green"
     await repl.wait_for("Pick a colour → green")
     await repl.until(lambda: "2. green" not in _screen(mode))  # the list is gone
+    assert mode.busy and "working…" in _screen(mode)  # and the working row is back
     await repl.idle(20)
     assert "word199" in repl.output
+    await repl.quit()
+
+
+class _Waiting:
+    """A component that shows one row until Enter."""
+
+    def __init__(self, done: Callable[[Any], None]) -> None:
+        self.done = done
+
+    def render(self, width: int) -> list[str]:
+        return ["waiting for Enter"]
+
+    def handle_input(self, data: str) -> None:
+        if data == "\r":
+            self.done("entered")
+
+
+async def test_a_component_in_the_editors_place_hides_the_working_row_and_an_overlay_does_not(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    pi_llm_server.add(_slow_answer(300))
+    repl = await repl_factory(fullscreen=True)
+    mode = repl.mode
+    await repl.submit("talk slowly")
+    await repl.until(lambda: "working…" in _screen(mode) and "word003" in _screen(mode))
+    shown = asyncio.ensure_future(mode.ui.custom(lambda tui, theme, done: _Waiting(done)))
+    screen = await _drawn(repl, "waiting for Enter")
+    assert "working…" not in screen
+    repl.send("\r")
+    assert await asyncio.wait_for(shown, 5) == "entered"
+    await _drawn(repl, "working…")
+    floating = asyncio.ensure_future(mode.ui.custom(lambda tui, theme, done: _Waiting(done), overlay=True))
+    screen = await _drawn(repl, "waiting for Enter")
+    assert "working…" in screen  # the editor stays under an overlay, and so does its row
+    repl.send("\r")
+    assert await asyncio.wait_for(floating, 5) == "entered"
+    repl.send(ESC)  # the editor has the keys again: Esc aborts the run
+    await repl.idle(10)
     await repl.quit()
 
 

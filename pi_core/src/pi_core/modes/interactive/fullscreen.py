@@ -395,10 +395,12 @@ class FullscreenMode(InteractiveMode):
 
     def _status_row(self) -> StyleAndTextTuples:
         parts: StyleAndTextTuples = []
-        if self.busy and self.ui.working_visible:
+        # A dialog or a component in the editor's place hides the working row, as pi's, which
+        # draws it in the editor's border, does.
+        if self.busy and self.ui.working_visible and not self._in_place:
             elapsed = int(time.monotonic() - self._task_started)
-            # The keys act on the run only while the editor has them (not a dialog's or a
-            # plugin component's, where Enter answers it).
+            # The keys act on the run only while the editor has them (not a floating
+            # component's, where Enter answers it).
             keys = " · Esc aborts · Enter steers · Alt+Enter queues" if self.editor_focused() else ""
             message = self.ui.working_prefix() + (self.ui.working_message or "working…")
             parts.extend(to_formatted_text(ANSI(message)))
