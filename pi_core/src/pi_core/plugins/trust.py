@@ -6,7 +6,8 @@ fingerprint of that code, so any change to it (an edited or added extension, a n
 asks again. pi v0.73.1 runs such code on open; this is the Python port's addition.
 
 Project settings that choose a program pi runs (:data:`PROGRAM_SETTINGS`: the shell of the bash
-tool and of ``!cmd``, a prefix run before every command, the npm command) are code as well: they
+tool and of ``!cmd``, a prefix run before every command, the npm command, the external editor of
+Ctrl+G) are code as well: they
 are part of the fingerprint, and the runtime ignores them while the project is not trusted.
 """
 
@@ -33,7 +34,7 @@ MCP_FILE = "mcp.json"
 TrustStatus = Literal["trusted", "untrusted", "changed", "declined", "nothing-to-trust"]
 
 #: Settings keys that make pi run a program of the settings file's choosing.
-PROGRAM_SETTINGS: tuple[str, ...] = ("shellPath", "shellCommandPrefix", "npmCommand")
+PROGRAM_SETTINGS: tuple[str, ...] = ("shellPath", "shellCommandPrefix", "npmCommand", "externalEditor")
 
 
 @dataclass(frozen=True)

@@ -325,6 +325,7 @@ def test_every_documented_key_is_a_field_not_an_extra() -> None:
         "shellPath": "/bin/zsh",
         "shellCommandPrefix": "set -e",
         "npmCommand": ["pnpm"],
+        "externalEditor": "code --wait",
         "sessionDir": "~/s",
         "enabledModels": ["a*"],
         "markdown": {"codeBlockIndent": "    "},

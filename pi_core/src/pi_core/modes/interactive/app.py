@@ -54,6 +54,7 @@ if TYPE_CHECKING:
 
     from pi_core.ai.abort import AbortSignal
     from pi_core.modes.interactive.custom import ComponentKeys
+    from pi_core.modes.interactive.external_editor import Edited, ExternalEditor
     from pi_core.modes.interactive.overlay import OverlayRequest
     from pi_core.modes.interactive.terminal_colors import Question, TerminalColours
     from pi_core.runtime.colors import ColorMode
@@ -506,6 +507,37 @@ class InteractiveMode:
 
     def terminal_returned(self) -> None:
         self._follow_terminal()
+
+    def external_editor(self) -> ExternalEditor:
+        """The external editor (``app.editor.external``) as the settings and keys have it now."""
+        from pi_core.modes.interactive.external_editor import (
+            ExternalEditor,
+            edit_externally,
+            editor_command,
+            key_label,
+        )
+
+        command = editor_command(self.host.session.settings.settings.external_editor)
+        names = self.keymap.keys.get("app.editor.external") or []
+
+        async def edit(text: str) -> Edited:
+            self.lend_terminal()
+            try:
+                return await edit_externally(command, text)
+            finally:
+                self.terminal_returned()
+
+        label = key_label(names[0]) if names else ""
+        return ExternalEditor(self.keymap.sequences("app.editor.external"), label, edit)
+
+    async def edit_externally(self) -> None:
+        """Ctrl+G: the editor's text (big pastes in full) edited in the external editor, then back
+        in the editor; when that fails, the text stays and a line says why."""
+        edited = await self.external_editor().edit(self.get_editor_text())
+        if edited.text is not None:
+            self.set_editor_text(edited.text)
+        elif edited.problem:
+            self.console.print(Text(edited.problem, style="pi.warning"))
 
     def _follow_terminal(self) -> None:
         """The terminal's light/dark notifications are wanted while the theme follows it."""

@@ -177,11 +177,7 @@ def build_key_bindings(
 
     @on("app.editor.external")
     def _external_editor(event: KeyPressEvent) -> None:
-        # $VISUAL, then $EDITOR (prompt-toolkit's order); the text comes back into the editor.
-        put_pastes_back(event.current_buffer)
-        mode.lend_terminal()
-        editing = event.current_buffer.open_in_editor(validate_and_handle=False)
-        editing.add_done_callback(lambda _: mode.terminal_returned())
+        mode.spawn(mode.edit_externally())
 
     @on("app.suspend", filter=Condition(lambda: hasattr(signal, "SIGTSTP")))
     def _suspend(event: KeyPressEvent) -> None:

@@ -99,7 +99,7 @@ ACTIONS: tuple[Action, ...] = (
     _action("app.tools.expand", "ctrl+o", "expand or collapse tool output"),
     _action("app.thinking.toggle", "ctrl+t", "hide or show thinking blocks"),
     _action("app.session.toggleNamedFilter", "ctrl+n", "/resume: named sessions only"),
-    _action("app.editor.external", "ctrl+g", "edit the message in $VISUAL / $EDITOR"),
+    _action("app.editor.external", "ctrl+g", "edit the message in externalEditor / $VISUAL / $EDITOR"),
     _action("app.message.copy", "ctrl+x", "copy the last answer (/tree: the entry's text)"),
     _action("app.message.followUp", "alt+enter", "while the agent works: queue a follow-up"),
     _action("app.message.dequeue", "alt+up", "queued messages back into the editor (the run goes on)"),

@@ -122,6 +122,8 @@ class Settings(PiModel):
     shell_path: str | None = None
     shell_command_prefix: str | None = None
     npm_command: list[str] | None = None
+    #: The command Ctrl+G opens (before ``$VISUAL``, ``$EDITOR``, then ``nano``).
+    external_editor: str | None = None
     session_dir: str | None = None
     enabled_models: list[str] | None = None
     markdown: MarkdownSettings = Field(default_factory=MarkdownSettings)

@@ -1,0 +1,123 @@
+"""The external editor (Ctrl+G): which program, how it runs, what comes back — first on its own,
+then from the REPL's editor in both modes, where a project's ``externalEditor`` waits for trust."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pi_core.modes.interactive.external_editor import edit_externally, editor_command, key_label
+
+CTRL_G = "\x07"
+
+
+def _script(folder: Path, name: str, body: str) -> Path:
+    """A small program to stand in for an editor: ``$1`` is the file, ``$@`` ends with it."""
+    path = folder / name
+    path.write_text("#!/bin/sh\nfor last; do :; done\n" + body)
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+def test_the_command_is_the_setting_then_visual_then_editor_then_nano() -> None:
+    env = {"VISUAL": "vis", "EDITOR": "ed"}
+    assert editor_command("code --wait", env) == "code --wait"
+    assert editor_command("  ", env) == "vis"  # a blank setting counts as none, as in pi
+    assert editor_command(None, {"EDITOR": "ed"}) == "ed"
+    assert editor_command(None, {"VISUAL": "", "EDITOR": "ed"}) == "ed"
+    assert editor_command(None, {}) == "nano"
+    assert key_label("ctrl+g") == "Ctrl+G" and key_label("alt+shift+e") == "Alt+Shift+E"
+
+
+async def test_the_file_comes_back_without_its_bom_and_final_newline(tmp_path: Path) -> None:
+    args = tmp_path / "args"
+    editor = _script(
+        tmp_path,
+        "edit",
+        f'printf "%s\\n" "$@" > {args}\nold=$(cat "$last")\n'
+        f'printf "\\357\\273\\277[%s] edited\\nline two\\n\\n" "$old" > "$last"\n',
+    )
+    edited = await edit_externally(f"'{editor}' --wait -n", "draft ünï")
+    assert edited.text == "[draft ünï] edited\nline two\n" and edited.problem is None
+    flag, wait, file = args.read_text().splitlines()
+    # Split as a shell splits it, the file last: prompt.md in a directory removed afterwards.
+    assert (flag, wait) == ("--wait", "-n") and Path(file).name == "prompt.md"
+    assert Path(file).parent.name.startswith("pi-editor-") and not Path(file).parent.exists()
+
+
+async def test_the_editor_runs_in_a_process_group_of_its_own(tmp_path: Path) -> None:
+    group = tmp_path / "group"
+    editor = _script(tmp_path, "edit", f"ps -o pgid= -p $$ > {group}\n")
+    edited = await edit_externally(str(editor), "text")
+    assert edited.text == "text"
+    assert int(group.read_text()) not in (os.getpgrp(), os.getpid())
+
+
+@pytest.mark.parametrize(
+    ("body", "command", "problem"),
+    [
+        ("exit 3\n", None, "External editor exited with code 3; prompt unchanged"),
+        ("kill -TERM $$\n", None, "External editor exited with SIGTERM; prompt unchanged"),
+        ('rm "$last"\n', None, "The external editor left no file behind; prompt unchanged"),
+        ("", "/nowhere/at/all --wait", "Failed to launch external editor: /nowhere/at/all --wait ("),
+        ("", "vim 'open", "External editor command cannot be split (No closing quotation): vim 'open"),
+        ("", "   ", "The external editor command is empty"),
+    ],
+)
+async def test_an_editor_that_fails_leaves_the_text_and_says_why(
+    tmp_path: Path, body: str, command: str | None, problem: str
+) -> None:
+    editor = _script(tmp_path, "edit", body)
+    edited = await edit_externally(command or str(editor), "keep me")
+    assert edited.text is None
+    assert edited.problem is not None and edited.problem.startswith(problem), edited.problem
+
+
+async def test_ctrl_g_edits_the_prompt_in_both_modes(
+    repl_factory: Callable[..., Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    editor = _script(tmp_path, "edit", 'old=$(cat "$last")\nprintf "<%s> from outside\\n" "$old" > "$last"\n')
+    failing = _script(tmp_path, "fail", "exit 4\n")
+    monkeypatch.setenv("VISUAL", str(editor))
+    for fullscreen in (False, True):
+        await _edit_once(await repl_factory(fullscreen=fullscreen), "my draft", "<my draft> from outside")
+    monkeypatch.setenv("VISUAL", str(failing))
+    repl = await repl_factory()
+    await repl.wait_idle_editor()
+    repl.send("kept" + CTRL_G)
+    await repl.wait_for("External editor exited with code 4; prompt unchanged")
+    assert repl.mode.get_editor_text() == "kept"
+    repl.send("\x15")
+    await repl.quit()
+
+
+async def test_a_projects_external_editor_waits_for_trust(
+    repl_factory: Callable[..., Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ours = _script(tmp_path, "ours", 'printf "from the user\'s editor" > "$last"\n')
+    theirs = _script(tmp_path, "theirs", 'printf "from the project\'s editor" > "$last"\n')
+    (tmp_path / "agent" / "settings.json").write_text(json.dumps({"externalEditor": str(ours)}))
+    (tmp_path / "project" / ".pi").mkdir()
+    (tmp_path / "project" / ".pi" / "settings.json").write_text(json.dumps({"externalEditor": str(theirs)}))
+    monkeypatch.delenv("VISUAL", raising=False)
+    withheld = "externalEditor choose programs that pi would run; ignored until you trust the project"
+    for trusted, expected in ((False, "from the user's editor"), (True, "from the project's editor")):
+        repl = await repl_factory(trust_project=trusted)
+        warnings = [diagnostic.message for diagnostic in repl.mode.host.diagnostics]
+        assert any(withheld in warning for warning in warnings) is not trusted, warnings
+        await _edit_once(repl, "", expected)
+
+
+async def _edit_once(repl: Any, typed: str, expected: str) -> None:
+    """Ctrl+G after ``typed``: the editor holds ``expected`` once the editor program is done."""
+    await repl.wait_idle_editor()
+    repl.send(typed + CTRL_G)
+    await repl.until(lambda: repl.mode.get_editor_text() == expected)
+    repl.send("\x15")  # Ctrl+U: an empty editor for /quit
+    await repl.until(lambda: repl.mode.get_editor_text() == "")
+    await repl.quit()
