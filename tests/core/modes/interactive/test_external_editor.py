@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import stat
 from collections.abc import Callable
 from pathlib import Path
@@ -50,12 +51,16 @@ async def test_the_file_comes_back_without_its_bom_and_final_newline(tmp_path: P
     assert Path(file).parent.name.startswith("pi-editor-") and not Path(file).parent.exists()
 
 
-async def test_the_editor_runs_in_a_process_group_of_its_own(tmp_path: Path) -> None:
-    group = tmp_path / "group"
-    editor = _script(tmp_path, "edit", f"ps -o pgid= -p $$ > {group}\n")
+async def test_the_editor_runs_in_a_process_group_of_its_own_with_no_signal_blocked(tmp_path: Path) -> None:
+    group, status = tmp_path / "group", tmp_path / "status"
+    editor = _script(tmp_path, "edit", f"ps -o pgid= -p $$ > {group}\ncat /proc/$$/status > {status}\n")
     edited = await edit_externally(str(editor), "text")
     assert edited.text == "text"
     assert int(group.read_text()) not in (os.getpgrp(), os.getpid())
+    fields = dict(line.split(":\t", 1) for line in status.read_text().splitlines() if ":\t" in line)
+    assert int(fields["SigBlk"], 16) == 0
+    ignored = int(fields["SigIgn"], 16)
+    assert not ignored & (1 << (signal.SIGTTIN - 1) | 1 << (signal.SIGTTOU - 1) | 1 << (signal.SIGTSTP - 1))
 
 
 @pytest.mark.parametrize(

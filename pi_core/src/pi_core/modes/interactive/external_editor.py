@@ -6,8 +6,9 @@ file's path goes last. The text is written to ``prompt.md`` in a fresh temporary
 read back once the program exits with status 0 (a byte order mark and one final newline are
 dropped, as pi does); any other outcome leaves the text as it was and says why.
 
-The program runs in a process group of its own, made the terminal's foreground group while it
-runs: Ctrl+C there reaches the editor, not pi, and pi takes the terminal back afterwards. A
+The program runs in a process group of its own, made the terminal's foreground group before it
+starts (a small launcher waits for that): Ctrl+C there reaches the editor, not pi, and pi takes
+the terminal back afterwards. A
 program that stops itself (Ctrl+Z in vim) is resumed at once, since pi, waiting for it, has no
 shell prompt to go back to.
 """
@@ -16,11 +17,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import os
 import shlex
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -106,16 +109,48 @@ def _edit(argv: list[str], command: str, text: str) -> Edited:
         shutil.rmtree(directory, ignore_errors=True)
 
 
+#: Run in the editor's process before it becomes the editor: wait on the gate (a pipe) until pi
+#: has made this process group the terminal's foreground one — a read of the terminal before that
+#: fails where pi's parent ignores SIGTTIN, as tmux's does —, start with no signal blocked and the
+#: job-control signals at their defaults (as a shell starts a job), then become the editor.
+_LAUNCH = """
+import os, signal, sys
+os.read(int(sys.argv[1]), 1)
+os.close(int(sys.argv[1]))
+signal.pthread_sigmask(signal.SIG_SETMASK, [])
+for number in (signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU):
+    signal.signal(number, signal.SIG_DFL)
+try:
+    os.execvp(sys.argv[2], sys.argv[2:])
+except OSError as error:
+    sys.stderr.write(f"{sys.argv[2]}: {error.strerror}\\n")
+    os._exit(127)
+"""
+
+
 def _run_in_foreground(argv: list[str]) -> int:
     """Run ``argv`` in a process group of its own that has the terminal meanwhile; its exit
     status (negative: the signal that ended it)."""
-    process = subprocess.Popen(argv, process_group=0)
+    if shutil.which(argv[0]) is None:
+        raise FileNotFoundError(errno.ENOENT, "no such program", argv[0])
+    gate, opening = os.pipe()
+    try:
+        launcher = [sys.executable, "-I", "-S", "-c", _LAUNCH, str(gate), *argv]
+        process = subprocess.Popen(launcher, pass_fds=(gate,), process_group=0)
+    except BaseException:
+        os.close(opening)
+        raise
+    finally:
+        os.close(gate)
     with _terminal_lent_to(process.pid):
+        with contextlib.suppress(OSError):
+            os.write(opening, b"go")
+        os.close(opening)
         while True:
             _, status = os.waitpid(process.pid, os.WUNTRACED)
             if not os.WIFSTOPPED(status):
                 break
-            # Stopped: by SIGTTIN before it had the terminal, or by its own Ctrl+Z. Go on.
+            # Stopped by its own Ctrl+Z (vim's): pi has no shell prompt to go back to. Go on.
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGCONT)
     process.returncode = os.waitstatus_to_exitcode(status)
