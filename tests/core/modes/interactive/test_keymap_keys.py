@@ -3,6 +3,7 @@ inline REPL and the fullscreen transcript (prompt-toolkit pipe input, the loopba
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -36,7 +37,9 @@ async def test_a_moved_editing_key_takes_its_action_along(
     await repl.until(lambda: text() == "a-b-cZ")
     repl.send("\x1baX")  # Alt+A: the line start
     await repl.until(lambda: text() == "Xa-b-cZ")
-    repl.send("\x14\x1b[18~cY")  # Ctrl+T; F7 and c: to the next "c"
+    repl.send("\x14\x1b[18~")  # Ctrl+T; F7: the jump waits for its character, however long
+    await asyncio.sleep(0.1)
+    repl.send("cY")  # to the next "c"
     await repl.until(lambda: text() == "Xa-b-YcZ")
     repl.send("\x1f")  # Ctrl+-: undo
     await repl.until(lambda: text() == "Xa-b-cZ")

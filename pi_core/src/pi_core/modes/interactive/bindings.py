@@ -84,7 +84,8 @@ def build_key_bindings(
             if text != buffer.text:
                 buffer.text = text
 
-    _editing_keys(bindings, keymap, on)
+    jump = _Jump()
+    _editing_keys(bindings, keymap, on, jump)
 
     @on("tui.input.submit")
     def _submit(event: KeyPressEvent) -> None:
@@ -257,6 +258,14 @@ def build_key_bindings(
             continue
         bindings.add(*sequence)(_shortcut_handler(mode, spec))
 
+    # After a jump key: the next character typed is the one to jump to (a key bound to something
+    # else does that instead, and a key that changes the text or moves the cursor ends the wait).
+    @bindings.add(Keys.Any, filter=Condition(jump.waiting))
+    def _jump_to(event: KeyPressEvent) -> None:
+        forward = jump.take()
+        if len(event.data) == 1 and event.data.isprintable():
+            _jump_to_char(event.current_buffer, event.data, forward, event.arg)
+
     return bindings
 
 
@@ -285,7 +294,7 @@ _READLINE_COMMANDS = {
 }
 
 
-def _editing_keys(bindings: KeyBindings, keymap: Keymap, on: Binder) -> None:
+def _editing_keys(bindings: KeyBindings, keymap: Keymap, on: Binder, jump: _Jump) -> None:
     """The ``tui.editor.*`` actions and Tab, as prompt-toolkit's own commands on the keymap's keys.
 
     Bound before the REPL's actions, which win a key they share (Ctrl+D quits on an empty editor,
@@ -299,9 +308,9 @@ def _editing_keys(bindings: KeyBindings, keymap: Keymap, on: Binder) -> None:
         for sequence in defaults.sequences(action_id):
             if sequence not in bound:
                 bound.add(sequence)
-                # A jump's key waits for a character: its prompt-toolkit binding is longer.
-                tail = (Keys.Any,) if action_id in _JUMPS else ()
-                bindings.add(*sequence, *tail)(_nothing)
+                bindings.add(*sequence)(_nothing)
+                if action_id in _JUMPS:  # prompt-toolkit's own jump: the key and a character
+                    bindings.add(*sequence, Keys.Any)(_nothing)
 
     for action_id, command in _READLINE_COMMANDS.items():
         # Erasing a character again and again is one undo step, as in prompt-toolkit.
@@ -330,11 +339,10 @@ def _editing_keys(bindings: KeyBindings, keymap: Keymap, on: Binder) -> None:
     def _page_down(event: KeyPressEvent) -> None:
         event.current_buffer.cursor_down(count=page(event))
 
-    # The jumps take the next key's character, as prompt-toolkit's Ctrl+] does, but look in
-    # the whole text as pi does, not only the cursor's line.
+    # A jump waits for the next character as pi's does (the key again: no jump), however long
+    # it takes to come, and looks for it in the whole text, not only the cursor's line.
     for action_id, forward in _JUMPS.items():
-        for sequence in keymap.sequences(action_id):
-            bindings.add(*sequence, Keys.Any)(_jump(forward))
+        on(action_id)(jump.key(forward))
 
 
 _JUMPS = {"tui.editor.jumpForward": True, "tui.editor.jumpBackward": False}
@@ -344,17 +352,45 @@ def _nothing(event: KeyPressEvent) -> None:
     """A key that has no action (any more)."""
 
 
-def _jump(forward: bool) -> KeyHandler:
-    def handler(event: KeyPressEvent) -> None:
-        buffer, char = event.current_buffer, event.data
-        if forward:
-            found = buffer.document.find(char, in_current_line=False, count=event.arg)
-        else:
-            found = buffer.document.find_backwards(char, in_current_line=False, count=event.arg)
-        if found is not None:
-            buffer.cursor_position += found
+class _Jump:
+    """A jump key was pressed: its direction, until the next character (or a change of the text
+    or the cursor) ends the wait."""
 
-    return handler
+    def __init__(self) -> None:
+        self._pending: tuple[bool, Buffer, object] | None = None
+
+    def start(self, buffer: Buffer, forward: bool) -> None:
+        again = self._pending is not None and self._pending[0] == forward and self.waiting()
+        self._pending = None if again else (forward, buffer, buffer.document)
+
+    def key(self, forward: bool) -> KeyHandler:
+        """The handler of a jump key."""
+        return lambda event: self.start(event.current_buffer, forward)
+
+    def waiting(self) -> bool:
+        pending = self._pending
+        if pending is None:
+            return False
+        _, buffer, document = pending
+        if get_app().current_buffer is not buffer or buffer.document is not document:
+            self._pending = None  # another key edited or moved the cursor meanwhile
+            return False
+        return True
+
+    def take(self) -> bool:
+        assert self._pending is not None
+        forward = self._pending[0]
+        self._pending = None
+        return forward
+
+
+def _jump_to_char(buffer: Buffer, char: str, forward: bool, count: int) -> None:
+    if forward:
+        found = buffer.document.find(char, in_current_line=False, count=count)
+    else:
+        found = buffer.document.find_backwards(char, in_current_line=False, count=count)
+    if found is not None:
+        buffer.cursor_position += found
 
 
 #: The session actions pi lets users bind (no default keys): each runs its slash command.
