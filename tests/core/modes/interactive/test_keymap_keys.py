@@ -121,6 +121,7 @@ async def test_the_transcript_keys_of_the_fullscreen_repl(
     assert top > half
     repl.send("\x06")  # Ctrl+Shift+F arrives as Ctrl+F: the search
     await repl.until(lambda: mode._searching)
+    assert mode._search_prompt() == "search (Enter: older, F8: newer, Escape closes): "
     repl.send("needle\r")
     await repl.until(lambda: mode.transcript.highlight is not None)
     lowest = mode.transcript.highlight

@@ -144,6 +144,10 @@ def test_keys_are_matched_by_action_and_factories_by_arity() -> None:
     assert keys.get_keys("tui.select.cancel") == ["escape", "ctrl+c"] and keys.get_keys("nope") == []
     assert keys.matches("\x0f", "app.tools.expand") is False  # only ids it was given
     assert ComponentKeys({"app.tools.expand": ["ctrl+o"]}).matches("\x0f", "app.tools.expand")
+    newline = ComponentKeys({"tui.input.newLine": ["shift+enter"]})
+    assert newline.matches("\x1b[13;2u", "tui.input.newLine") and not newline.matches(
+        "\r", "tui.input.newLine"
+    )
     assert wants_keybindings(lambda tui, theme, keybindings, done: None)
     assert wants_keybindings(lambda *parts: None)
     assert not wants_keybindings(lambda tui, theme, done: None)

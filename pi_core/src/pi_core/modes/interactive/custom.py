@@ -27,7 +27,7 @@ from prompt_toolkit.layout import Layout, UIContent, UIControl, Window
 from prompt_toolkit.layout.containers import Container, to_container
 from prompt_toolkit.output import Output
 
-from pi_core.modes.interactive.keys import key_sequence
+from pi_core.modes.interactive.keys import extended_sequence, key_sequence
 from pi_core.modes.interactive.sanitize import keep_style
 
 _NOTHING = object()
@@ -157,13 +157,12 @@ class ComponentKeys:
         return list(self._keys.get(action_id, ()))
 
     def matches(self, data: str, action_id: str) -> bool:
-        """Whether the key whose bytes are ``data`` is one of ``action_id``'s keys."""
-        pressed = _parse_keys(data)
-        for key in self._keys.get(action_id, ()):
-            sequence = key_sequence(key)
-            if sequence is not None and tuple(_canonical(name) for name in sequence) == pressed:
-                return True
-        return False
+        """Whether the key whose bytes are ``data`` is one of ``action_id``'s keys (extended key
+        reports included: ``ESC [13;2u`` is Shift+Enter)."""
+        keys = self._keys.get(action_id, ())
+        sequences = [found for key in keys for found in (key_sequence(key), extended_sequence(key)) if found]
+        pressed = _parse_keys(data)  # after extended_sequence taught the parser those reports
+        return any(tuple(_canonical(name) for name in sequence) == pressed for sequence in sequences)
 
 
 #: pi's list and input actions with their default keys (``keybindings.json`` may rebind them).

@@ -71,7 +71,7 @@ from pi_core.modes.interactive.app import (
 )
 from pi_core.modes.interactive.code_blocks import ThemedMarkdown
 from pi_core.modes.interactive.editor_slot import EditorControl
-from pi_core.modes.interactive.keymap import Keymap
+from pi_core.modes.interactive.keymap import Keymap, key_text
 from pi_core.modes.interactive.overlay import OverlayOptions, OverlayRequest, PlacedOverlay
 from pi_core.modes.interactive.screen_rows import RowsWindow, row_cells, split_rows
 from pi_core.modes.interactive.transcript import Block, Line, Transcript, TranscriptConsole
@@ -235,7 +235,7 @@ class FullscreenMode(InteractiveMode):
             Window(
                 BufferControl(self._search),
                 height=1,
-                get_line_prefix=lambda line, wrap: [("class:search", "search (Enter: older, Esc closes): ")],
+                get_line_prefix=lambda line, wrap: [("class:search", self._search_prompt())],
             ),
             filter=searching,
         )
@@ -336,6 +336,23 @@ class FullscreenMode(InteractiveMode):
         on("tui.altScreen.searchClose", self._close_search, filter=searching, eager=True)
         keys.add("c-c", filter=searching)(lambda event: self._close_search())
         return keys
+
+    def _search_prompt(self) -> str:
+        """The search field's prompt, with the keys as bound (``search (Enter: older, Esc closes): ``)."""
+        hints = [
+            what.format(key_text(keys[:1]))
+            for action_id, what in (
+                ("tui.altScreen.searchNext", "{}: older"),
+                ("tui.altScreen.searchPrevious", "{}: newer"),
+                ("tui.altScreen.searchClose", "{} closes"),
+            )
+            if (
+                keys := [
+                    key for key in self.keymap.keys.get(action_id, []) if self.keymap.sequence(key, action_id)
+                ]
+            )
+        ]
+        return f"search ({', '.join(hints)}): " if hints else "search: "
 
     def _open_search(self) -> None:
         if self._search is not None and self._app is not None:
