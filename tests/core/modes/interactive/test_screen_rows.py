@@ -6,7 +6,13 @@ import io
 import random
 from typing import Any
 
-from pi_core.modes.interactive.screen_rows import RowsWindow, row_cells, skip_unchanged_rows, split_rows
+from pi_core.modes.interactive.screen_rows import (
+    RowsWindow,
+    row_cells,
+    set_mouse_handlers_by_row,
+    skip_unchanged_rows,
+    split_rows,
+)
 from prompt_toolkit.application import Application
 from prompt_toolkit.application.current import set_app
 from prompt_toolkit.data_structures import Point, Size
@@ -154,3 +160,24 @@ def test_a_plugin_editors_rows_are_parsed_once_while_unchanged() -> None:
     assert "".join(text for _, text, *_ in first) == "> typed    -- INSERT --"
     assert any("reverse" in style for style, *_ in first)
     assert parsed_row(row + "x") is not first
+
+
+def test_mouse_handlers_set_a_row_at_a_time_as_cell_by_cell() -> None:
+    from prompt_toolkit.layout.mouse_handlers import MouseHandlers
+
+    set_mouse_handlers_by_row()
+    set_mouse_handlers_by_row()  # installed once
+    by_row = MouseHandlers.set_mouse_handler_for_range
+    cell_by_cell = by_row.original  # type: ignore[attr-defined]
+    ours, theirs = MouseHandlers(), MouseHandlers()
+
+    def handler(event: object) -> None:
+        return None
+
+    for x_min, x_max, y_min, y_max in [(0, 120, 0, 34), (5, 9, 40, 41), (10, 10, 0, 5), (0, 3, 7, 7)]:
+        by_row(ours, x_min, x_max, y_min, y_max, handler)
+        cell_by_cell(theirs, x_min, x_max, y_min, y_max, handler)
+    assert {y: dict(row) for y, row in ours.mouse_handlers.items() if row} == {
+        y: dict(row) for y, row in theirs.mouse_handlers.items() if row
+    }
+    assert ours.mouse_handlers[40][6] is handler and 9 not in ours.mouse_handlers[40]

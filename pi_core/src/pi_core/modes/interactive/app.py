@@ -43,7 +43,7 @@ from pi_core.modes.interactive.program_status import Blocked, ProgramStatus
 from pi_core.modes.interactive.render import EventRenderer, prompt_line
 from pi_core.modes.interactive.row_division import share_rows_in_one_pass
 from pi_core.modes.interactive.sanitize import sanitize
-from pi_core.modes.interactive.screen_rows import skip_unchanged_rows
+from pi_core.modes.interactive.screen_rows import set_mouse_handlers_by_row, skip_unchanged_rows
 from pi_core.modes.interactive.styles import ReplStyles, styles_for
 from pi_core.modes.interactive.ui import InteractiveUI
 from pi_core.runtime.events import ExtensionErrorEvent
@@ -112,6 +112,7 @@ class InteractiveMode:
         self._own_terminal = console is None
         skip_unchanged_rows()  # a key's redraw writes the rows it changed, without reading the rest
         share_rows_in_one_pass()  # and lays the rows out without handing them out one by one
+        set_mouse_handlers_by_row()  # and gives windows their mouse handlers a row at a time
         self.ui = InteractiveUI(self)
         self.console = console or terminal_console(self.ui.colour_mode)
         self.terminal: dict[str, Any] = {"input": input, "output": output}

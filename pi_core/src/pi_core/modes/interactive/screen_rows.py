@@ -191,3 +191,28 @@ def skip_unchanged_rows() -> None:
     diff.skips_unchanged_rows = True  # type: ignore[attr-defined]
     diff.original = original  # type: ignore[attr-defined]
     renderer._output_screen_diff = diff  # type: ignore[assignment]
+
+
+def set_mouse_handlers_by_row() -> None:
+    """Make prompt-toolkit set a window's mouse handler a row at a time (installed once, for every
+    application of the process).
+
+    A window hands its handler to each cell of its area, one dictionary assignment per cell; the
+    inline editor's window spans the rows down to the toolbar, some four thousand cells at every
+    redraw. One ``dict.update`` per row does the same.
+    """
+    from prompt_toolkit.layout.mouse_handlers import MouseHandlers
+
+    if getattr(MouseHandlers.set_mouse_handler_for_range, "by_row", False):
+        return
+
+    def set_mouse_handler_for_range(
+        self: MouseHandlers, x_min: int, x_max: int, y_min: int, y_max: int, handler: Any
+    ) -> None:
+        row_of_handlers = dict.fromkeys(range(x_min, x_max), handler)
+        for y in range(y_min, y_max):
+            self.mouse_handlers[y].update(row_of_handlers)
+
+    set_mouse_handler_for_range.by_row = True  # type: ignore[attr-defined]
+    set_mouse_handler_for_range.original = MouseHandlers.set_mouse_handler_for_range  # type: ignore[attr-defined]
+    MouseHandlers.set_mouse_handler_for_range = set_mouse_handler_for_range  # type: ignore[method-assign]
