@@ -35,6 +35,7 @@ from pi_core.modes.interactive.bindings import build_key_bindings
 from pi_core.modes.interactive.commands import BuiltinCommands
 from pi_core.modes.interactive.completion import GuardedCompleter, SlashCompleter
 from pi_core.modes.interactive.dialogs import ask
+from pi_core.modes.interactive.editor_echo import EditorEcho
 from pi_core.modes.interactive.editor_slot import EditorControl, EditorSlot
 from pi_core.modes.interactive.keymap import default_keymap, load_keymap
 from pi_core.modes.interactive.paste import Pastes
@@ -120,6 +121,8 @@ class InteractiveMode:
         #: The editor's place: the built-in editor or a plugin's (``set_editor_component``).
         self.editor_slot = EditorSlot(self)
         self._editor_control: EditorControl | None = None
+        #: Draws typed characters by redrawing the editor's window alone.
+        self._editor_echo: EditorEcho | None = None
         #: The styles the console was last given (:meth:`apply_theme`).
         self._applied_styles: ReplStyles | None = None
         self._applied_styles_pushed = False
@@ -738,6 +741,17 @@ class InteractiveMode:
         editor = self._editor
         return editor.app if editor is not None else None
 
+    def echo_typed(self, app: Any) -> bool:
+        """Draw the characters just typed by redrawing the editor alone (see editor_echo):
+        ``False`` when the editor has no focus, a plugin draws it or completions are shown, or
+        the layout has to be drawn again anyway."""
+        echo, control = self._editor_echo, self._editor_control
+        if echo is None or control is None or self.editor_slot.component is not None:
+            return False
+        if control.buffer.complete_state is not None or not self.editor_focused():
+            return False
+        return echo.redraw(app)
+
     def editor_focused(self) -> bool:
         """Whether keys go to the editor now (not to the search bar or a floating component)."""
         app = self._editor_app()
@@ -1214,6 +1228,7 @@ class InteractiveMode:
                 window.content = control
                 window.get_line_prefix = self._editor_line_prefix(window.get_line_prefix)
                 self._editor_control = control
+                self._editor_echo = EditorEcho(window)
                 return
 
     def _editor_line_prefix(self, prompt_prefix: Any) -> Callable[[int, int], Any]:

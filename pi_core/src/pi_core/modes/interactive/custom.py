@@ -27,6 +27,7 @@ from prompt_toolkit.layout import Layout, UIContent, UIControl, Window
 from prompt_toolkit.layout.containers import Container, to_container
 from prompt_toolkit.output import Output
 
+from pi_core.modes.interactive.editor_echo import types_text
 from pi_core.modes.interactive.keys import extended_sequence, key_sequence
 from pi_core.modes.interactive.sanitize import keep_style
 
@@ -359,6 +360,8 @@ class TappedKeyProcessor(KeyProcessor):
     def __init__(self, original: KeyProcessor, mode: Any) -> None:
         super().__init__(original._bindings)
         self._mode = mode
+        #: Whether every key fed since keys were last handled typed a character.
+        self._typed_only = True
 
     def feed(self, key_press: KeyPress, first: bool = False) -> None:
         self.feed_multiple([key_press], first)
@@ -371,19 +374,26 @@ class TappedKeyProcessor(KeyProcessor):
         # prompt-toolkit feeds back itself, ``first``).
         if mode.editor_slot.component is not None and not first and mode.editor_focused():
             key_presses = mode.editor_slot.route(key_presses)
+        if first or not all(types_text(press.key) for press in key_presses):
+            self._typed_only = False
         super().feed_multiple(key_presses, first)
 
     def feed_untapped(self, key_press: KeyPress) -> None:
+        self._typed_only = False
         super().feed_multiple([key_press])
 
     def process_keys(self) -> None:
         """Handle the keys fed, then draw what they changed at once: a redraw asked for is
         otherwise queued behind what the loop has ready, and while an answer streams that is the
         agent consuming a read's worth of tokens (ten milliseconds and more), so the key showed
-        only after it. The queued redraw still runs (and writes nothing when nothing else changed)."""
+        only after it. The queued redraw still runs (and writes nothing when nothing else changed).
+        Characters typed into the editor redraw the editor alone (:mod:`.editor_echo`) where
+        they can; the queued full redraw then draws the rest."""
+        typed, self._typed_only = self._typed_only, True
         super().process_keys()
         app = get_app()
-        if app.invalidated and app.is_running and not app.is_done:
+        shown = app.invalidated and app.is_running and not app.is_done
+        if shown and not (typed and self._mode.echo_typed(app)):
             app._redraw()
 
     def warm_lookups(self, keys: tuple[str, ...]) -> None:

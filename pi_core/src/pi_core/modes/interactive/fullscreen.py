@@ -70,6 +70,7 @@ from pi_core.modes.interactive.app import (
     escape_wait,
 )
 from pi_core.modes.interactive.code_blocks import ThemedMarkdown
+from pi_core.modes.interactive.editor_echo import EditorEcho
 from pi_core.modes.interactive.editor_slot import EditorControl
 from pi_core.modes.interactive.keymap import Keymap, key_text
 from pi_core.modes.interactive.overlay import OverlayOptions, OverlayRequest, PlacedOverlay
@@ -230,6 +231,7 @@ class FullscreenMode(InteractiveMode):
             get_line_prefix=self._line_prefix,
             dont_extend_height=True,
         )
+        self._editor_echo = EditorEcho(editor)
         searching = Condition(lambda: self._searching)
         search_bar = ConditionalContainer(
             Window(

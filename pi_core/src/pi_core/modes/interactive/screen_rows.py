@@ -177,7 +177,7 @@ def skip_unchanged_rows() -> None:
         swapped: list[tuple[int, Any, Any]] = []
         for y in range(min(max(screen.height, previous_screen.height), size.rows)):
             row, old = rows.get(y), before.get(y)
-            if row is not None and old is not None and row is not old and row == old:
+            if row is not None and old is not None and row == old:  # (the same row, too)
                 swapped.append((y, row, old))
                 rows[y] = before[y] = rows.default_factory()
         try:
