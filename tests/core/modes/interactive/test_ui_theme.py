@@ -42,7 +42,7 @@ def test_keep_style_keeps_colour_and_drops_the_rest() -> None:
 
 def test_headless_ui_has_the_same_members_doing_nothing() -> None:
     ui = HeadlessUI()
-    assert ui.theme.name == "dark"
+    assert ui.theme.name == "system"  # without a theme setting to read: pi's default setting
     ui.set_working_message("x")
     ui.set_working_visible(False)
     ui.set_hidden_thinking_label("y")
@@ -223,4 +223,4 @@ async def test_without_a_terminal_there_are_no_themes_to_switch() -> None:
         result = ui.set_theme("light")
         assert not result.success
         assert result.error == (error or "Theme switching not supported in RPC mode")
-        assert ui.theme.name == "dark"
+        assert ui.theme.name == "system"
