@@ -107,3 +107,52 @@ def test_what_counts_as_typed_text() -> None:
     assert types_text("a") and types_text(" ") and types_text("é")
     assert not types_text(Keys.ControlA) and not types_text(Keys.Escape) and not types_text("\x1b")
     assert not types_text("ab")
+
+
+EDITOR_PLUGIN = """
+from pi_core import hookimpl
+from pi_core.plugins.editor import CustomEditor
+
+
+class Marked(CustomEditor):
+    def render(self, width):
+        rows = super().render(width)
+        rows[-1] += " MARKED"
+        return rows
+
+
+def editor(args, ctx):
+    ctx.ui.set_editor_component(lambda tui, theme, keys: Marked(tui, theme, keys))
+    ctx.ui.notify("EDITOR SET")
+
+
+@hookimpl
+def register_commands(register):
+    register("marked", editor, description="a plugin editor")
+"""
+
+
+@MODES
+async def test_a_plugin_editor_redraws_alone_too(
+    repl_factory: Callable[..., Any], tmp_path: Any, fullscreen: bool
+) -> None:
+    plugin = tmp_path / "marked.py"
+    plugin.write_text(EDITOR_PLUGIN)
+    repl = await repl_factory(extensions=(str(plugin),), fullscreen=fullscreen)
+    await repl.submit("/marked")
+    await repl.wait_for("EDITOR SET")
+    await repl.wait_idle_editor()
+    await asyncio.sleep(0.1)
+    watched = Watched(repl.mode)
+    repl.send("abc")
+    await repl.until(lambda: repl.mode.get_editor_text() == "abc")
+    await asyncio.sleep(0.05)
+    assert watched.echoed and watched.echoed[-1] == "abc"
+    app = repl.mode._editor_app()
+    row = app.renderer._last_screen.data_buffer[
+        app.renderer._last_screen.get_cursor_position(app.layout.current_window).y
+    ]
+    drawn = "".join(cell.char for cell in row.values())
+    assert "> abc" in drawn and "MARKED" in drawn
+    repl.mode.set_editor_text("")
+    assert await repl.quit() == 0

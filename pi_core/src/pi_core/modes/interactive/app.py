@@ -742,11 +742,11 @@ class InteractiveMode:
         return editor.app if editor is not None else None
 
     def echo_typed(self, app: Any) -> bool:
-        """Draw the characters just typed by redrawing the editor alone (see editor_echo):
-        ``False`` when the editor has no focus, a plugin draws it or completions are shown, or
-        the layout has to be drawn again anyway."""
+        """Draw the characters just typed by redrawing the editor alone (see editor_echo), a
+        plugin's editor too (its rows are the editor window's): ``False`` when the editor has no
+        focus or completions are shown, or the layout has to be drawn again anyway."""
         echo, control = self._editor_echo, self._editor_control
-        if echo is None or control is None or self.editor_slot.component is not None:
+        if echo is None or control is None:
             return False
         if control.buffer.complete_state is not None or not self.editor_focused():
             return False
