@@ -71,6 +71,7 @@ async def test_exit_copy_and_the_previous_model_on_their_keys(
     _bind(tmp_path, {"app.exit": "ctrl+q", "app.model.cycleBackward": "f4", "app.message.copy": "alt+c"})
     repl = await repl_factory()
     await repl.wait_idle_editor()
+    assert "/help for commands · Esc aborts · Ctrl+Q quits" in repl.output  # the header's hint
     repl.send("\x04")  # Ctrl+D does not quit any more (it erases forwards)
     repl.send("\x1bc")  # Alt+C copies the last answer: there is none yet
     await repl.wait_for("No agent messages to copy yet.")

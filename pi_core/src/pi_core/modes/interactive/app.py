@@ -1377,7 +1377,14 @@ class InteractiveMode:
         session = self.host.session
         model = session.model
         where = f"{model.provider}/{model.id}" if model else "no model"
-        keys = "/help for commands · Esc aborts · Ctrl+D quits"
+        abort, leave = self.keymap.hint("app.interrupt"), self.keymap.hint("app.exit")
+        keys = " · ".join(
+            [
+                "/help for commands",
+                *([f"{abort} aborts"] if abort else []),
+                *([f"{leave} quits"] if leave else []),
+            ]
+        )
         title = f"pi · {where} · {_short_home(session.cwd)}"
         return [
             Text(title, style="bold", no_wrap=True, overflow="ellipsis"),

@@ -342,6 +342,12 @@ class Keymap:
         """The action's keys as pi writes them (``Ctrl+C``, ``Home/Ctrl+A``)."""
         return key_text(self.keys.get(action_id, []))
 
+    def hint(self, action_id: str) -> str | None:
+        """The first of the action's keys a terminal can send, for a hint (``Esc``, ``Ctrl+D``);
+        ``None`` when it has none."""
+        usable = [key for key in self.keys.get(action_id, []) if self.sequence(key, action_id)]
+        return key_text(usable[:1]).replace("Escape", "Esc") if usable else None
+
 
 def default_keymap() -> Keymap:
     return Keymap({action.id: list(action.defaults) for action in ACTIONS})
