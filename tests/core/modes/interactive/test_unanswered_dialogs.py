@@ -115,11 +115,13 @@ def register_commands(register):
 """
 
 
-async def test_the_working_row_offers_no_run_keys_while_a_component_has_them(
+async def test_the_working_row_hides_while_a_component_is_in_the_editors_place(
     repl_factory: Callable[..., Any], tmp_path: Path
 ) -> None:
-    """Fullscreen, where the component is drawn in the running application under the working
-    row (regular mode pauses the editor and its toolbar for it)."""
+    """Fullscreen, where the component is drawn in the running application under the status
+    row: pi draws its working row in the editor, which the component replaces, so the row has
+    neither the spinner nor the run's keys meanwhile (regular mode pauses the editor and its
+    toolbar for it)."""
     plugin = tmp_path / "waiting.py"
     plugin.write_text(COMPONENT)
     repl = await repl_factory(extensions=(str(plugin),), fullscreen=True)
@@ -130,8 +132,8 @@ async def test_the_working_row_offers_no_run_keys_while_a_component_has_them(
 
     await repl.submit("/wait")
     await repl.in_component()
-    await repl.until(lambda: "working…" in row())
-    assert "Enter steers" not in row()  # Enter answers the component, not the run
+    await repl.until(lambda: mode.busy)
+    assert "working…" not in row() and "Enter steers" not in row()  # Enter answers the component
     repl.send("\r")
     await repl.wait_for("COMPONENT-GAVE ended")
     await repl.until(lambda: not mode.busy)
