@@ -2,7 +2,8 @@
 editor (Ctrl+G), looked at on the screen as pi 1.6.0 draws them.
 
 * the working row is hidden while a dialog is in the editor's place, and back once it closes;
-* Ctrl+G hands the terminal to the external editor (a script here) and takes back what it saved.
+* Ctrl+G hands the terminal to the external editor (a script here) and takes back what it saved,
+  in the editor and in a plugin's editor dialog.
 """
 
 from __future__ import annotations
@@ -105,3 +106,17 @@ def test_ctrl_g_edits_the_prompt_in_the_external_editor(pane: Pane) -> None:
     pane.keys("C-u")
     pane.type("still here")
     pane.wait_for("> still here")  # the REPL has the keys back
+
+
+def test_ctrl_g_in_a_plugins_editor_dialog(pane: Pane) -> None:
+    pane.wait_for_editor()
+    pane.submit("/plan")
+    pane.wait_for(lambda s: "Edit the plan" in s and "Ctrl+G external editor" in s)
+    pane.keys("C-g")
+    pane.wait_for("EDITOR-ASKS:")
+    pane.type("step two")
+    pane.keys("Enter")
+    pane.wait_for("step one + step two")  # back in the dialog, which is still open
+    assert "Edit the plan" in pane.visible()
+    pane.keys("Enter")
+    pane.wait_for('EDITED "step one + step two"')

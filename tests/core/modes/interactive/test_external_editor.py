@@ -3,6 +3,7 @@ then from the REPL's editor in both modes, where a project's ``externalEditor`` 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -12,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pi_core.modes.interactive.external_editor import edit_externally, editor_command, key_label
+from pi_core.modes.interactive.external_editor import edit_externally, editor_command
 
 CTRL_G = "\x07"
 
@@ -32,7 +33,6 @@ def test_the_command_is_the_setting_then_visual_then_editor_then_nano() -> None:
     assert editor_command(None, {"EDITOR": "ed"}) == "ed"
     assert editor_command(None, {"VISUAL": "", "EDITOR": "ed"}) == "ed"
     assert editor_command(None, {}) == "nano"
-    assert key_label("ctrl+g") == "Ctrl+G" and key_label("alt+shift+e") == "Alt+Shift+E"
 
 
 async def test_the_file_comes_back_without_its_bom_and_final_newline(tmp_path: Path) -> None:
@@ -126,3 +126,39 @@ async def _edit_once(repl: Any, typed: str, expected: str) -> None:
     repl.send("\x15")  # Ctrl+U: an empty editor for /quit
     await repl.until(lambda: repl.mode.get_editor_text() == "")
     await repl.quit()
+
+
+async def test_ctrl_g_in_a_plugins_editor_dialog_edits_its_text_and_the_dialog_stays(
+    repl_factory: Callable[..., Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    editor = _script(tmp_path, "edit", 'old=$(cat "$last")\nprintf "%s\\nstep two\\n" "$old" > "$last"\n')
+    for fullscreen in (False, True):
+        monkeypatch.setenv("VISUAL", str(editor))
+        repl = await repl_factory(fullscreen=fullscreen)
+        await repl.wait_idle_editor()
+        edited = asyncio.ensure_future(repl.mode.ui.editor("Edit the plan", "step one"))
+        await repl.in_dialog()
+        repl.send(CTRL_G)
+        await asyncio.sleep(0.3)
+        assert not edited.done()  # the text came back into the dialog, which is still open
+        repl.send("\r")
+        assert await asyncio.wait_for(edited, 5) == "step one\nstep two"
+        monkeypatch.setenv("VISUAL", str(_script(tmp_path, "fail", "exit 2\n")))
+        edited = asyncio.ensure_future(repl.mode.ui.editor("Edit again", "as it was"))
+        await repl.in_dialog()
+        repl.send(CTRL_G)
+        if fullscreen:
+            await _drawn(repl, "External editor exited with code 2; prompt unchanged")
+        else:
+            await asyncio.sleep(0.3)
+        repl.send("\r")
+        assert await asyncio.wait_for(edited, 5) == "as it was"
+        await repl.quit()
+
+
+async def _drawn(repl: Any, text: str) -> None:
+    """Until the fullscreen application has drawn ``text`` (it draws again after the editor)."""
+    from tests.core.modes.interactive.test_fullscreen_dialogs import _screen
+
+    app = repl.mode._app
+    await repl.until(lambda: app.renderer._last_screen is not None and text in _screen(repl.mode))

@@ -514,15 +514,9 @@ class InteractiveMode:
 
     def external_editor(self) -> ExternalEditor:
         """The external editor (``app.editor.external``) as the settings and keys have it now."""
-        from pi_core.modes.interactive.external_editor import (
-            ExternalEditor,
-            edit_externally,
-            editor_command,
-            key_label,
-        )
+        from pi_core.modes.interactive.external_editor import ExternalEditor, edit_externally, editor_command
 
         command = editor_command(self.host.session.settings.settings.external_editor)
-        names = self.keymap.keys.get("app.editor.external") or []
 
         async def edit(text: str) -> Edited:
             self.lend_terminal()
@@ -531,8 +525,8 @@ class InteractiveMode:
             finally:
                 self.terminal_returned()
 
-        label = key_label(names[0]) if names else ""
-        return ExternalEditor(self.keymap.sequences("app.editor.external"), label, edit)
+        keys = self.keymap.sequences("app.editor.external")
+        return ExternalEditor(keys, self.keymap.text("app.editor.external"), edit)
 
     async def edit_externally(self) -> None:
         """Ctrl+G: the editor's text (big pastes in full) edited in the external editor, then back
@@ -1106,16 +1100,21 @@ class InteractiveMode:
         timeout_ms: float | None = None,
         signal: AbortSignal | None = None,
         blocked: Blocked | None = None,
+        external: ExternalEditor | None = None,
     ) -> str | None:
         """A plugin's question (``input``, ``editor``, a login's key) as a dialog: its title (and
-        ``message``) printed, then the answer read after ``prompt``; ``None`` when cancelled."""
+        ``message``) printed, then the answer read after ``prompt``; ``None`` when cancelled.
+        ``external``: the external editor a multi-line answer can be written in."""
 
         async def run() -> str | None:
             self.console.print(Text(title, style="bold"))
             if message:
                 self.console.print(Text(message))  # not rich markup: "[/tmp]" is text
             if multiline:
-                self.console.print(Text("Enter finishes · Ctrl+J new line · Esc cancels", style="pi.dim"))
+                hint = "Enter finishes · Ctrl+J new line · Esc cancels"
+                if external is not None and external.label:
+                    hint += f" · {external.label} external editor"
+                self.console.print(Text(hint, style="pi.dim"))
             return await ask(
                 prompt,
                 default=default,
@@ -1124,6 +1123,7 @@ class InteractiveMode:
                 secret=secret,
                 timeout_ms=timeout_ms,
                 signal=signal,
+                external=external,
                 **self.terminal,
             )
 

@@ -4,7 +4,9 @@
 regular REPL); :func:`question_view` gives its rows and keys to show inside a running
 application (the fullscreen REPL, in the editor's place). Enter answers — in a multi-line
 question too, where Ctrl+J starts a new line, as in pi's editor dialog; Escape or Ctrl+C cancels
-(``None``); a timeout or an aborted signal does the same, as pi's dialogs do.
+(``None``); a timeout or an aborted signal does the same, as pi's dialogs do. A multi-line question
+given an :class:`~.external_editor.ExternalEditor` opens it on its text with that editor's keys
+(Ctrl+G), as pi's editor dialog does.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.buffer import Buffer
@@ -22,7 +24,7 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-from prompt_toolkit.layout import FormattedTextControl, HSplit, Window
+from prompt_toolkit.layout import ConditionalContainer, FormattedTextControl, HSplit, Window
 from prompt_toolkit.layout.containers import Container
 from prompt_toolkit.layout.controls import BufferControl
 from prompt_toolkit.layout.dimension import Dimension
@@ -30,6 +32,9 @@ from prompt_toolkit.layout.processors import AfterInput, ConditionalProcessor, P
 from prompt_toolkit.output import Output
 
 from pi_core.ai.abort import AbortSignal
+
+if TYPE_CHECKING:
+    from pi_core.modes.interactive.external_editor import ExternalEditor
 
 _CANCEL = object()
 
@@ -44,11 +49,13 @@ async def ask(
     secret: bool = False,
     timeout_ms: float | None = None,
     signal: AbortSignal | None = None,
+    external: ExternalEditor | None = None,
     input: Input | None = None,
     output: Output | None = None,
 ) -> str | None:
     """Read one answer; ``None`` when cancelled, timed out or aborted. With ``timeout_ms`` the
-    seconds left are counted down in front of ``message``, ``(12s) > ``."""
+    seconds left are counted down in front of ``message``, ``(12s) > ``. ``external``: the
+    external editor a multi-line answer can be written in (its failures are printed above)."""
     if signal is not None and signal.aborted:
         return None
     from pi_core.modes.interactive.picker import Countdown
@@ -70,6 +77,9 @@ async def ask(
         @bindings.add("c-j")
         def _new_line(event: KeyPressEvent) -> None:
             event.current_buffer.newline(copy_margin=False)
+
+        if external is not None:
+            bind_external_editor(bindings, external, _print_problem)
 
     session: PromptSession[Any] = PromptSession(
         input=input,
@@ -108,12 +118,14 @@ def question_view(
     multiline: bool = False,
     secret: bool = False,
     timeout_ms: float | None = None,
+    external: ExternalEditor | None = None,
 ) -> tuple[Container, Window]:
     """A question to show inside a running application: its title (counting down the seconds
     of ``timeout_ms``), ``message``, the answer's line(s) after ``prompt`` and a line naming
     the keys; and the window to focus. ``answered`` is called once: with the text (Enter) or
-    ``None`` (Escape, Ctrl+C). The classes ``title``, ``status`` and ``placeholder`` take the
-    application's style."""
+    ``None`` (Escape, Ctrl+C). ``external``: the external editor a multi-line answer can be
+    written in (why it failed shows under the answer). The classes ``title``, ``status``,
+    ``warning`` and ``placeholder`` take the application's style."""
     from pi_core.modes.interactive.picker import Countdown
 
     countdown = Countdown(timeout_ms)
@@ -136,11 +148,19 @@ def question_view(
     def _cancel(event: KeyPressEvent) -> None:
         answer(None)
 
+    problem: list[str] = []
     if multiline:
 
         @keys.add("c-j")
         def _new_line(event: KeyPressEvent) -> None:
             buffer.newline(copy_margin=False)
+
+        if external is not None:
+
+            def report(text: str | None) -> None:
+                problem[:] = [text] if text else []
+
+            bind_external_editor(keys, external, report)
 
     processors: list[Processor] = []
     if secret:
@@ -163,6 +183,8 @@ def question_view(
         get_line_prefix=prefix,
     )
     hint = "Enter submit · Ctrl+J new line · Esc cancel" if multiline else "Enter submit · Esc cancel"
+    if multiline and external is not None and external.label:
+        hint += f" · {external.label} external editor"
     rows: list[Container] = [
         Window(
             FormattedTextControl(lambda: [("class:title", countdown.title(title))]),
@@ -172,8 +194,60 @@ def question_view(
     ]
     if message:
         rows.append(Window(FormattedTextControl(message), wrap_lines=True, dont_extend_height=True))
-    rows += [field, Window(FormattedTextControl([("class:status", hint)]), height=1)]
+    rows.append(field)
+    if external is not None:
+        shown = Condition(lambda: bool(problem))
+        why = Window(
+            FormattedTextControl(lambda: [("class:warning", problem[0] if problem else "")]), wrap_lines=True
+        )
+        rows.append(ConditionalContainer(why, filter=shown))
+    rows.append(Window(FormattedTextControl([("class:status", hint)]), height=1))
     return HSplit(rows, key_bindings=keys), field
+
+
+def bind_external_editor(
+    keys: KeyBindings, external: ExternalEditor, report: Callable[[str | None], None]
+) -> None:
+    """The external editor's keys in ``keys``: the focused buffer's text goes to the editor and
+    what it saved comes back in its place; ``report`` hears why not (``None`` once it worked).
+    A key pressed while the editor is still open does nothing."""
+    editing: list[bool] = []
+
+    def open_outside(event: KeyPressEvent) -> None:
+        if editing:
+            return
+        buffer, app = event.current_buffer, event.app
+
+        async def edit() -> None:
+            editing.append(True)
+            try:
+                edited = await external.edit(buffer.text)
+            finally:
+                editing.clear()
+            if edited.text is not None:
+                buffer.document = Document(edited.text, len(edited.text))
+            report(edited.problem)
+            app.invalidate()
+
+        app.create_background_task(edit())
+
+    for sequence in external.keys:
+        keys.add(*sequence)(open_outside)
+
+
+def _print_problem(text: str | None) -> None:
+    """Why the external editor failed, on a line above the question (regular mode)."""
+    from prompt_toolkit.application import get_app_or_none, run_in_terminal
+
+    app = get_app_or_none()
+    if not text or app is None:
+        return
+
+    def write() -> None:
+        app.output.write(text + "\n")
+        app.output.flush()
+
+    run_in_terminal(write)
 
 
 @contextlib.contextmanager

@@ -42,11 +42,6 @@ def editor_command(configured: str | None, env: Mapping[str, str] | None = None)
     return env.get("VISUAL") or env.get("EDITOR") or FALLBACK_EDITOR
 
 
-def key_label(key: str) -> str:
-    """pi's key name as the hints show it: ``ctrl+g`` → ``Ctrl+G``."""
-    return "+".join(part.upper() if len(part) == 1 else part.capitalize() for part in key.split("+"))
-
-
 @dataclass(frozen=True)
 class Edited:
     """What came of an edit: the new text, or ``None`` and why not."""
@@ -57,8 +52,8 @@ class Edited:
 
 @dataclass(frozen=True)
 class ExternalEditor:
-    """The external editor as a dialog offers it: the keys that open it, the first one's name
-    for the hint, and the edit itself (which hands the terminal over while it runs)."""
+    """The external editor as a dialog offers it: the keys that open it, their names for the
+    hint (``Ctrl+G``), and the edit itself (which hands the terminal over while it runs)."""
 
     keys: Sequence[tuple[str, ...]]
     label: str

@@ -80,6 +80,7 @@ from pi_core.modes.interactive.transcript import Block, Line, Transcript, Transc
 if TYPE_CHECKING:
     from pi_core.ai.abort import AbortSignal
     from pi_core.modes.interactive.custom import ComponentKeys
+    from pi_core.modes.interactive.external_editor import ExternalEditor
     from pi_core.modes.interactive.picker import PickerKeys, Selector
     from pi_core.modes.interactive.program_status import Blocked
     from pi_core.modes.interactive.styles import ReplStyles
@@ -900,6 +901,7 @@ class FullscreenMode(InteractiveMode):
         timeout_ms: float | None = None,
         signal: AbortSignal | None = None,
         blocked: Blocked | None = None,
+        external: ExternalEditor | None = None,
     ) -> str | None:
         """The question in the editor's place inside the running application."""
         if not self._live():
@@ -914,6 +916,7 @@ class FullscreenMode(InteractiveMode):
                 timeout_ms=timeout_ms,
                 signal=signal,
                 blocked=blocked,
+                external=external,
             )
         from pi_core.modes.interactive.dialogs import cancelled_by, question_view
 
@@ -938,6 +941,7 @@ class FullscreenMode(InteractiveMode):
             multiline=multiline,
             secret=secret,
             timeout_ms=timeout_ms,
+            external=external,
         )
         close = self._open_dialog(view, field, blocked)
         try:

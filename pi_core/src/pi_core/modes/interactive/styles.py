@@ -102,6 +102,7 @@ class ReplStyles:
             {
                 "footer": self.fg["dim"],
                 "status": self.fg["dim"],
+                "warning": self.fg["warning"],
                 "working": self.fg["muted"],
                 "prompt": f"bold {self.fg['accent']}",
                 "search": f"bold {self.fg['accent']}",

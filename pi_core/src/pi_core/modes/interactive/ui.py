@@ -311,13 +311,15 @@ class InteractiveUI:
         )
 
     async def editor(self, title: str, prefill: str | None = None) -> str | None:
-        """Several lines (Enter finishes, Ctrl+J starts a new line), starting with ``prefill``."""
+        """Several lines (Enter finishes, Ctrl+J starts a new line, Ctrl+G opens them in the
+        external editor), starting with ``prefill``."""
         return await self._mode.question(
             sanitize(title),
             prompt="",
             default=prefill or "",
             multiline=True,
             blocked=Blocked(kind="question", message=title),
+            external=self._mode.external_editor(),
         )
 
     async def custom(
