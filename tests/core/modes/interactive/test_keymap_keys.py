@@ -159,3 +159,21 @@ async def test_the_list_keys_move_in_the_completion_menu(
     assert not repl.mode.busy
     repl.send("\x03")
     assert await repl.quit() == 0
+
+
+async def test_reload_rebinds_the_transcript_keys(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer, tmp_path: Path
+) -> None:
+    pi_llm_server.add(text_turn("filler\n\n" * 60))
+    repl = await repl_factory(fullscreen=True)
+    mode = repl.mode
+    await repl.submit("go")
+    await repl.wait_for("filler")
+    await repl.idle()
+    _bind(tmp_path, {"tui.altScreen.lineUp": "alt+k", "tui.altScreen.pageUp": []})
+    await repl.submit("/reload")
+    await repl.wait_for("Reloaded settings")
+    await repl.wait_idle_editor()
+    repl.send("\x1b[5~\x1bk")  # PageUp has no transcript action now; Alt+K is a row up
+    await repl.until(lambda: mode.transcript.scroll == 1)
+    await repl.quit()
