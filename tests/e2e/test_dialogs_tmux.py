@@ -3,7 +3,8 @@ editor (Ctrl+G), looked at on the screen as pi 1.6.0 draws them.
 
 * the working row is hidden while a dialog is in the editor's place, and back once it closes;
 * Ctrl+G hands the terminal to the external editor (a script here) and takes back what it saved,
-  in the editor and in a plugin's editor dialog.
+  in the editor and in a plugin's editor dialog;
+* a paste of several lines into a one-line input dialog stays on one row under its title.
 """
 
 from __future__ import annotations
@@ -120,3 +121,22 @@ def test_ctrl_g_in_a_plugins_editor_dialog(pane: Pane) -> None:
     assert "Edit the plan" in pane.visible()
     pane.keys("Enter")
     pane.wait_for('EDITED "step one + step two"')
+
+
+def test_a_pasted_paragraph_stays_on_the_input_dialogs_row(pane: Pane) -> None:
+    pane.wait_for_editor()
+    pane.submit("/askname")
+    # The placeholder is drawn by the question itself, which has asked for bracketed pastes by then.
+    pane.wait_for(lambda s: "Your name" in s and "someone" in s)
+    lines = "\n".join(f"line {i} of the paste\t|" for i in range(30))
+    pane.tmux("set-buffer", "--", lines)
+    pane.tmux("paste-buffer", "-p", "-t", "pi")
+    pane.wait_for(lambda s: "line 29 of the paste" in s)
+    visible = pane.visible()
+    assert "Your name" in visible and "line 28 of the paste" in visible
+    assert sum("of the paste" in row for row in visible.splitlines()) == 1, visible
+    pane.keys("Enter")
+    screen = pane.wait_for("TYPED ")
+    # One answer with the lines run together (the transcript wraps it at its own width).
+    joined = "".join(f"line {i} of the paste    |" for i in range(30))
+    assert "".join(f'TYPED "{joined}"'.split()) in "".join(screen.split()), screen

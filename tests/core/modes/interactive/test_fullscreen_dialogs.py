@@ -269,3 +269,23 @@ async def test_a_plugin_container_with_the_keys_leaves_the_repl_keys_at_rest(
     await repl.idle(20)
     assert "word119" in repl.output and "Aborted" not in repl.output
     await repl.quit()
+
+
+async def test_a_pasted_paragraph_joins_on_the_one_row_of_an_input(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    """pi's input drops a paste's line breaks and turns tabs to four spaces; the row under the
+    title scrolls sideways instead of growing (the dummy output is 80 columns wide)."""
+    repl = await repl_factory(fullscreen=True)
+    await repl.wait_idle_editor()
+    typed = asyncio.ensure_future(repl.mode.ui.input("Your name"))
+    await repl.in_dialog()
+    lines = "\r\n".join(f"line {i} of the paste\t|" for i in range(30))
+    repl.send(f"\x1b[200~{lines}\x1b[201~")
+    shown = await _drawn(repl, "line 29 of the paste")
+    rows = shown.splitlines()
+    title = next(i for i, row in enumerate(rows) if row.startswith("Your name"))
+    assert "line 29 of the paste" in rows[title + 1] and rows[title + 2].startswith("Enter submit")
+    repl.send("\n")  # Ctrl+J answers a one-line question, as in pi
+    assert await asyncio.wait_for(typed, 5) == "".join(f"line {i} of the paste    |" for i in range(30))
+    await repl.quit()

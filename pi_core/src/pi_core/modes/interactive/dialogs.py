@@ -6,7 +6,8 @@ application (the fullscreen REPL, in the editor's place). Enter answers — in a
 question too, where Ctrl+J starts a new line, as in pi's editor dialog; Escape or Ctrl+C cancels
 (``None``); a timeout or an aborted signal does the same, as pi's dialogs do. A multi-line question
 given an :class:`~.external_editor.ExternalEditor` opens it on its text with that editor's keys
-(Ctrl+G), as pi's editor dialog does.
+(Ctrl+G), as pi's editor dialog does. A one-line answer stays on one row: a paste loses its line
+breaks (the lines run together, as in pi's input) and a long answer scrolls sideways.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import ConditionalContainer, FormattedTextControl, HSplit, Window
 from prompt_toolkit.layout.containers import Container
 from prompt_toolkit.layout.controls import BufferControl
@@ -32,6 +34,7 @@ from prompt_toolkit.layout.processors import AfterInput, ConditionalProcessor, P
 from prompt_toolkit.output import Output
 
 from pi_core.ai.abort import AbortSignal
+from pi_core.modes.interactive.paste import clean
 
 if TYPE_CHECKING:
     from pi_core.modes.interactive.external_editor import ExternalEditor
@@ -80,12 +83,15 @@ async def ask(
 
         if external is not None:
             bind_external_editor(bindings, external, _print_problem)
+    else:
+        _one_line_keys(bindings, lambda event: event.current_buffer.validate_and_handle())
 
     session: PromptSession[Any] = PromptSession(
         input=input,
         output=output,
         key_bindings=bindings,
         multiline=multiline,
+        wrap_lines=multiline,  # one line scrolls sideways, as pi's input does
         completer=WordCompleter(list(choices), sentence=True) if choices else None,
         placeholder=placeholder,
         is_password=secret,
@@ -161,6 +167,8 @@ def question_view(
                 problem[:] = [text] if text else []
 
             bind_external_editor(keys, external, report)
+    else:
+        _one_line_keys(keys, lambda event: answer(buffer.text))
 
     processors: list[Processor] = []
     if secret:
@@ -177,8 +185,9 @@ def question_view(
 
     field = Window(
         BufferControl(buffer, input_processors=processors),
-        height=Dimension(min=1, max=10),
-        wrap_lines=True,
+        # One line stays one row under its title, scrolling sideways, as pi's input does.
+        height=Dimension(min=1, max=10) if multiline else 1,
+        wrap_lines=multiline,
         dont_extend_height=True,
         get_line_prefix=prefix,
     )
@@ -233,6 +242,19 @@ def bind_external_editor(
 
     for sequence in external.keys:
         keys.add(*sequence)(open_outside)
+
+
+def _one_line_keys(keys: KeyBindings, submit: Callable[[KeyPressEvent], None]) -> None:
+    """A one-line answer's keys, as pi's input has them: a paste joins its lines (tabs become
+    four spaces, control characters go) and Ctrl+J submits, as Enter does."""
+
+    @keys.add(Keys.BracketedPaste)
+    def _paste(event: KeyPressEvent) -> None:
+        event.current_buffer.insert_text(clean(event.data).replace("\n", ""))
+
+    @keys.add("c-j")
+    def _submit(event: KeyPressEvent) -> None:
+        submit(event)
 
 
 def _print_problem(text: str | None) -> None:
