@@ -8,6 +8,13 @@ message and an exit status. ``ToolError`` (the error a tool raises for the model
 from __future__ import annotations
 
 
+def error_message(error: BaseException) -> str:
+    """What a plugin error reads as when pi reports it: the exception's message alone, as pi
+    reports an ``Error``'s ``message``; the type's name stands in for a message that is empty
+    (``raise ValueError()``)."""
+    return str(error) or type(error).__name__
+
+
 class PiError(Exception):
     """Base class of every error pi raises deliberately."""
 

@@ -80,7 +80,7 @@ async def test_continue_needs_a_message_for_the_model(harness: Harness) -> None:
     await session.prompt("do it")
     assert len(harness.provider.requests) == 1
     assert [e.error for e in errors] == [
-        "ValueError: continue needs a custom_message entry for the model to answer"  # error_text's form
+        "continue needs a custom_message entry for the model to answer"  # the message alone, as pi
     ]
 
 

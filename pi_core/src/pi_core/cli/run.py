@@ -162,9 +162,9 @@ def _trust_asker(decisions: dict[str, bool | None], mode: str, has_ui: bool) -> 
 
 
 def _echo_hook_error(record: HookErrorRecord) -> None:
-    text = str(record.error)
-    detail = f"{type(record.error).__name__}: {text}" if text else type(record.error).__name__
-    click.echo(f"Extension error ({record.plugin}, {record.hook}): {detail}", err=True)
+    from pi_core.errors import error_message
+
+    click.echo(f"Extension error ({record.plugin}, {record.hook}): {error_message(record.error)}", err=True)
 
 
 def make_tracer(

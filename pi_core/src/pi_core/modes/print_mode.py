@@ -3,7 +3,7 @@
 Text mode writes the text blocks of the final assistant message to stdout (its error to stderr,
 exit 1, when it failed or was aborted). JSON mode writes the session header and then every
 session event as one JSON line, exactly as pi's ``JSON.stringify``; its exit status only reflects
-prompts that could not start. Plugin errors go to stderr as ``Extension error (PLUGIN, HOOK): TYPE: MESSAGE``.
+prompts that could not start. Plugin errors go to stderr as ``Extension error (PLUGIN, HOOK): MESSAGE``.
 With ``retry_notices`` (text mode, stderr a terminal) each automatic retry is announced on stderr
 in one line, so a run that waits for a provider does not sit silent; pi 1.6.0 prints nothing
 there, and nothing is added to stdout or to JSON mode.

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, cast
 import pluggy
 from pydantic import ValidationError
 
-from pi_core.errors import PluginError
+from pi_core.errors import PluginError, error_message
 from pi_core.plugins import hookspecs  # noqa: F401  (fills EVENT_HOOKS)
 from pi_core.plugins.combine import EVENT_HOOKS, Combine, HookInfo
 from pi_core.plugins.events import (
@@ -360,9 +360,7 @@ def _result_problem(model: type[Any], error: ValidationError) -> str:
 
 
 def _blocked_reason(plugin: str, error: BaseException) -> str:
-    text = str(error)
-    detail = f"{type(error).__name__}: {text}" if text else type(error).__name__
-    return f"Tool call blocked: plugin {plugin!r} failed in tool_call: {detail}"
+    return f"Tool call blocked: plugin {plugin!r} failed in tool_call: {error_message(error)}"
 
 
 # --- hooks with their own combination -------------------------------------------------------------

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pi_core._model import PiModel
+from pi_core.errors import error_message
 
 CompactionReason = Literal["manual", "threshold", "overflow"]
 
@@ -115,9 +116,8 @@ class ExtensionErrorEvent(PiModel):
 
 
 def error_text(error: BaseException) -> str:
-    """An ``extension_error``'s ``error``: ``Type: message`` (the type alone without a message)."""
-    text = str(error)
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+    """An ``extension_error``'s ``error``: the message alone (the type's name when it is empty)."""
+    return error_message(error)
 
 
 SessionEvent = (

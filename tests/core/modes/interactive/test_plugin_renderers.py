@@ -123,9 +123,9 @@ async def test_raising_renderer_is_its_plugins_error_and_the_default_drawing_sta
     out = repl.output
     assert out.count('read {"path": "notes.txt"}') == 2  # the default drawing of the calls
     assert out.count("hello-notes") == 2  # and of the results
-    assert "Extension error (exploding, render_call): RuntimeError: call renderer exploded" in out
-    assert "Extension error (exploding, render_result): RuntimeError: result renderer exploded" in out
-    assert "Extension error (exploding, markdown_transformer): ValueError: transformer exploded" in out
+    assert "Extension error (exploding, render_call): call renderer exploded" in out
+    assert "Extension error (exploding, render_result): result renderer exploded" in out
+    assert "Extension error (exploding, markdown_transformer): transformer exploded" in out
     # Once per plugin and part, however often the blocks are drawn.
     assert out.count("call renderer exploded") == 1 and out.count("result renderer exploded") == 1
     assert out.count("transformer exploded") == 1
@@ -170,7 +170,7 @@ async def test_plugin_entry_renderer_draws_custom_entries_live_and_when_resumed(
     await repl.wait_for("CARD after first")
     await repl.idle()
     await repl.submit("two")
-    await repl.until(lambda: "Extension error (cards, render_entry): KeyError" in repl.output)
+    await repl.until(lambda: "Extension error (cards, render_entry): 'no such field'" in repl.output)
     out = repl.output
     assert "CARD after second" in out and out.index("CARD after first") < out.index("> two")
     assert "hidden" not in out and "[card]" not in out  # None draws nothing; entries are not messages
@@ -218,6 +218,6 @@ async def test_a_raising_message_renderer_is_its_plugins_error_and_the_message_s
     await repl.wait_for("second alarm text")
     out = repl.output
     assert "[alarm] first alarm text" in out and "[alarm] second alarm text" in out
-    assert "Extension error (alarms, render_message): KeyError: 'no such field'" in out
+    assert "Extension error (alarms, render_message): 'no such field'" in out
     assert out.count("no such field") == 1  # once, however many messages it fails on
     assert await repl.quit() == 0
