@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pi_core.testing import LoopbackLLMServer, text_turn
 
 
@@ -177,3 +178,28 @@ async def test_reload_rebinds_the_transcript_keys(
     repl.send("\x1b[5~\x1bk")  # PageUp has no transcript action now; Alt+K is a row up
     await repl.until(lambda: mode.transcript.scroll == 1)
     await repl.quit()
+
+
+@pytest.mark.parametrize("fullscreen", [False, True], ids=["regular", "fullscreen"])
+async def test_the_working_row_names_the_run_keys_as_bound(
+    repl_factory: Callable[..., Any], tmp_path: Path, pi_llm_server: LoopbackLLMServer, fullscreen: bool
+) -> None:
+    from pi_core.testing import Text, Turn
+
+    _bind(tmp_path, {"app.interrupt": "f6", "app.message.followUp": []})
+    pi_llm_server.add(Turn(blocks=[Text("slow " * 200, chunks=200)], delay=0.02))
+    repl = await repl_factory(fullscreen=fullscreen)
+    mode = repl.mode
+
+    def row() -> str:
+        if fullscreen:
+            return "".join(text for _, text, *_ in mode._status_row())
+        return str(mode._toolbar() or "")
+
+    await repl.submit("go")
+    await repl.until(lambda: "working…" in row())
+    assert "F6 aborts" in row() and "Enter steers" in row()
+    assert "Esc aborts" not in row() and "queues" not in row()
+    repl.send("\x1b[17~")  # F6 aborts
+    await repl.wait_for("Operation aborted")
+    assert await repl.quit() == 0

@@ -178,6 +178,8 @@ class InteractiveMode:
         self._status_cache: tuple[int, float, list[str]] | None = None
         #: The toolbar's last text and its fragments (see _styled_toolbar).
         self._toolbar_fragments: tuple[str, StyleAndTextTuples] | None = None
+        #: The working row's key hints, and the keymap and wording they were made for.
+        self._run_hints: tuple[object, tuple[tuple[str, str], ...], list[str]] | None = None
         #: The footer's figures and what they were worked out from (:meth:`footer_text`).
         self._footer_cache: tuple[tuple[object, ...], str, tuple[object, ...]] | None = None
         #: The git branch of the working directory, read in a thread after each job.
@@ -1281,7 +1283,12 @@ class InteractiveMode:
             if self.ui.working_visible:
                 elapsed = int(time.monotonic() - self._task_started)
                 message = self.ui.working_prefix() + (self.ui.working_message or "working…")
-                keys = f" {elapsed}s · Enter steers, Alt+Enter queues a follow-up, Esc aborts"
+                hints = self.run_hints(
+                    ("tui.input.submit", "steers"),
+                    ("app.message.followUp", "queues a follow-up"),
+                    ("app.interrupt", "aborts"),
+                )
+                keys = " · ".join([f" {elapsed}s", ", ".join(hints)] if hints else [f" {elapsed}s"])
                 lines.append(message + theme.fg("muted", keys))
         else:
             custom = self.ui.component_rows("footer", width)
@@ -1289,6 +1296,17 @@ class InteractiveMode:
                 custom = [theme.fg("dim", row) for row in self._status_lines(width)]
             lines.extend(custom)
         return "\n".join(lines) or None
+
+    def run_hints(self, *actions: tuple[str, str]) -> list[str]:
+        """What keys do while the agent works, named as bound (``Esc aborts``): one hint per
+        ``(action id, what it does)`` whose action has a key a terminal can send. Made again only
+        when the keymap changes (the working row asks at every redraw)."""
+        cached = self._run_hints
+        if cached is not None and cached[0] is self.keymap and cached[1] == actions:
+            return cached[2]
+        hints = [f"{key} {does}" for action, does in actions if (key := self.keymap.hint(action))]
+        self._run_hints = (self.keymap, actions, hints)
+        return hints
 
     def _status_lines(self, width: int) -> list[str]:
         """The idle status line: the footer's figures, the directory and its git branch — on a

@@ -421,7 +421,16 @@ class FullscreenMode(InteractiveMode):
             elapsed = int(time.monotonic() - self._task_started)
             # The keys act on the run only while the editor has them (not a floating
             # component's, where Enter answers it).
-            keys = " · Esc aborts · Enter steers · Alt+Enter queues" if self.editor_focused() else ""
+            hints = (
+                self.run_hints(
+                    ("app.interrupt", "aborts"),
+                    ("tui.input.submit", "steers"),
+                    ("app.message.followUp", "queues"),
+                )
+                if self.editor_focused()
+                else []
+            )
+            keys = "".join(f" · {hint}" for hint in hints)
             message = self.ui.working_prefix() + (self.ui.working_message or "working…")
             parts.extend(to_formatted_text(ANSI(message)))
             parts.append(("class:working", f" {elapsed}s{keys}"))
