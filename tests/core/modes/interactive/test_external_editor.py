@@ -53,7 +53,13 @@ async def test_the_file_comes_back_without_its_bom_and_final_newline(tmp_path: P
 
 async def test_the_editor_runs_in_a_process_group_of_its_own_with_no_signal_blocked(tmp_path: Path) -> None:
     group, status = tmp_path / "group", tmp_path / "status"
-    editor = _script(tmp_path, "edit", f"ps -o pgid= -p $$ > {group}\ncat /proc/$$/status > {status}\n")
+    # The shell reads its own status with builtins: while it forks (for ps) it blocks every signal.
+    editor = _script(
+        tmp_path,
+        "edit",
+        f'while IFS= read -r row; do echo "$row"; done < /proc/$$/status > {status}\n'
+        f"ps -o pgid= -p $$ > {group}\n",
+    )
     edited = await edit_externally(str(editor), "text")
     assert edited.text == "text"
     assert int(group.read_text()) not in (os.getpgrp(), os.getpid())
