@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import stat
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,12 @@ def test_the_command_is_the_setting_then_visual_then_editor_then_nano() -> None:
     assert editor_command(None, {"EDITOR": "ed"}) == "ed"
     assert editor_command(None, {"VISUAL": "", "EDITOR": "ed"}) == "ed"
     assert editor_command(None, {}) == "nano"
+
+
+def test_the_last_resort_on_windows_is_notepad(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "platform", "win32")
+    assert editor_command(None, {}) == "notepad"
+    assert editor_command(None, {"EDITOR": "ed"}) == "ed"
 
 
 async def test_the_file_comes_back_without_its_bom_and_final_newline(tmp_path: Path) -> None:

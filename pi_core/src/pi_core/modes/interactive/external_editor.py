@@ -29,17 +29,19 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-#: The program used when neither the setting nor ``$VISUAL`` / ``$EDITOR`` names one.
+#: The program used when neither the setting nor ``$VISUAL`` / ``$EDITOR`` names one (pi's).
 FALLBACK_EDITOR = "nano"
+WINDOWS_FALLBACK_EDITOR = "notepad"
 
 
 def editor_command(configured: str | None, env: Mapping[str, str] | None = None) -> str:
     """The command to run: ``configured`` (the ``externalEditor`` setting) unless blank, else
-    ``$VISUAL``, else ``$EDITOR``, else :data:`FALLBACK_EDITOR`."""
+    ``$VISUAL``, else ``$EDITOR``, else :data:`FALLBACK_EDITOR` (Notepad on Windows)."""
     if configured is not None and configured.strip():
         return configured
     env = os.environ if env is None else env
-    return env.get("VISUAL") or env.get("EDITOR") or FALLBACK_EDITOR
+    fallback = WINDOWS_FALLBACK_EDITOR if sys.platform == "win32" else FALLBACK_EDITOR
+    return env.get("VISUAL") or env.get("EDITOR") or fallback
 
 
 @dataclass(frozen=True)
@@ -128,6 +130,8 @@ def _run_in_foreground(argv: list[str]) -> int:
     status (negative: the signal that ended it)."""
     if shutil.which(argv[0]) is None:
         raise FileNotFoundError(errno.ENOENT, "no such program", argv[0])
+    if sys.platform == "win32":  # no process groups or terminal job control to hand over
+        return subprocess.call(argv)
     gate, opening = os.pipe()
     try:
         launcher = [sys.executable, "-I", "-S", "-c", _LAUNCH, str(gate), *argv]
