@@ -11,15 +11,13 @@ asked for still follows at the loop's next turn and draws whatever else changed.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any
 
 from prompt_toolkit import renderer as toolkit_renderer
 from prompt_toolkit.application import Application, get_app
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import Window
 from prompt_toolkit.layout.screen import Screen, WritePosition
-
-_Cell = TypeVar("_Cell")
 
 
 def types_text(key: Any) -> bool:
@@ -91,7 +89,7 @@ class EditorEcho:
             for window, shown in last.visible_windows_to_write_positions.items()
         ):
             return False  # something was drawn over the editor (a completion menu, an overlay)
-        screen = _copy_without(last, position)
+        screen = _copy_without(last, position, size.columns)
         self._draw(screen, renderer.mouse_handlers, position, parent_style, erase_bg, z_index)
         if screen._draw_float_functions:
             return False  # not drawn: the window floats (it has a z-index); the full redraw draws it
@@ -124,9 +122,10 @@ def _overlap(one: WritePosition, other: WritePosition) -> bool:
     )
 
 
-def _copy_without(screen: Screen, area: WritePosition) -> Screen:
-    """A copy of ``screen`` with ``area`` blank. The rows outside it are the same objects (they are
-    only read), the rows across it are copies with the area's columns taken out."""
+def _copy_without(screen: Screen, area: WritePosition, columns: int) -> Screen:
+    """A copy of ``screen`` (``columns`` wide) with ``area`` blank. The rows outside it are the
+    same objects (they are only read); a row across it is left out when the area spans it (the
+    copy makes a new one as the window writes), else copied without the area's columns."""
     copy = Screen(initial_width=screen.width, initial_height=screen.height)
     copy.data_buffer.update(screen.data_buffer)
     copy.zero_width_escapes.update(screen.zero_width_escapes)
@@ -135,20 +134,17 @@ def _copy_without(screen: Screen, area: WritePosition) -> Screen:
     copy.show_cursor = screen.show_cursor
     copy.visible_windows_to_write_positions = dict(screen.visible_windows_to_write_positions)
     left, right = area.xpos, area.xpos + area.width
-    for y in range(area.ypos, area.ypos + area.height):
-        if y in copy.data_buffer:
-            cells = copy.data_buffer.default_factory()  # type: ignore[misc]
-            cells.update(_outside(copy.data_buffer[y], left, right))
-            copy.data_buffer[y] = cells
-        if y in copy.zero_width_escapes:
-            escapes = copy.zero_width_escapes.default_factory()  # type: ignore[misc]
-            escapes.update(_outside(copy.zero_width_escapes[y], left, right))
-            copy.zero_width_escapes[y] = escapes
+    spans = left <= 0 and right >= columns
+    grids: tuple[Any, ...] = (copy.data_buffer, copy.zero_width_escapes)  # y → x → cell
+    for rows in grids:
+        for y in range(area.ypos, area.ypos + area.height):
+            row = rows.get(y)
+            if row is None:
+                continue
+            if spans or not row:
+                del rows[y]
+                continue
+            kept = rows.default_factory()
+            kept.update({x: cell for x, cell in row.items() if x < left or x >= right})
+            rows[y] = kept
     return copy
-
-
-def _outside(row: dict[int, _Cell], left: int, right: int) -> dict[int, _Cell]:
-    """The cells of a row left of ``left`` and from ``right`` on."""
-    if left <= 0 and right >= max(row, default=0) + 1:
-        return {}
-    return {x: cell for x, cell in row.items() if x < left or x >= right}
