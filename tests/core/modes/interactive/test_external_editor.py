@@ -175,3 +175,25 @@ async def _drawn(repl: Any, text: str) -> None:
 
     app = repl.mode._app
     await repl.until(lambda: app.renderer._last_screen is not None and text in _screen(repl.mode))
+
+
+async def test_the_editor_dialog_takes_the_external_editor_key_from_keybindings_json(
+    repl_factory: Callable[..., Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "agent" / "keybindings.json").write_text(json.dumps({"app.editor.external": "alt+e"}))
+    editor = _script(tmp_path, "edit", 'printf "rebound" > "$last"\n')
+    monkeypatch.setenv("VISUAL", str(editor))
+    repl = await repl_factory(fullscreen=True)
+    await repl.wait_idle_editor()
+    edited = asyncio.ensure_future(repl.mode.ui.editor("Edit the plan", "draft"))
+    await repl.in_dialog()
+    await _drawn(repl, "Alt+E external editor")
+    repl.send(CTRL_G + "\x1be")  # Ctrl+G is no longer the key; Alt+E is
+    await asyncio.sleep(0.3)
+    repl.send("\r")
+    assert await asyncio.wait_for(edited, 5) == "rebound"
+    cancelled = asyncio.ensure_future(repl.mode.ui.editor("Edit again", "draft"))
+    await repl.in_dialog()
+    repl.send("\x1b")  # Esc alone still cancels, once no key follows it
+    assert await asyncio.wait_for(cancelled, 5) is None
+    await repl.quit()

@@ -66,7 +66,7 @@ async def ask(
     countdown = Countdown(timeout_ms)
     bindings = KeyBindings()
 
-    @bindings.add("escape", eager=True)
+    @bindings.add("escape", eager=_escape_is_alone(external if multiline else None))
     @bindings.add("c-c")
     def _cancel(event: KeyPressEvent) -> None:
         event.app.exit(result=_CANCEL)
@@ -149,7 +149,7 @@ def question_view(
     def _submit(event: KeyPressEvent) -> None:
         answer(buffer.text)
 
-    @keys.add("escape", eager=True)
+    @keys.add("escape", eager=_escape_is_alone(external if multiline else None))
     @keys.add("c-c")
     def _cancel(event: KeyPressEvent) -> None:
         answer(None)
@@ -242,6 +242,12 @@ def bind_external_editor(
 
     for sequence in external.keys:
         keys.add(*sequence)(open_outside)
+
+
+def _escape_is_alone(external: ExternalEditor | None) -> bool:
+    """Whether Esc may cancel at once (eagerly): not when the external editor's key is an Alt
+    one (Esc, then the key), whose Esc would cancel before its key arrives."""
+    return external is None or not any(sequence[0] == "escape" for sequence in external.keys)
 
 
 def _one_line_keys(keys: KeyBindings, submit: Callable[[KeyPressEvent], None]) -> None:
