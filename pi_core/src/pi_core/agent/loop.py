@@ -175,7 +175,7 @@ class AgentLoopConfig:
     max_tokens: int | None = None
     max_retries: int | None = None
     timeout_ms: int | None = None
-    headers: dict[str, str] | None = None
+    headers: dict[str, str | None] | None = None
     cache_retention: CacheRetention | None = None
     #: Rewrite the agent messages before each provider call (the ``context`` hook).
     transform_context: Callable[[list[AgentMessage], AbortSignal | None], Any] | None = None

@@ -80,10 +80,11 @@ def identity_headers(model: Model, *, attribution: bool) -> dict[str, str]:
     return headers
 
 
-def merge_headers(*layers: Mapping[str, str] | None) -> dict[str, str]:
+def merge_headers(*layers: Mapping[str, str | None] | None) -> dict[str, str | None]:
     """Header layers, later ones winning; a name given again in another case replaces the
-    earlier spelling instead of being sent twice."""
-    merged: dict[str, str] = {}
+    earlier spelling instead of being sent twice. A ``None`` stays in the result: it removes the
+    header, the SDK's own of that name too (:func:`pi_core.ai.providers._base.sdk_headers`)."""
+    merged: dict[str, str | None] = {}
     spelled: dict[str, str] = {}
     for layer in layers:
         for name, value in (layer or {}).items():

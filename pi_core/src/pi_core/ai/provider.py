@@ -125,7 +125,9 @@ class StreamOptions:
     on_payload: OnPayload | None = None
     on_response: OnResponse | None = None
     on_stream_event: OnStreamEvent | None = None
-    headers: dict[str, str] | None = None
+    #: Extra request headers, over the provider's and the model's; ``None`` removes a header of
+    #: that name, the SDK's own included (pi's ``null``: what ``before_provider_headers`` drops).
+    headers: dict[str, str | None] | None = None
     timeout_ms: int | None = None
     max_retries: int | None = None
     max_retry_delay_ms: int | None = None

@@ -1147,6 +1147,12 @@ def before_provider_headers(event: BeforeProviderHeadersEvent, ctx: ExtensionCon
     Combine: NOTIFY with in-place edits — handlers run in load order and edit ``event.headers``:
     a string adds or overrides a header, ``None`` removes it; later handlers see the edits.
 
+    ``event.headers`` holds what models.json and the login add (provider and model ``headers``,
+    ``authHeader``'s ``Authorization``); the SDK's own headers, the client identity
+    (``User-Agent``) and the key's header are not in it, but the edits go over them as well, as
+    in pi: a string replaces a header of that name whatever its case, and ``None`` leaves it out
+    of the request whoever would have set it (``event.headers["x-stainless-os"] = None``).
+
     :param event: ``headers`` (mutable).
 
     Errors: a raising handler is reported and skipped; its edits so far stay.

@@ -28,8 +28,9 @@ class ProviderRequests:
 
     def __init__(self, session: AgentSession) -> None:
         self._s = session
-        #: Extra headers of the next request (auth headers after ``before_provider_headers``).
-        self.headers: dict[str, str] | None = None
+        #: Extra headers of the next request (auth headers after ``before_provider_headers``;
+        #: ``None`` for a header a plugin dropped, which the SDK then leaves out too).
+        self.headers: dict[str, str | None] | None = None
         #: The base URL the auth of the next request names, if any.
         self.base_url: str | None = None
 
@@ -54,14 +55,21 @@ class ProviderRequests:
 
         return attribution_enabled(self._s.settings.settings.enable_install_telemetry)
 
-    async def _provider_headers(self, headers: dict[str, str]) -> dict[str, str] | None:
-        """``before_provider_headers``: plugins add, override (a string) or drop (``None``) headers."""
+    async def _provider_headers(self, headers: dict[str, str]) -> dict[str, str | None] | None:
+        """``before_provider_headers``: plugins add, override (a string) or drop (``None``) headers.
+
+        Their edits go over everything the request carries, as pi's do: a string replaces the
+        provider's, the model's or the SDK's header of that name (any case), and a ``None``
+        stays in the result so that the request leaves that header out, the SDK's own included
+        (``User-Agent``, ``Authorization``).
+        """
         hooks = self._s.hooks
         if hooks is None or not hooks.has("before_provider_headers"):
-            return headers or None
+            return dict(headers) or None
         event = hook_events.BeforeProviderHeadersEvent(headers=dict(headers))
         await hooks.before_provider_headers(event, self._s.extension_context())
-        return {name: value for name, value in event.headers.items() if isinstance(value, str)} or None
+        edited = event.headers.items()
+        return {name: value for name, value in edited if value is None or isinstance(value, str)} or None
 
     def at_auth_base_url(self, model: Model) -> Model:
         """``model`` pointed at the base URL its auth names (a Copilot business account's endpoint)."""

@@ -6,7 +6,7 @@ import asyncio
 import json
 import os
 import re
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
 from pi_core._gc import gc_paused
@@ -241,7 +241,7 @@ async def stream_sdk_request(
                 params = {**params, **fixed_params}
             body = encoded_body(client, params)
             del params
-        response = await send(client, body, request_options(options))
+        response = await send(client, body, request_options(options, client))
         if options.on_response is not None:
             http = response.response
             await options.on_response(
@@ -408,11 +408,17 @@ def finish_tool_call(call: ToolCall, raw: str) -> None:
     call.arguments_error = f"{problem}\n\nReceived arguments:\n{raw}"
 
 
-def request_options(options: StreamOptions) -> dict[str, Any]:
-    """Per-request SDK options (the timeout) when the caller set one."""
+def request_options(options: StreamOptions, client: Any) -> dict[str, Any]:
+    """Per-request SDK options: the timeout when the caller set one, and the headers the client's
+    ``default_headers`` drop (an ``Omit``, see :func:`sdk_headers`) once more, since the openai
+    SDK accepts a request without ``Authorization`` only when the request itself omits it."""
     extra: dict[str, Any] = {}
     if options.timeout_ms is not None:
         extra["timeout"] = options.timeout_ms / 1000
+    defaults = getattr(client, "default_headers", None) or {}
+    dropped = {name: value for name, value in defaults.items() if not isinstance(value, str)}
+    if dropped:
+        extra["headers"] = dropped
     return extra
 
 
@@ -453,14 +459,24 @@ def copilot_headers(model: Model, context: Context) -> dict[str, str]:
     return headers
 
 
-def open_openai_client(model: Model, options: StreamOptions, headers: dict[str, str]) -> Any:
+def sdk_headers(headers: Mapping[str, str | None], sdk: str) -> dict[str, Any]:
+    """``headers`` as the ``sdk`` client's ``default_headers`` take them: a ``None`` becomes the
+    SDK's ``Omit``, which removes the header whatever its case — the SDK's own as well
+    (``User-Agent``, ``X-Stainless-OS``, the key's ``Authorization``), as pi's ``null`` does."""
+    if all(value is not None for value in headers.values()):
+        return dict(headers)
+    omit = sdk_object(f"{sdk}._types", "Omit")()
+    return {name: omit if value is None else value for name, value in headers.items()}
+
+
+def open_openai_client(model: Model, options: StreamOptions, headers: Mapping[str, str | None]) -> Any:
     """The ``AsyncOpenAI`` client both OpenAI APIs use (the SDK is imported only when a request is made)."""
     AsyncOpenAI = sdk_object("openai._client", "AsyncOpenAI")
 
     return AsyncOpenAI(
         api_key=options.api_key or "",
         base_url=model.base_url or None,
-        default_headers=headers,
+        default_headers=sdk_headers(headers, "openai"),
         **client_kwargs(options, "openai"),
     )
 

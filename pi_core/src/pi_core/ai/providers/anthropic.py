@@ -52,6 +52,7 @@ from pi_core.ai.providers._base import (
     is_openrouter,
     resolve_cache_retention,
     run_stream,
+    sdk_headers,
     sdk_post,
     stream_sdk_request,
 )
@@ -302,7 +303,7 @@ def affinity_headers(model: Model, options: StreamOptions) -> dict[str, str]:
     return {"x-session-id" if fmt == "openrouter" else "x-session-affinity": session_id}
 
 
-def _headers(model: Model, context: Context, options: StreamOptions, oauth: bool) -> dict[str, str]:
+def _headers(model: Model, context: Context, options: StreamOptions, oauth: bool) -> dict[str, str | None]:
     betas: list[str] = []
     if context.tools and not _supports_eager_tool_streaming(model):
         betas.append(FINE_GRAINED_TOOL_STREAMING_BETA)
@@ -341,9 +342,16 @@ def _run(
     bearer = oauth or model.provider == COPILOT_PROVIDER
 
     def open_client() -> Any:
+        headers = _headers(model, context, options, oauth)
+        names = {name.lower(): value for name, value in headers.items()}
+        key_dropped = "x-api-key" in names and names["x-api-key"] is None
+        if not bearer and key_dropped and "authorization" not in names:
+            # A plugin dropped the key's header: pi then sends no credentials at all, which the
+            # SDK does only when Authorization is dropped as well.
+            headers["authorization"] = None
         return anthropic_client_class()(
             base_url=model.base_url or None,
-            default_headers=_headers(model, context, options, oauth),
+            default_headers=sdk_headers(headers, "anthropic"),
             **({"auth_token": options.api_key or ""} if bearer else {"api_key": options.api_key or ""}),
             **client_kwargs(options, "anthropic"),
             **_NO_SPANS,

@@ -38,6 +38,7 @@ from pi_core.ai.providers._base import (
     client_kwargs,
     resolve_cache_retention,
     run_stream,
+    sdk_headers,
     sdk_post,
     stream_sdk_request,
 )
@@ -105,7 +106,9 @@ def cache_session_id(options: StreamOptions) -> str | None:
     return options.session_id[:PROMPT_CACHE_KEY_MAX]
 
 
-def request_headers(model: Model, options: StreamOptions, token: str, session: str | None) -> dict[str, str]:
+def request_headers(
+    model: Model, options: StreamOptions, token: str, session: str | None
+) -> dict[str, str | None]:
     """The headers of one request, in pi's order: ``originator`` and the client identity, then
     the model's and the caller's headers, then the account and the SSE headers, which nothing
     overrides."""
@@ -259,7 +262,7 @@ def _run(
         return AsyncOpenAI(
             api_key=token,
             base_url=url.rsplit("/", 1)[0],
-            default_headers=headers,
+            default_headers=sdk_headers(headers, "openai"),
             **client_kwargs(options, "openai"),
         )
 

@@ -55,6 +55,7 @@ from pi_core.ai.providers._base import (
     open_openai_client,
     resolve_cache_retention,
     run_stream,
+    sdk_headers,
     sdk_post,
     stream_sdk_request,
 )
@@ -308,8 +309,11 @@ def _open_azure_client(model: Model, options: StreamOptions) -> Any:
         api_key=options.api_key or "",
         api_version=azure_api_version(),
         base_url=model.base_url or None,
-        default_headers=merge_headers(
-            identity_headers(model, attribution=options.attribution), model.headers, options.headers
+        default_headers=sdk_headers(
+            merge_headers(
+                identity_headers(model, attribution=options.attribution), model.headers, options.headers
+            ),
+            "openai",
         ),
         **client_kwargs(options, "openai"),
     )

@@ -17,7 +17,7 @@ def model_completion(
     model: Model,
     *,
     api_key: str | None = None,
-    headers: dict[str, str] | None = None,
+    headers: dict[str, str | None] | None = None,
     thinking_level: str = "off",
 ) -> CompleteFn:
     """Summary calls through ``complete_simple`` on the session's model.
