@@ -70,15 +70,15 @@ def test_a_select_opened_while_an_answer_streams_lets_it_stream_on(pane: Pane, p
     pane.type("half a thought")
     pane.wait_for("… half a thought")  # the editor's prompt while the agent works
     pane.keys("C-t")  # the plugin's shortcut asks, the editor's text waiting under the list
-    screen = pane.wait_for(lambda s: "Pick a colour (" in s and "› 1. red" in s)
+    screen = pane.wait_for(lambda s: "Pick a colour (" in s and "→ red" in s)
     assert "half a thought" not in pane.visible()
     assert re.search(r"Pick a colour \((59|60)s\)", screen), screen
     seen = _last_word(pane.visible())
     # The answer goes on streaming above the open list, and the countdown goes on.
-    pane.wait_for(lambda s: _last_word(s) >= seen + 20 and "› 1. red" in s, timeout=20)
+    pane.wait_for(lambda s: _last_word(s) >= seen + 20 and "→ red" in s, timeout=20)
     pane.wait_for(lambda s: re.search(r"Pick a colour \(5[0-8]s\)", s) is not None, timeout=15)
     pane.keys("Down")
-    pane.wait_for("› 2. green")
+    pane.wait_for("→ green")
     pane.keys("Enter")
     screen = pane.wait_for(lambda s: "COLOUR-PICKED green" in s and "… half a thought" in s)
     assert "Pick a colour → green" in screen and "Traceback" not in screen
@@ -92,11 +92,11 @@ def test_input_then_confirm_from_a_command(pane: Pane, pi_env: PiEnv) -> None:
     pane.type("Ada")
     pane.wait_for("> Ada")
     pane.keys("Enter")
-    pane.wait_for(lambda s: "Sure?" in s and "really sure" in s and "› Yes" in s)
+    pane.wait_for(lambda s: "Sure?" in s and "really sure" in s and "→ Yes" in s)
     pane.keys("Down")
-    pane.wait_for("› No")
+    pane.wait_for("→ No")
     pane.keys("Up")
-    pane.wait_for("› Yes")
+    pane.wait_for("→ Yes")
     pane.keys("Enter")
     screen = pane.wait_for("ASKED Ada True")
     assert "Traceback" not in screen

@@ -142,7 +142,7 @@ def test_multi_line_confirm_shows_every_line(pi_env: PiEnv) -> None:
         pane.keys("C-k")
         pane.type("/gate")
         pane.keys("Enter")
-        screen = pane.wait_for(lambda s: "› Yes" in s and "  No" in s)  # pi's Yes/No list
+        screen = pane.wait_for(lambda s: "→ Yes" in s and "   No" in s)  # pi's Yes/No list
         for line in ("Allow this command?", "cd build", "rm -rf output", "make all"):
             assert line in screen
         pane.keys("Enter")

@@ -49,7 +49,7 @@ def trusting_project(pi_env: PiEnv) -> PiEnv:
 def test_repl_in_tmux(trusting_project: PiEnv, pane: Pane) -> None:
     trusting_project.server.add(text_turn("The loopback answer is **42**."))
     screen = pane.wait_for("Do not trust (this session only)")  # pi's trust selector
-    assert "Trust project folder?" in screen and "shout.py" in screen and "› Trust\n" in screen
+    assert "Trust project folder?" in screen and "shout.py" in screen and "→ Trust\n" in screen
     pane.keys("Enter")
     pane.wait_for("its plugins are loaded")
     pane.wait_for("/help for commands")

@@ -81,19 +81,19 @@ def test_the_theme_picker_previews_saves_and_recolours_the_repl(pane: Pane, pi_e
     assert _index("dark", "accent") != _index("light", "accent")
     pane.wait_for_editor()
     pane.submit("/settings")
-    pane.wait_for("Theme: dark")
+    pane.wait_for("type to filter")  # the Theme row may be out of the ten in view
     pane.type("Theme")
-    pane.wait_for(lambda s: "› Theme: dark" in s)
+    pane.wait_for(lambda s: "→ Theme: dark" in s)  # /settings filters as typed
     pane.keys("Enter")
     pane.wait_for("automatic")
     # The highlighted row is drawn in the theme's accent colour: dark's while dark is saved …
-    wait_colour(pane, "› ✓ dark", _index("dark", "accent"))
-    pane.type("light")
+    wait_colour(pane, "→ ✓ dark", _index("dark", "accent"))
+    pane.keys("Down")  # the theme list moves, it does not filter
     # … and light's as soon as the highlight is on light: the preview.
-    wait_colour(pane, "›   light", _index("light", "accent"))
+    wait_colour(pane, "→   light", _index("light", "accent"))
     pane.keys("Enter")
     # Saved, and the settings list is back in light's colours, on the Theme row.
-    wait_colour(pane, "› Theme: light", _index("light", "accent"))
+    wait_colour(pane, "→ Theme: light", _index("light", "accent"))
     assert json.loads((pi_env.agent_dir / "settings.json").read_text())["theme"] == "light"
     pane.keys("Escape")
     # The REPL's own lines take light's colours too: the list's echo is in its dim colour.

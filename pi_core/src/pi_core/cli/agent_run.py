@@ -528,7 +528,7 @@ async def _ask_missing_cwd(missing: Any) -> MissingCwdChoice | None:
     from pi_core.modes.interactive.picker import pick
 
     choices = missing.choices()
-    index = await pick(missing.question, [label for label, _ in choices] + ["Cancel"], numbered=False)
+    index = await pick(missing.question, [label for label, _ in choices] + ["Cancel"])
     return None if index is None or index >= len(choices) else choices[index][1]
 
 

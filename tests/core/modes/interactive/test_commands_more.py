@@ -167,7 +167,7 @@ async def test_settings_menu_flips_switches_and_chooses_values(repl_factory: Cal
     await repl.wait_for("Settings → Auto-compact: on")
     repl.send("steering\r")  # a row with values opens their list
     await repl.wait_for("Settings → Steering mode: one-at-a-time")
-    repl.send("all\r")
+    repl.send(DOWN + "\r")  # a list of values moves, it does not filter
     await repl.wait_for("Steering mode → all")
     repl.send("\x1b")  # Esc leaves the menu
     await repl.wait_for("Settings → cancelled")
@@ -191,7 +191,7 @@ async def test_import_replaces_the_session_with_a_copy(
     await repl.wait_for("New session started")
     await repl.submit(f"/import {exported}")
     await repl.in_dialog()
-    repl.send("y\r")
+    repl.send("\r")  # Yes
     await repl.wait_for("Session imported from:")
     session = repl.mode.host.session
     roles = [m.role for m in session.messages if m.role != "system"]
@@ -202,7 +202,7 @@ async def test_import_replaces_the_session_with_a_copy(
     assert Path(session.session_file) != exported and exported.exists()
     await repl.submit("/import /no/such/file.jsonl")
     await repl.in_dialog()
-    repl.send("y\r")
+    repl.send("\r")
     await repl.wait_for("Session file not found: /no/such/file.jsonl")
     assert await repl.quit() == 0
 

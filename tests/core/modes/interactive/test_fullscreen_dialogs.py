@@ -52,7 +52,7 @@ async def test_select_while_an_answer_streams_draws_over_the_live_app(
     picked = asyncio.ensure_future(mode.ui.select("Pick a colour", ["red", "green", "blue"]))
     await repl.in_dialog()
     shown = await _drawn(repl, "Pick a colour")
-    assert "› 1. red" in shown and "2. green" in shown
+    assert "→ red" in shown and "   green" in shown  # pi's marker, no numbers
     assert "working…" not in shown  # pi draws its working row in the editor, which the list replaces
     before = max(int(word[4:7]) for word in shown.split() if word.startswith("word") and word[4:7].isdigit())
     # The answer goes on streaming above the open list.
@@ -61,7 +61,7 @@ async def test_select_while_an_answer_streams_draws_over_the_live_app(
     repl.send(DOWN + "\r")
     assert await asyncio.wait_for(picked, 5) == "green"
     await repl.wait_for("Pick a colour → green")
-    await repl.until(lambda: "2. green" not in _screen(mode))  # the list is gone
+    await repl.until(lambda: "   green" not in _screen(mode))  # the list is gone
     assert mode.busy and "working…" in _screen(mode)  # and the working row is back
     await repl.idle(20)
     assert "word199" in repl.output
@@ -134,11 +134,11 @@ async def test_confirm_keeps_the_editor_text_and_the_question_shows_in_its_place
     answer = asyncio.ensure_future(mode.ui.confirm("Run this?", "line one\nrm -rf build"))
     await repl.in_dialog()
     shown = await _drawn(repl, "Run this?")
-    assert "rm -rf build" in shown and "› Yes" in shown and "No" in shown and "half-typed" not in shown
-    repl.send("y\r")  # typing filters the list to Yes
+    assert "rm -rf build" in shown and "→ Yes" in shown and "No" in shown and "half-typed" not in shown
+    repl.send("\r")  # pi's Yes/No list starts on Yes
     assert await asyncio.wait_for(answer, 5) is True
     await _drawn(repl, "half-typed")
-    assert mode.get_editor_text() == "half-typed" and "Run this?" not in _screen(mode)
+    assert mode.get_editor_text() == "half-typed" and "   No" not in _screen(mode)  # the list is gone
     repl.send("\x15")
     await repl.quit()
 
@@ -228,10 +228,10 @@ async def test_confirm_is_pis_yes_no_list_with_yes_first(
     repl = await repl_factory(fullscreen=True)
     mode = repl.mode
     await repl.wait_idle_editor()
-    for keys, expected in (("\r", True), (DOWN + "\r", False), ("n\r", False), (ESC, False)):
+    for keys, expected in (("\r", True), (DOWN + "\r", False), ("j\r", False), ("jk\r", True), (ESC, False)):
         answer = asyncio.ensure_future(mode.ui.confirm("Go on?", "it is safe"))
         await repl.in_dialog()
-        await _drawn(repl, "› Yes")
+        await _drawn(repl, "→ Yes")
         repl.send(keys)
         assert await asyncio.wait_for(answer, 5) is expected
         await repl.until(lambda: not mode._dialog_views)

@@ -35,15 +35,16 @@ async def test_arrows_move_and_enter_picks(pipe: PipeInput) -> None:
     assert await choose(pipe, ENTER, initial=3) == 3
 
 
-async def test_typing_filters_and_backspace_widens_again(pipe: PipeInput) -> None:
-    assert await choose(pipe, "red" + DOWN + ENTER) == 3
-    assert await choose(pipe, "red ch" + ENTER) == 3
-    assert await choose(pipe, "berry" + BACKSPACE * 5 + "pear" + ENTER) == 1
+async def test_k_and_j_move_as_in_pis_select(pipe: PipeInput) -> None:
+    assert await choose(pipe, "jjk" + ENTER) == 1
+    assert await choose(pipe, "red" + ENTER) == 0  # other letters do nothing: no filter here
 
 
-async def test_a_number_picks_that_row_first(pipe: PipeInput) -> None:
-    assert await choose(pipe, "3" + ENTER) == 2
-    assert await choose(pipe, "3" + ENTER, numbered=False) is None  # no row contains "3"
+async def test_a_search_list_filters_and_backspace_widens_again(pipe: PipeInput) -> None:
+    assert await choose(pipe, "red" + DOWN + ENTER, search=True) == 3
+    assert await choose(pipe, "red ch" + ENTER, search=True) == 3
+    assert await choose(pipe, "berry" + BACKSPACE * 5 + "pear" + ENTER, search=True) == 1
+    assert await choose(pipe, "jk" + ENTER, search=True) is None  # typed, not moved: no row matches
 
 
 async def test_escape_and_a_timeout_and_an_abort_cancel(pipe: PipeInput) -> None:
@@ -59,13 +60,12 @@ async def test_escape_and_a_timeout_and_an_abort_cancel(pipe: PipeInput) -> None
 async def test_extra_keys_can_replace_the_rows(pipe: PipeInput) -> None:
     def only_red(picker: Picker) -> None:
         picker.set_rows([row for row in ROWS if row.startswith("red")], keep=1)
-        picker.note = "red only"
 
     assert await choose(pipe, "\x0f" + ENTER, extra_keys={"c-o": only_red}) == 1  # "red cherry"
 
 
 def test_filter_keeps_the_highlight_when_it_still_shows() -> None:
-    picker = Picker(list(ROWS), numbered=False)
+    picker = Picker(list(ROWS), search=True)
     picker.move(3)
     assert picker.highlighted == 3
     picker.set_rows([*ROWS, "red grape"], keep=3)
@@ -108,19 +108,91 @@ async def test_a_question_with_a_timeout_counts_the_seconds_down(pipe: PipeInput
     assert "(2s) >" in drawn and "(0s) >" in drawn  # redrawn each second, then answered empty
 
 
-def test_the_list_keeps_its_height_while_a_filter_shows_fewer_rows() -> None:
+def screen(picker: Picker, title: str = "Pick", **options: Any) -> list[str]:
+    """The lines the list draws (80 columns: no application is running)."""
     from pi_core.modes.interactive.picker import picker_view
+    from prompt_toolkit.formatted_text import fragment_list_to_text
+    from prompt_toolkit.layout import FormattedTextControl, HSplit, Window
 
-    picker = Picker(list(ROWS))
+    view, _ = picker_view(title, picker, {}, **options)
+    assert isinstance(view, HSplit)
+    window = view.children[0]
+    assert isinstance(window, Window) and isinstance(window.content, FormattedTextControl)
+    text = window.content.text
+    assert callable(text)
+    return fragment_list_to_text(text()).split("\n")
 
-    def height() -> int:  # a view of its own each time: a control caches its text per redraw
-        view, _ = picker_view("Pick", picker, {})
-        return int(view.preferred_height(80, 40).preferred)
 
-    before = height()
+def test_the_list_is_drawn_as_pis_select_between_two_rules() -> None:
+    lines = screen(Picker(["red", "green", "blue"]), "Pick a colour")
+    rule = "─" * 80
+    assert lines == [
+        rule,
+        "",
+        " Pick a colour",
+        "",
+        " → red",
+        "   green",
+        "   blue",
+        "",
+        " ↑↓ move  enter choose  escape/ctrl+c cancel",
+        "",
+        rule,
+    ]
+    # Under the fullscreen REPL's status row: no opening rule of its own.
+    assert screen(Picker(["red"]), rule_above=False)[:3] == ["", " Pick", ""]
+
+
+def test_every_title_line_and_a_long_row_wrap_with_a_margin() -> None:
+    long = "a very long option " + "that goes on and on " * 6
+    lines = screen(Picker(["short", long]), "Dangerous!\nAllow rm -rf?")
+    assert lines[2:4] == [" Dangerous!", " Allow rm -rf?"]
+    wrapped = [line for line in lines if "goes on" in line]
+    assert len(wrapped) == 2 and wrapped[0].startswith("   a very long option that")
+    assert wrapped[1].startswith(" on ") and all(len(line) <= 79 for line in wrapped)
+    assert "".join(part.strip() + " " for part in wrapped).split() == long.split()
+
+
+def test_ten_rows_show_and_the_position_only_while_some_are_out_of_view() -> None:
+    rows = [f"option {n}" for n in range(1, 31)]
+    picker = Picker(rows)
+    lines = screen(picker)
+    assert [line for line in lines if "option" in line] == [
+        " → option 1",
+        *(f"   option {n}" for n in range(2, 11)),
+    ]
+    assert "  (1/30)" in lines
+    picker.move(8)  # the list centres on the highlight, as pi's
+    lines = screen(picker)
+    assert lines[4] == "   option 4" and " → option 9" in lines and lines[13] == "   option 13"
+    assert lines[14] == "  (9/30)"
+    assert not any(line.startswith("  (") for line in screen(Picker(rows[:10])))
+
+
+def test_a_search_list_shows_what_was_typed_and_when_nothing_matches() -> None:
+    picker = Picker(list(ROWS), search=True)
+    picker.query = "zzz"
+    picker.refilter()
+    lines = screen(picker)
+    assert "> zzz" in lines and "  Nothing matches" in lines
+    assert " type to filter  ↑↓ move  enter choose  escape/ctrl+c cancel" in lines
+
+
+def test_the_list_keeps_its_height_while_a_filter_shows_fewer_rows() -> None:
+    picker = Picker(list(ROWS), search=True)
+    before = len(screen(picker))
     picker.query = "berry"
     picker.refilter()
-    assert len(picker.shown) == 1 and height() == before
+    assert len(picker.shown) == 1 and len(screen(picker)) == before
     picker.query = "nothing like it"
     picker.refilter()
-    assert not picker.shown and height() == before
+    assert not picker.shown and len(screen(picker)) == before
+
+
+def test_wrap_breaks_at_spaces_and_cuts_a_word_longer_than_a_line() -> None:
+    from pi_core.modes.interactive.picker import wrap
+
+    assert wrap("", 10) == [""]
+    assert wrap("  one two three", 9) == ["  one two", "three"]
+    assert wrap("abcdefghij", 4) == ["abcd", "efgh", "ij"]
+    assert wrap("漢字漢字", 5) == ["漢字", "漢字"]  # two cells a character

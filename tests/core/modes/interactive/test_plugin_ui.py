@@ -87,10 +87,10 @@ async def test_dialogs_take_the_terminal_and_give_the_editor_back(
     repl = await repl_factory(extensions=(_extension(tmp_path),))
     await repl.submit("/quiz")
     await repl.in_dialog()
-    repl.send("2\r")
+    repl.send("j\r")  # j moves down, as in pi's list
     await repl.wait_for("Pick a colour → green")  # the list closed; the confirm comes next
     await repl.in_dialog()
-    repl.send("y\r")  # filters pi's Yes/No list to Yes
+    repl.send("\r")  # pi's Yes/No list starts on Yes
     await repl.wait_for("Your name")
     await repl.in_dialog()
     repl.send("Ada\r")

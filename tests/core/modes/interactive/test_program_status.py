@@ -181,7 +181,7 @@ async def test_the_repl_reports_a_plugin_dialog_as_blocked_while_a_run_goes(
     await repl.idle()
     answer = asyncio.ensure_future(repl.mode.ui.confirm("Delete it?", "for good"))
     await repl.in_dialog()
-    repl.send("y\r")
+    repl.send("\r")  # Yes
     assert await asyncio.wait_for(answer, 5) is True
     await repl.wait_idle_editor()
     states = [(r["state"], r.get("kind"), r.get("msg")) for r in _reports(writes)]

@@ -470,6 +470,7 @@ async def test_streaming_redraws_are_paced_and_plain_rows_are_not_parsed_as_ansi
 
 
 UP = "\x1b[A"
+DOWN = "\x1b[B"
 
 
 async def test_tree_moves_to_an_earlier_point_with_or_without_a_summary(
@@ -502,7 +503,7 @@ async def test_tree_moves_to_an_earlier_point_with_or_without_a_summary(
     await repl.in_dialog()
     repl.send("question two\r")  # type to filter, Enter: a user message goes back to the editor
     await repl.in_dialog()
-    repl.send("Summarize\r")
+    repl.send(DOWN + "\r")  # "Summarize"
     await repl.wait_for("with a summary of the branch left")
     await repl.until(lambda: repl.mode.get_editor_text() == "question two")
     messages = repl.mode.host.session.messages

@@ -1001,9 +1001,8 @@ class InteractiveMode:
         rows: Sequence[str],
         *,
         initial: int = 0,
-        numbered: bool = True,
+        search: bool = False,
         extra_keys: PickerKeys | None = None,
-        note: str = "",
         timeout_ms: float | None = None,
         signal: AbortSignal | None = None,
         on_highlight: Callable[[int | None], None] | None = None,
@@ -1011,8 +1010,9 @@ class InteractiveMode:
     ) -> int | None:
         """An arrow-key list (:mod:`.picker`) as a dialog, in the theme's colours; the choice is
         echoed to the transcript (not when one of ``extra_keys`` closed the list: its caller says
-        what happens next). ``on_highlight`` hears of each row the highlight moves to;
-        ``blocked`` is what the terminal hears pi waits for meanwhile (a plugin's question)."""
+        what happens next). ``search`` filters the rows as letters are typed; ``on_highlight``
+        hears of each row the highlight moves to; ``blocked`` is what the terminal hears pi waits
+        for meanwhile (a plugin's question)."""
         closed_by_key: list[bool] = []
 
         def watched(handler: Callable[[Picker], None]) -> Callable[[Picker], None]:
@@ -1039,9 +1039,8 @@ class InteractiveMode:
             rows,
             after=echo,
             initial=initial,
-            numbered=numbered,
+            search=search,
             extra_keys=keys,
-            note=note,
             timeout_ms=timeout_ms,
             signal=signal,
             on_highlight=on_highlight,
@@ -1059,9 +1058,8 @@ class InteractiveMode:
         *,
         after: Callable[[int | None], None],
         initial: int,
-        numbered: bool,
+        search: bool,
         extra_keys: PickerKeys,
-        note: str,
         timeout_ms: float | None,
         signal: AbortSignal | None,
         on_highlight: Callable[[int | None], None] | None,
@@ -1074,9 +1072,8 @@ class InteractiveMode:
                 title,
                 rows,
                 initial=initial,
-                numbered=numbered,
+                search=search,
                 extra_keys=extra_keys,
-                note=note,
                 timeout_ms=timeout_ms,
                 signal=signal,
                 style=lambda: self.styles.toolkit,

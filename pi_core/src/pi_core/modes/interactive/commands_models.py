@@ -132,7 +132,6 @@ class ModelCommands(CommandBase):
                 return
             index = await self.mode.pick(
                 "Save an API key for which provider? (type to filter)", [label for _, label in choices],
-                numbered=False,
             )  # fmt: skip
             if index is None:
                 return
@@ -172,7 +171,7 @@ class ModelCommands(CommandBase):
                 return await mode.question(sanitize(message), placeholder=shown, signal=signal)
 
             async def select(self, message: str, options: list[str]) -> int | None:
-                return await mode.pick(message, options, numbered=False)
+                return await mode.pick(message, options)
 
             def notify(self, message: str) -> None:
                 # Soft-wrapped: a sign-in URL stays one line the terminal can copy whole.
@@ -232,5 +231,5 @@ class ModelCommands(CommandBase):
         if not providers:
             self._warn("No providers known: add one in models.json")
             return None
-        index = await self.mode.pick(title, providers, numbered=False)
+        index = await self.mode.pick(title, providers)
         return None if index is None else providers[index]

@@ -81,7 +81,7 @@ class SessionCommands(CommandBase):
         changed) or fork it into this cwd; ``None`` when cancelled."""
         choices = missing.choices()
         labels = [label for label, _ in choices] + ["Cancel"]
-        picked = await self.mode.pick(missing.question, labels, numbered=False)
+        picked = await self.mode.pick(missing.question, labels)
         return None if picked is None or picked >= len(choices) else choices[picked][1]
 
     async def _rename_session(self, path: str, name: str) -> None:
@@ -183,7 +183,7 @@ class SessionCommands(CommandBase):
         """As pi: no summary, a summary, or one with your instructions (Esc in the instructions
         asks again); ``None`` when the question itself is cancelled."""
         while True:
-            choice = await self.mode.pick("Summarize branch?", SUMMARY_CHOICES, numbered=False)
+            choice = await self.mode.pick("Summarize branch?", SUMMARY_CHOICES)
             if choice is None:
                 return None
             if choice < 2:

@@ -824,9 +824,8 @@ class FullscreenMode(InteractiveMode):
         *,
         after: Callable[[int | None], None],
         initial: int,
-        numbered: bool,
+        search: bool,
         extra_keys: PickerKeys,
-        note: str,
         timeout_ms: float | None,
         signal: AbortSignal | None,
         on_highlight: Callable[[int | None], None] | None,
@@ -839,9 +838,8 @@ class FullscreenMode(InteractiveMode):
                 rows,
                 after=after,
                 initial=initial,
-                numbered=numbered,
+                search=search,
                 extra_keys=extra_keys,
-                note=note,
                 timeout_ms=timeout_ms,
                 signal=signal,
                 on_highlight=on_highlight,
@@ -852,10 +850,11 @@ class FullscreenMode(InteractiveMode):
 
         result: int | None = None
         if rows and not (signal is not None and signal.aborted):
-            picker = Picker(list(rows), numbered=numbered, note=note)
+            picker = Picker(list(rows), search=search)
             picker.refilter(keep=initial)
+            # The status row already runs across above the editor's place: no rule of its own.
             view, keys = picker_view(
-                title, picker, extra_keys, timeout_ms=timeout_ms, on_highlight=on_highlight
+                title, picker, extra_keys, timeout_ms=timeout_ms, on_highlight=on_highlight, rule_above=False
             )
             closed = asyncio.Event()
             chosen: list[int | None] = []

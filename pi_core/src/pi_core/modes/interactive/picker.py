@@ -1,13 +1,17 @@
-"""An arrow-key list picker: plugin ``select`` dialogs, /model, /resume, /fork, /tree.
+"""An arrow-key list picker: plugin ``select`` and ``confirm`` dialogs, the trust question,
+/settings and the other short lists.
 
 :func:`pick` runs it as its own short application under the output (the regular REPL);
 :func:`picker_view` gives its rows and keys to show inside a running application instead (the
 fullscreen REPL shows it in the editor's place while output goes on above it).
 
-Up/Down (or Ctrl+P/Ctrl+N) move, PageUp/PageDown jump, Home/End go to the ends, Enter picks,
-Esc or Ctrl+C cancels. Typing filters: a row stays when it contains every typed word (case does not
-matter); in a numbered list a typed number puts that row first, so ``2`` Enter picks the second
-option as before. Callers may bind more keys (the tree view cycles its filter with Ctrl+O).
+It is drawn as pi 1.6.0 draws a plugin's select: between two rules, the title (each of its
+lines), the rows with ``→`` before the highlighted one (up to ten at once; while some are out of
+view the position follows as ``(3/30)``) and a line of keys. Up/Down (or k/j, Ctrl+P/Ctrl+N)
+move, PageUp/PageDown jump, Home/End go to the ends, Enter picks, Esc or Ctrl+C cancels. A
+list opened with ``search`` (/settings) filters instead as letters are typed: a row stays when it
+contains every typed word (case does not matter). Callers may bind more keys (a plugin's select
+keeps Ctrl+O expanding tool output).
 """
 
 from __future__ import annotations
@@ -28,15 +32,20 @@ from prompt_toolkit.layout import FormattedTextControl, HSplit, Layout, Window
 from prompt_toolkit.layout.containers import Container
 from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import BaseStyle, DynamicStyle, Style
+from prompt_toolkit.utils import get_cwidth
 
 from pi_core.ai.abort import AbortSignal
 from pi_core.modes.interactive.dialogs import cancelled_by
 
-#: Rows shown at once at most (fewer on a short terminal).
-MAX_VISIBLE_ROWS = 15
+#: Rows shown at once at most (fewer on a short terminal), as pi's select shows.
+MAX_VISIBLE_ROWS = 10
+
+#: Lines the list draws besides its title and rows: two rules, four blank lines, the keys and
+#: the position.
+_FRAME_LINES = 8
 
 #: Without the REPL's theme (``style``): the terminal's own colours.
-_PLAIN_STYLE = Style.from_dict({"title": "bold", "selected": "reverse", "query": "bold"})
+_PLAIN_STYLE = Style.from_dict({"title": "bold", "picker.selected": "bold", "query": "bold"})
 
 
 @dataclass
@@ -44,15 +53,14 @@ class Picker:
     """The picker's state; key handlers of callers get it to read the choice or change the rows."""
 
     rows: list[str]
-    numbered: bool = True
+    #: Whether typing filters the rows (else k/j move, as in pi's select).
+    search: bool = False
     #: What was typed to filter the rows.
     query: str = ""
     #: Indexes into ``rows`` that pass the filter, in display order.
     shown: list[int] = field(default_factory=list)
     #: Position of the highlighted row in ``shown``.
     cursor: int = 0
-    #: An extra note for the status line (the tree view shows its filter mode there).
-    note: str = ""
     #: Set once something asked the list to close (Enter, Esc, a timeout or a caller's key).
     closing: bool = False
     #: Called once with the choice (``None``: cancelled) when the list closes.
@@ -66,20 +74,12 @@ class Picker:
         """The index (into ``rows``) of the highlighted row, or ``None`` when nothing is shown."""
         return self.shown[self.cursor] if self.shown else None
 
-    def label(self, index: int) -> str:
-        return f"{index + 1}. {self.rows[index]}" if self.numbered else self.rows[index]
-
     def refilter(self, keep: int | None = None) -> None:
         """Apply the query; the highlight stays on row ``keep`` (or the current one) if it is shown."""
         keep = self.highlighted if keep is None else keep
         words = self.query.lower().split()
-        shown = [i for i in range(len(self.rows)) if all(w in self.label(i).lower() for w in words)]
-        if self.numbered and self.query.strip().isdigit():
-            wanted = int(self.query.strip()) - 1
-            if 0 <= wanted < len(self.rows):
-                shown = [wanted, *(i for i in shown if i != wanted)]
-        self.shown = shown
-        self.cursor = shown.index(keep) if keep in shown and not self.query else 0
+        self.shown = [i for i in range(len(self.rows)) if all(w in self.rows[i].lower() for w in words)]
+        self.cursor = self.shown.index(keep) if keep in self.shown and not self.query else 0
 
     def set_rows(self, rows: Sequence[str], keep: int | None = None) -> None:
         """Replace the rows (the query stays); highlight row ``keep`` when given."""
@@ -91,6 +91,12 @@ class Picker:
     def move(self, delta: int) -> None:
         if self.shown:
             self.cursor = max(0, min(len(self.shown) - 1, self.cursor + delta))
+
+    def window(self, height: int) -> tuple[int, int]:
+        """The positions (in ``shown``) of the first row in view and the one after the last:
+        ``height`` rows around the highlight, as pi centres its list on it."""
+        start = max(0, min(self.cursor - height // 2, len(self.shown) - height))
+        return start, min(len(self.shown), start + height)
 
     def finish(self, result: int | None) -> None:
         if self.closing:
@@ -109,9 +115,8 @@ async def pick(
     rows: Sequence[str],
     *,
     initial: int = 0,
-    numbered: bool = True,
+    search: bool = False,
     extra_keys: PickerKeys | None = None,
-    note: str = "",
     timeout_ms: float | None = None,
     signal: AbortSignal | None = None,
     input: Input | None = None,
@@ -122,12 +127,12 @@ async def pick(
 ) -> int | None:
     """Let the user choose one of ``rows``; its index, or ``None`` when cancelled or timed out.
 
-    ``style`` gives the classes ``title``, ``selected``, ``status`` and ``query`` their colours
-    (asked at each redraw, so they may change while the list is open); ``on_highlight`` hears of
-    each row the highlight moves to (the theme picker previews the theme under it)."""
+    ``style`` gives the classes of :func:`picker_view` their colours (asked at each redraw, so
+    they may change while the list is open); ``on_highlight`` hears of each row the highlight
+    moves to (the theme picker previews the theme under it)."""
     if not rows or (signal is not None and signal.aborted):
         return None
-    picker = Picker(list(rows), numbered=numbered, note=note)
+    picker = Picker(list(rows), search=search)
     picker.refilter(keep=initial)
     themed = DynamicStyle(style) if style is not None else _PLAIN_STYLE
     view, bindings = picker_view(
@@ -164,12 +169,17 @@ def picker_view(
     *,
     timeout_ms: float | None = None,
     on_highlight: Callable[[int | None], None] | None = None,
+    rule_above: bool = True,
 ) -> tuple[Container, KeyBindings]:
-    """The list's rows (title, the visible rows, a status line) and the keys that drive it, for
-    whichever application shows them; the classes ``title``, ``selected``, ``status`` and
-    ``query`` take the application's style. With ``timeout_ms`` the title counts down the
-    seconds left (the application redraws at least every second meanwhile); ``on_highlight``
-    hears of each row a key moves the highlight to."""
+    """The list's lines and the keys that drive it, for whichever application shows them.
+
+    The application's style colours the classes ``title``, ``picker.selected`` (the highlighted
+    row), ``picker.rule``, ``picker.key`` and ``picker.hint`` (the line of keys),
+    ``picker.counter`` (the position) and ``query`` (what was typed into a ``search`` list).
+    With ``timeout_ms`` the title counts down the seconds left (the application redraws at
+    least every second meanwhile); ``on_highlight`` hears of each row a key moves the highlight
+    to. ``rule_above=False`` leaves out the opening rule (the fullscreen REPL's status row runs
+    across the screen there already)."""
     keys = KeyBindings()
     countdown = Countdown(timeout_ms)
     last = [picker.highlighted]
@@ -196,6 +206,9 @@ def picker_view(
 
     bindings = _Watched()
 
+    def shown_title() -> str:
+        return countdown.title(title)
+
     @bindings.add("up")
     @bindings.add("c-p")
     def _up(event: KeyPressEvent) -> None:
@@ -208,11 +221,11 @@ def picker_view(
 
     @bindings.add("pageup")
     def _page_up(event: KeyPressEvent) -> None:
-        picker.move(-_visible_rows(event.app, title))
+        picker.move(-_visible_rows(event.app, shown_title(), picker.search))
 
     @bindings.add("pagedown")
     def _page_down(event: KeyPressEvent) -> None:
-        picker.move(_visible_rows(event.app, title))
+        picker.move(_visible_rows(event.app, shown_title(), picker.search))
 
     @bindings.add("home")
     def _home(event: KeyPressEvent) -> None:
@@ -233,57 +246,120 @@ def picker_view(
 
     @bindings.add("backspace")
     def _erase(event: KeyPressEvent) -> None:
-        picker.query = picker.query[:-1]
-        picker.refilter()
+        if picker.search:
+            picker.query = picker.query[:-1]
+            picker.refilter()
 
     @bindings.add(Keys.Any)
     def _type(event: KeyPressEvent) -> None:
         text = event.data
-        if text.isprintable():
+        if picker.search and text.isprintable():
             picker.query += text
             picker.refilter()
+        elif text in ("k", "j"):  # pi's select moves on them too
+            picker.move(-1 if text == "k" else 1)
 
     for key, handler in extra_keys.items():
         bindings.add(key)(lambda event, handler=handler: handler(picker))
 
-    def status() -> StyleAndTextTuples:
-        position = f"({picker.cursor + 1}/{len(picker.shown)})" if picker.shown else "(no match)"
-        parts: StyleAndTextTuples = [("class:status", f"  {position} ")]
-        if picker.query:
-            parts.append(("class:query", f"filter: {picker.query} "))
-        hint = "type to filter · ↑↓ move · Enter select · Esc cancel"
-        parts.append(("class:status", f"{picker.note + ' · ' if picker.note else ''}{hint}"))
-        return parts
-
-    def listing() -> StyleAndTextTuples:
-        height = _visible_rows(get_app_or_none(), title)
-        start = max(0, min(picker.cursor - height // 2, len(picker.shown) - height))
-        rows: list[tuple[str, str]] = []
-        for position in range(start, min(len(picker.shown), start + height)):
+    def text() -> StyleAndTextTuples:
+        app = get_app_or_none()
+        width = max(4, app.output.get_size().columns) if app is not None else 80
+        shown = shown_title()
+        height = _visible_rows(app, shown, picker.search)
+        rule: StyleAndTextTuples = [("class:picker.rule", "─" * width)]
+        lines: list[StyleAndTextTuples] = [rule] if rule_above else []
+        lines.append([])
+        for part in shown.split("\n"):
+            lines += [[("class:title", " " + piece)] for piece in wrap(part, width - 2)]
+        lines.append([])
+        if picker.search:
+            lines += [[("", "> "), ("class:query", picker.query)], []]
+        start, end = picker.window(height)
+        listed = 0
+        for position in range(start, end):
             selected = position == picker.cursor
-            text = ("› " if selected else "  ") + picker.label(picker.shown[position])
-            rows.append(("class:selected" if selected else "", text))
-        # As many rows as the whole list would show, also while a filter shows fewer: the list
-        # keeps its height (inside a full-screen application what is above it stays put, rather
-        # than moving and being drawn again with each key typed).
-        rows += [("", "")] * (min(len(picker.rows), height) - len(rows))
-        lines: StyleAndTextTuples = []
-        for row in rows:
-            lines += [row, ("", "\n")]
-        return lines[:-1]
+            row = ("→ " if selected else "  ") + picker.rows[picker.shown[position]]
+            style = "class:picker.selected" if selected else ""
+            pieces = wrap(row, width - 2)
+            lines += [[(style, " " + piece)] for piece in pieces]
+            listed += len(pieces)
+        if start > 0 or end < len(picker.shown):
+            lines.append([("class:picker.counter", f"  ({picker.cursor + 1}/{len(picker.shown)})")])
+            listed += 1
+        elif not picker.shown:
+            lines.append([("class:picker.hint", "  Nothing matches")])
+            listed += 1
+        if picker.search:
+            # As many lines as the whole list would take, also while a filter shows fewer: the
+            # list keeps its height (inside a full-screen application what is above it stays
+            # put, rather than moving and being drawn again with each key typed).
+            whole = min(len(picker.rows), height) + (1 if len(picker.rows) > height else 0)
+            lines += [[]] * max(0, whole - listed)
+        lines += [[], _hint(picker.search), [], rule]
+        fragments: StyleAndTextTuples = []
+        for number, line in enumerate(lines):
+            if number:
+                fragments.append(("", "\n"))
+            fragments.extend(line)
+        return fragments
 
     view = HSplit(
-        [
-            Window(
-                FormattedTextControl(lambda: [("class:title", countdown.title(title))]),
-                wrap_lines=True,
-                dont_extend_height=True,
-            ),
-            Window(FormattedTextControl(listing, focusable=True), wrap_lines=False, dont_extend_height=True),
-            Window(FormattedTextControl(status), height=1),
-        ]
+        [Window(FormattedTextControl(text, focusable=True, show_cursor=False), dont_extend_height=True)]
     )
     return view, keys
+
+
+def _hint(search: bool) -> StyleAndTextTuples:
+    """The line of keys under the list (pi's keys, in our words)."""
+    keys = [("type", "to filter")] if search else []
+    keys += [("↑↓", "move"), ("enter", "choose"), ("escape/ctrl+c", "cancel")]
+    line: StyleAndTextTuples = [("", " ")]
+    for number, (key, what) in enumerate(keys):
+        if number:
+            line.append(("", "  "))
+        line += [("class:picker.key", key), ("class:picker.hint", f" {what}")]
+    return line
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """``text`` broken into lines of at most ``width`` cells, at spaces where it can be (a word
+    longer than a line is cut); the spaces it is broken at are dropped, leading ones kept."""
+    width = max(1, width)
+    lines: list[str] = []
+    line, used = "", 0
+    for word in _words(text):
+        size = get_cwidth(word)
+        if used + size > width and line.strip():
+            lines.append(line.rstrip(" "))
+            line, used = "", 0
+            word = word.lstrip(" ")
+            size = get_cwidth(word)
+        while size > width:  # a word longer than a line: cut it where the line is full
+            room, cut = width - used, 0
+            while cut < len(word) and get_cwidth(word[: cut + 1]) <= room:
+                cut += 1
+            lines.append(line + word[:cut])
+            line, used, word = "", 0, word[cut:]
+            size = get_cwidth(word)
+        line += word
+        used += size
+    lines.append(line.rstrip(" ") if line.strip() else line)
+    return lines
+
+
+def _words(text: str) -> list[str]:
+    """``text`` as words, each with the spaces before it."""
+    words: list[str] = []
+    current = ""
+    for char in text:
+        if char == " " and current.strip():
+            words.append(current)
+            current = ""
+        current += char
+    if current or not words:
+        words.append(current)
+    return words
 
 
 class Countdown:
@@ -306,15 +382,15 @@ class Countdown:
         return max(0, math.ceil((self._deadline or 0) - time.monotonic()))
 
 
-def _visible_rows(app: Application[Any] | None, title: str = "") -> int:
+def _visible_rows(app: Application[Any] | None, title: str = "", search: bool = False) -> int:
     """How many rows of the list show: at most :data:`MAX_VISIBLE_ROWS`, and what the screen has
-    left under the title (wrapped to its width) and above the status row."""
+    left besides the title (wrapped to its width), the rules, blank lines and keys."""
     rows = MAX_VISIBLE_ROWS
     if app is not None:
         size = app.output.get_size()
-        width = max(1, size.columns)
-        title_rows = sum(max(1, -(-len(line) // width)) for line in title.split("\n"))
-        rows = min(rows, max(3, size.rows - 3 - title_rows))
+        width = max(1, size.columns - 2)
+        title_rows = sum(len(wrap(line, width)) for line in title.split("\n"))
+        rows = min(rows, max(3, size.rows - _FRAME_LINES - title_rows - (2 if search else 0)))
     return rows
 
 

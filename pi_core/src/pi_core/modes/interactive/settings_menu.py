@@ -92,7 +92,7 @@ async def run_settings_menu(mode: InteractiveMode) -> None:
     items = settings_of(mode)
     row = 0
     while True:
-        chosen = await mode.pick("Settings", [item.shown() for item in items], initial=row, numbered=False)
+        chosen = await mode.pick("Settings", [item.shown() for item in items], initial=row, search=True)
         if chosen is None:
             return
         row = chosen
@@ -106,7 +106,7 @@ async def run_settings_menu(mode: InteractiveMode) -> None:
         values = list(item.choices())
         current = str(item.read())
         picked = await mode.pick(
-            item.label, values, initial=values.index(current) if current in values else 0, numbered=False
+            item.label, values, initial=values.index(current) if current in values else 0
         )
         if picked is not None:
             item.write(values[picked])

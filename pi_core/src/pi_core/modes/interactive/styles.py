@@ -108,8 +108,14 @@ class ReplStyles:
                 "search": f"bold {self.fg['accent']}",
                 "separator": self.fg["borderMuted"],
                 "overlay": self.bg["toolPendingBg"],
-                # the list picker (pi's select lists: the highlighted row in the accent colour)
+                # the list picker, as pi's select: the highlighted row in the accent colour,
+                # the keys under it dim with muted words
                 "title": f"bold {self.fg['accent']}",
+                "picker.selected": self.fg["accent"],
+                "picker.rule": self.fg["border"],
+                "picker.key": self.fg["dim"],
+                "picker.hint": self.fg["muted"],
+                "picker.counter": self.fg["muted"],
                 "selected": f"noreverse bold {self.fg['accent']} {self.bg['selectedBg']}",
                 "query": f"bold {self.fg['warning']}",
                 # the regular mode's toolbar: plain rows under the editor, as pi's footer

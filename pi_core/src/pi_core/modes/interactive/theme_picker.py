@@ -64,7 +64,6 @@ async def _pick(
         title,
         _rows(names, current),
         initial=names.index(current) if current in names else 0,
-        numbered=False,
         on_highlight=lambda row: preview(None if row is None else names[row]),
     )
     return None if index is None else names[index]

@@ -72,7 +72,7 @@ async def confirm_project_trust(
     if check is None:
         return setup
     console = console or Console(highlight=False)
-    index = await pick(trust_question(check), TRUST_CHOICES, numbered=False, input=input, output=output)
+    index = await pick(trust_question(check), TRUST_CHOICES, input=input, output=output)
     choice = DISTRUST_SESSION if index is None else TRUST_CHOICES[index]
     if choice in (TRUST, DISTRUST):
         try:
@@ -153,7 +153,6 @@ class TerminalTrustDialogs:
         index = await pick(
             question,
             ["Yes", "No"],
-            numbered=False,
             timeout_ms=timeout,
             signal=signal,
             input=self._input,

@@ -284,7 +284,6 @@ class InteractiveUI:
         index = await self._mode.pick(
             question,
             ["Yes", "No"],
-            numbered=False,
             timeout_ms=timeout,
             signal=signal,
             blocked=Blocked(kind="permission", message=title),
