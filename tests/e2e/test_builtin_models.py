@@ -225,11 +225,16 @@ def test_plugin_registered_provider(pi_env: PiEnv) -> None:
 def test_models_json_headers_and_auth_header_reach_the_request(pi_env: PiEnv) -> None:
     path = pi_env.agent_dir / "models.json"
     data = json.loads(path.read_text())
-    data["providers"]["loop"].update(headers={"x-team": "TEAM_NAME"}, authHeader=True, apiKey="!echo sk-cmd")
+    data["providers"]["loop"].update(
+        headers={"x-team": "TEAM_NAME", "x-site": "north"}, authHeader=True, apiKey="!echo sk-cmd"
+    )
+    # pi 1.6.0: a model's headers go over its provider's, whatever the case
+    data["providers"]["loop"]["models"][0]["headers"] = {"X-Team": "MODEL_TEAM"}
     path.write_text(json.dumps(data))
-    pi_env.extra_env["TEAM_NAME"] = "blue"
+    pi_env.extra_env.update(TEAM_NAME="blue", MODEL_TEAM="red")
     pi_env.server.add(text_turn("with headers"))
     result = pi_env.run("-p", "hi")
     assert result.returncode == 0, result.stderr
     headers = pi_env.server.requests[-1].headers
-    assert headers["x-team"] == "blue" and headers["authorization"] == "Bearer sk-cmd"
+    assert (headers["x-team"], headers["x-site"]) == ("red", "north")
+    assert headers["authorization"] == "Bearer sk-cmd"

@@ -347,6 +347,43 @@ async def test_request_auth_resolves_key_and_headers(
     assert reg.get_error() is None
 
 
+def test_model_headers_go_over_the_provider_headers_and_the_auth_header(pi_agent_dir: Path) -> None:
+    """pi 1.6.0's provider composer: provider ``headers``, then ``authHeader``'s Authorization,
+    then the model's headers (its modelOverrides entry's under its definition's), a name in
+    another case replacing the earlier spelling."""
+    data = {
+        "providers": {
+            "proxy": {
+                "baseUrl": "http://proxy.local/v1",
+                "api": "openai-completions",
+                "apiKey": "sk-proxy",
+                "authHeader": True,
+                "headers": {"X-Team": "provider", "X-Site": "north", "authorization": "provider"},
+                "modelOverrides": {"m": {"headers": {"X-Level": "override", "X-Note": "override"}}},
+                "models": [
+                    {"id": "m", "headers": {"x-team": "model", "X-Note": "definition"}},
+                    {"id": "keyed", "headers": {"AUTHORIZATION": "Bearer the-models"}},
+                ],
+            }
+        }
+    }
+    reg = registry(pi_agent_dir, data)
+    model, keyed = reg.find("proxy", "m"), reg.find("proxy", "keyed")
+    assert model is not None and keyed is not None
+    assert reg.request_headers(model) == {
+        "X-Site": "north",
+        "Authorization": "Bearer sk-proxy",
+        "X-Level": "override",
+        "x-team": "model",
+        "X-Note": "definition",
+    }
+    assert reg.request_headers(keyed) == {
+        "X-Team": "provider",
+        "X-Site": "north",
+        "AUTHORIZATION": "Bearer the-models",
+    }
+
+
 def test_oauth_entries_count_as_oauth(pi_agent_dir: Path) -> None:
     (pi_agent_dir / "auth.json").write_text(json.dumps({"anthropic": {"type": "oauth", "access": "a"}}))
     reg = registry(pi_agent_dir)

@@ -200,6 +200,9 @@ def _custom_model(
     base: Model | None,
     definition: ProviderDefinition | None = None,
 ) -> Model:
+    # pi's model headers: its modelOverrides entry's, then the definition's own (which win).
+    override = (config.model_overrides or {}).get(entry.id) or {}
+    headers = {**(override.get("headers") or {}), **(entry.headers or {})}
     fields: dict[str, Any] = {
         "id": entry.id,
         "name": entry.name or (base.name if base else entry.id),
@@ -213,7 +216,7 @@ def _custom_model(
         "cost": entry.cost or {},
         "context_window": entry.context_window or MODEL_DEFAULTS["context_window"],
         "max_tokens": entry.max_tokens or MODEL_DEFAULTS["max_tokens"],
-        "headers": entry.headers,
+        "headers": headers or None,
         "compat": {
             **((definition.compat or {}) if definition else {}),
             **(config.compat or {}),
@@ -664,18 +667,28 @@ class ModelRegistry:
         return self.auth.get_api_key(model.provider, key, env)
 
     def request_headers(self, model: Model) -> dict[str, str]:
-        """Provider headers + model headers, values resolved (``!cmd`` / env name / literal)."""
+        """The headers configured for ``model``'s requests, values resolved (``!cmd`` / env name /
+        literal), in pi 1.6.0's order, later ones winning: the provider's ``headers`` (models.json's,
+        then a plugin's), ``Authorization: Bearer KEY`` when ``authHeader`` is on, then the model's
+        own ``headers`` (its ``modelOverrides`` entry's under its definition's), which replace a
+        header of the same name whatever its case."""
         config = self.provider_config(model.provider)
-        headers: dict[str, str] = {}
-        raw: dict[str, str] = {**(model.headers or {})}
-        if config and config.headers:
-            raw.update(config.headers)
-        for key, value in raw.items():
-            headers[key] = resolve_config_value(value)
+        raw: dict[str, str] = {}
+        for source in (self._json_configs.get(model.provider), self._plugin_configs.get(model.provider)):
+            if source is not None and source.headers:
+                raw.update(source.headers)
+        headers = {key: resolve_config_value(value) for key, value in raw.items()}
+        layers: list[dict[str, str]] = []
         if config and config.auth_header:
             api_key = self.get_api_key(model)
             if api_key:
-                headers["Authorization"] = f"Bearer {api_key}"
+                layers.append({"Authorization": f"Bearer {api_key}"})
+        layers.append({key: resolve_config_value(value) for key, value in (model.headers or {}).items()})
+        for layer in layers:
+            for key, value in layer.items():
+                for same in [name for name in headers if name.lower() == key.lower()]:
+                    del headers[same]
+                headers[key] = value
         return headers
 
     async def get_api_key_and_headers(self, model: Model) -> RequestAuth:
