@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
-from pi_core.testing import Text, ToolUse, Turn, text_turn, tool_turn
+from pi_core.testing import Text, Thinking, ToolUse, Turn, text_turn, tool_turn
 
 from tests.e2e.tmux_pane import Pane, start_pane
 
@@ -205,3 +205,34 @@ def test_model_selector_in_the_editors_place(pi_env: PiEnv, full: Pane) -> None:
     assert "loop/fake-model  context" in below  # the footer, under the selector
     full.keys("Down", "Enter")
     full.wait_for(lambda s: "Model: loopa/fake-claude" in s and "Model Name" not in s)
+
+
+def test_ctrl_t_hides_and_shows_thinking_in_place_keeping_the_top_row(pi_env: PiEnv, full: Pane) -> None:
+    """Scrolled up with an earlier answer at the top of the screen and the thinking under it."""
+    pondering = "\n\n".join(f"pondering {i} " + "deep " * 30 for i in range(4))
+    answer = "\n\n".join(f"answer line {i}" for i in range(20))
+    pi_env.server.add(
+        text_turn("\n\n".join(f"first line {i}" for i in range(40))),
+        Turn(blocks=[Thinking(pondering, chunks=12), Text(answer)]),
+    )
+    _editor_ready(full)
+    full.type("first")
+    full.keys("Enter")
+    full.wait_for("first line 39")
+    _editor_ready(full)
+    full.type("think hard")
+    full.keys("Enter")
+    full.wait_for("answer line 19")
+    _editor_ready(full)
+    full.keys("PageUp")
+    full.wait_for(lambda s: "pondering 0" in full.visible())
+    top = [row.rstrip() for row in full.visible().splitlines()[:3]]
+    assert any(row.startswith("first line") for row in top)  # above the thinking: it moves unless kept
+    full.keys("C-t")
+    full.wait_for(lambda s: "pondering 0" not in full.visible() and "Thinking..." in full.visible())
+    assert [row.rstrip() for row in full.visible().splitlines()[:3]] == top
+    assert '"hideThinkingBlock": true' in (pi_env.agent_dir / "settings.json").read_text()
+    full.keys("C-t")
+    full.wait_for(lambda s: "pondering 3" in full.visible() and "Thinking..." not in full.visible())
+    assert [row.rstrip() for row in full.visible().splitlines()[:3]] == top
+    assert '"hideThinkingBlock": false' in (pi_env.agent_dir / "settings.json").read_text()

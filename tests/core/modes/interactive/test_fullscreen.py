@@ -4,6 +4,7 @@ inline REPL, the transcript as blocks laid out on demand, scrolling, search, Ctr
 from __future__ import annotations
 
 import asyncio
+import json
 import tracemalloc
 from collections.abc import Callable
 from typing import Any
@@ -416,3 +417,99 @@ async def test_ctrl_shift_up_and_down_jump_from_prompt_to_prompt(
     repl.send("\x1b[1;6B")  # below the last one: the bottom, following new output
     await repl.until(lambda: mode.transcript.scroll == 0)
     await repl.quit()
+
+
+CTRL_T = "\x14"
+
+
+async def test_ctrl_t_hides_and_shows_thinking_in_place_and_saves_the_choice(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    from pi_core.testing import Thinking
+
+    pondering = "secret pondering\n\nmore of the same thought"
+    pi_llm_server.add(Turn(blocks=[Thinking(pondering, chunks=6), Text("the answer")]))
+    repl = await repl_factory(fullscreen=True)
+    mode = repl.mode
+    settings = repl.agent / "settings.json"
+    await repl.submit("think")
+    await repl.wait_for("the answer")
+    await repl.idle()
+    assert "secret pondering" in repl.output and "more of the same" in repl.output
+    assert "Thinking..." not in repl.output
+    blocks = len(mode.transcript.blocks)
+    repl.send(CTRL_T)
+    await repl.until(lambda: "secret pondering" not in repl.output)
+    # One label for the run (two paragraphs streamed as two blocks), drawn where it was.
+    assert repl.output.count("Thinking...") == 1 and "more of the same" not in repl.output
+    assert repl.output.index("> think") < repl.output.index("Thinking...") < repl.output.index("the answer")
+    assert len(mode.transcript.blocks) == blocks + 1  # only the status line was added
+    assert "Thinking blocks: hidden" in repl.output
+    assert json.loads(settings.read_text())["hideThinkingBlock"] is True
+    mode.ui.set_hidden_thinking_label("Mulling it over")  # a plugin's label: on screen at once
+    await repl.until(lambda: "Mulling it over" in repl.output and "Thinking..." not in repl.output)
+    mode.ui.set_hidden_thinking_label("")  # an empty label: a hidden run draws nothing
+    await repl.until(lambda: "Mulling it over" not in repl.output)
+    assert "the answer" in repl.output
+    mode.ui.set_hidden_thinking_label(None)
+    repl.send(CTRL_T)
+    await repl.until(lambda: "secret pondering" in repl.output and "more of the same" in repl.output)
+    assert "Thinking..." not in repl.output and "Thinking blocks: visible" in repl.output
+    assert json.loads(settings.read_text())["hideThinkingBlock"] is False
+    await repl.quit()
+
+
+def test_a_block_that_changes_size_keeps_the_top_of_the_screen_in_place() -> None:
+    """Scrolled up, the row at the top of the screen stays there when a block above or at it is
+    laid out again at another size; at the bottom the view follows the end."""
+
+    class Folding:
+        folded = False
+
+        def __rich__(self) -> str:
+            return "folded" if self.folded else "\n".join(f"open {i}" for i in range(10))
+
+    transcript = Transcript()
+    fold = Folding()
+    for index in range(20):
+        transcript.append([f"before {index}"], {}, width=40)
+    transcript.append([fold], {}, width=40)
+    for index in range(30):
+        transcript.append([f"after {index}"], {}, width=40)
+
+    def top() -> str:
+        rows, scroll = transcript.window(40, 10, [])
+        transcript.scroll = scroll
+        return transcript.plain_rows(rows)[0].rstrip()
+
+    def fold_to(folded: bool) -> None:
+        with transcript.kept_in_place(40, 10, 0):
+            fold.folded = folded
+
+    transcript.scroll = 35  # the block on screen under the top row
+    assert top() == "before 15"
+    fold_to(True)
+    assert top() == "before 15"
+    fold_to(False)
+    assert top() == "before 15"
+    transcript.scroll = 20  # the block above the screen
+    assert top() == "after 0"
+    fold_to(True)
+    assert top() == "after 0"
+    fold_to(False)
+    transcript.scroll = 26  # the top row inside the block: the block's top row stays there
+    assert top() == "open 4"
+    fold_to(True)
+    assert top() == "folded"
+    transcript.scroll = 0
+    fold_to(False)
+    assert transcript.scroll == 0 and top() == "after 20"
+
+
+def test_a_block_that_draws_nothing_takes_no_row() -> None:
+    from rich.console import Group
+
+    transcript = Transcript()
+    block = transcript.append([Group()], {}, width=40)
+    assert transcript.lines(block, 40) == []
+    assert len(transcript.lines(transcript.append([""], {}, width=40), 40)) == 1  # an empty row

@@ -1139,6 +1139,28 @@ class InteractiveMode:
         if renderer.expand_tools:
             renderer.print_last_tool_result()
 
+    def toggle_thinking(self) -> None:
+        """Ctrl+T: thinking blocks hidden or shown, and the choice saved as ``hideThinkingBlock``
+        in the global settings, as pi does."""
+        hidden = not self.renderer.hide_thinking
+        self.set_thinking_hidden(hidden)
+        self.host.session.settings.set("hideThinkingBlock", hidden)
+        state = "hidden" if hidden else "visible"
+        self.console.print(Text(f"Thinking blocks: {state}", style="pi.dim"))
+
+    def set_thinking_hidden(self, hidden: bool) -> None:
+        with self.redrawn_in_place():
+            self.renderer.hide_thinking = hidden
+
+    def set_hidden_thinking_label(self, label: str) -> None:
+        with self.redrawn_in_place():
+            self.renderer.hidden_thinking_label = label
+
+    def redrawn_in_place(self) -> contextlib.AbstractContextManager[None]:
+        """Around a change to how output already printed is drawn: here nothing (output is
+        printed once, the change acts on what comes next); fullscreen draws its transcript again."""
+        return contextlib.nullcontext()
+
     def _start_editor(self) -> None:
         self._editor_reads()
         self._editor = self._make_editor()

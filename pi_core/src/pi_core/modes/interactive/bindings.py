@@ -160,9 +160,7 @@ def build_key_bindings(
 
     @on("app.thinking.toggle")
     def _toggle_thinking(event: KeyPressEvent) -> None:
-        mode.renderer.hide_thinking = not mode.renderer.hide_thinking
-        state = "hidden" if mode.renderer.hide_thinking else "shown"
-        mode.console.print(Text(f"Thinking blocks {state}", style="pi.dim"))
+        mode.toggle_thinking()
 
     @on("app.tools.expand")
     def _toggle_tool_output(event: KeyPressEvent) -> None:

@@ -6,7 +6,8 @@ tokens, cost, directory and git branch, plugin statuses). The answer being strea
 markdown while it grows. Commands, dialogs, the picker and the keys are the inline REPL's
 (:class:`~pi_core.modes.interactive.app.InteractiveMode`): what they print becomes transcript
 blocks through :class:`~pi_core.modes.interactive.transcript.TranscriptConsole`, so Ctrl+O
-redraws every tool result expanded or collapsed in place. Dialogs (the picker, a plugin's
+redraws every tool result expanded or collapsed, and Ctrl+T every thinking block shown or
+hidden, in place. Dialogs (the picker, a plugin's
 questions) and plugin components take the editor's place inside the running application, so the
 answer being streamed goes on growing above them.
 Ctrl+F searches the transcript; dragging with the mouse selects characters and copies them.
@@ -668,6 +669,12 @@ class FullscreenMode(InteractiveMode):
         self.transcript.clear()
         self._print_header()
         self.renderer.replay(self.host.session.messages, self.custom_entries())
+
+    def redrawn_in_place(self) -> contextlib.AbstractContextManager[None]:
+        """The transcript is laid out again after the change, what is at the top of the screen
+        kept there while it is scrolled up."""
+        width, height = self._view_size
+        return self.transcript.kept_in_place(width, height, len(self.live_lines(width)))
 
     def toggle_tool_output(self) -> None:
         """Ctrl+O: every tool result on screen is drawn again, expanded or collapsed."""

@@ -27,7 +27,8 @@ from pi_core.plugins.renderers import (
 )
 from pi_core.session.context import iso_to_ms
 
-HIDDEN_THINKING = Text("▸ thinking (hidden; Ctrl+T shows it)", style="pi.thinking")
+#: The line a hidden thinking run shows when no plugin has set one (pi 1.6.0's).
+HIDDEN_THINKING_LABEL = "Thinking..."
 
 #: How many trailing lines of a running tool's output the live view shows.
 LIVE_LINES = 5
@@ -75,10 +76,14 @@ class EventRenderer:
         self.console = console
         self._tools = tools
         self._tool_context = tool_context
-        #: ``hideThinkingBlock`` (toggled with Ctrl+T): thinking shows as one dim line instead.
+        #: ``hideThinkingBlock`` (toggled with Ctrl+T): each run of thinking shows as one line
+        #: instead. Thinking is printed as views that read this when drawn, so the fullscreen
+        #: transcript draws what it holds again in the new state.
         self.hide_thinking = False
-        #: ``ctx.ui.set_hidden_thinking_label``: the line shown for a hidden thinking block.
-        self.hidden_thinking_label: str | None = None
+        #: ``ctx.ui.set_hidden_thinking_label``: the line a hidden run shows (empty: nothing).
+        self.hidden_thinking_label = HIDDEN_THINKING_LABEL
+        #: A thinking run (consecutive thinking blocks) is being streamed: its label is printed.
+        self._thinking_run = False
         #: Ctrl+O: tool results are rendered in full from now on (and the last one again).
         self.expand_tools = False
         self.last_tool_result: Any = None
@@ -98,12 +103,17 @@ class EventRenderer:
     def _on_message_update(self, event: Any) -> None:
         update = event.assistant_message_event
         kind = update.type
+        if not kind.startswith("thinking_"):
+            self._thinking_run = False  # text or a tool call: thinking after it is a new run
         if kind == "text_delta":
             self._flush_thinking(final=True)
             self._text.feed(update.delta)
             self._flush_text(final=False)
             self.on_live_change()
         elif kind == "thinking_delta":
+            if not self._thinking_run and update.delta.strip():
+                self._thinking_run = True
+                self.console.print(_HiddenThinkingView(self))
             self._thinking.feed(update.delta)
             self._flush_thinking(final=False)
             self.on_live_change()
@@ -127,15 +137,9 @@ class EventRenderer:
             self.console.print(ThemedMarkdown(self.markdown(sanitize(block), "assistant")))
 
     def _flush_thinking(self, *, final: bool) -> None:
-        if self.hide_thinking:
-            if final and self._thinking.take_rest():
-                self.console.print(self._hidden_thinking())
-            return
         block = self._thinking.take_rest() if final else self._thinking.take_complete()
         if block:
-            self.console.print(
-                Text(self.markdown(sanitize(block), "assistant-thinking"), style="pi.thinking")
-            )
+            self.console.print(_ThinkingView(self, block))
 
     def markdown(self, text: str, surface: MarkdownSurface, *, streaming: bool = False) -> str:
         """``text`` through the plugins' Markdown transformers for ``surface``. A block printed
@@ -158,10 +162,6 @@ class EventRenderer:
         self._reported.add((plugin, part))
         if self._report_error is not None:
             self._report_error(plugin, part, error)
-
-    def _hidden_thinking(self) -> Text:
-        label = self.hidden_thinking_label
-        return Text(sanitize(label), style="pi.thinking") if label else HIDDEN_THINKING
 
     def _on_message_start(self, event: Any) -> None:
         message = event.message
@@ -199,6 +199,7 @@ class EventRenderer:
         # The rest of the answer and its ending go out in one write: above the regular editor,
         # writes are paced (app.OUTPUT_PAUSE), and "Operation aborted" waited out the pause
         # after the answer's last block.
+        self._thinking_run = False
         with self.console:
             self._flush_thinking(final=True)
             self._flush_text(final=True)
@@ -257,17 +258,15 @@ class EventRenderer:
             if role == "user":
                 self._print_user(message)
             elif role == "assistant":
+                in_run = False  # consecutive thinking blocks are one run: one label when hidden
                 for block in message.content:
+                    if block.type != "thinking":
+                        in_run = False
                     if block.type == "thinking" and block.thinking.strip():
-                        shown_thinking = (
-                            self._hidden_thinking()
-                            if self.hide_thinking
-                            else Text(
-                                self.markdown(sanitize(block.thinking.strip()), "assistant-thinking"),
-                                style="pi.thinking",
-                            )
-                        )
-                        self.console.print(shown_thinking)
+                        if not in_run:
+                            in_run = True
+                            self.console.print(_HiddenThinkingView(self))
+                        self.console.print(_ThinkingView(self, block.thinking.strip()))
                     elif block.type == "text" and block.text.strip():
                         self.console.print(ThemedMarkdown(self.markdown(sanitize(block.text), "assistant")))
                     elif block.type == "toolCall":
@@ -546,6 +545,40 @@ class _CompactionView:
             return marker
         summary = ThemedMarkdown(self.renderer.markdown(sanitize(self.summary), "summary"))
         return Group(marker, summary)
+
+
+class _ThinkingView:
+    """Thinking text, drawn while thinking is shown and as nothing while it is hidden (read when
+    drawn, so Ctrl+T in fullscreen shows and hides it in place)."""
+
+    __slots__ = ("renderer", "text")
+
+    def __init__(self, renderer: EventRenderer, text: str) -> None:
+        self.renderer = renderer
+        self.text = text
+
+    def __rich__(self) -> RenderableType:
+        renderer = self.renderer
+        if renderer.hide_thinking:
+            return Group()
+        return Text(renderer.markdown(sanitize(self.text), "assistant-thinking"), style="pi.thinking")
+
+
+class _HiddenThinkingView:
+    """Where a thinking run begins: the hidden-thinking label while thinking is hidden, nothing
+    while it is shown (or when the label is empty)."""
+
+    __slots__ = ("renderer",)
+
+    def __init__(self, renderer: EventRenderer) -> None:
+        self.renderer = renderer
+
+    def __rich__(self) -> RenderableType:
+        renderer = self.renderer
+        label = sanitize(renderer.hidden_thinking_label)
+        if not (renderer.hide_thinking and label.strip()):
+            return Group()
+        return Text(label, style="pi.thinking")
 
 
 class _ToolResultView:

@@ -48,7 +48,7 @@ def settings_of(mode: InteractiveMode) -> list[Setting]:
 
     def hide_thinking(value: bool) -> None:
         session.settings.set("hideThinkingBlock", value)
-        mode.renderer.hide_thinking = value
+        mode.set_thinking_hidden(value)
 
     def levels() -> Sequence[str]:
         return supported_thinking_levels(session.model) if session.model is not None else ["off"]

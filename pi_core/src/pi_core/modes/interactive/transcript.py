@@ -10,11 +10,12 @@ parsed from rich's ANSI output.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import re
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from prompt_toolkit.formatted_text import ANSI, StyleAndTextTuples, to_formatted_text
@@ -112,6 +113,45 @@ class Transcript:
         self._cache.clear()
         self.on_change()
 
+    @contextlib.contextmanager
+    def kept_in_place(self, width: int, height: int, live_rows: int) -> Iterator[None]:
+        """Every block is laid out again after the change made inside. While the view is
+        scrolled up, the row at the top of the screen stays there; when the block it belongs
+        to changes size, that block's top stays where it was (at the bottom the view follows
+        the end, as always)."""
+        anchor = self._top_row(width, height, live_rows) if self.scroll else None
+        yield
+        self.generation += 1
+        self._cache.clear()
+        if anchor is not None:
+            self.scroll = self._scroll_showing(anchor, width, height, live_rows)
+        self.on_change()
+
+    def _top_row(self, width: int, height: int, live_rows: int) -> tuple[int, int] | None:
+        """The screen's top row: (block serial, row within the block)."""
+        top = self.scroll + height  # rows from the bottom to the screen's top, that row included
+        below = live_rows
+        if below >= top:  # the live rows fill the screen
+            return None
+        for block in reversed(self.blocks):
+            count = len(self.lines(block, width))
+            if below + count >= top:
+                return block.serial, below + count - top
+            below += count
+        return None
+
+    def _scroll_showing(self, anchor: tuple[int, int], width: int, height: int, live_rows: int) -> int:
+        """The scroll position that puts the anchor's row (its block's last one, at most) at
+        the top of the screen."""
+        serial, row = anchor
+        below = live_rows
+        for block in reversed(self.blocks):
+            count = len(self.lines(block, width))
+            if block.serial == serial:
+                return max(0, below + count - min(row, max(0, count - 1)) - height)
+            below += count
+        return self.scroll
+
     # --- layout ---------------------------------------------------------------------------------
 
     def console(self, width: int) -> Console:
@@ -144,6 +184,8 @@ class Transcript:
             except Exception as error:  # a plugin's renderable that raises must not stop the UI
                 console.print(Text(f"(could not draw this block: {error})", style="pi.error"))
         text = _HYPERLINK.sub("", capture.get())
+        if not text:  # drew nothing, not even an empty row (hidden thinking)
+            return []
         if text.endswith("\n"):
             text = text[:-1]
         return [self._row(row) for row in text.split("\n")]

@@ -18,6 +18,7 @@ from rich.text import Text
 
 from pi_core.ai.abort import AbortSignal
 from pi_core.modes.interactive.program_status import Blocked
+from pi_core.modes.interactive.render import HIDDEN_THINKING_LABEL
 from pi_core.modes.interactive.sanitize import keep_style, sanitize
 from pi_core.plugins.context import UITheme
 from pi_core.plugins.dispatch import CURRENT_HANDLER
@@ -186,7 +187,7 @@ class InteractiveUI:
         self._mode.invalidate()
 
     def set_hidden_thinking_label(self, text: str | None = None) -> None:
-        self._mode.renderer.hidden_thinking_label = text or None
+        self._mode.set_hidden_thinking_label(HIDDEN_THINKING_LABEL if text is None else str(text))
 
     def set_working_indicator(
         self, frames: Sequence[str] | None = None, *, interval_ms: float | None = None
