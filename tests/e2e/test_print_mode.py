@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from pi_core.testing import HttpError, ToolUse, text_turn, tool_turn
 
-from tests.e2e.theme_setup import write_theme_setup
+from tests.e2e.theme_setup import sea_where_pi_does_not_look, write_theme_setup
 
 if TYPE_CHECKING:
     from conftest import PiEnv
@@ -249,3 +249,20 @@ def test_print_mode_announces_retries_on_a_terminal_only(pi_env: PiEnv) -> None:
     status, out, err = _run_with_terminal_stderr(pi_env, "--mode", "json", "hi")
     assert status == 0 and err == ""
     assert '"type":"auto_retry_start"' in out  # JSON mode reports it as an event, as pi does
+
+
+def test_print_mode_looks_the_theme_setting_up_in_the_agent_folder_alone(pi_env: PiEnv) -> None:
+    """pi 1.6.0's print mode loads no theme resources for ``ctx.ui.theme``: the setting names a
+    built-in theme or ``<agent dir>/themes/NAME.json`` (by file name), else it is ``system``."""
+    plugin = write_theme_setup(pi_env, "sea")
+    flags = sea_where_pi_does_not_look(pi_env)
+    pi_env.server.add(text_turn("ok"), text_turn("ok"))
+    elsewhere = pi_env.run("-e", str(plugin), *flags, "--no-session", "-p", "hi")
+    assert elsewhere.returncode == 0, elsewhere.stderr
+    assert "theme=system " in elsewhere.stderr
+    # the file's name is what the setting names; the theme keeps the name inside it
+    (pi_env.project / ".pi" / "themes" / "sea.json").rename(pi_env.agent_dir / "themes" / "tide.json")
+    (pi_env.agent_dir / "settings.json").write_text(json.dumps({"theme": "tide"}), encoding="utf-8")
+    by_file = pi_env.run("-e", str(plugin), "--no-session", "-p", "hi")
+    assert by_file.returncode == 0, by_file.stderr
+    assert "theme=sea accent=#008080" in by_file.stderr

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from pi_core.runtime.host import NOT_SAVED
 from pi_core.testing import Text, ToolUse, Turn, text_turn, tool_turn
 
-from tests.e2e.theme_setup import write_theme_setup
+from tests.e2e.theme_setup import sea_where_pi_does_not_look, write_theme_setup
 
 if TYPE_CHECKING:
     from conftest import PiEnv, RpcClient
@@ -229,6 +229,18 @@ def test_rpc_gives_plugins_the_theme_of_the_theme_setting(pi_env: PiEnv) -> None
     try:
         notify = rpc.wait_for(lambda r: r.get("type") == "extension_ui_request" and r["method"] == "notify")
         assert notify["message"] == "theme=sea accent=#008080"
+    finally:
+        assert rpc.close() == 0
+
+
+def test_rpc_looks_the_theme_setting_up_in_the_agent_folder_alone(pi_env: PiEnv) -> None:
+    """pi 1.6.0's RPC mode loads no theme resources: a theme the project, the ``themes`` setting
+    or ``--theme`` has, and the agent folder has not, gives ``system``."""
+    plugin = write_theme_setup(pi_env, "sea")
+    rpc = pi_env.rpc("-e", str(plugin), *sea_where_pi_does_not_look(pi_env), "--no-session")
+    try:
+        notify = rpc.wait_for(lambda r: r.get("type") == "extension_ui_request" and r["method"] == "notify")
+        assert notify["message"].startswith("theme=system "), notify
     finally:
         assert rpc.close() == 0
 

@@ -35,3 +35,16 @@ def write_theme_setup(pi_env: PiEnv, setting: str) -> Path:
     plugin = pi_env.root / "theme_plugin.py"
     plugin.write_text(THEME_PLUGIN, encoding="utf-8")
     return plugin
+
+
+def sea_where_pi_does_not_look(pi_env: PiEnv) -> list[str]:
+    """Theme ``sea`` in the project, in a ``themes`` setting's folder and in a ``--theme`` file,
+    none in the agent folder; the ``--theme`` arguments."""
+    sea = (pi_env.agent_dir / "themes" / "sea.json").read_text(encoding="utf-8")
+    (pi_env.agent_dir / "themes" / "sea.json").unlink()
+    for folder in (pi_env.project / ".pi" / "themes", pi_env.root / "listed", pi_env.root / "flagged"):
+        folder.mkdir(parents=True)
+        (folder / "sea.json").write_text(sea, encoding="utf-8")
+    settings = {"theme": "sea", "themes": [str(pi_env.root / "listed")]}
+    (pi_env.agent_dir / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+    return ["--theme", str(pi_env.root / "flagged" / "sea.json")]

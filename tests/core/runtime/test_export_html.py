@@ -133,8 +133,9 @@ def test_each_export_takes_its_theme_as_pi_s_do(tmp_path: Path, monkeypatch: pyt
     ``pi --export``: system, the terminal silent."""
     monkeypatch.delenv("COLORFGBG", raising=False)
     system_theme.reset()
-    assert setting_theme("light", []).name == "light"
-    assert setting_theme("light/dark", []).name == "system" and setting_theme("nowhere", []).name == "system"
+    assert setting_theme("light", tmp_path).name == "light"
+    assert setting_theme("light/dark", tmp_path).name == "system"
+    assert setting_theme("nowhere", tmp_path).name == "system"
     source = tmp_path / "s.jsonl"
     source.write_text("\n".join(json.dumps(line) for line in [HEADER, *ENTRIES]) + "\n", encoding="utf-8")
     page_html = export_file_to_html(source, tmp_path / "out.html").read_text(encoding="utf-8")

@@ -375,12 +375,14 @@ class RuntimeHost:
         await hooks.session_start(event, self.session.extension_context())
 
     def setting_theme(self) -> Theme:
-        """The theme the ``theme`` setting names (``system`` when it names none that loads, or a
-        ``light/dark`` pair): ``ctx.ui.theme`` in print, JSON and RPC modes, as pi's."""
+        """The theme the ``theme`` setting names among the built-in themes and the agent folder's
+        ``themes`` (``system`` when it names none that loads, or a ``light/dark`` pair):
+        ``ctx.ui.theme`` in print, JSON and RPC modes, as pi's
+        (:func:`~pi_core.runtime.themes.setting_theme`)."""
         from pi_core.runtime.themes import setting_theme
 
         session = self.session
-        return setting_theme(session.settings.settings.theme, list(session.resources.theme_paths))
+        return setting_theme(session.settings.settings.theme, session.resources.agent_dir)
 
     # --- session replacement --------------------------------------------------------------------
 

@@ -830,9 +830,10 @@ class AgentSession:
 
     async def export_to_html(self, output_path: str | None = None, theme: Any = None) -> Path:
         """The session as an HTML page in ``theme``'s colours (by default the ``theme`` setting's
-        theme when it names one, else ``system``, as pi's RPC export)."""
+        theme when it names a built-in one or one in the agent folder's ``themes``, else
+        ``system``, as pi's RPC export)."""
         tools = [{"name": t.name, "description": t.description} for t in self.agent.state.tools]
-        setting = (self.settings.settings.theme, list(self.resources.theme_paths))
+        setting = (self.settings.settings.theme, self.resources.agent_dir)
         return await views.export_html(
             self.session_manager, self.system_prompt, tools, output_path, theme, setting
         )

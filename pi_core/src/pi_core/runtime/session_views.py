@@ -106,10 +106,10 @@ async def export_html(
     tools: list[dict[str, str]],
     output_path: str | None,
     theme: Any = None,
-    setting: tuple[str | None, list[str]] = (None, []),
+    setting: tuple[str | None, str] = (None, ""),
 ) -> Path:
     """The whole session file as one HTML page (``/export``, RPC ``export_html``), in ``theme``'s
-    colours, else those of the theme ``setting`` (the ``theme`` setting, the theme paths) names."""
+    colours, else those of the theme ``setting`` (the ``theme`` setting, the agent folder) names."""
     from pi_core.runtime.export_html import default_export_path, render_session_html
     from pi_core.runtime.themes import setting_theme
 

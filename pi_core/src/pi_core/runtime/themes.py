@@ -299,13 +299,22 @@ def resolve_setting(setting: str | None, environ: Mapping[str, str] | None = Non
     return setting
 
 
-def setting_theme(setting: str | None, paths: Sequence[str], mode: ColorMode | None = None) -> Theme:
-    """The theme the ``theme`` setting names when it names one that loads (not a pair), else
-    ``system``: ``ctx.ui.theme`` in print, JSON and RPC modes and the colours of RPC's
-    ``export_html``, as pi's (which never asks the terminal there)."""
-    if setting:
+def setting_theme(
+    setting: str | None, agent_dir: str | os.PathLike[str], mode: ColorMode | None = None
+) -> Theme:
+    """The theme the ``theme`` setting names, looked up as pi 1.6.0's print, JSON and RPC modes
+    look it up — they load no theme resources: ``system``, a built-in theme, or the file
+    ``<agent dir>/themes/NAME.json`` (found by its file name; the theme keeps the name inside
+    it). Anything else gives ``system``: a ``light/dark`` pair, a theme only a project, a
+    package, the ``themes`` setting or ``--theme`` has, a file that does not load. This is
+    ``ctx.ui.theme`` there and the colours of RPC's ``export_html`` (the terminal is never asked)."""
+    if setting and "/" not in setting:
         try:
-            return load(setting, paths, mode)
+            if setting == SYSTEM or setting in BUILTIN:
+                return load(setting, (), mode)
+            path = Path(agent_dir) / "themes" / f"{setting}.json"
+            if path.is_file():
+                return read_file(str(path), mode)
         except ThemeError:
             pass
     return system(mode)
