@@ -28,8 +28,8 @@ class EditsHeaders:
         event.headers["X-Trace"] = "on"  # added
 
 
-def _with_models_json(harness: Harness) -> None:
-    """Provider ``local`` from ``agent/models.json``, with headers, on the in-process faux API."""
+def _with_models_json(harness: Harness, name: str = "local") -> None:
+    """Provider ``name`` from ``agent/models.json``, with headers, on the in-process faux API."""
     provider = {
         "baseUrl": "faux://local",
         "api": FAUX_API,
@@ -38,7 +38,7 @@ def _with_models_json(harness: Harness) -> None:
         "models": [{"id": "local-1"}],
     }
     agent = harness.tmp / "agent"
-    (agent / "models.json").write_text(json.dumps({"providers": {"local": provider}}), encoding="utf-8")
+    (agent / "models.json").write_text(json.dumps({"providers": {name: provider}}), encoding="utf-8")
     harness.registry = ModelRegistry(AuthStorage(agent / "auth.json"), agent / "models.json")
 
 
@@ -60,6 +60,27 @@ async def test_the_request_carries_the_key_and_the_headers_handlers_leave(harnes
         "X-Drop": None,
         "X-Trace": "on",
     }
+
+
+async def test_opencode_requests_carry_the_session_id(harness: Harness) -> None:
+    """pi 1.6.0 sends OpenCode ``x-opencode-session`` (the session id), under the configured
+    headers, where ``before_provider_headers`` handlers see it; other services get none."""
+    _with_models_json(harness, "opencode")
+    model = harness.registry.find("opencode", "local-1")
+    assert model is not None
+    session = harness.build(model=model)
+    assert await session._requests.api_key_for("opencode") == "local-key"
+    assert session._requests.headers == {
+        "x-opencode-session": session.session_manager.get_session_id(),
+        "X-Team": "blue",
+        "X-Drop": "gone soon",
+    }
+    _with_models_json(harness)
+    local = harness.registry.find("local", "local-1")
+    assert local is not None
+    other = harness.build(model=local)
+    await other._requests.api_key_for("local")
+    assert other._requests.headers == {"X-Team": "blue", "X-Drop": "gone soon"}
 
 
 async def test_without_handlers_or_headers_nothing_extra_is_sent(harness: Harness) -> None:

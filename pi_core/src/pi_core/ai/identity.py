@@ -67,9 +67,20 @@ def attribution_headers(model: Model) -> dict[str, str]:
         return {"X-OpenRouter-Title": CLIENT_NAME, "X-OpenRouter-Categories": ",".join(OPENROUTER_CATEGORIES)}
     if model.provider == "nvidia" or _host(base_url) == _NVIDIA_NIM_HOST:
         return {"X-BILLING-INVOKE-ORIGIN": CLIENT_NAME[:1].upper() + CLIENT_NAME[1:]}
-    if model.provider in ("opencode", "opencode-go") or _host(base_url) == _OPENCODE_HOST:
+    if is_opencode(model):
         return {"x-opencode-client": CLIENT_NAME}
     return {}
+
+
+def is_opencode(model: Model) -> bool:
+    """OpenCode by provider name or by its base URL's host."""
+    return model.provider in ("opencode", "opencode-go") or _host(model.base_url or "") == _OPENCODE_HOST
+
+
+def opencode_session_headers(model: Model, session_id: str | None) -> dict[str, str]:
+    """``x-opencode-session``: the session id OpenCode routes one conversation's requests by,
+    which pi 1.6.0 sends it (with or without attribution); nothing for other services."""
+    return {"x-opencode-session": session_id} if session_id and is_opencode(model) else {}
 
 
 def identity_headers(model: Model, *, attribution: bool) -> dict[str, str]:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from pi_core.ai.identity import merge_headers, opencode_session_headers
 from pi_core.ai.messages import AgentMessage
 from pi_core.ai.provider import Model
 from pi_core.plugins import events as hook_events
@@ -46,7 +47,10 @@ class ProviderRequests:
         if registry is None or model is None:
             return None
         auth = await registry.get_api_key_and_headers(model)
-        self.headers = await self._provider_headers(dict(auth.headers or {}))
+        # pi 1.6.0: OpenCode's session header, under the configured ones (it is theirs to replace)
+        session_header = opencode_session_headers(model, self._s.session_manager.get_session_id())
+        merged = merge_headers(session_header, auth.headers)
+        self.headers = await self._provider_headers({k: v for k, v in merged.items() if v is not None})
         self.base_url = auth.base_url
         return str(auth.api_key) if auth.api_key else None
 
