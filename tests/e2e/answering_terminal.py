@@ -14,7 +14,11 @@ Ctrl+] (not passed on) turns the terminal to those colours and, while the progra
 light/dark reports (DEC mode 2031, each change logged as ``MODE 2031 on|off``), reports the
 switch (``CSI ? 997 ; 1|2 n``). ``--program-status`` makes it a terminal that takes OSC 7501
 program status: the support query is answered, and each report is logged decoded
-(``STATUS state=… kind=… msg=…``) and not passed on.
+(``STATUS state=… kind=… msg=…``) and not passed on. ``--keys`` logs the program's key-report
+requests (``KEYS push 7``, ``KEYS pop``, ``KEYS query``, ``KEYS modifyOtherKeys 2``) and its
+child's pid (``PID n``); with ``--kitty`` it is a terminal that knows the kitty keyboard protocol:
+it keeps the pushed flags, answers ``CSI ? u`` with those in force and passes none of it on, and
+while flags are in force Ctrl+^ (not passed on) sends Shift+Enter's press and release reports.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ import tty
 _QUESTION = re.compile(rb"\x1b\](10|11|4;(\d+));\?(?:\x07|\x1b\\)|\x1b\[0?c")
 _MODE = re.compile(rb"\x1b\[\?2031([hl])")
 _STATUS = re.compile(rb"\x1b\]7501;([^\x07\x1b]*)(?:\x07|\x1b\\)")
+_KEYS = re.compile(rb"\x1b\[(?:>(\d*)u|<(\d*)u|\?u|>4;(\d*)m)")
 
 
 def _status_line(body: bytes) -> str:
@@ -66,6 +71,8 @@ def main() -> int:
     parser.add_argument("--log")
     parser.add_argument("--switch")
     parser.add_argument("--program-status", action="store_true")
+    parser.add_argument("--keys", action="store_true")
+    parser.add_argument("--kitty", action="store_true")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     options = parser.parse_args()
     command = options.command[1:] if options.command[:1] == ["--"] else options.command
@@ -96,6 +103,30 @@ def main() -> int:
     saved = termios.tcgetattr(sys.stdin.fileno())
     tty.setraw(sys.stdin.fileno())
     log = open(options.log, "a", encoding="utf-8") if options.log else None  # noqa: SIM115
+    if log is not None and options.keys:
+        log.write(f"PID {pid}\n")
+        log.flush()
+    flags: list[int] = []  # the kitty flags stack
+
+    def keys(match: re.Match[bytes]) -> bytes:
+        """Log one key-report request; as a kitty terminal, keep and answer it."""
+        if match[0].endswith(b"m"):
+            line, keep = f"modifyOtherKeys {match[3].decode() or 0}", True
+        elif match[1] is not None:
+            line, keep = f"push {match[1].decode() or 0}", not options.kitty
+            flags.append(int(match[1] or 0))
+        elif match[2] is not None:
+            line, keep = "pop", not options.kitty
+            del flags[len(flags) - int(match[2] or 1) :]
+        else:
+            line, keep = "query", not options.kitty
+            if options.kitty:
+                pending.append((time.monotonic(), f"\x1b[?{flags[-1] if flags else 0}u".encode()))
+        if log is not None:
+            log.write(f"KEYS {line}\n")
+            log.flush()
+        return match[0] if keep else b""
+
     pending: list[tuple[float, bytes]] = []
     carry = b""
     reports = False
@@ -128,13 +159,16 @@ def main() -> int:
                     if start != -1:  # a report cut by the read: the rest comes next
                         data, carry = data[:start], data[start:]
                 cut = data.rfind(b"\x1b")
-                if not carry and cut != -1 and len(data) - cut < 16 and not _QUESTION.match(data, cut):
+                whole = any(pattern.match(data, cut) for pattern in (_QUESTION, _KEYS, _MODE))
+                if not carry and cut != -1 and len(data) - cut < 16 and not whole:
                     data, carry = data[:cut], data[cut:]  # perhaps a question cut in two
                 for mode in _MODE.finditer(data):
                     reports = mode[1] == b"h"
                     if log is not None:
                         log.write(f"MODE 2031 {'on' if reports else 'off'}\n")
                         log.flush()
+                if options.keys:
+                    data = _KEYS.sub(keys, data)
                 answers = status_answer
                 for match in _QUESTION.finditer(data):
                     answers += answer(match)
@@ -154,6 +188,9 @@ def main() -> int:
                     if reports:
                         light = sum(_rgb(options.background)) > sum(_rgb(options.foreground))
                         os.write(child, b"\x1b[?997;2n" if light else b"\x1b[?997;1n")
+                if options.kitty and b"\x1e" in data:
+                    shift_enter = b"\x1b[13;2u\x1b[13;2:3u" if flags and flags[-1] else b""
+                    data = data.replace(b"\x1e", shift_enter)
                 if data:
                     os.write(child, data)
             now = time.monotonic()

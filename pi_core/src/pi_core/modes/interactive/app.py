@@ -439,11 +439,19 @@ class InteractiveMode:
         with _keys_held_raw() if self._own_terminal else contextlib.nullcontext():
             self._meet_terminal()
             try:
+                if self.colours is not None:
+                    self.colours.ask_for_key_reports()  # Shift+Enter and the like, as pi asks
                 return await self._run(initial, images, messages)
             finally:
                 if self.colours is not None:
+                    kitty = self.colours.stop_key_reports()
                     self.colours.notify(False)
                     self.colours.stop_reading()
+                    if kitty:
+                        from pi_core.modes.interactive.keyboard_protocol import drain
+
+                        # kitty's releases of the keys that quit stay out of the shell
+                        await asyncio.to_thread(drain, sys.stdin.fileno())
 
     # --- the terminal's colours (the system theme) --------------------------------------------
 
@@ -507,12 +515,15 @@ class InteractiveMode:
 
     def lend_terminal(self) -> None:
         """Another program gets the terminal (an external editor, the shell after Ctrl+Z): the
-        terminal's light/dark reports stop until it comes back."""
+        terminal's light/dark reports and its extended key reports stop until it comes back."""
         if self.colours is not None:
             self.colours.notify(False)
+            self.colours.stop_key_reports()
 
     def terminal_returned(self) -> None:
         self._follow_terminal()
+        if self.colours is not None:
+            self.colours.ask_for_key_reports()
 
     def external_editor(self) -> ExternalEditor:
         """The external editor (``app.editor.external``) as the settings and keys have it now."""

@@ -5,7 +5,7 @@ Enter and Ctrl+O for the first two and nothing for the third. Terminals with ext
 do — the kitty keyboard protocol's ``CSI code ; modifiers u`` and xterm's modifyOtherKeys
 ``CSI 27 ; modifiers ; code ~`` — and :func:`extended_sequence` teaches prompt-toolkit's input
 parser those reports of a key, as one of prompt-toolkit's keys that stand for nothing else here.
-This REPL does not ask the terminal to switch them on.
+The REPL asks the terminal to switch them on (:mod:`.keyboard_protocol`).
 """
 
 from __future__ import annotations

@@ -12,7 +12,9 @@ later still count.
 Answers come in on the keyboard's stream. :class:`AnswerFilter` takes them out of what is read
 before the key parser sees it: colour answers always (no key sends one), DA1 answers while a
 question is open, light/dark notifications (``CSI ? 997 ; 1|2 n``) always, and every other OSC
-answer (the program status query's is passed on, :mod:`.program_status`); what is pasted
+answer (the program status query's is passed on, :mod:`.program_status`), the kitty keyboard
+protocol's flags and the DA1 answers owed to its question (:mod:`.keyboard_protocol`, which also
+reads the extended key reports among the keys); what is pasted
 (between the bracketed-paste markers) is left as it is. A sequence cut in two by the read is
 held until the rest arrives, or handed on as typed when nothing follows: at once for what a key
 may send, after :data:`HOLD` for what only an answer sends, and — just after a question, when
@@ -35,6 +37,8 @@ from prompt_toolkit.input.typeahead import store_typeahead
 from prompt_toolkit.input.vt100 import Vt100Input
 from prompt_toolkit.key_binding import KeyPress
 
+from pi_core.modes.interactive import keyboard_protocol
+from pi_core.modes.interactive.keyboard_protocol import KeyboardProtocol
 from pi_core.runtime import system_theme
 from pi_core.runtime.colors import RGB
 
@@ -127,6 +131,11 @@ class AnswerFilter:
         self.open: list[Question] = []
         #: Called when the terminal says it takes program status reports (OSC 7501's answer).
         self.on_program_status: Callable[[], None] | None = None
+        #: The extended key reports asked for (:mod:`.keyboard_protocol`), told their answers.
+        self.keyboard: KeyboardProtocol | None = None
+        #: Whose each DA1 answer still to come is, in the order asked: a colour question, or
+        #: ``None`` for the key reports' question.
+        self._owed: list[Question | None] = []
         self._held = ""
         self._held_since = 0.0
         self._pasting = False
@@ -134,7 +143,12 @@ class AnswerFilter:
     def ask(self) -> Question:
         question = Question()
         self.open.append(question)
+        self._owed.append(question)
         return question
+
+    def owe_keyboard(self) -> None:
+        """The key reports' question went out; its DA1 answer is :attr:`keyboard`'s."""
+        self._owed.append(None)
 
     def feed(self, data: str) -> str:
         """``data`` without the answers in it (a cut-off one is held for the next read). What
@@ -166,8 +180,18 @@ class AnswerFilter:
             # A sequence that starts in this read is new; one held before keeps its age.
             young = start >= previous or now - self._held_since < HOLD
             taken = self._take(data, start, young)
-            if taken is None:  # not an answer: the Esc stays, the parser reads it
-                kept.append("\x1b")
+            if taken is None:
+                report = keyboard_protocol.read_report(data, start, cut=young)
+                if report is not None and report[0] < 0:  # a key report cut off: its rest
+                    if start >= previous:
+                        self._held_since = now
+                    self._held = data[start:]
+                    return "".join(kept)
+                if report is not None:  # a key report, as the key parser reads that key
+                    kept.append(report[1])
+                    position = report[0]
+                    continue
+                kept.append("\x1b")  # not an answer: the Esc stays, the parser reads it
                 position = start + 1
             elif taken < 0:  # perhaps the start of one: wait for the rest
                 if start >= previous:
@@ -212,11 +236,11 @@ class AnswerFilter:
         """Where the answer starting at ``start`` ends (it is consumed); ``None``: no answer
         starts there; ``-1``: it may be one, cut off by the end of the data (and, beyond its
         first two bytes, ``young``: held for less than :data:`HOLD`)."""
-        for pattern in (_OSC, _OTHER_OSC, _DA1, _SCHEME):
+        for pattern in (_OSC, _OTHER_OSC, _DA1, _SCHEME, keyboard_protocol.FLAGS_ANSWER):
             match = pattern.match(data, start)
             if match is None:
                 continue
-            if pattern is _DA1 and not self.open:
+            if pattern is _DA1 and not self._owed:
                 return None  # nobody asked: someone else's answer, or a key
             self._consume(pattern, match)
             return match.end()
@@ -229,8 +253,18 @@ class AnswerFilter:
         if pattern is _SCHEME:
             self._scheme("light" if match[1] == "2" else "dark")
             return
+        if pattern is keyboard_protocol.FLAGS_ANSWER:
+            if self.keyboard is not None:
+                self.keyboard.flags_answered(int(match[1]))
+            return
         if pattern is _DA1:
-            self._close(self.open.pop(0))
+            owner = self._owed.pop(0)
+            if owner is None:
+                if self.keyboard is not None:
+                    self.keyboard.attributes_answered()
+            elif any(question is owner for question in self.open):
+                self.open = [question for question in self.open if question is not owner]
+                self._close(owner)
             return
         if pattern is _OTHER_OSC:
             if match[0].startswith("\x1b]7501;?") and self.on_program_status is not None:
@@ -322,6 +356,9 @@ class TerminalColours:
         self.input = TerminalInput(stdin or sys.stdin, self.answers)
         self._reading: contextlib.ExitStack | None = None
         self._notifying = False
+        #: The extended key reports (kitty's protocol or modifyOtherKeys) asked for.
+        self.keyboard = KeyboardProtocol(self._write)
+        self.answers.keyboard = self.keyboard
         #: Called with the appearance when the terminal says it turned light or dark.
         self.on_scheme: Callable[[system_theme.Appearance], None] | None = None
 
@@ -352,6 +389,15 @@ class TerminalColours:
             reading, self._reading = self._reading, None
             reading.close()
             store_typeahead(self.input, self.input.flush_keys())
+
+    def ask_for_key_reports(self) -> None:
+        """Ask the terminal for extended key reports (once until :meth:`stop_key_reports`)."""
+        if self.keyboard.start():
+            self.answers.owe_keyboard()
+
+    def stop_key_reports(self) -> bool:
+        """Put the terminal's key reports back as they were; whether kitty's were on."""
+        return self.keyboard.stop()
 
     def notify(self, on: bool) -> None:
         """Ask for (or stop) the terminal's light/dark notifications."""
