@@ -164,15 +164,14 @@ async def test_settings_menu_flips_switches_and_chooses_values(repl_factory: Cal
     repl = await repl_factory()
     await repl.submit("/settings")
     await repl.in_dialog()
-    # Each pick is echoed once its list is gone; keys sent after that reach the next list.
-    repl.send("auto-compact\r")  # filter to the row; Enter flips it
-    await repl.wait_for("Settings → Auto-compact: on")
-    repl.send("steering\r")  # a row with values opens their list
-    await repl.wait_for("Settings → Steering mode: one-at-a-time")
-    repl.send(DOWN + "\r")  # a list of values moves, it does not filter
-    await repl.wait_for("Steering mode → all")
-    repl.send("\x1b")  # Esc leaves the menu
-    await repl.wait_for("Settings → cancelled")
+    # The list stays open while its settings change (pi's settings list).
+    repl.send("auto-compact\r")  # search for the row; Enter flips it
+    await repl.until(lambda: repl.mode.host.session.auto_compaction_enabled is False)
+    repl.send("\x15steering ")  # Ctrl+U empties the search; a space typed is text
+    await asyncio.sleep(0.1)
+    repl.send("\r")  # Enter moves the setting on to its next value
+    await repl.until(lambda: repl.mode.host.session.steering_mode == "all")
+    repl.send("\x1b")  # Esc leaves the list
     await repl.until(lambda: repl.mode._dialogs == 0)
     saved = json.loads((repl.agent / "settings.json").read_text())
     assert saved["compaction"]["enabled"] is False and saved["steeringMode"] == "all"

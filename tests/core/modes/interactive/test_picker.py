@@ -37,14 +37,7 @@ async def test_arrows_move_and_enter_picks(pipe: PipeInput) -> None:
 
 async def test_k_and_j_move_as_in_pis_select(pipe: PipeInput) -> None:
     assert await choose(pipe, "jjk" + ENTER) == 1
-    assert await choose(pipe, "red" + ENTER) == 0  # other letters do nothing: no filter here
-
-
-async def test_a_search_list_filters_and_backspace_widens_again(pipe: PipeInput) -> None:
-    assert await choose(pipe, "red" + DOWN + ENTER, search=True) == 3
-    assert await choose(pipe, "red ch" + ENTER, search=True) == 3
-    assert await choose(pipe, "berry" + BACKSPACE * 5 + "pear" + ENTER, search=True) == 1
-    assert await choose(pipe, "jk" + ENTER, search=True) is None  # typed, not moved: no row matches
+    assert await choose(pipe, "red" + BACKSPACE + ENTER) == 0  # other keys do nothing: no search
 
 
 async def test_escape_and_a_timeout_and_an_abort_cancel(pipe: PipeInput) -> None:
@@ -64,14 +57,13 @@ async def test_extra_keys_can_replace_the_rows(pipe: PipeInput) -> None:
     assert await choose(pipe, "\x0f" + ENTER, extra_keys={"c-o": only_red}) == 1  # "red cherry"
 
 
-def test_filter_keeps_the_highlight_when_it_still_shows() -> None:
-    picker = Picker(list(ROWS), search=True)
+def test_new_rows_keep_the_highlight_on_the_row_asked_for() -> None:
+    picker = Picker(list(ROWS))
     picker.move(3)
     assert picker.highlighted == 3
-    picker.set_rows([*ROWS, "red grape"], keep=3)
-    assert picker.highlighted == 3
-    picker.query = "zzz"
-    picker.refilter()
+    picker.set_rows([*ROWS, "red grape"], keep=4)
+    assert picker.highlighted == 4
+    picker.set_rows([])
     assert picker.highlighted is None and picker.shown == []
 
 
@@ -167,26 +159,6 @@ def test_ten_rows_show_and_the_position_only_while_some_are_out_of_view() -> Non
     assert lines[4] == "   option 4" and " → option 9" in lines and lines[13] == "   option 13"
     assert lines[14] == "  (9/30)"
     assert not any(line.startswith("  (") for line in screen(Picker(rows[:10])))
-
-
-def test_a_search_list_shows_what_was_typed_and_when_nothing_matches() -> None:
-    picker = Picker(list(ROWS), search=True)
-    picker.query = "zzz"
-    picker.refilter()
-    lines = screen(picker)
-    assert "> zzz" in lines and "  Nothing matches" in lines
-    assert " type to filter  ↑↓ move  enter choose  escape/ctrl+c cancel" in lines
-
-
-def test_the_list_keeps_its_height_while_a_filter_shows_fewer_rows() -> None:
-    picker = Picker(list(ROWS), search=True)
-    before = len(screen(picker))
-    picker.query = "berry"
-    picker.refilter()
-    assert len(picker.shown) == 1 and len(screen(picker)) == before
-    picker.query = "nothing like it"
-    picker.refilter()
-    assert not picker.shown and len(screen(picker)) == before
 
 
 def test_wrap_breaks_at_spaces_and_cuts_a_word_longer_than_a_line() -> None:

@@ -1012,7 +1012,6 @@ class InteractiveMode:
         rows: Sequence[str],
         *,
         initial: int = 0,
-        search: bool = False,
         extra_keys: PickerKeys | None = None,
         timeout_ms: float | None = None,
         signal: AbortSignal | None = None,
@@ -1021,9 +1020,8 @@ class InteractiveMode:
     ) -> int | None:
         """An arrow-key list (:mod:`.picker`) as a dialog, in the theme's colours; the choice is
         echoed to the transcript (not when one of ``extra_keys`` closed the list: its caller says
-        what happens next). ``search`` filters the rows as letters are typed; ``on_highlight``
-        hears of each row the highlight moves to; ``blocked`` is what the terminal hears pi waits
-        for meanwhile (a plugin's question)."""
+        what happens next). ``on_highlight`` hears of each row the highlight moves to;
+        ``blocked`` is what the terminal hears pi waits for meanwhile (a plugin's question)."""
         closed_by_key: list[bool] = []
 
         def watched(handler: Callable[[Picker], None]) -> Callable[[Picker], None]:
@@ -1050,7 +1048,6 @@ class InteractiveMode:
             rows,
             after=echo,
             initial=initial,
-            search=search,
             extra_keys=keys,
             timeout_ms=timeout_ms,
             signal=signal,
@@ -1069,7 +1066,6 @@ class InteractiveMode:
         *,
         after: Callable[[int | None], None],
         initial: int,
-        search: bool,
         extra_keys: PickerKeys,
         timeout_ms: float | None,
         signal: AbortSignal | None,
@@ -1083,7 +1079,6 @@ class InteractiveMode:
                 title,
                 rows,
                 initial=initial,
-                search=search,
                 extra_keys=extra_keys,
                 timeout_ms=timeout_ms,
                 signal=signal,

@@ -831,7 +831,6 @@ class FullscreenMode(InteractiveMode):
         *,
         after: Callable[[int | None], None],
         initial: int,
-        search: bool,
         extra_keys: PickerKeys,
         timeout_ms: float | None,
         signal: AbortSignal | None,
@@ -845,7 +844,6 @@ class FullscreenMode(InteractiveMode):
                 rows,
                 after=after,
                 initial=initial,
-                search=search,
                 extra_keys=extra_keys,
                 timeout_ms=timeout_ms,
                 signal=signal,
@@ -857,7 +855,7 @@ class FullscreenMode(InteractiveMode):
 
         result: int | None = None
         if rows and not (signal is not None and signal.aborted):
-            picker = Picker(list(rows), search=search)
+            picker = Picker(list(rows))
             picker.refilter(keep=initial)
             # The status row already runs across above the editor's place: no rule of its own.
             view, keys = picker_view(

@@ -8,9 +8,8 @@ fullscreen REPL shows it in the editor's place while output goes on above it).
 It is drawn as pi 1.6.0 draws a plugin's select: between two rules, the title (each of its
 lines), the rows with ``→`` before the highlighted one (up to ten at once; while some are out of
 view the position follows as ``(3/30)``) and a line of keys. Up/Down (or k/j, Ctrl+P/Ctrl+N)
-move, PageUp/PageDown jump, Home/End go to the ends, Enter picks, Esc or Ctrl+C cancels. A
-list opened with ``search`` (/settings) filters instead as letters are typed: a row stays when it
-contains every typed word (case does not matter). Callers may bind more keys (a plugin's select
+move, PageUp/PageDown jump, Home/End go to the ends, Enter picks, Esc or Ctrl+C cancels; other
+letters do nothing (pi's select has no search). Callers may bind more keys (a plugin's select
 keeps Ctrl+O expanding tool output).
 """
 
@@ -45,7 +44,7 @@ MAX_VISIBLE_ROWS = 10
 _FRAME_LINES = 8
 
 #: Without the REPL's theme (``style``): the terminal's own colours.
-_PLAIN_STYLE = Style.from_dict({"title": "bold", "picker.selected": "bold", "query": "bold"})
+_PLAIN_STYLE = Style.from_dict({"title": "bold", "picker.selected": "bold"})
 
 
 @dataclass
@@ -53,11 +52,7 @@ class Picker:
     """The picker's state; key handlers of callers get it to read the choice or change the rows."""
 
     rows: list[str]
-    #: Whether typing filters the rows (else k/j move, as in pi's select).
-    search: bool = False
-    #: What was typed to filter the rows.
-    query: str = ""
-    #: Indexes into ``rows`` that pass the filter, in display order.
+    #: Indexes into ``rows`` in display order.
     shown: list[int] = field(default_factory=list)
     #: Position of the highlighted row in ``shown``.
     cursor: int = 0
@@ -75,14 +70,13 @@ class Picker:
         return self.shown[self.cursor] if self.shown else None
 
     def refilter(self, keep: int | None = None) -> None:
-        """Apply the query; the highlight stays on row ``keep`` (or the current one) if it is shown."""
+        """List the rows again; the highlight stays on row ``keep`` (or the current one) if there is one."""
         keep = self.highlighted if keep is None else keep
-        words = self.query.lower().split()
-        self.shown = [i for i in range(len(self.rows)) if all(w in self.rows[i].lower() for w in words)]
-        self.cursor = self.shown.index(keep) if keep in self.shown and not self.query else 0
+        self.shown = list(range(len(self.rows)))
+        self.cursor = self.shown.index(keep) if keep in self.shown else 0
 
     def set_rows(self, rows: Sequence[str], keep: int | None = None) -> None:
-        """Replace the rows (the query stays); highlight row ``keep`` when given."""
+        """Replace the rows; highlight row ``keep`` when given."""
         self.rows = list(rows)
         self.cursor = 0
         self.shown = []
@@ -115,7 +109,6 @@ async def pick(
     rows: Sequence[str],
     *,
     initial: int = 0,
-    search: bool = False,
     extra_keys: PickerKeys | None = None,
     timeout_ms: float | None = None,
     signal: AbortSignal | None = None,
@@ -132,7 +125,7 @@ async def pick(
     moves to (the theme picker previews the theme under it)."""
     if not rows or (signal is not None and signal.aborted):
         return None
-    picker = Picker(list(rows), search=search)
+    picker = Picker(list(rows))
     picker.refilter(keep=initial)
     themed = DynamicStyle(style) if style is not None else _PLAIN_STYLE
     view, bindings = picker_view(
@@ -175,7 +168,7 @@ def picker_view(
 
     The application's style colours the classes ``title``, ``picker.selected`` (the highlighted
     row), ``picker.rule``, ``picker.key`` and ``picker.hint`` (the line of keys),
-    ``picker.counter`` (the position) and ``query`` (what was typed into a ``search`` list).
+    ``picker.counter`` (the position).
     With ``timeout_ms`` the title counts down the seconds left (the application redraws at
     least every second meanwhile); ``on_highlight`` hears of each row a key moves the highlight
     to. ``rule_above=False`` leaves out the opening rule (the fullscreen REPL's status row runs
@@ -221,11 +214,11 @@ def picker_view(
 
     @bindings.add("pageup")
     def _page_up(event: KeyPressEvent) -> None:
-        picker.move(-_visible_rows(event.app, shown_title(), picker.search))
+        picker.move(-_visible_rows(event.app, shown_title()))
 
     @bindings.add("pagedown")
     def _page_down(event: KeyPressEvent) -> None:
-        picker.move(_visible_rows(event.app, shown_title(), picker.search))
+        picker.move(_visible_rows(event.app, shown_title()))
 
     @bindings.add("home")
     def _home(event: KeyPressEvent) -> None:
@@ -244,20 +237,17 @@ def picker_view(
     def _cancel(event: KeyPressEvent) -> None:
         picker.finish(None)
 
-    @bindings.add("backspace")
-    def _erase(event: KeyPressEvent) -> None:
-        if picker.search:
-            picker.query = picker.query[:-1]
-            picker.refilter()
+    @bindings.add("k")
+    def _k(event: KeyPressEvent) -> None:  # pi's select moves on k and j too
+        picker.move(-1)
+
+    @bindings.add("j")
+    def _j(event: KeyPressEvent) -> None:
+        picker.move(1)
 
     @bindings.add(Keys.Any)
-    def _type(event: KeyPressEvent) -> None:
-        text = event.data
-        if picker.search and text.isprintable():
-            picker.query += text
-            picker.refilter()
-        elif text in ("k", "j"):  # pi's select moves on them too
-            picker.move(-1 if text == "k" else 1)
+    def _other(event: KeyPressEvent) -> None:
+        """Other keys do nothing (rather than reaching what is under the list)."""
 
     for key, handler in extra_keys.items():
         bindings.add(key)(lambda event, handler=handler: handler(picker))
@@ -266,37 +256,22 @@ def picker_view(
         app = get_app_or_none()
         width = max(4, app.output.get_size().columns) if app is not None else 80
         shown = shown_title()
-        height = _visible_rows(app, shown, picker.search)
+        height = _visible_rows(app, shown)
         rule: StyleAndTextTuples = [("class:picker.rule", "─" * width)]
         lines: list[StyleAndTextTuples] = [rule] if rule_above else []
         lines.append([])
         for part in shown.split("\n"):
             lines += [[("class:title", " " + piece)] for piece in wrap(part, width - 2)]
         lines.append([])
-        if picker.search:
-            lines += [[("", "> "), ("class:query", picker.query)], []]
         start, end = picker.window(height)
-        listed = 0
         for position in range(start, end):
             selected = position == picker.cursor
             row = ("→ " if selected else "  ") + picker.rows[picker.shown[position]]
             style = "class:picker.selected" if selected else ""
-            pieces = wrap(row, width - 2)
-            lines += [[(style, " " + piece)] for piece in pieces]
-            listed += len(pieces)
+            lines += [[(style, " " + piece)] for piece in wrap(row, width - 2)]
         if start > 0 or end < len(picker.shown):
             lines.append([("class:picker.counter", f"  ({picker.cursor + 1}/{len(picker.shown)})")])
-            listed += 1
-        elif not picker.shown:
-            lines.append([("class:picker.hint", "  Nothing matches")])
-            listed += 1
-        if picker.search:
-            # As many lines as the whole list would take, also while a filter shows fewer: the
-            # list keeps its height (inside a full-screen application what is above it stays
-            # put, rather than moving and being drawn again with each key typed).
-            whole = min(len(picker.rows), height) + (1 if len(picker.rows) > height else 0)
-            lines += [[]] * max(0, whole - listed)
-        lines += [[], _hint(picker.search), [], rule]
+        lines += [[], _hint(), [], rule]
         fragments: StyleAndTextTuples = []
         for number, line in enumerate(lines):
             if number:
@@ -310,10 +285,9 @@ def picker_view(
     return view, keys
 
 
-def _hint(search: bool) -> StyleAndTextTuples:
+def _hint() -> StyleAndTextTuples:
     """The line of keys under the list (pi's keys, in our words)."""
-    keys = [("type", "to filter")] if search else []
-    keys += [("↑↓", "move"), ("enter", "choose"), ("escape/ctrl+c", "cancel")]
+    keys = [("↑↓", "move"), ("enter", "choose"), ("escape/ctrl+c", "cancel")]
     line: StyleAndTextTuples = [("", " ")]
     for number, (key, what) in enumerate(keys):
         if number:
@@ -382,7 +356,7 @@ class Countdown:
         return max(0, math.ceil((self._deadline or 0) - time.monotonic()))
 
 
-def _visible_rows(app: Application[Any] | None, title: str = "", search: bool = False) -> int:
+def _visible_rows(app: Application[Any] | None, title: str = "") -> int:
     """How many rows of the list show: at most :data:`MAX_VISIBLE_ROWS`, and what the screen has
     left besides the title (wrapped to its width), the rules, blank lines and keys."""
     rows = MAX_VISIBLE_ROWS
@@ -390,7 +364,7 @@ def _visible_rows(app: Application[Any] | None, title: str = "", search: bool = 
         size = app.output.get_size()
         width = max(1, size.columns - 2)
         title_rows = sum(len(wrap(line, width)) for line in title.split("\n"))
-        rows = min(rows, max(3, size.rows - _FRAME_LINES - title_rows - (2 if search else 0)))
+        rows = min(rows, max(3, size.rows - _FRAME_LINES - title_rows))
     return rows
 
 
