@@ -384,6 +384,32 @@ def test_model_headers_go_over_the_provider_headers_and_the_auth_header(pi_agent
     }
 
 
+def test_model_overrides_patch_the_providers_own_models_too(pi_agent_dir: Path) -> None:
+    """pi 1.6.0 applies ``modelOverrides`` last, over a model ``models[]`` defines as well."""
+    data = {
+        "providers": {
+            "proxy": {
+                "baseUrl": "http://proxy.local/v1",
+                "api": "openai-completions",
+                "apiKey": "sk-proxy",
+                "modelOverrides": {
+                    "m": {"contextWindow": 1234, "name": "Renamed", "compat": {"supportsStore": False}}
+                },
+                "models": [
+                    {"id": "m", "contextWindow": 200000, "compat": {"supportsDeveloperRole": False}},
+                    {"id": "n"},
+                ],
+            }
+        }
+    }
+    reg = registry(pi_agent_dir, data)
+    model, other = reg.find("proxy", "m"), reg.find("proxy", "n")
+    assert reg.error is None and model is not None and other is not None
+    assert (model.context_window, model.name) == (1234, "Renamed")
+    assert model.compat == {"supportsDeveloperRole": False, "supportsStore": False}
+    assert (other.context_window, other.name) == (128000, "n")
+
+
 def test_oauth_entries_count_as_oauth(pi_agent_dir: Path) -> None:
     (pi_agent_dir / "auth.json").write_text(json.dumps({"anthropic": {"type": "oauth", "access": "a"}}))
     reg = registry(pi_agent_dir)

@@ -511,6 +511,11 @@ class ModelRegistry:
         for entry in config.models or []:
             base = next((m for m in merged if m.provider == config.id and m.id == entry.id), None)
             custom = _custom_model(config, entry, base, definition)
+            override = (config.model_overrides or {}).get(entry.id)
+            if override:
+                # pi applies modelOverrides last, to the models the provider defines as well (their
+                # headers already sit under the definition's, see _custom_model).
+                custom = _apply_override(custom, {k: v for k, v in override.items() if k != "headers"})
             if definition is not None:
                 custom.request_id = model_name_map(definition).get(custom.id)
             merged = [m for m in merged if not (m.provider == config.id and m.id == entry.id)]
