@@ -40,6 +40,14 @@ async def test_k_and_j_move_as_in_pis_select(pipe: PipeInput) -> None:
     assert await choose(pipe, "red" + BACKSPACE + ENTER) == 0  # other keys do nothing: no search
 
 
+async def test_keybindings_rebind_the_list_keys_and_its_line_of_keys_names_them(pipe: PipeInput) -> None:
+    keymap = {"tui.select.down": ["ctrl+n"], "tui.select.confirm": ["tab"], "tui.select.cancel": ["ctrl+g"]}
+    assert await choose(pipe, DOWN + "\x0e\x0e" + "\t", keymap=keymap) == 2  # Down is unbound
+    assert await choose(pipe, ENTER + "\x07", keymap=keymap) is None  # Enter is not confirm here
+    assert await choose(pipe, "j\n") == 1  # k/j and a line feed as in pi, whatever the keymap
+    assert " ↑↓ move  tab choose  ctrl+g cancel" in screen(Picker(ROWS), keymap=keymap)
+
+
 async def test_escape_and_a_timeout_and_an_abort_cancel(pipe: PipeInput) -> None:
     assert await choose(pipe, ESC) is None
     assert await choose(pipe, "", timeout_ms=50) is None

@@ -1085,6 +1085,7 @@ class InteractiveMode:
                 style=lambda: self.styles.toolkit,
                 color_depth=lambda: self.styles.color_depth,
                 on_highlight=on_highlight,
+                keymap=self.keymap.keys,
                 **self.terminal,
             )
             after(index)

@@ -859,7 +859,13 @@ class FullscreenMode(InteractiveMode):
             picker.refilter(keep=initial)
             # The status row already runs across above the editor's place: no rule of its own.
             view, keys = picker_view(
-                title, picker, extra_keys, timeout_ms=timeout_ms, on_highlight=on_highlight, rule_above=False
+                title,
+                picker,
+                extra_keys,
+                timeout_ms=timeout_ms,
+                on_highlight=on_highlight,
+                rule_above=False,
+                keymap=self.keymap.keys,
             )
             closed = asyncio.Event()
             chosen: list[int | None] = []

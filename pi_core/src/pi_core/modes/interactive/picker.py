@@ -7,9 +7,10 @@ fullscreen REPL shows it in the editor's place while output goes on above it).
 
 It is drawn as pi 1.6.0 draws a plugin's select: between two rules, the title (each of its
 lines), the rows with ``→`` before the highlighted one (up to ten at once; while some are out of
-view the position follows as ``(3/30)``) and a line of keys. Up/Down (or k/j, Ctrl+P/Ctrl+N)
-move, PageUp/PageDown jump, Home/End go to the ends, Enter picks, Esc or Ctrl+C cancels; other
-letters do nothing (pi's select has no search). Callers may bind more keys (a plugin's select
+view the position follows as ``(3/30)``) and a line of keys. Up/Down (or k/j) move,
+PageUp/PageDown jump, Enter picks, Esc or Ctrl+C cancels — the ``tui.select.*`` keys of
+``keybindings.json`` when the REPL passes them —, Home/End go to the ends; other keys do nothing
+(pi's select has no search). Callers may bind more keys (a plugin's select
 keeps Ctrl+O expanding tool output).
 """
 
@@ -117,19 +118,20 @@ async def pick(
     style: Callable[[], BaseStyle] | None = None,
     color_depth: Callable[[], ColorDepth] | None = None,
     on_highlight: Callable[[int | None], None] | None = None,
+    keymap: Mapping[str, Sequence[str]] | None = None,
 ) -> int | None:
     """Let the user choose one of ``rows``; its index, or ``None`` when cancelled or timed out.
 
     ``style`` gives the classes of :func:`picker_view` their colours (asked at each redraw, so
     they may change while the list is open); ``on_highlight`` hears of each row the highlight
-    moves to (the theme picker previews the theme under it)."""
+    moves to (the theme picker previews the theme under it); ``keymap`` as for :func:`picker_view`."""
     if not rows or (signal is not None and signal.aborted):
         return None
     picker = Picker(list(rows))
     picker.refilter(keep=initial)
     themed = DynamicStyle(style) if style is not None else _PLAIN_STYLE
     view, bindings = picker_view(
-        title, picker, extra_keys or {}, timeout_ms=timeout_ms, on_highlight=on_highlight
+        title, picker, extra_keys or {}, timeout_ms=timeout_ms, on_highlight=on_highlight, keymap=keymap
     )
     app: Application[int | None] = Application(
         layout=Layout(view),
@@ -163,6 +165,7 @@ def picker_view(
     timeout_ms: float | None = None,
     on_highlight: Callable[[int | None], None] | None = None,
     rule_above: bool = True,
+    keymap: Mapping[str, Sequence[str]] | None = None,
 ) -> tuple[Container, KeyBindings]:
     """The list's lines and the keys that drive it, for whichever application shows them.
 
@@ -172,7 +175,8 @@ def picker_view(
     With ``timeout_ms`` the title counts down the seconds left (the application redraws at
     least every second meanwhile); ``on_highlight`` hears of each row a key moves the highlight
     to. ``rule_above=False`` leaves out the opening rule (the fullscreen REPL's status row runs
-    across the screen there already)."""
+    across the screen there already). ``keymap`` (pi's action ids → keys, from
+    ``keybindings.json``) rebinds the ``tui.select.*`` keys, and the line of keys names them."""
     keys = KeyBindings()
     countdown = Countdown(timeout_ms)
     last = [picker.highlighted]
@@ -202,21 +206,35 @@ def picker_view(
     def shown_title() -> str:
         return countdown.title(title)
 
-    @bindings.add("up")
-    @bindings.add("c-p")
+    def on(action: str, *defaults: str) -> Callable[[Callable[[KeyPressEvent], None]], None]:
+        """Bind a handler to the keys of pi's ``action`` (``keymap``'s, else ``defaults``)."""
+
+        def register(handler: Callable[[KeyPressEvent], None]) -> None:
+            for key in keys_of(action, *defaults):
+                sequence = selector_sequence(key)
+                assert sequence is not None
+                bindings.add(*sequence, eager=sequence == ("escape",))(handler)
+
+        return register
+
+    def keys_of(action: str, *defaults: str) -> list[str]:
+        """The keys of ``action`` a terminal can send."""
+        chosen = (keymap or {}).get(action, defaults)
+        return [key for key in chosen if selector_sequence(key) is not None]
+
+    @on("tui.select.up", "up")
     def _up(event: KeyPressEvent) -> None:
         picker.move(-1)
 
-    @bindings.add("down")
-    @bindings.add("c-n")
+    @on("tui.select.down", "down")
     def _down(event: KeyPressEvent) -> None:
         picker.move(1)
 
-    @bindings.add("pageup")
+    @on("tui.select.pageUp", "pageUp")
     def _page_up(event: KeyPressEvent) -> None:
         picker.move(-_visible_rows(event.app, shown_title()))
 
-    @bindings.add("pagedown")
+    @on("tui.select.pageDown", "pageDown")
     def _page_down(event: KeyPressEvent) -> None:
         picker.move(_visible_rows(event.app, shown_title()))
 
@@ -228,12 +246,12 @@ def picker_view(
     def _end(event: KeyPressEvent) -> None:
         picker.move(len(picker.rows))
 
-    @bindings.add("enter")
+    @on("tui.select.confirm", "enter")
+    @bindings.add("c-j")  # a bare line feed answers too, as in pi's select
     def _choose(event: KeyPressEvent) -> None:
         picker.finish(picker.highlighted)
 
-    @bindings.add("escape", eager=True)
-    @bindings.add("c-c")
+    @on("tui.select.cancel", "escape", "ctrl+c")
     def _cancel(event: KeyPressEvent) -> None:
         picker.finish(None)
 
@@ -271,7 +289,9 @@ def picker_view(
             lines += [[(style, " " + piece)] for piece in wrap(row, width - 2)]
         if start > 0 or end < len(picker.shown):
             lines.append([("class:picker.counter", f"  ({picker.cursor + 1}/{len(picker.shown)})")])
-        lines += [[], _hint(), [], rule]
+        confirm = "/".join(keys_of("tui.select.confirm", "enter"))
+        cancel = "/".join(keys_of("tui.select.cancel", "escape", "ctrl+c"))
+        lines += [[], _hint(confirm, cancel), [], rule]
         fragments: StyleAndTextTuples = []
         for number, line in enumerate(lines):
             if number:
@@ -285,9 +305,9 @@ def picker_view(
     return view, keys
 
 
-def _hint() -> StyleAndTextTuples:
-    """The line of keys under the list (pi's keys, in our words)."""
-    keys = [("↑↓", "move"), ("enter", "choose"), ("escape/ctrl+c", "cancel")]
+def _hint(confirm: str, cancel: str) -> StyleAndTextTuples:
+    """The line of keys under the list (pi's keys as bound, in our words)."""
+    keys = [("↑↓", "move"), (confirm, "choose"), (cancel, "cancel")]
     line: StyleAndTextTuples = [("", " ")]
     for number, (key, what) in enumerate(keys):
         if number:
