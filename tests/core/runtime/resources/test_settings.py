@@ -298,6 +298,7 @@ def test_every_documented_key_is_a_field_not_an_extra() -> None:
         "quietStartup": True,
         "tuiMode": "regular",
         "fullscreenExitOutput": "resume-hint",
+        "fullscreenCopyOnSelect": False,
         "collapseChangelog": True,
         "enableInstallTelemetry": False,
         "doubleEscapeAction": "fork",

@@ -541,6 +541,10 @@ class InteractiveMode:
         keys = self.keymap.sequences("app.editor.external")
         return ExternalEditor(keys, self.keymap.text("app.editor.external"), edit)
 
+    async def copy_message(self) -> None:
+        """``app.message.copy`` (Ctrl+X): the last answer, as ``/copy``."""
+        await self.commands.cmd_copy("")
+
     async def edit_externally(self) -> None:
         """Ctrl+G: the editor's text (big pastes in full) edited in the external editor, then back
         in the editor; when that fails, the text stays and a line says why."""

@@ -156,7 +156,7 @@ def build_key_bindings(
 
     @on("app.message.copy")
     def _copy_answer(event: KeyPressEvent) -> None:
-        mode.spawn(mode.commands.cmd_copy(""))
+        mode.spawn(mode.copy_message())
 
     @on("app.thinking.toggle")
     def _toggle_thinking(event: KeyPressEvent) -> None:

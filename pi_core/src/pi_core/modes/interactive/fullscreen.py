@@ -157,6 +157,10 @@ class FullscreenMode(InteractiveMode):
         #: A mouse drag over the transcript: (row on screen, column) where it began and is now.
         self._select_from: tuple[int, int] | None = None
         self._select_to: tuple[int, int] | None = None
+        #: With ``fullscreenCopyOnSelect`` off, the last drag's selection, drawn until the next
+        #: press and copied by ``app.message.copy``: its text, its lines' ids (it scrolls with
+        #: them) with their index, its first column, the column after its last, its row count.
+        self._kept: tuple[str, dict[int, int], int, int, int] | None = None
 
     # --- editor and application -------------------------------------------------------------------
 
@@ -520,20 +524,34 @@ class FullscreenMode(InteractiveMode):
     def select(self, row: int, column: int, *, start: bool) -> None:
         if start or self._select_from is None:
             self._select_from = (row, column)
+            self._kept = None
         self._select_to = (row, column)
         self.invalidate()
 
     def finish_selection(self, row: int, column: int) -> None:
-        """The drag ended at (``row``, ``column``): the characters between its ends are copied."""
+        """The drag ended at (``row``, ``column``): the characters between its ends are copied —
+        with ``fullscreenCopyOnSelect`` off they stay selected instead, for Ctrl+X."""
         start, self._select_from = self._select_from, None
         self._select_to = None
         if start is None or start == (row, column):
             self.invalidate()
             return
         text = self.selection_text(start, (row, column))
-        if text:
-            self.spawn(self._copy(text, abs(row - start[0]) + 1))
+        rows = abs(row - start[0]) + 1
+        if text and self.host.session.settings.settings.fullscreen_copy_on_select:
+            self.spawn(self._copy(text, rows))
+        elif text:
+            (low_row, low_col), (high_row, high_col) = sorted((start, (row, column)))
+            lines = {id(line): index for index, line in enumerate(self._shown_rows[low_row : high_row + 1])}
+            self._kept = (text, lines, low_col, high_col + 1, rows)
         self.invalidate()
+
+    async def copy_message(self) -> None:
+        """A selection kept (``fullscreenCopyOnSelect`` off) is copied; otherwise the last answer."""
+        if self._kept is None:
+            return await super().copy_message()
+        text, *_, rows = self._kept
+        await self._copy(text, rows)
 
     def selection_text(self, start: tuple[int, int], end: tuple[int, int]) -> str:
         """The characters on screen from ``start`` to ``end`` (row, column; both included)."""
@@ -545,13 +563,23 @@ class FullscreenMode(InteractiveMode):
         return "\n".join(line.rstrip() for line in rows).strip("\n")
 
     def selected_span(self, row: int) -> tuple[int, int | None] | None:
-        """The columns of ``row`` inside the selection being dragged (end ``None``: to the end)."""
+        """The columns of ``row`` inside the selection being dragged, or kept (end ``None``: to
+        the end)."""
         if self._select_from is None or self._select_to is None:
-            return None
+            return self._kept_span(row)
         (low_row, low_col), (high_row, high_col) = sorted((self._select_from, self._select_to))
         if not low_row <= row <= high_row:
             return None
         return (low_col if row == low_row else 0, high_col + 1 if row == high_row else None)
+
+    def _kept_span(self, row: int) -> tuple[int, int | None] | None:
+        if self._kept is None or row >= len(self._shown_rows):
+            return None
+        _, lines, first, after, _ = self._kept
+        index = lines.get(id(self._shown_rows[row]))
+        if index is None:
+            return None
+        return (first if index == 0 else 0, after if index == len(lines) - 1 else None)
 
     async def _copy(self, text: str, rows: int) -> None:
         from pi_core.modes.interactive.clipboard import copy_to_clipboard

@@ -136,6 +136,13 @@ def settings_of(mode: InteractiveMode) -> list[Setting]:
             description="Start without the list of keys, plugins and loaded files",
         ),
         Setting(
+            "Fullscreen copy on select",
+            lambda: typed().fullscreen_copy_on_select,
+            None,
+            store("fullscreenCopyOnSelect"),
+            description="Copy a mouse selection (fullscreen) as the drag ends; off: Ctrl+X copies it",
+        ),
+        Setting(
             "Tree filter mode",
             lambda: typed().tree_filter_mode,
             lambda: TREE_FILTERS,

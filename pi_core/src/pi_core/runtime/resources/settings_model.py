@@ -105,6 +105,8 @@ class Settings(PiModel):
     tui_mode: Literal["fullscreen", "regular"] = "fullscreen"
     #: What fullscreen mode leaves on the normal screen when it exits.
     fullscreen_exit_output: Literal["transcript", "resume-hint"] = "transcript"
+    #: Whether a mouse selection in fullscreen mode is copied as the drag ends (otherwise Ctrl+X).
+    fullscreen_copy_on_select: bool = True
     collapse_changelog: bool = False
     enable_install_telemetry: bool = True
     double_escape_action: Literal["tree", "fork", "none"] = "tree"
