@@ -46,16 +46,24 @@ async def test_notify_dialogs_and_picks_show_plugin_text_without_escapes(
     ui = repl.mode.ui
     ui.notify(f"NOTE {EVIL}[/x] " + ui.theme.fg("success", "coloured") + " end")
     await repl.wait_for("[/x] coloured end")
+    shown: list[tuple[str, list[str]]] = []  # what the lists are drawn with
+    show_picker = repl.mode.show_picker
+
+    async def spy(title: str, rows: list[str], **options: Any) -> int | None:
+        shown.append((title, list(rows)))
+        return await show_picker(title, rows, **options)
+
+    repl.mode.show_picker = spy  # type: ignore[method-assign]
     asked = asyncio.ensure_future(ui.confirm(f"Run{EVIL} this?", f"rm -rf [/tmp]{EVIL} now", timeout=300))
     assert await asyncio.wait_for(asked, 10) is False
-    # pi's Yes/No list, the message under the title; what was asked is named by its title
-    await repl.wait_for("Run this? → cancelled")
+    # pi's Yes/No list, the message under the title
+    assert shown[-1] == ("Run this?\nrm -rf [/tmp] now", ["Yes", "No"])
     option = f"Yes{EVIL}"
     picked = asyncio.ensure_future(ui.select(f"Allow{EVIL}?", [option, "No"]))
     await repl.in_dialog()
     repl.send("\r")
     assert await asyncio.wait_for(picked, 10) == option  # the plugin gets its own string back
-    await repl.wait_for("Allow? → Yes")
+    assert shown[-1] == ("Allow?", ["Yes", "No"])
     typed = asyncio.ensure_future(ui.input(f"Name{EVIL}", f"hint{EVIL}", timeout=300))
     assert await asyncio.wait_for(typed, 10) is None
     await repl.wait_idle_editor()

@@ -39,7 +39,7 @@ from pi_core.modes.interactive.editor_echo import EditorEcho
 from pi_core.modes.interactive.editor_slot import EditorControl, EditorSlot
 from pi_core.modes.interactive.keymap import default_keymap, load_keymap
 from pi_core.modes.interactive.paste import Pastes
-from pi_core.modes.interactive.picker import Picker, PickerKeys, Selector, pick
+from pi_core.modes.interactive.picker import PickerKeys, Selector, pick
 from pi_core.modes.interactive.program_status import Blocked, ProgramStatus
 from pi_core.modes.interactive.render import EventRenderer, prompt_line
 from pi_core.modes.interactive.row_division import share_rows_in_one_pass
@@ -1022,37 +1022,15 @@ class InteractiveMode:
         on_highlight: Callable[[int | None], None] | None = None,
         blocked: Blocked | None = None,
     ) -> int | None:
-        """An arrow-key list (:mod:`.picker`) as a dialog, in the theme's colours; the choice is
-        echoed to the transcript (not when one of ``extra_keys`` closed the list: its caller says
-        what happens next). ``on_highlight`` hears of each row the highlight moves to;
-        ``blocked`` is what the terminal hears pi waits for meanwhile (a plugin's question)."""
-        closed_by_key: list[bool] = []
-
-        def watched(handler: Callable[[Picker], None]) -> Callable[[Picker], None]:
-            def run_key(picker: Picker) -> None:
-                handler(picker)
-                if picker.closing:
-                    closed_by_key.append(True)
-
-            return run_key
-
-        keys = {key: watched(handler) for key, handler in (extra_keys or {}).items()}
-
-        def echo(index: int | None) -> None:
-            if not closed_by_key:
-                chosen = "cancelled" if index is None else rows[index].strip()
-                # Rows may come from files (a session's first message): no control sequences.
-                # A title of several lines (a confirm's message under it) is named by its first.
-                first = title.split("\n", 1)[0]
-                shown = Text(sanitize(f"{first} → "), style="bold") + Text(sanitize(chosen), style="pi.dim")
-                self.console.print(shown)
-
+        """An arrow-key list (:mod:`.picker`) as a dialog, in the theme's colours; once answered
+        it leaves nothing in the transcript, as pi's. ``on_highlight`` hears of each row the
+        highlight moves to; ``blocked`` is what the terminal hears pi waits for meanwhile (a
+        plugin's question)."""
         return await self.show_picker(
             title,
             rows,
-            after=echo,
             initial=initial,
-            extra_keys=keys,
+            extra_keys=extra_keys or {},
             timeout_ms=timeout_ms,
             signal=signal,
             on_highlight=on_highlight,
@@ -1068,7 +1046,6 @@ class InteractiveMode:
         title: str,
         rows: Sequence[str],
         *,
-        after: Callable[[int | None], None],
         initial: int,
         extra_keys: PickerKeys,
         timeout_ms: float | None,
@@ -1076,10 +1053,10 @@ class InteractiveMode:
         on_highlight: Callable[[int | None], None] | None,
         blocked: Blocked | None,
     ) -> int | None:
-        """The list as a dialog under the output; ``after(index)`` runs before the editor comes back."""
+        """The list as a dialog under the output."""
 
         async def run() -> int | None:
-            index = await pick(
+            return await pick(
                 title,
                 rows,
                 initial=initial,
@@ -1092,8 +1069,6 @@ class InteractiveMode:
                 keymap=self.keymap.keys,
                 **self.terminal,
             )
-            after(index)
-            return index
 
         return await self.dialog(run, blocked)
 

@@ -857,7 +857,6 @@ class FullscreenMode(InteractiveMode):
         title: str,
         rows: Sequence[str],
         *,
-        after: Callable[[int | None], None],
         initial: int,
         extra_keys: PickerKeys,
         timeout_ms: float | None,
@@ -870,7 +869,6 @@ class FullscreenMode(InteractiveMode):
             return await super().show_picker(
                 title,
                 rows,
-                after=after,
                 initial=initial,
                 extra_keys=extra_keys,
                 timeout_ms=timeout_ms,
@@ -911,7 +909,6 @@ class FullscreenMode(InteractiveMode):
             finally:
                 close()
             result = chosen[0] if chosen else None
-        after(result)
         return result
 
     async def show_selector(self, selector: Selector) -> Any:
