@@ -31,7 +31,7 @@ def test_first_run_login_then_an_answer(pi_env: PiEnv) -> None:
         assert "no model" in screen
         time.sleep(0.5)  # let the editor take the terminal
         pane.submit("/login")
-        screen = pane.wait_for("Save an API key for which provider?")
+        screen = pane.wait_for("Select provider to configure:")
         assert "anthropic" in screen and "(ANTHROPIC_API_KEY)" in screen
         pane.submit("groq")
         pane.wait_for("API key for groq")

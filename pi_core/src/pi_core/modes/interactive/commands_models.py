@@ -130,12 +130,9 @@ class ModelCommands(CommandBase):
             if not choices:
                 self._warn("No providers known: add one in models.json")
                 return
-            index = await self.mode.pick(
-                "Save an API key for which provider? (type to filter)", [label for _, label in choices],
-            )  # fmt: skip
-            if index is None:
+            provider = await self._choose_provider("Select provider to configure:", choices)
+            if provider is None:
                 return
-            provider = ids[index]
         flow = registry.oauth_provider(provider)
         if flow is not None:
             await self._oauth_login(provider, flow)
@@ -218,7 +215,9 @@ class ModelCommands(CommandBase):
         if not stored:
             self._warn(f"No saved credentials in {auth.path}")
             return
-        provider = args or await self._choose_provider("Remove the credentials of which provider?", stored)
+        provider = args or await self._choose_provider(
+            "Select provider to logout:", [(stored_id, stored_id) for stored_id in stored]
+        )
         if provider is None:
             return
         if provider not in stored:
@@ -227,9 +226,15 @@ class ModelCommands(CommandBase):
         await asyncio.to_thread(auth.remove, provider)
         self._info(f"Removed the credentials of {provider} from {auth.path}")
 
-    async def _choose_provider(self, title: str, providers: list[str]) -> str | None:
+    async def _choose_provider(self, title: str, providers: list[tuple[str, str]]) -> str | None:
+        """A provider's id picked from ``(id, row)`` pairs in pi's searchable provider list."""
+        from pi_core.modes.interactive.provider_selector import ProviderList, ProviderSelector
+
         if not providers:
             self._warn("No providers known: add one in models.json")
             return None
-        index = await self.mode.pick(title, providers)
-        return None if index is None else providers[index]
+        selector = ProviderSelector(
+            ProviderList(providers), title, keymap=self.mode.keymap.keys, styles=lambda: self.mode.styles
+        )
+        chosen = await self.mode.show_selector(selector)
+        return chosen if isinstance(chosen, str) else None
