@@ -6,6 +6,7 @@ escapes (``capture-pane -e``)."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import sys
 import time
@@ -176,3 +177,26 @@ def test_a_light_dark_pair_takes_the_one_the_reported_background_asks_for(
     pane.wait_for_editor()
     red, green, blue = _rgb(Theme("light").color("dim"))
     pane.wait_for(lambda _: f"38;2;{red};{green};{blue}" in coloured(pane), timeout=20)
+
+
+def test_fullscreen_is_grey_then_ansi_after_the_wait_then_in_the_late_colours(
+    pi_env: PiEnv, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """The application is up before the answer: grey while it is awaited (the unit tests look
+    at that), pi's ANSI fallback once the 100 ms wait is over, the terminal's colours when they
+    come, seconds later. A ``!`` command's prompt shows which: uncoloured while grey."""
+    pane = _start(pi_env, "fullscreen", tmp_path / "questions.log", "--delay", "3")
+    request.addfinalizer(pane.kill)
+    started = time.monotonic()
+
+    def prompt_row() -> str:
+        rows = coloured(pane).splitlines()
+        return next((row for row in rows if re.sub(r"\x1b\[[\d;]*m", "", row).startswith("> !")), "")
+
+    pane.wait_for_editor()
+    pane.type("!")
+    pane.wait_for(lambda _: re.search(r"\x1b\[(3[1-7]|38;5;\d+)m", prompt_row()) is not None, timeout=20)
+    assert _expected("dim") not in coloured(pane)  # the answer is still held back
+    pane.wait_for(lambda _: "38;2;" in prompt_row(), timeout=20)  # the bash prompt in the real colours
+    assert _expected("dim") in coloured(pane) and time.monotonic() - started > 3
+    _no_answer_on_screen(pane)

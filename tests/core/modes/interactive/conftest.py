@@ -77,6 +77,8 @@ class Repl:
         await self.until(self._editor_running, seconds)
 
     def _editor_running(self) -> bool:
+        if not self.mode.started_up:  # fullscreen's editor runs while plugins start
+            return False
         app = getattr(self.mode, "_app", None)
         if app is not None:
             return bool(app.is_running) and self.mode._dialogs == 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from pi_core.ai.abort import AbortController
@@ -287,4 +288,39 @@ async def test_a_pasted_paragraph_joins_on_the_one_row_of_an_input(
     assert "line 29 of the paste" in rows[title + 1] and rows[title + 2].startswith("Enter submit")
     repl.send("\n")  # Ctrl+J answers a one-line question, as in pi
     assert await asyncio.wait_for(typed, 5) == "".join(f"line {i} of the paste    |" for i in range(30))
+    await repl.quit()
+
+
+ASKS_AT_START = """
+from pi_core import hookimpl
+
+
+@hookimpl
+async def session_start(event, ctx):
+    choice = await ctx.ui.select("Start in which mood?", ["calm", "brisk"])
+    ctx.ui.notify("MOOD " + str(choice))
+"""
+
+
+async def test_the_application_runs_while_plugins_start_so_their_dialogs_open_inside_it(
+    repl_factory: Callable[..., Any], tmp_path: Path
+) -> None:
+    """As pi starts its UI before extensions: the editor and footer are drawn at once (in grey
+    while the terminal's colours are awaited) and a ``session_start`` dialog is in-app."""
+    path = tmp_path / "asks_at_start.py"
+    path.write_text(ASKS_AT_START)
+    repl = await repl_factory(extensions=(str(path),), fullscreen=True)
+    mode = repl.mode
+    assert isinstance(mode, FullscreenMode)
+    drawn = lambda: mode._app is not None and mode._app.renderer._last_screen is not None  # noqa: E731
+    await repl.until(lambda: drawn() and "Start in which mood?" in _screen(mode))
+    shown = _screen(mode)
+    assert mode._app is not None and mode._app.is_running and mode._dialog_views
+    assert "/help for commands" in shown and "loop/fake-model" in shown  # header and footer
+    app_task = mode._app_task
+    repl.send(DOWN + "\r")
+    await repl.wait_for("MOOD brisk")
+    await repl.submit("/name calm start")
+    await repl.wait_for("calm start")
+    assert mode._app_task is app_task  # the one application, started before the plugins
     await repl.quit()

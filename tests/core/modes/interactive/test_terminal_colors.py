@@ -204,3 +204,29 @@ async def test_an_esc_pressed_just_after_a_question_comes_a_moment_later_not_nev
     finally:
         os.close(primary)
         os.close(secondary)
+
+
+async def test_grey_until_the_answer_or_the_end_of_the_wait() -> None:
+    """As pi: the ``system`` theme is grey (the terminal's own colours, no hues) while the
+    question is out; after the wait a terminal that said nothing gets ANSI colours."""
+    primary, secondary = os.openpty()
+    tty.setraw(secondary)
+    try:
+        with os.fdopen(secondary, "r", closefd=False) as stdin, io.StringIO() as stdout:
+            changed: list[bool] = []
+            colours = terminal_colors.TerminalColours(lambda: changed.append(True), stdin, stdout)
+            colours.expect_answer()
+            assert stdout.getvalue() == ""  # nothing asked yet
+            grey = system_theme.current().colors
+            assert system_theme.pending() and grey["error"] == grey["accent"] == ""
+            question = colours.ask()
+            await colours.wait(question, 0.05)  # no answer at all
+            assert not system_theme.pending() and changed
+            ansi = system_theme.current().colors
+            assert ansi["error"] == 1 and ansi["accent"] != ""
+            system_theme.report(system_theme.Reported(background=(30, 30, 46)))
+            colours.expect_answer()  # a terminal that reported its background stays in colour
+            assert not system_theme.pending()
+    finally:
+        os.close(primary)
+        os.close(secondary)

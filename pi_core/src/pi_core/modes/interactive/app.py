@@ -193,6 +193,9 @@ class InteractiveMode:
         #: The theme of the terminal's latest answer, being made (:meth:`terminal_colours_changed`).
         self._theme_making: asyncio.Future[None] | None = None
         self._editor_started = False
+        #: Start-up is over: plugins have started and what is typed is handled (in fullscreen
+        #: the editor runs before that).
+        self.started_up = False
 
     # --- binding to the session ---------------------------------------------------------------
 
@@ -208,7 +211,12 @@ class InteractiveMode:
         self._status_unsubscribe = self.host.session.subscribe(self.program_status)
         self.program_status.reset()
         self._adopt_plugins()
+        await self._plugins_starting()
         await self.host.bind_mode(ui=self.ui, on_error=self._report_error, mode="tui")
+
+    async def _plugins_starting(self) -> None:
+        """Plugins are about to start (``session_start``), the terminal asked for its colours:
+        nothing to do here (the editor starts under the header, once they have)."""
 
     def show_load_issues(self) -> None:
         """Print the problems of the session file not shown yet, one line each: those found when
@@ -575,6 +583,7 @@ class InteractiveMode:
         self.spawn(self._warm_key_lookups())
         self._ask_program_status()
         self.refresh_status()
+        self.started_up = True
         context = output_above_editor() if self._own_terminal else contextlib.nullcontext()
         with context:
             while not self._quit:

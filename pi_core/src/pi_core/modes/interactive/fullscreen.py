@@ -165,6 +165,8 @@ class FullscreenMode(InteractiveMode):
     # --- editor and application -------------------------------------------------------------------
 
     def _start_editor(self) -> None:
+        if self._app is not None:  # started before plugins (:meth:`_plugins_starting`)
+            return
         self._editor_reads()
         history: History = (
             FileHistory(str(self._history_file))
@@ -186,6 +188,32 @@ class FullscreenMode(InteractiveMode):
         """The header is redrawn when a plugin replaces it, so plugins can start after it."""
         self._print_opening()
         await self.bind()
+
+    def ask_terminal_colours(self) -> None:
+        """Nothing here waits for the answer (the transcript is laid out again when it comes),
+        so a wait runs on its own: after it, a terminal that said nothing gets ANSI colours
+        instead of the grey of the wait."""
+        super().ask_terminal_colours()
+        if self.colours is not None:
+            self.spawn(self.terminal_colours_answered())
+
+    async def _plugins_starting(self) -> None:
+        """The application runs before plugins start, as pi's UI does: the editor, the footer
+        and the header are drawn at once — in grey (the ``system`` theme while the terminal's
+        colours are awaited), laid out again in colour when they come — and a dialog a plugin
+        opens in ``session_start`` opens inside it. What is typed meanwhile waits for the REPL."""
+        if self._app is None:
+            from pi_core.runtime import system_theme
+
+            if system_theme.pending():  # asked just now: the first frame is grey
+                self.ui.terminal_changed()
+            self._start_editor()
+            self._editor_free.clear()
+            running = asyncio.Event()
+            self._app_task = task = asyncio.create_task(self._run_app(running.set))
+            waiting = asyncio.ensure_future(running.wait())
+            await asyncio.wait({waiting, task}, return_when=asyncio.FIRST_COMPLETED)
+            waiting.cancel()
 
     def _print_header(self) -> None:
         session = self.host.session
@@ -616,11 +644,12 @@ class FullscreenMode(InteractiveMode):
                 if result != _PAUSED and not self._submitted:
                     return None
 
-    async def _run_app(self) -> str:
+    async def _run_app(self, running: Callable[[], None] = lambda: None) -> str:
         assert self._app is not None
         text, self._restore_text = self._restore_text, ""
 
         def restore() -> None:
+            running()
             # The application resets its layout when it starts again: give the editor its text back.
             if text and self._buffer is not None:
                 self._buffer.text = text

@@ -6,8 +6,9 @@ the 16 palette colours (OSC 4), and ends with a device-attributes request (DA1):
 answers DA1, and answers come in order, so its answer closes the colour answers — also on a
 terminal that ignores the colour questions. The question is sent when the REPL starts (and again
 when the session is replaced, on ``/reload``, and when the terminal says it turned light or dark,
-DEC mode 2031); the header waits for the answer at most :data:`WAIT` seconds, answers arriving
-later still count.
+DEC mode 2031); the ``system`` theme is grey until the answer, which is waited for at most
+:data:`WAIT` seconds (regular mode's header waits; fullscreen's waits on its own), answers
+arriving later still count.
 
 Answers come in on the keyboard's stream. :class:`AnswerFilter` takes them out of what is read
 before the key parser sees it: colour answers always (no key sends one), DA1 answers while a
@@ -366,14 +367,19 @@ class TerminalColours:
         """Send the question. ``read``: read the answers here until it closes (the REPL is
         starting and no editor reads keys yet)."""
         question = self.answers.ask()
-        if not system_theme.reported().background:
-            system_theme.mark_pending()
+        self.expect_answer()
         self._write(QUERY)
         if read and self._reading is None:
             stack = contextlib.ExitStack()
             stack.enter_context(self.input.attach(self._read))
             self._reading = stack
         return question
+
+    def expect_answer(self) -> None:
+        """The ``system`` theme is grey until the terminal answers (or the wait is over), as
+        pi's is — unless the terminal has already reported its colours."""
+        if not system_theme.reported().background:
+            system_theme.mark_pending()
 
     async def wait(self, question: Question, seconds: float = WAIT) -> None:
         """Until ``question`` closes or ``seconds`` pass; then its answers count as they are."""
