@@ -126,6 +126,40 @@ async def test_ctrl_o_expands_and_collapses_results_in_place(
     await repl.quit()
 
 
+async def test_ctrl_o_scrolled_up_keeps_the_top_of_the_screen_in_place(
+    repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
+) -> None:
+    pi_llm_server.add(
+        text_turn("\n\n".join(f"first line {i}" for i in range(40))),
+        tool_turn(ToolUse("bash", {"command": "seq 1 40"})),
+        text_turn("\n\n".join(f"last line {i}" for i in range(10))),
+    )
+    repl = await repl_factory(fullscreen=True)
+    mode = repl.mode
+    await repl.submit("first")
+    await repl.wait_for("first line 39")
+    await repl.idle()
+    await repl.submit("count")
+    await repl.wait_for("last line 9", 15)
+    await repl.idle()
+    await repl.wait_idle_editor()
+
+    def top() -> list[str]:
+        return [row.rstrip() for row in _screen(mode).split("\n")[:3]]
+
+    repl.send("\x1b[5~")  # PageUp: the first answer at the top, the bash result under the screen
+    await repl.until(lambda: mode.transcript.scroll > 0)
+    before = top()
+    assert any(row.startswith("first line") for row in before)
+    repl.send(CTRL_O)
+    await repl.until(lambda: "\n10\n" in repl.output)
+    assert top() == before and mode.transcript.scroll > 0
+    repl.send(CTRL_O)
+    await repl.until(lambda: "\n10\n" not in repl.output)
+    assert top() == before
+    await repl.quit()
+
+
 async def test_wheel_and_page_keys_scroll_and_search_finds_older_text(
     repl_factory: Callable[..., Any], pi_llm_server: LoopbackLLMServer
 ) -> None:

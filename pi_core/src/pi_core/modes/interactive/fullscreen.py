@@ -734,9 +734,10 @@ class FullscreenMode(InteractiveMode):
         return self.transcript.kept_in_place(width, height, len(self.live_lines(width)))
 
     def toggle_tool_output(self) -> None:
-        """Ctrl+O: every tool result on screen is drawn again, expanded or collapsed."""
-        self.renderer.expand_tools = not self.renderer.expand_tools
-        self.transcript.relayout()
+        """Ctrl+O: every tool result on screen is drawn again, expanded or collapsed (scrolled
+        up, the top of the screen stays where it is)."""
+        with self.redrawn_in_place():
+            self.renderer.expand_tools = not self.renderer.expand_tools
         self.flash("Tool output " + ("expanded" if self.renderer.expand_tools else "collapsed"))
 
     async def show_component(
