@@ -133,7 +133,8 @@ class ExtensionUI(ProjectTrustUI, Protocol):
     def set_working_visible(self, visible: bool) -> None: ...
 
     def set_hidden_thinking_label(self, text: str | None = None) -> None:
-        """The line shown for a thinking block while thinking is hidden."""
+        """The line shown for a run of thinking while thinking is hidden (``None``: the default,
+        ``Thinking...``; an empty text: nothing); fullscreen redraws what is on screen with it."""
         ...
 
     def set_working_indicator(
