@@ -14,7 +14,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.utils import get_cwidth
 
-from pi_core.modes.interactive.picker import Selector
+from pi_core.modes.interactive.picker import Selector, centred_rows
 from pi_core.modes.interactive.styles import ReplStyles
 
 #: Messages in view at once.
@@ -93,9 +93,9 @@ class ForkSelector(Selector):
         count = len(self.messages)
         if not count:
             lines.append([(muted, "  No user messages found")])
-        start = max(0, min(self.index - MAX_VISIBLE // 2, count - MAX_VISIBLE))
-        end = min(start + MAX_VISIBLE, count)
-        for position in range(start, end):
+        on_screen = centred_rows(self.index, count, MAX_VISIBLE)
+        start, end = on_screen.start, on_screen.stop
+        for position in on_screen:
             selected = position == self.index
             text = fit(self.messages[position], width - 2)
             lines.append([(accent, "› ") if selected else ("", "  "), ("bold" if selected else "", text)])

@@ -22,7 +22,7 @@ from prompt_toolkit.key_binding import KeyBindings
 from pi_core.ai.provider import Model
 from pi_core.ai.resolve import fuzzy_filter
 from pi_core.modes.interactive.line_edit import LineEdit, bind_line_edit
-from pi_core.modes.interactive.picker import Selector
+from pi_core.modes.interactive.picker import Selector, centred_rows
 from pi_core.modes.interactive.styles import ReplStyles
 
 #: Models shown at once.
@@ -126,8 +126,8 @@ class ModelList:
         self.refilter()
 
     def window(self) -> tuple[int, int]:
-        start = max(0, min(self.index - MAX_VISIBLE // 2, len(self.shown) - MAX_VISIBLE))
-        return start, min(start + MAX_VISIBLE, len(self.shown))
+        on_screen = centred_rows(self.index, len(self.shown), MAX_VISIBLE)
+        return on_screen.start, on_screen.stop
 
 
 class ModelSelector(Selector):

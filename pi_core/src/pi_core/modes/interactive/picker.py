@@ -400,6 +400,13 @@ def selector_sequence(key: str) -> tuple[str, ...] | None:
     return key_sequence(key) or extended_sequence(key)
 
 
+def centred_rows(index: int, count: int, visible: int) -> range:
+    """The positions on screen of a list of ``count`` rows showing ``visible`` at most: the
+    highlighted ``index`` kept in the middle where the list allows, as pi's lists scroll."""
+    start = max(0, min(index - visible // 2, count - visible))
+    return range(start, min(start + visible, count))
+
+
 class Selector(ABC):
     """A selector drawn in the editor's place (/tree, /model): subclasses give its lines
     (:meth:`fragments`) and keys (:meth:`bindings`) and call :meth:`finish` with the choice.

@@ -13,11 +13,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
-from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-from prompt_toolkit.keys import Keys
+from prompt_toolkit.key_binding import KeyBindings
 
 from pi_core.ai.resolve import fuzzy_rank
-from pi_core.modes.interactive.picker import Selector
+from pi_core.modes.interactive.line_edit import LineEdit, bind_line_edit
+from pi_core.modes.interactive.picker import Selector, centred_rows
 from pi_core.modes.interactive.styles import ReplStyles
 
 #: Providers shown at once (pi's ``MAX_VISIBLE``).
@@ -51,8 +51,7 @@ class ProviderList:
 
     def window(self) -> range:
         """The positions on screen: the highlight kept in the middle where the list allows."""
-        start = max(0, min(self.index - VISIBLE // 2, len(self.shown) - VISIBLE))
-        return range(start, min(start + VISIBLE, len(self.shown)))
+        return centred_rows(self.index, len(self.shown), VISIBLE)
 
 
 class ProviderSelector(Selector):
@@ -69,30 +68,27 @@ class ProviderSelector(Selector):
         self.state = state
         self.title = title
         self.keymap = keymap or {}
+        #: The search field (pi's line editing).
+        self.search = LineEdit(state.query)
         self._styles = styles
         super().__init__()
 
     def bindings(self) -> KeyBindings:
         bindings = KeyBindings()
         state = self.state
+
+        def searched() -> None:
+            state.query = self.search.text
+            state.refilter()
+
+        # Bound first: the selector's keys below win where they share one with the field.
+        bind_line_edit(bindings, lambda: self.search, keymap=self.keymap, on_change=searched)
         self.on_keys(bindings, "tui.select.up", ["up"], lambda: state.move(-1))
         self.on_keys(bindings, "tui.select.down", ["down"], lambda: state.move(1))
         self.on_keys(bindings, "tui.select.pageUp", ["pageUp"], lambda: state.move(-VISIBLE))
         self.on_keys(bindings, "tui.select.pageDown", ["pageDown"], lambda: state.move(VISIBLE))
         self.on_keys(bindings, "tui.select.confirm", ["enter"], self._choose)
         self.on_keys(bindings, "tui.select.cancel", ["escape", "ctrl+c"], lambda: self.finish(None))
-
-        @bindings.add("backspace")
-        def _erase(event: KeyPressEvent) -> None:
-            if state.query:
-                state.query = state.query[:-1]
-                state.refilter()
-
-        @bindings.add(Keys.Any)
-        def _type(event: KeyPressEvent) -> None:
-            if event.data.isprintable():  # other keys (the cursor's) leave the search as it is
-                state.query += event.data
-                state.refilter()
 
         return bindings
 
@@ -108,7 +104,7 @@ class ProviderSelector(Selector):
         width = self.width()
         rule: StyleAndTextTuples = [(self._fg("border"), "─" * width)]
         lines: list[StyleAndTextTuples] = [rule, [], [(f"{self._fg('accent')} bold", " " + self.title)], []]
-        lines += [[("", " > " + state.query), ("reverse", " ")], []]
+        lines += [[("", " > "), *self.search.fragments(width - 3)], []]
         shown = state.window()
         for position in shown:
             row = state.shown[position][1]

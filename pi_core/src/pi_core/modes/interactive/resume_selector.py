@@ -32,7 +32,7 @@ from prompt_toolkit.utils import get_cwidth
 from pi_core.ai.resolve import _fuzzy_score
 from pi_core.modes.interactive.fork_selector import fit
 from pi_core.modes.interactive.line_edit import LineEdit, bind_line_edit
-from pi_core.modes.interactive.picker import Selector
+from pi_core.modes.interactive.picker import Selector, centred_rows
 from pi_core.modes.interactive.styles import ReplStyles
 from pi_core.session.listing import SessionInfo, read_session_texts
 
@@ -634,9 +634,9 @@ class ResumeSelector(Selector):
             else:
                 empty = "  No sessions in current folder. Press Tab to view all."
             return [*lines, [(muted, fit(empty, width, "…"))]]
-        start = max(0, min(state.index - MAX_VISIBLE // 2, len(state.rows) - MAX_VISIBLE))
-        end = min(start + MAX_VISIBLE, len(state.rows))
-        for position in range(start, end):
+        on_screen = centred_rows(state.index, len(state.rows), MAX_VISIBLE)
+        start, end = on_screen.start, on_screen.stop
+        for position in on_screen:
             lines.append(self._row(state.rows[position], position == state.index, width))
         if start > 0 or end < len(state.rows):
             lines.append([(muted, f"  ({state.index + 1}/{len(state.rows)})")])

@@ -22,7 +22,7 @@ from pi_core.ai.provider import Model
 from pi_core.ai.resolve import fuzzy_filter
 from pi_core.modes.interactive.line_edit import LineEdit, bind_line_edit
 from pi_core.modes.interactive.model_selector import distinct_name
-from pi_core.modes.interactive.picker import Selector
+from pi_core.modes.interactive.picker import Selector, centred_rows
 from pi_core.modes.interactive.styles import ReplStyles
 
 MAX_VISIBLE = 8
@@ -230,9 +230,9 @@ class ScopedModelsSelector(Selector):
         if not self.shown:
             lines.append([(muted, "  No matching models")])
         else:
-            start = max(0, min(self.index - MAX_VISIBLE // 2, len(self.shown) - MAX_VISIBLE))
-            end = min(start + MAX_VISIBLE, len(self.shown))
-            for position in range(start, end):
+            on_screen = centred_rows(self.index, len(self.shown), MAX_VISIBLE)
+            start, end = on_screen.start, on_screen.stop
+            for position in on_screen:
                 lines.append(self._row(self.shown[position], position == self.index))
             if start > 0 or end < len(self.shown):
                 lines.append([(muted, f"  ({self.index + 1}/{len(self.shown)})")])

@@ -23,7 +23,7 @@ from prompt_toolkit.utils import get_cwidth
 from pi_core.ai.resolve import fuzzy_rank
 from pi_core.ai.thinking import supported_thinking_levels
 from pi_core.modes.interactive.line_edit import LineEdit, bind_line_edit
-from pi_core.modes.interactive.picker import Selector, wrap
+from pi_core.modes.interactive.picker import Selector, centred_rows, wrap
 from pi_core.modes.interactive.theme_picker import choose_theme
 
 if TYPE_CHECKING:
@@ -276,9 +276,9 @@ class SettingsSelector(Selector):
         accent, muted, dim = self._fg("accent"), self._fg("muted"), self._fg("dim")
         lines: list[StyleAndTextTuples] = [rule, [("", "> "), *self.search.fragments(width - 2)], []]
         column = min(36, max((get_cwidth(item.label) for item in self.items), default=0))
-        start = max(0, min(self.index - MAX_VISIBLE // 2, len(self.shown) - MAX_VISIBLE))
-        end = min(len(self.shown), start + MAX_VISIBLE)
-        for position in range(start, end):
+        on_screen = centred_rows(self.index, len(self.shown), MAX_VISIBLE)
+        start, end = on_screen.start, on_screen.stop
+        for position in on_screen:
             item = self.items[self.shown[position]]
             selected = position == self.index
             label = item.label + " " * max(0, column - get_cwidth(item.label))

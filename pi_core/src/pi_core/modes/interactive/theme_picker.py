@@ -19,7 +19,7 @@ from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.utils import get_cwidth
 from rich.text import Text
 
-from pi_core.modes.interactive.picker import Selector, wrap
+from pi_core.modes.interactive.picker import Selector, centred_rows, wrap
 from pi_core.runtime import themes
 
 if TYPE_CHECKING:
@@ -98,9 +98,9 @@ class ThemeList(Selector):
         lines.append([])
         # The names' column: as wide as the widest with two spaces after it, 12 to 32 cells.
         column = max(12, min(32, max((get_cwidth(self.label(n)) + 2 for n in self.names), default=0)))
-        start = max(0, min(self.index - MAX_VISIBLE // 2, len(self.names) - MAX_VISIBLE))
-        end = min(len(self.names), start + MAX_VISIBLE)
-        for position in range(start, end):
+        on_screen = centred_rows(self.index, len(self.names), MAX_VISIBLE)
+        start, end = on_screen.start, on_screen.stop
+        for position in on_screen:
             name = self.names[position]
             selected = position == self.index
             label = self.label(name)

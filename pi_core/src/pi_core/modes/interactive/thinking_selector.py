@@ -14,11 +14,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
-from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-from prompt_toolkit.keys import Keys
+from prompt_toolkit.key_binding import KeyBindings
 
 from pi_core.ai.resolve import fuzzy_rank
 from pi_core.ai.thinking import DEFAULT_THINKING_BUDGETS
+from pi_core.modes.interactive.line_edit import LineEdit, bind_line_edit
 from pi_core.modes.interactive.picker import Selector
 from pi_core.modes.interactive.styles import ReplStyles
 
@@ -92,6 +92,8 @@ class ThinkingSelector(Selector):
     ) -> None:
         self.state = state
         self.keymap = keymap or {}
+        #: The search field (pi's line editing).
+        self.search = LineEdit(state.query)
         self._styles = styles
         #: True when the level was chosen with ``app.thinking.save`` (make it the default).
         self.as_default = False
@@ -100,6 +102,13 @@ class ThinkingSelector(Selector):
     def bindings(self) -> KeyBindings:
         bindings = KeyBindings()
         state = self.state
+
+        def searched() -> None:
+            state.query = self.search.text
+            state.refilter()
+
+        # Bound first: the selector's keys below win where they share one with the field.
+        bind_line_edit(bindings, lambda: self.search, keymap=self.keymap, on_change=searched)
 
         def choose(as_default: bool) -> None:
             if state.selected is not None:
@@ -111,18 +120,6 @@ class ThinkingSelector(Selector):
         self.on_keys(bindings, "tui.select.confirm", ["enter"], lambda: choose(False))
         self.on_keys(bindings, "app.thinking.save", ["ctrl+s"], lambda: choose(True))
         self.on_keys(bindings, "tui.select.cancel", ["escape", "ctrl+c"], lambda: self.finish(None))
-
-        @bindings.add("backspace")
-        def _erase(event: KeyPressEvent) -> None:
-            if state.query:
-                state.query = state.query[:-1]
-                state.refilter()
-
-        @bindings.add(Keys.Any)
-        def _type(event: KeyPressEvent) -> None:
-            if event.data.isprintable():  # other keys (the cursor's) leave the search as it is
-                state.query += event.data
-                state.refilter()
 
         return bindings
 
@@ -137,7 +134,7 @@ class ThinkingSelector(Selector):
         lines: list[StyleAndTextTuples] = [rule, [], [("", "Thinking Level")], []]
         if cycle:
             lines += [[("", f"{cycle} cycles thinking levels in-session")], []]
-        lines += [[("", "> " + state.query), ("reverse", " ")], []]
+        lines += [[("", "> "), *self.search.fragments(width - 2)], []]
         column = max(COLUMN_MIN, min(COLUMN_MAX, max((len(level) + 4 for level in state.shown), default=0)))
         for position, level in enumerate(state.shown):
             lines.append(self._row(level, position == state.index, column, width))
